@@ -1,0 +1,253 @@
+//! The command line: `camber capabilities`, `camber call`, `camber demo`. Each command loads
+//! the registry and goes through `Registry::call`; none applies policy of its own.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{json, Value};
+
+use camber_common::canonical::sha256_hex;
+use camber_common::CapError;
+
+use crate::registry::{component_files, CallContext, Registry};
+use crate::runtime::{Runtime, RuntimeConfig};
+use crate::store::StoreDir;
+
+#[derive(Parser)]
+#[command(name = "camber", version, about = "Read-only building analytics for AI assistants: capabilities as sandboxed WebAssembly components")]
+struct Cli {
+    /// More capability directories (after the one next to the executable and CAMBER_CAPABILITIES)
+    #[arg(long = "capabilities", global = true, value_name = "DIR")]
+    capabilities: Vec<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the loaded capabilities (name, title, cost; with --json also schemas and descriptors)
+    Capabilities {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call one capability and print its result (or its refusal) as JSON
+    Call {
+        /// Capability name (see `camber capabilities`)
+        name: String,
+        /// Arguments as a JSON object
+        #[arg(default_value = "{}")]
+        args: String,
+        #[command(flatten)]
+        access: AccessArgs,
+        /// Wall-clock budget of the call in seconds
+        #[arg(long, default_value_t = 120.0)]
+        max_seconds: f64,
+    },
+    /// Write a small synthetic demo store and run a few calls on it
+    Demo {
+        /// Where to write the demo store
+        #[arg(long, default_value = "camber-demo-store")]
+        store: PathBuf,
+    },
+}
+
+/// Who the caller is: the store, the allowlist, the config and the trust floor.
+#[derive(Args)]
+struct AccessArgs {
+    /// The store directory
+    #[arg(long, value_name = "DIR")]
+    store: PathBuf,
+    /// A facility the caller may read (repeatable)
+    #[arg(long = "allow", value_name = "ID", required_unless_present = "allow_all_active")]
+    allow: Vec<String>,
+    /// Allow every facility the store registers as active (or leaves unregistered)
+    #[arg(long, conflicts_with = "allow")]
+    allow_all_active: bool,
+    /// The run config (JSON or YAML); its content is part of every call's token
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// The trust floor: checks whose inputs score below it decline
+    #[arg(long, default_value_t = 0.5)]
+    min_trust: f64,
+}
+
+/// The capability directories: next to the executable, then `CAMBER_CAPABILITIES`
+/// (colon-separated), then `--capabilities`.
+pub fn capability_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("capabilities"))) {
+        dirs.push(dir);
+    }
+    if let Some(v) = std::env::var_os("CAMBER_CAPABILITIES") {
+        dirs.extend(std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()));
+    }
+    dirs.extend(extra.iter().cloned());
+    dirs
+}
+
+/// Load the registry from the capability directories; a one-line error otherwise.
+pub fn load_registry(extra: &[PathBuf]) -> Result<Registry, String> {
+    let files = component_files(&capability_dirs(extra));
+    if files.is_empty() {
+        return Err("no _cap_*.wasm components found: build them with `cargo xtask build`, or name a directory with --capabilities or CAMBER_CAPABILITIES".into());
+    }
+    let runtime = Runtime::new(RuntimeConfig::default())?;
+    Registry::load(runtime, &files)
+}
+
+/// The facilities `--allow-all-active` grants: every stored facility whose registry state is
+/// active or that has no registry entry.
+pub fn all_active(store: &Path) -> Vec<String> {
+    let Some(s) = StoreDir::open(store) else { return Vec::new() };
+    let reg = s.registry();
+    s.facility_ids()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| {
+            reg.entries.get(f).and_then(|m| m.get("state")).and_then(Value::as_str).unwrap_or("active") == "active"
+        })
+        .collect()
+}
+
+fn context(a: &AccessArgs) -> Result<CallContext, String> {
+    if !(0.0..=1.0).contains(&a.min_trust) {
+        return Err(format!("--min-trust must be between 0 and 1, got {}", a.min_trust));
+    }
+    let allowed: BTreeSet<String> = if a.allow_all_active {
+        let all = all_active(&a.store);
+        if all.is_empty() {
+            return Err("--allow-all-active: the store has no active facility".into());
+        }
+        all.into_iter().collect()
+    } else {
+        a.allow.iter().cloned().collect()
+    };
+    let mut ctx = CallContext::new(&a.store, allowed);
+    ctx.min_trust = a.min_trust;
+    if let Some(cfg) = &a.config {
+        let bytes = std::fs::read(cfg).map_err(|e| format!("--config: the run config cannot be read ({})", e.kind()))?;
+        ctx.config_digest = sha256_hex(&bytes);
+        let mut roots = vec![a.store.clone(), cfg.clone()];
+        if let Some(parent) = cfg.parent() {
+            roots.push(parent.to_path_buf());
+        }
+        ctx.redactor = std::sync::Arc::new(crate::policy::Redactor::new(roots));
+    }
+    Ok(ctx)
+}
+
+fn print_json(v: &Value) {
+    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+}
+
+fn error_json(e: &CapError) -> Value {
+    json!({"error": e.to_json()})
+}
+
+/// Run the command line; returns the exit status.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("camber: {}", camber_common::text::one_line(&msg));
+            2
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<i32, String> {
+    match cli.command {
+        Command::Capabilities { json } => {
+            let reg = load_registry(&cli.capabilities)?;
+            if json {
+                let caps: Vec<Value> = reg
+                    .capabilities()
+                    .map(|c| {
+                        json!({
+                            "name": c.name, "title": c.title, "description": c.description, "cost": c.cost,
+                            "input_schema": c.input.source, "output_schema": c.output.source,
+                            "descriptor": c.descriptor(),
+                        })
+                    })
+                    .collect();
+                let prompts: Vec<Value> = reg
+                    .prompts()
+                    .map(|p| {
+                        json!({"name": p.name, "title": p.title, "description": p.description,
+                               "arguments": p.arguments.iter().map(|(n, d, r)| json!({"name": n, "description": d, "required": r})).collect::<Vec<_>>()})
+                    })
+                    .collect();
+                print_json(&json!({"capabilities": caps, "prompts": prompts}));
+            } else {
+                for c in reg.capabilities() {
+                    println!("{:<18} {:<14} {:<32} {}", c.name, c.cost, c.title, c.file);
+                }
+                for p in reg.prompts() {
+                    println!("{:<18} {:<14} {}", p.name, "prompt", p.title);
+                }
+            }
+            Ok(0)
+        }
+        Command::Call { name, args, access, max_seconds } => {
+            let args: Value = serde_json::from_str(&args).map_err(|e| format!("ARGS is not JSON: {e}"))?;
+            let mut ctx = context(&access)?;
+            ctx.caps.max_seconds = max_seconds;
+            ctx.caller = "cli".into();
+            let reg = load_registry(&cli.capabilities)?;
+            match reg.call(&name, &args, &ctx) {
+                Ok(r) => {
+                    print_json(&r.to_json());
+                    Ok(0)
+                }
+                Err(e) => {
+                    print_json(&error_json(&e));
+                    Ok(1)
+                }
+            }
+        }
+        Command::Demo { store } => demo(&store, &cli.capabilities),
+    }
+}
+
+fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
+    let fresh = !store.exists() || std::fs::read_dir(store).map(|mut d| d.next().is_none()).unwrap_or(false);
+    let is_demo = StoreDir::open(store).is_some_and(|s| {
+        let reg = s.registry();
+        reg.entries.contains_key("hq") && reg.entries.contains_key("annex")
+    });
+    if !fresh && !is_demo {
+        return Err(format!(
+            "{} exists and is not a camber demo store; name another with --store",
+            store.display()
+        ));
+    }
+    let rows = crate::fixture::demo_store(store).map_err(|e| format!("cannot write the demo store: {e}"))?;
+    println!("camber demo: wrote {rows} samples of 2 facilities to {}", store.display());
+    let reg = load_registry(extra)?;
+    println!("loaded {} capabilities\n", reg.capabilities().count());
+    let mut ctx = CallContext::new(store, ["hq".to_string(), "annex".to_string()]);
+    ctx.caller = "demo".into();
+    let calls = [
+        ("facilities", json!({})),
+        ("points", json!({"facility_id": "hq", "equip": "AHU-1"})),
+        ("points", json!({"facility_id": "hq", "equip_class": "VAV", "limit": 3})),
+        ("points", json!({"facility_id": "hq", "equip": "AHU-9"})),
+        ("points", json!({"facility_id": "elsewhere"})),
+    ];
+    for (name, args) in calls {
+        println!("$ camber call {name} '{args}' --store {} --allow hq --allow annex", store.display());
+        match reg.call(name, &args, &ctx) {
+            Ok(r) => {
+                for b in &r.banners {
+                    println!("NOTICE: {b}");
+                }
+                println!("{}", r.text);
+                println!("{}\n", serde_json::to_string(&r.data).unwrap_or_default());
+            }
+            Err(e) => println!("refused: {}: {}\n", e.code, e.message),
+        }
+    }
+    Ok(0)
+}

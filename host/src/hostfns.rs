@@ -1,0 +1,201 @@
+//! The read-only host functions a guest imports (`camber:capability/store`). Every read is
+//! checked against the call in progress: a guest reads only the facilities the call may
+//! read, and every read and every failure is recorded, so the registry, not the guest,
+//! decides what a failed or refused read means for the call.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use camber_common::{CapError, ErrorCode};
+
+use crate::runtime::bindings::camber::capability::store as wit_store;
+use crate::runtime::bindings::camber::capability::types as wit;
+use crate::runtime::CallState;
+use crate::store::{StoreDir, StoreError};
+
+/// What one call may read, and what it did read.
+#[derive(Default)]
+pub struct Access {
+    pub store: Option<Arc<StoreDir>>,
+    /// Facilities this call may read: those its arguments name, else the allowed ones.
+    pub readable: BTreeSet<String>,
+    /// Facilities the guest read.
+    pub read: BTreeSet<String>,
+    /// The first refused or failed read; it decides the call's outcome.
+    pub error: Option<CapError>,
+}
+
+impl Access {
+    /// No store at all (loading, prompts).
+    pub fn none() -> Access {
+        Access::default()
+    }
+
+    /// Access for one call.
+    pub fn new(store: Option<Arc<StoreDir>>, readable: BTreeSet<String>) -> Access {
+        Access { store, readable, ..Default::default() }
+    }
+
+    fn record(&mut self, e: CapError) -> wit::StoreError {
+        let out = wit::StoreError { code: code_to_wit(e.code), message: e.message.clone() };
+        if self.error.is_none() {
+            self.error = Some(e);
+        }
+        out
+    }
+
+    /// Check that `fid` may be read in this call.
+    fn check(&mut self, fid: &str) -> Result<Arc<StoreDir>, wit::StoreError> {
+        if !self.readable.contains(fid) {
+            return Err(self.record(CapError::internal(
+                "the capability tried to read a facility outside this call",
+            )));
+        }
+        let Some(store) = self.store.clone() else {
+            return Err(self.record(CapError::new(ErrorCode::NotFound, "the store this caller reads does not exist")));
+        };
+        self.read.insert(fid.to_string());
+        Ok(store)
+    }
+
+    fn fail(&mut self, e: StoreError) -> wit::StoreError {
+        self.record(unavailable(&e, &self.readable))
+    }
+}
+
+/// The `unavailable` error of a failed read; names the facility only when the caller may see
+/// it.
+pub fn unavailable(e: &StoreError, visible: &BTreeSet<String>) -> CapError {
+    let mut data = json!({"retryable": e.retryable});
+    let mut message = format!("the stored data could not be read: {}", e.message);
+    if let Some(fid) = e.facility.as_ref().filter(|f| visible.contains(*f)) {
+        data["facility_id"] = Value::String(fid.clone());
+        message = format!("the stored data of facility '{fid}' could not be read: {}", e.message);
+    }
+    if e.retryable {
+        message.push_str(" (retry the call)");
+    }
+    CapError::with_data(ErrorCode::Unavailable, message, data)
+}
+
+fn code_to_wit(c: ErrorCode) -> wit::ErrorCode {
+    match c {
+        ErrorCode::InvalidParams => wit::ErrorCode::InvalidParams,
+        ErrorCode::UnknownCapability => wit::ErrorCode::UnknownCapability,
+        ErrorCode::NotFound => wit::ErrorCode::NotFound,
+        ErrorCode::NotAllowed => wit::ErrorCode::NotAllowed,
+        ErrorCode::RefusedLicence => wit::ErrorCode::RefusedLicence,
+        ErrorCode::TooLarge => wit::ErrorCode::TooLarge,
+        ErrorCode::Timeout => wit::ErrorCode::Timeout,
+        ErrorCode::Unavailable => wit::ErrorCode::Unavailable,
+        ErrorCode::Internal => wit::ErrorCode::Internal,
+    }
+}
+
+/// The wire name of a WIT error code, for the registry.
+pub fn code_from_wit(c: wit::ErrorCode) -> ErrorCode {
+    match c {
+        wit::ErrorCode::InvalidParams => ErrorCode::InvalidParams,
+        wit::ErrorCode::UnknownCapability => ErrorCode::UnknownCapability,
+        wit::ErrorCode::NotFound => ErrorCode::NotFound,
+        wit::ErrorCode::NotAllowed => ErrorCode::NotAllowed,
+        wit::ErrorCode::RefusedLicence => ErrorCode::RefusedLicence,
+        wit::ErrorCode::TooLarge => ErrorCode::TooLarge,
+        wit::ErrorCode::Timeout => ErrorCode::Timeout,
+        wit::ErrorCode::Unavailable => ErrorCode::Unavailable,
+        wit::ErrorCode::Internal => ErrorCode::Internal,
+    }
+}
+
+impl wit::Host for CallState {}
+
+impl wit_store::Host for CallState {
+    fn facilities(&mut self) -> Result<(Vec<wit_store::Facility>, u32), wit::StoreError> {
+        let Some(store) = self.access.store.clone() else {
+            return Err(self.access.record(CapError::new(ErrorCode::NotFound, "the store this caller reads does not exist")));
+        };
+        let stored = match store.facility_ids() {
+            Ok(ids) => ids,
+            Err(e) => return Err(self.access.fail(e)),
+        };
+        let registry = store.registry();
+        let known: BTreeSet<String> = stored.iter().cloned().chain(registry.entries.keys().cloned()).collect();
+        let mut out = Vec::new();
+        for fid in known.intersection(&self.access.readable) {
+            self.access.read.insert(fid.clone());
+            let meta = registry.entries.get(fid).cloned().unwrap_or(Value::Null);
+            let mut row = wit_store::Facility {
+                facility_id: fid.clone(),
+                name: meta
+                    .get("display_name")
+                    .or_else(|| meta.get("name"))
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                lifecycle: meta.get("state").and_then(Value::as_str).unwrap_or("active").to_string(),
+                timezone: timezone_of(&meta),
+                first_ns: None,
+                last_ns: None,
+                n_points: 0,
+                n_equipment: 0,
+                unavailable_retryable: None,
+            };
+            let stats = store.span(fid).and_then(|span| store.points(fid).map(|p| (span, p)));
+            match stats {
+                Ok((span, points)) => {
+                    row.first_ns = span.map(|s| s.0);
+                    row.last_ns = span.map(|s| s.1);
+                    row.n_points = points.len() as u32;
+                    let equips: BTreeSet<&str> = points.iter().map(|p| p.equip.as_str()).collect();
+                    row.n_equipment = equips.len() as u32;
+                }
+                Err(e) => row.unavailable_retryable = Some(e.retryable),
+            }
+            out.push(row);
+        }
+        Ok((out, 0))
+    }
+
+    fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
+        let store = self.access.check(&facility_id)?;
+        match store.points(&facility_id) {
+            Ok(rows) => Ok(rows
+                .into_iter()
+                .map(|r| wit_store::Point { equip: r.equip, equip_class: r.equip_class, role: r.role })
+                .collect()),
+            Err(e) => Err(self.access.fail(e)),
+        }
+    }
+
+    fn read_series(
+        &mut self,
+        facility_id: String,
+        equip: String,
+        role: String,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<wit_store::Series, wit::StoreError> {
+        let store = self.access.check(&facility_id)?;
+        match store.read_series(&facility_id, &equip, &role, start_ns, end_ns) {
+            Ok((ts, values)) => Ok(wit_store::Series { ts, values }),
+            Err(e) => Err(self.access.fail(e)),
+        }
+    }
+}
+
+/// The first IANA-looking zone the registry entry records.
+fn timezone_of(meta: &Value) -> Option<String> {
+    let candidates = [
+        meta.get("timezone"),
+        meta.get("dataset").and_then(|d| d.get("local_timezone")),
+        meta.get("dataset").and_then(|d| d.get("timezone")),
+        meta.get("openfdd").and_then(|d| d.get("timezone")),
+    ];
+    candidates
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .find(|z| jiff::tz::TimeZone::get(z).is_ok())
+        .map(str::to_string)
+}

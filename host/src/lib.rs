@@ -1,0 +1,12 @@
+//! The camber host: the sandboxed capability runtime, the registry with its one policy
+//! pipeline, the store, and the command line.
+
+pub mod cli;
+pub mod fixture;
+pub mod hostfns;
+pub mod policy;
+pub mod registry;
+pub mod runtime;
+pub mod store;
+
+pub use registry::{CallContext, Caps, Registry};

@@ -1,0 +1,486 @@
+//! The registry: every capability and prompt the loaded components offer, and
+//! [`Registry::call`], the one policy pipeline every adapter (CLI, MCP, A2A) goes through.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use camber_common::canonical::digest;
+use camber_common::text::{one_line, summary_line};
+use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
+
+use crate::hostfns::{code_from_wit, Access};
+use crate::policy::{self, Redactor, Schema, TokenInputs};
+use crate::runtime::{file_label, panic_message, wit, CallState, CapabilityPre, GuestOutcome, Runtime, Stop};
+use crate::store::StoreDir;
+
+/// Limits on one call.
+#[derive(Clone, Debug)]
+pub struct Caps {
+    /// Rows in any top-level list of `data`.
+    pub max_rows: usize,
+    /// JSON bytes of data, text, facts and banners together.
+    pub max_bytes: usize,
+    /// Wall-clock budget of one call.
+    pub max_seconds: f64,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps { max_rows: 5000, max_bytes: 2_000_000, max_seconds: 120.0 }
+    }
+}
+
+/// Who is calling and what they may read.
+#[derive(Clone)]
+pub struct CallContext {
+    /// The store the call reads (`None`: there is no store directory).
+    pub store: Option<Arc<StoreDir>>,
+    /// Facilities this caller may read; empty means none.
+    pub allowed: BTreeSet<String>,
+    /// The trust floor (0..=1).
+    pub min_trust: f64,
+    pub caps: Caps,
+    /// A label for logs; never used for policy.
+    pub caller: String,
+    /// Digest of the loaded run config's content ("" when there is none).
+    pub config_digest: String,
+    /// Set to stop the running guest at once (an MCP cancel, a dropped client).
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Known local roots taken out of every message.
+    pub redactor: Arc<Redactor>,
+}
+
+impl CallContext {
+    /// A context over the store at `store_root` for these allowed facilities.
+    pub fn new(store_root: &Path, allowed: impl IntoIterator<Item = String>) -> CallContext {
+        CallContext {
+            store: StoreDir::open(store_root),
+            allowed: allowed.into_iter().collect(),
+            min_trust: 0.5,
+            caps: Caps::default(),
+            caller: "local".into(),
+            config_digest: String::new(),
+            cancel: None,
+            redactor: Arc::new(Redactor::new([store_root.to_path_buf()])),
+        }
+    }
+}
+
+/// One capability as the host serves it.
+pub struct CapabilityEntry {
+    pub name: String,
+    pub version: String,
+    pub title: String,
+    pub description: String,
+    pub cost: String,
+    pub annotations: Vec<(String, String)>,
+    pub input: Schema,
+    pub output: Schema,
+    /// The component file it came from (a name, never a path).
+    pub file: String,
+    component: usize,
+}
+
+impl CapabilityEntry {
+    /// The descriptor of spec/capability-descriptor.txt, with its revision digest (SHA-256 of
+    /// the RFC 8785 canonical JSON of the descriptor without the revision).
+    pub fn descriptor(&self) -> Value {
+        let mut annotations = serde_json::Map::new();
+        annotations.insert("cost".into(), Value::String(self.cost.clone()));
+        for (k, v) in &self.annotations {
+            annotations.insert(k.clone(), Value::String(v.clone()));
+        }
+        let mut d = json!({
+            "id": self.name,
+            "version": self.version,
+            "title": self.title,
+            "description": self.description,
+            "input_schema": self.input.source,
+            "output_schema": self.output.source,
+            "io_mode": "unary",
+            "annotations": annotations,
+        });
+        let revision = digest(&d);
+        d["revision"] = Value::String(revision);
+        d
+    }
+}
+
+/// One prompt as the host serves it.
+pub struct PromptEntry {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub arguments: Vec<(String, String, bool)>,
+    component: usize,
+}
+
+struct LoadedComponent {
+    pre: CapabilityPre<CallState>,
+}
+
+/// The capabilities and prompts of every loaded component, and the policy around each call.
+pub struct Registry {
+    pub runtime: Runtime,
+    components: Vec<LoadedComponent>,
+    capabilities: BTreeMap<String, CapabilityEntry>,
+    prompts: BTreeMap<String, PromptEntry>,
+}
+
+/// Every `_cap_*.wasm` in `dirs`, each directory's files in name order, directories in the
+/// order given.
+pub fn component_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d) else { continue };
+        let mut files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let n = file_label(p);
+                n.starts_with("_cap_") && n.ends_with(".wasm") && p.is_file()
+            })
+            .collect();
+        files.sort_by_key(|p| file_label(p));
+        out.extend(files);
+    }
+    out
+}
+
+impl Registry {
+    /// Load every component file; any refused one fails the load with a one-line error that
+    /// names the file.
+    pub fn load(runtime: Runtime, files: &[PathBuf]) -> Result<Registry, String> {
+        let mut reg = Registry { runtime, components: Vec::new(), capabilities: BTreeMap::new(), prompts: BTreeMap::new() };
+        for path in files {
+            reg.add_component(path)?;
+        }
+        Ok(reg)
+    }
+
+    fn add_component(&mut self, path: &Path) -> Result<(), String> {
+        let file = file_label(path);
+        let component = self.runtime.load_component(path)?;
+        let pre = self.runtime.pre_instantiate(&component, &file)?;
+        let (descs, prompts) = self
+            .runtime
+            .describe(&pre)
+            .map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
+        let index = self.components.len();
+        let mut entries = Vec::new();
+        for d in descs {
+            if !is_snake_case(&d.name) {
+                return Err(format!("{file}: capability name '{}' is not snake_case", one_line(&d.name)));
+            }
+            if let Some(prev) = self.capabilities.get(&d.name) {
+                return Err(format!("{file}: capability '{}' is already offered by {}", d.name, prev.file));
+            }
+            if entries.iter().any(|e: &CapabilityEntry| e.name == d.name) {
+                return Err(format!("{file}: offers capability '{}' twice", d.name));
+            }
+            let parse = |s: &str, which: &str| -> Result<Value, String> {
+                serde_json::from_str(s).map_err(|_| format!("{file}: {}.{which} is not JSON", d.name))
+            };
+            let input = Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
+            let output = Schema::compile(parse(&d.output_schema, "output_schema")?, &format!("{file}: {}.output_schema", d.name))?;
+            entries.push(CapabilityEntry {
+                name: d.name,
+                version: d.version,
+                title: one_line(&d.title),
+                description: one_line(&d.description),
+                cost: one_line(&d.cost),
+                annotations: d.annotations,
+                input,
+                output,
+                file: file.clone(),
+                component: index,
+            });
+        }
+        let mut prompt_entries = Vec::new();
+        for p in prompts {
+            if self.prompts.contains_key(&p.name) || prompt_entries.iter().any(|e: &PromptEntry| e.name == p.name) {
+                return Err(format!("{file}: prompt '{}' is offered twice", one_line(&p.name)));
+            }
+            prompt_entries.push(PromptEntry {
+                name: p.name,
+                title: one_line(&p.title),
+                description: one_line(&p.description),
+                arguments: p.arguments.into_iter().map(|a| (a.name, one_line(&a.description), a.required)).collect(),
+                component: index,
+            });
+        }
+        self.components.push(LoadedComponent { pre });
+        for e in entries {
+            self.capabilities.insert(e.name.clone(), e);
+        }
+        for p in prompt_entries {
+            self.prompts.insert(p.name.clone(), p);
+        }
+        Ok(())
+    }
+
+    /// Every capability, sorted by name.
+    pub fn capabilities(&self) -> impl Iterator<Item = &CapabilityEntry> {
+        self.capabilities.values()
+    }
+
+    /// Every prompt, sorted by name.
+    pub fn prompts(&self) -> impl Iterator<Item = &PromptEntry> {
+        self.prompts.values()
+    }
+
+    /// The capability `name`, if loaded.
+    pub fn get(&self, name: &str) -> Option<&CapabilityEntry> {
+        self.capabilities.get(name)
+    }
+
+    /// Render a prompt's user message; argument values are reduced to one short line first.
+    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+        let Some(p) = self.prompts.get(name) else {
+            return Err(CapError::new(ErrorCode::InvalidParams, format!("no prompt named '{}'", one_line(name))));
+        };
+        for (arg, _, required) in &p.arguments {
+            if *required && args.get(arg).is_none_or(|v| v.trim().is_empty()) {
+                return Err(CapError::invalid(format!("prompt '{name}' needs the argument '{arg}'")));
+            }
+        }
+        let short: Vec<(String, String)> = args
+            .iter()
+            .map(|(k, v)| {
+                let line = one_line(v);
+                let line = camber_common::text::cut(&line, 200).unwrap_or(line);
+                (k.clone(), line)
+            })
+            .collect();
+        let comp = &self.components[p.component];
+        match self.runtime.get_prompt(&comp.pre, name, &short) {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), one_line(&e.message))),
+            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", one_line(&trap)))),
+        }
+    }
+
+    /// Run one capability under the policy. Never panics; every refusal is a [`CapError`]
+    /// with a one-line message holding no local path. Must not run on a tokio worker thread.
+    pub fn call(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, CapError> {
+        match self.call_inner(name, arguments, ctx) {
+            Ok(r) => Ok(r),
+            Err(Refusal::Schema(e)) => Err(CapError { message: one_line(&e.message), ..e }),
+            Err(Refusal::Other(e)) => Err(CapError {
+                code: e.code,
+                message: ctx.redactor.redact(&one_line(&e.message)),
+                data: e.data.map(|d| ctx.redactor.redact_data(&d)),
+            }),
+        }
+    }
+
+    fn call_inner(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, Refusal> {
+        // 1. the capability, and arguments valid against its input schema
+        let Some(cap) = self.capabilities.get(name) else {
+            return Err(CapError::new(ErrorCode::UnknownCapability, format!("no capability named '{}'", one_line(name))).into());
+        };
+        let mut args = match arguments {
+            Value::Null => json!({}),
+            Value::Object(_) => arguments.clone(),
+            _ => return Err(CapError::invalid("arguments must be a JSON object").into()),
+        };
+        let errors = cap.input.errors(&args);
+        if !errors.is_empty() {
+            return Err(Refusal::Schema(policy::invalid_params(errors)));
+        }
+        policy::normalize_integers(&mut args, &cap.input.source);
+
+        // 2. the allowlist
+        let named = policy::named_facilities(&args);
+        policy::check_allowlist(&named, &ctx.allowed)?;
+        let readable: BTreeSet<String> = if named.is_empty() { ctx.allowed.clone() } else { named.iter().cloned().collect() };
+
+        // 4. the token: what decides the values
+        let generation = match &ctx.store {
+            Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
+            None => String::new(),
+        };
+        let token = policy::call_token(
+            name,
+            &args,
+            &ctx.allowed,
+            &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
+        );
+
+        // 6. the guest
+        let wit_ctx = wit::CallContext {
+            allowed_facilities: ctx.allowed.iter().cloned().collect(),
+            min_trust: ctx.min_trust,
+            max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
+            caller: ctx.caller.clone(),
+        };
+        let access = Access::new(ctx.store.clone(), readable);
+        let comp = &self.components[cap.component];
+        let (outcome, access) = self.runtime.call(
+            &comp.pre,
+            name,
+            &args.to_string(),
+            &wit_ctx,
+            access,
+            ctx.caps.max_seconds,
+            ctx.cancel.clone(),
+        );
+        let returned = match outcome {
+            GuestOutcome::Returned(r) => r,
+            GuestOutcome::Stopped(Stop::Deadline) => {
+                return Err(CapError::with_data(
+                    ErrorCode::Timeout,
+                    format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.caps.max_seconds)),
+                    json!({"max_seconds": ctx.caps.max_seconds}),
+                )
+                .into())
+            }
+            GuestOutcome::Stopped(Stop::Cancelled) => {
+                return Err(CapError::with_data(
+                    ErrorCode::Timeout,
+                    format!("'{name}' was cancelled by the caller and stopped"),
+                    json!({"cancelled": true}),
+                )
+                .into())
+            }
+            GuestOutcome::OutOfFuel => {
+                return Err(CapError::with_data(
+                    ErrorCode::Timeout,
+                    format!("'{name}' used up its compute budget and was stopped; narrow the query"),
+                    json!({"fuel": self.runtime.config.fuel}),
+                )
+                .into())
+            }
+            GuestOutcome::OutOfMemory => {
+                let mb = self.runtime.config.max_memory_bytes >> 20;
+                return Err(CapError::with_data(
+                    ErrorCode::TooLarge,
+                    format!("'{name}' needed more than its memory limit of {mb} MiB and was stopped; narrow the query"),
+                    json!({"max_memory_bytes": self.runtime.config.max_memory_bytes}),
+                )
+                .into());
+            }
+            GuestOutcome::Trapped { trap, stderr } => {
+                let panic = panic_message(&stderr);
+                let why = if panic.is_empty() { trap } else { panic };
+                return Err(CapError::internal(format!("capability '{name}' failed: {why}")).into());
+            }
+        };
+        // a refused or failed store read decides the call, whatever the guest made of it
+        if let Some(e) = access.error {
+            return Err(e.into());
+        }
+        let out = match returned {
+            Ok(r) => r,
+            Err(e) => {
+                let data = match e.data.as_deref().map(serde_json::from_str::<Value>) {
+                    None => None,
+                    Some(Ok(v)) => Some(v),
+                    Some(Err(_)) => {
+                        return Err(CapError::internal(format!("capability '{name}' returned error data that is not JSON")).into())
+                    }
+                };
+                return Err(CapError { code: code_from_wit(e.code), message: e.message, data }.into());
+            }
+        };
+
+        // 7. post-processing, all in the host
+        let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
+        let mut data: Value = serde_json::from_str(&out.data).map_err(|_| internal("returned data that is not JSON"))?;
+        if !data.is_object() {
+            return Err(internal("returned data that is not a JSON object"));
+        }
+        let mut facts: Vec<Value> = match serde_json::from_str(&out.facts) {
+            Ok(Value::Array(a)) => a,
+            _ => return Err(internal("returned facts that are not a JSON array")),
+        };
+        let mut banners: Vec<String> = out.banners;
+        let mut truncated = false;
+        for p in &out.pages {
+            let n = PageNotice { list: p.key.clone(), offset: p.offset, limit: p.limit, total: p.total, order: p.order.clone() };
+            banners.push(n.banner());
+            truncated = true;
+        }
+        let cap_banners = policy::row_cap(&mut data, ctx.caps.max_rows);
+        truncated |= !cap_banners.is_empty();
+        banners.extend(cap_banners);
+        let mut cut = policy::cap_strings(&mut data);
+        for f in facts.iter_mut() {
+            cut += policy::cap_strings(f);
+        }
+        if cut > 0 {
+            truncated = true;
+            banners.push(format!(
+                "{cut} value(s) longer than 2,000 characters were cut (an ellipsis and a short hash mark each cut)"
+            ));
+        }
+        let errors = cap.output.errors(&data);
+        if !errors.is_empty() {
+            return Err(internal(&format!(
+                "returned data that does not match its output schema: {}",
+                errors.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+            )));
+        }
+        if policy::outside_allowlist(&data, &ctx.allowed).is_some()
+            || facts.iter().any(|f| policy::outside_allowlist(f, &ctx.allowed).is_some())
+        {
+            return Err(internal("returned a result that names a facility outside the allowlist"));
+        }
+        let mapping = policy::scope_facts(&mut facts, &mut data, &token).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+        policy::clean_fact_texts(&mut facts);
+        let (text, removed) = policy::scope_text(&out.text, &mapping);
+        if removed > 0 {
+            banners.push(format!(
+                "{removed} citation(s) of the summary were removed: the result has no fact with that id"
+            ));
+        }
+        let text = ctx.redactor.redact(&summary_line(&text));
+        let banners: Vec<String> = banners.iter().map(|b| ctx.redactor.redact(&one_line(b))).collect();
+        let size = policy::result_bytes(&data, &text, &facts, &banners);
+        if size > ctx.caps.max_bytes {
+            return Err(CapError::with_data(
+                ErrorCode::TooLarge,
+                format!(
+                    "the result is {} bytes, over this caller's limit of {}; narrow the query",
+                    policy::thousands(size),
+                    policy::thousands(ctx.caps.max_bytes)
+                ),
+                json!({"bytes": size, "max_bytes": ctx.caps.max_bytes}),
+            )
+            .into());
+        }
+        Ok(CapabilityResult { data, text, facts, banners, truncated })
+    }
+}
+
+/// A refusal, and whether it came from the input schema (whose JSON pointers are not paths
+/// and are left as they are).
+enum Refusal {
+    Schema(CapError),
+    Other(CapError),
+}
+
+impl From<CapError> for Refusal {
+    fn from(e: CapError) -> Self {
+        Refusal::Other(e)
+    }
+}
+
+fn is_snake_case(s: &str) -> bool {
+    !s.is_empty()
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `120` for 120.0, `0.5` for 0.5.
+fn fmt_seconds(s: f64) -> String {
+    if s.fract() == 0.0 {
+        format!("{}", s as i64)
+    } else {
+        format!("{s}")
+    }
+}

@@ -1,0 +1,14 @@
+//! What the camber host and every capability guest share: the error codes, the shape of a
+//! result, the text rules of the policy (one-line sanitizing, `name()`), paging and
+//! canonical JSON. It builds natively and for `wasm32-wasip2`, so each rule exists once.
+
+pub mod canonical;
+pub mod error;
+pub mod page;
+pub mod result;
+pub mod text;
+pub mod time;
+
+pub use error::{CapError, ErrorCode};
+pub use page::{page, PageNotice};
+pub use result::{CapabilityResult, Output};

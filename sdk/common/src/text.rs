@@ -1,0 +1,223 @@
+//! The policy's text rules: every text, fact text, banner and error message is one line with
+//! no invisible or control characters, and every value taken from the data is written with
+//! [`name`], so it can never pass for the tool's own words, a citation, markup or a link.
+
+use sha2::{Digest, Sha256};
+
+/// Names from the data are cut to this many characters in text.
+pub const NAME_MAX_CHARS: usize = 100;
+/// Strings in `data` and `facts` are cut to this many characters.
+pub const DATA_MAX_CHARS: usize = 2000;
+
+/// Whether `c` is removed from one-line text: C0/C1 controls (other than the whitespace that
+/// becomes a space), bidi embeddings, overrides, isolates and marks, zero-width and other
+/// invisible formatting characters.
+pub fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{0000}'..='\u{0008}' | '\u{000B}' | '\u{000E}'..='\u{001F}' | '\u{007F}'..='\u{009F}'
+        | '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
+        | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}' | '\u{1D173}'..='\u{1D17A}'
+        | '\u{E0000}'..='\u{E007F}')
+}
+
+/// `s` on one line: newlines, tabs, form feeds and the Unicode line and paragraph separators
+/// become spaces; the characters of [`is_invisible`] are removed.
+pub fn one_line(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' | '\r' | '\t' | '\u{000C}' | '\u{0085}' | '\u{2028}' | '\u{2029}' => out.push(' '),
+            c if is_invisible(c) => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A result's text as the caller sees it: one line, and never starting with `NOTICE`, which
+/// only banners may do.
+pub fn summary_line(s: &str) -> String {
+    let line = one_line(s);
+    if line.trim_start().to_ascii_uppercase().starts_with("NOTICE") {
+        format!("Summary: {}", line.trim_start())
+    } else {
+        line
+    }
+}
+
+/// Six hex digits of SHA-256 of `s`: what keeps two cut values apart.
+fn short_hash(s: &str) -> String {
+    let d = Sha256::digest(s.as_bytes());
+    format!("{:02x}{:02x}{:02x}", d[0], d[1], d[2])
+}
+
+/// `s` cut to at most `max` characters: the head, an ellipsis and six hex digits of a hash of
+/// the whole value. Returns `None` when `s` is short enough already.
+pub fn cut(s: &str, max: usize) -> Option<String> {
+    let n = s.chars().count();
+    if n <= max {
+        return None;
+    }
+    let keep = max.saturating_sub(7);
+    let head: String = s.chars().take(keep).collect();
+    Some(format!("{head}\u{2026}{}", short_hash(s)))
+}
+
+/// Whether `s` is a fact id as citations write it: letters, digits, then an optional
+/// `@context` of letters, digits, `_` and `-` (`F1`, `F1@points`, `K2@summary-1a2b3c`).
+pub fn is_fact_id(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut i = 0;
+    while i < b.len() && b[i].is_ascii_alphabetic() {
+        i += 1;
+    }
+    if i == 0 {
+        return false;
+    }
+    let digits_start = i;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == digits_start {
+        return false;
+    }
+    if i == b.len() {
+        return true;
+    }
+    if b[i] != b'@' || i + 1 == b.len() {
+        return false;
+    }
+    b[i + 1..].iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'-')
+}
+
+/// Every `[id]` in `s` whose id passes [`is_fact_id`], as (start, end) byte ranges of the
+/// whole bracket, in order.
+pub fn citation_spans(s: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let bytes = s.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'[' {
+            if let Some(rel) = s[i + 1..].find(']') {
+                let inner = &s[i + 1..i + 1 + rel];
+                if !inner.contains('[') && is_fact_id(inner) {
+                    out.push((i, i + rel + 2));
+                    i += rel + 2;
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    out
+}
+
+/// `s` with every fact-id bracket `[F1@x]` written `(F1@x)`, so it is no citation.
+pub fn defuse_citations(s: &str) -> String {
+    let spans = citation_spans(s);
+    if spans.is_empty() {
+        return s.to_string();
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    for (a, b) in spans {
+        out.push_str(&s[last..a]);
+        out.push('(');
+        out.push_str(&s[a + 1..b - 1]);
+        out.push(')');
+        last = b;
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+/// A value from the data (an equipment id, a class, a role, a unit) as text may name it:
+/// one line, quoted, any fact-id bracket written as `(F1@x)`, markup and links defanged
+/// (`<` `>` read `‹` `›`, `[x](url)` reads `[x] (url)`, `https://` reads `https[:]//`,
+/// `www.` reads `www[.]`), inner double quotes read `'`, and cut at 100 characters.
+pub fn name(value: &str) -> String {
+    let line = one_line(value);
+    let mut s = defuse_citations(&line);
+    s = s.replace('<', "\u{2039}").replace('>', "\u{203A}").replace("](", "] (");
+    s = s.replace("://", "[:]//");
+    s = replace_ascii_ci(&s, "www.", "www[.]");
+    s = s.replace('"', "'");
+    if let Some(c) = cut(&s, NAME_MAX_CHARS) {
+        s = c;
+    }
+    format!("\"{s}\"")
+}
+
+/// `s` with each ASCII-case-insensitive occurrence of `needle` replaced by `with`, keeping
+/// the original case of the matched letters' prefix.
+fn replace_ascii_ci(s: &str, needle: &str, with: &str) -> String {
+    let lower = s.to_ascii_lowercase();
+    let mut out = String::with_capacity(s.len());
+    let mut last = 0;
+    let mut from = 0;
+    while let Some(pos) = lower[from..].find(needle) {
+        let at = from + pos;
+        out.push_str(&s[last..at]);
+        let matched = &s[at..at + needle.len()];
+        // keep the case the data used for the letters, then the defanged dot
+        out.push_str(&matched[..needle.len() - 1]);
+        out.push_str(&with[needle.len() - 1..]);
+        last = at + needle.len();
+        from = last;
+    }
+    out.push_str(&s[last..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_removes_controls_bidi_and_zero_width() {
+        let s = "AHU\n1\tx\u{1b}[31m\u{7}\u{0}\u{202E}evil\u{2066}\u{200B}z\u{FEFF}";
+        assert_eq!(one_line(s), "AHU 1 x[31mevilz");
+    }
+
+    #[test]
+    fn notice_is_never_the_start_of_a_summary() {
+        assert_eq!(summary_line("NOTICE: all clear"), "Summary: NOTICE: all clear");
+        assert_eq!(summary_line("  notice me"), "Summary: notice me");
+        assert_eq!(summary_line("hq stores 2 points"), "hq stores 2 points");
+    }
+
+    #[test]
+    fn name_quotes_and_defangs() {
+        assert_eq!(name("AHU-2"), "\"AHU-2\"");
+        assert_eq!(name("AHU [F1@rule_run]"), "\"AHU (F1@rule_run)\"");
+        assert_eq!(name("<b>x</b>"), "\"\u{2039}b\u{203A}x\u{2039}/b\u{203A}\"");
+        assert_eq!(name("[x](https://e.com)"), "\"[x] (https[:]//e.com)\"");
+        assert_eq!(name("see WWW.example.com"), "\"see WWW[.]example.com\"");
+        assert_eq!(name("say \"hi\"\nthere"), "\"say 'hi' there\"");
+    }
+
+    #[test]
+    fn long_names_are_cut_apart() {
+        let a = "A".repeat(150);
+        let b = format!("{}B", "A".repeat(149));
+        let (na, nb) = (name(&a), name(&b));
+        assert_eq!(na.chars().count(), NAME_MAX_CHARS + 2);
+        assert_ne!(na, nb);
+        assert!(na.contains('\u{2026}'));
+        assert!(cut("short", 10).is_none());
+    }
+
+    #[test]
+    fn fact_ids() {
+        assert!(is_fact_id("F1"));
+        assert!(is_fact_id("F12@points-1a2b3c"));
+        assert!(is_fact_id("C1@ahu_supply-fan"));
+        assert!(!is_fact_id("F@x"));
+        assert!(!is_fact_id("1F"));
+        assert!(!is_fact_id("F1@"));
+        assert!(!is_fact_id("F1@a b"));
+        assert_eq!(citation_spans("a [F1@x] b [not] [K2]"), vec![(2, 8), (17, 21)]);
+    }
+}

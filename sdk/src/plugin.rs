@@ -1,0 +1,258 @@
+//! The author-facing description of a component (capabilities, prompts, handlers) and the
+//! glue that turns it into the WIT exports.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use camber_common::{CapError, ErrorCode, Output};
+
+/// What a handler knows about the caller.
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// The facilities this caller may read (sorted).
+    pub allowed_facilities: Vec<String>,
+    /// The trust floor of this caller.
+    pub min_trust: f64,
+    /// Lists longer than this are cut by the host.
+    pub max_rows: u32,
+    /// A label for the caller (for messages; never for policy).
+    pub caller: String,
+}
+
+/// A handler: validated arguments in, an output or a refusal out.
+pub type Handler = fn(&Value, &Context) -> Result<Output, CapError>;
+
+/// One capability a component offers.
+#[derive(Clone)]
+pub struct Capability {
+    pub name: String,
+    pub version: String,
+    pub title: String,
+    pub description: String,
+    pub input_schema: Value,
+    pub output_schema: Value,
+    /// "cheap", "one timestamp scan", "long-running" ...
+    pub cost: String,
+    pub annotations: Vec<(String, String)>,
+    pub handler: Handler,
+}
+
+impl Capability {
+    /// A capability with empty object schemas; fill it in with the builder methods.
+    pub fn new(name: &str, handler: Handler) -> Self {
+        let empty = serde_json::json!({"type": "object"});
+        Capability {
+            name: name.to_string(),
+            version: "1.0.0".to_string(),
+            title: name.to_string(),
+            description: String::new(),
+            input_schema: empty.clone(),
+            output_schema: empty,
+            cost: "cheap".to_string(),
+            annotations: Vec::new(),
+            handler,
+        }
+    }
+    pub fn version(mut self, v: &str) -> Self {
+        self.version = v.to_string();
+        self
+    }
+    pub fn title(mut self, t: &str) -> Self {
+        self.title = t.to_string();
+        self
+    }
+    pub fn description(mut self, d: &str) -> Self {
+        self.description = d.to_string();
+        self
+    }
+    pub fn input_schema(mut self, s: Value) -> Self {
+        self.input_schema = s;
+        self
+    }
+    pub fn output_schema(mut self, s: Value) -> Self {
+        self.output_schema = s;
+        self
+    }
+    pub fn cost(mut self, c: &str) -> Self {
+        self.cost = c.to_string();
+        self
+    }
+    pub fn annotation(mut self, k: &str, v: &str) -> Self {
+        self.annotations.push((k.to_string(), v.to_string()));
+        self
+    }
+}
+
+/// One argument of a prompt.
+#[derive(Clone, Debug)]
+pub struct PromptArg {
+    pub name: String,
+    pub description: String,
+    pub required: bool,
+}
+
+/// A prompt template: renders one user message from its arguments.
+#[derive(Clone)]
+pub struct Prompt {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub arguments: Vec<PromptArg>,
+    pub render: fn(&BTreeMap<String, String>) -> Result<String, CapError>,
+}
+
+/// Everything one component exports.
+#[derive(Clone, Default)]
+pub struct Plugin {
+    pub capabilities: Vec<Capability>,
+    pub prompts: Vec<Prompt>,
+}
+
+impl Plugin {
+    pub fn new() -> Self {
+        Plugin::default()
+    }
+    pub fn capability(mut self, c: Capability) -> Self {
+        self.capabilities.push(c);
+        self
+    }
+    pub fn prompt(mut self, p: Prompt) -> Self {
+        self.prompts.push(p);
+        self
+    }
+}
+
+/// The WIT side of [`crate::export_plugin!`]; not for authors.
+#[doc(hidden)]
+pub mod __guest {
+    use super::*;
+    use crate::bindings::camber::capability::types as wit;
+
+    pub fn describe(p: &Plugin) -> Vec<wit::Descriptor> {
+        p.capabilities
+            .iter()
+            .map(|c| wit::Descriptor {
+                name: c.name.clone(),
+                version: c.version.clone(),
+                title: c.title.clone(),
+                description: c.description.clone(),
+                input_schema: c.input_schema.to_string(),
+                output_schema: c.output_schema.to_string(),
+                cost: c.cost.clone(),
+                annotations: c.annotations.clone(),
+            })
+            .collect()
+    }
+
+    pub fn prompts(p: &Plugin) -> Vec<wit::Prompt> {
+        p.prompts
+            .iter()
+            .map(|pr| wit::Prompt {
+                name: pr.name.clone(),
+                title: pr.title.clone(),
+                description: pr.description.clone(),
+                arguments: pr
+                    .arguments
+                    .iter()
+                    .map(|a| wit::PromptArg {
+                        name: a.name.clone(),
+                        description: a.description.clone(),
+                        required: a.required,
+                    })
+                    .collect(),
+            })
+            .collect()
+    }
+
+    pub fn get_prompt(
+        p: &Plugin,
+        name: String,
+        arguments: Vec<(String, String)>,
+    ) -> Result<String, wit::CapError> {
+        let Some(pr) = p.prompts.iter().find(|pr| pr.name == name) else {
+            return Err(to_wit(CapError::new(
+                ErrorCode::UnknownCapability,
+                format!("no prompt named '{name}'"),
+            )));
+        };
+        let args: BTreeMap<String, String> = arguments.into_iter().collect();
+        (pr.render)(&args).map_err(to_wit)
+    }
+
+    pub fn call(
+        p: &Plugin,
+        name: String,
+        arguments: String,
+        ctx: wit::CallContext,
+    ) -> Result<wit::CallResult, wit::CapError> {
+        let Some(cap) = p.capabilities.iter().find(|c| c.name == name) else {
+            return Err(to_wit(CapError::new(
+                ErrorCode::UnknownCapability,
+                format!("no capability named '{name}'"),
+            )));
+        };
+        let args: Value = serde_json::from_str(&arguments)
+            .map_err(|e| to_wit(CapError::invalid(format!("arguments are not JSON: {e}"))))?;
+        let ctx = Context {
+            allowed_facilities: ctx.allowed_facilities,
+            min_trust: ctx.min_trust,
+            max_rows: ctx.max_rows,
+            caller: ctx.caller,
+        };
+        let out = (cap.handler)(&args, &ctx).map_err(to_wit)?;
+        Ok(wit::CallResult {
+            data: out.data.to_string(),
+            text: out.text,
+            facts: Value::Array(out.facts).to_string(),
+            banners: out.banners,
+            pages: out
+                .pages
+                .into_iter()
+                .map(|n| wit::PageNotice {
+                    key: n.list,
+                    offset: n.offset,
+                    limit: n.limit,
+                    total: n.total,
+                    order: n.order,
+                })
+                .collect(),
+        })
+    }
+
+    pub(crate) fn code_to_wit(c: ErrorCode) -> wit::ErrorCode {
+        match c {
+            ErrorCode::InvalidParams => wit::ErrorCode::InvalidParams,
+            ErrorCode::UnknownCapability => wit::ErrorCode::UnknownCapability,
+            ErrorCode::NotFound => wit::ErrorCode::NotFound,
+            ErrorCode::NotAllowed => wit::ErrorCode::NotAllowed,
+            ErrorCode::RefusedLicence => wit::ErrorCode::RefusedLicence,
+            ErrorCode::TooLarge => wit::ErrorCode::TooLarge,
+            ErrorCode::Timeout => wit::ErrorCode::Timeout,
+            ErrorCode::Unavailable => wit::ErrorCode::Unavailable,
+            ErrorCode::Internal => wit::ErrorCode::Internal,
+        }
+    }
+
+    pub(crate) fn code_from_wit(c: wit::ErrorCode) -> ErrorCode {
+        match c {
+            wit::ErrorCode::InvalidParams => ErrorCode::InvalidParams,
+            wit::ErrorCode::UnknownCapability => ErrorCode::UnknownCapability,
+            wit::ErrorCode::NotFound => ErrorCode::NotFound,
+            wit::ErrorCode::NotAllowed => ErrorCode::NotAllowed,
+            wit::ErrorCode::RefusedLicence => ErrorCode::RefusedLicence,
+            wit::ErrorCode::TooLarge => ErrorCode::TooLarge,
+            wit::ErrorCode::Timeout => ErrorCode::Timeout,
+            wit::ErrorCode::Unavailable => ErrorCode::Unavailable,
+            wit::ErrorCode::Internal => ErrorCode::Internal,
+        }
+    }
+
+    fn to_wit(e: CapError) -> wit::CapError {
+        wit::CapError {
+            code: code_to_wit(e.code),
+            message: e.message,
+            data: e.data.map(|d| d.to_string()),
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! Misbehaving capabilities for the containment tests. This component implements the WIT world
+//! by hand (not through the SDK's export macro) so it can return output no SDK would produce.
+
+use camber_sdk::bindings::camber::capability::{store, types as wit};
+use serde_json::{json, Value};
+
+struct Hostile;
+
+fn desc(name: &str, output: Value) -> wit::Descriptor {
+    wit::Descriptor {
+        name: name.to_string(),
+        version: "0.0.1".to_string(),
+        title: format!("hostile {name}"),
+        description: "a misbehaving capability for the containment tests".to_string(),
+        input_schema: json!({"type": "object", "properties": {
+            "facility_id": {"type": "string"},
+            "n": {"type": "integer", "minimum": 0},
+            "text": {"type": "string"},
+            "ms": {"type": "integer", "minimum": 0}
+        }}).to_string(),
+        output_schema: output.to_string(),
+        cost: "cheap".to_string(),
+        annotations: vec![],
+    }
+}
+
+fn ok(data: Value, text: &str, facts: Value) -> Result<wit::CallResult, wit::CapError> {
+    Ok(wit::CallResult {
+        data: data.to_string(),
+        text: text.to_string(),
+        facts: facts.to_string(),
+        banners: vec![],
+        pages: vec![],
+    })
+}
+
+impl camber_sdk::bindings::Guest for Hostile {
+    fn describe() -> Vec<wit::Descriptor> {
+        let any = json!({"type": "object"});
+        vec![
+            desc("spin", any.clone()),
+            desc("membomb", any.clone()),
+            desc("read_file", any.clone()),
+            desc("bad_output", json!({"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}})),
+            desc("not_json", any.clone()),
+            desc("foreign_facility", any.clone()),
+            desc("panic_path", any.clone()),
+            desc("read_other", any.clone()),
+            desc("echo", any.clone()),
+            desc("sleep", any),
+        ]
+    }
+
+    fn prompts() -> Vec<wit::Prompt> {
+        vec![]
+    }
+
+    fn get_prompt(name: String, _arguments: Vec<(String, String)>) -> Result<String, wit::CapError> {
+        Err(wit::CapError { code: wit::ErrorCode::UnknownCapability, message: name, data: None })
+    }
+
+    fn call(name: String, arguments: String, _ctx: wit::CallContext) -> Result<wit::CallResult, wit::CapError> {
+        let args: Value = serde_json::from_str(&arguments).unwrap_or(Value::Null);
+        match name.as_str() {
+            "spin" => {
+                let mut x: u64 = 0;
+                loop {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+            }
+            "membomb" => {
+                let mut hoard: Vec<Vec<u8>> = Vec::new();
+                loop {
+                    hoard.push(vec![1u8; 16 << 20]);
+                    std::hint::black_box(&hoard);
+                }
+            }
+            "read_file" => {
+                let r = std::fs::read_to_string("/etc/passwd");
+                let dir = std::fs::read_dir("/").map(|d| d.count()).unwrap_or(0);
+                ok(json!({"read": r.is_ok(), "root_entries": dir,
+                          "error": r.err().map(|e| e.to_string())}), "tried", json!([]))
+            }
+            "bad_output" => ok(json!({"ok": "yes"}), "bad", json!([])),
+            "not_json" => Ok(wit::CallResult {
+                data: "{not json".to_string(),
+                text: String::new(),
+                facts: "[]".to_string(),
+                banners: vec![],
+                pages: vec![],
+            }),
+            "foreign_facility" => ok(json!({"rows": [{"facility_id": "elsewhere"}]}), "x", json!([])),
+            "panic_path" => panic!("could not open /home/operator/secret/building.db for reading"),
+            "read_other" => match store::points("other-site") {
+                Ok(p) => ok(json!({"points": p.len()}), "read", json!([])),
+                Err(e) => ok(json!({"refused": e.message}), "refused", json!([])),
+            },
+            "echo" => {
+                let n = args.get("n").and_then(Value::as_u64).unwrap_or(0) as usize;
+                let text = args.get("text").and_then(Value::as_str).unwrap_or("").to_string();
+                let rows: Vec<Value> = (0..n).map(|i| json!({"i": i, "fact": "F1@echo"})).collect();
+                let long = "x".repeat(args.get("ms").and_then(Value::as_u64).unwrap_or(0) as usize);
+                ok(
+                    json!({"rows": rows, "text": text, "long": long, "ref": "F1@echo"}),
+                    &format!("{text} [F1@echo] [F9@nowhere]"),
+                    json!([{"id": "F1@echo", "kind": "echo", "value": n, "text": format!("echo\nof {n}")}]),
+                )
+            }
+            "sleep" => {
+                let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
+                let mut x: u64 = 0;
+                while std::time::Instant::now() < until {
+                    x = std::hint::black_box(x.wrapping_add(1));
+                }
+                ok(json!({"slept_ms": ms}), "slept", json!([]))
+            }
+            other => Err(wit::CapError {
+                code: wit::ErrorCode::UnknownCapability,
+                message: other.to_string(),
+                data: None,
+            }),
+        }
+    }
+}
+
+camber_sdk::bindings::__export_world!(Hostile with_types_in camber_sdk::bindings);

@@ -1,0 +1,79 @@
+//! Helpers for the end-to-end tests: where `cargo xtask` put the built components and the
+//! host binary, a registry over them, and throwaway stores.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use camber_host::registry::component_files;
+use camber_host::runtime::{Runtime, RuntimeConfig};
+use camber_host::Registry;
+
+/// The cargo target directory these tests were built in.
+pub fn target_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(d);
+    }
+    // <target>/<profile>/deps/<test binary>
+    let exe = std::env::current_exe().expect("test executable path");
+    exe.ancestors().nth(3).expect("target directory").to_path_buf()
+}
+
+fn built(dir: PathBuf) -> PathBuf {
+    assert!(
+        dir.is_dir() && !component_files(std::slice::from_ref(&dir)).is_empty(),
+        "no components in {}: run the tests with `cargo xtask test`",
+        dir.display()
+    );
+    dir
+}
+
+/// The shipped capability components (`_cap_*.wasm`).
+pub fn components_dir() -> PathBuf {
+    built(target_dir().join("camber-components"))
+}
+
+/// The hostile test components.
+pub fn test_components_dir() -> PathBuf {
+    built(target_dir().join("camber-test-components"))
+}
+
+/// The compiled-component cache shared by every test of a run (and across runs).
+pub fn cache_dir() -> PathBuf {
+    target_dir().join("camber-cwasm-cache")
+}
+
+/// The `camber` binary built next to the tests.
+pub fn camber_bin() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    let profile_dir = exe.ancestors().nth(2).expect("profile dir").to_path_buf();
+    profile_dir.join("camber")
+}
+
+/// A runtime config for tests: the shared cache, a 256 MiB memory cap.
+pub fn runtime_config() -> RuntimeConfig {
+    RuntimeConfig { cache_dir: Some(cache_dir()), max_memory_bytes: 256 << 20, ..RuntimeConfig::default() }
+}
+
+/// A registry over the given component directories.
+pub fn registry_from(dirs: &[PathBuf]) -> Result<Registry, String> {
+    let runtime = Runtime::new(runtime_config())?;
+    Registry::load(runtime, &component_files(dirs))
+}
+
+/// The shipped capabilities plus the hostile ones, loaded once per test binary.
+pub fn full_registry() -> &'static Registry {
+    static REG: OnceLock<Registry> = OnceLock::new();
+    REG.get_or_init(|| registry_from(&[components_dir(), test_components_dir()]).expect("registry loads"))
+}
+
+/// A fresh demo store in a temporary directory.
+pub fn demo_store() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    camber_host::fixture::demo_store(dir.path()).expect("demo store");
+    dir
+}
+
+/// Whether `s` holds an absolute path under `root`.
+pub fn leaks(s: &str, root: &Path) -> bool {
+    s.contains(&*root.to_string_lossy())
+}

@@ -1,0 +1,137 @@
+//! Build helper. `cargo xtask build` installs the wasm32-wasip2 target when missing, builds
+//! every capability component and the host, and puts the components in a `capabilities/`
+//! directory next to the `camber` binary. `demo` builds then runs `camber demo`; `test`
+//! builds (with the hostile test components) then runs every test; `bench` builds in release
+//! and runs the benchmarks.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// The shipped capability components (crate names).
+const COMPONENTS: &[&str] = &["cap_facilities", "cap_points"];
+/// Components only the tests load.
+const TEST_COMPONENTS: &[&str] = &["cap_hostile", "cap_badschema"];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|| root().join("target"))
+}
+
+fn cargo() -> Command {
+    let mut c = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    c.current_dir(root());
+    c
+}
+
+fn run(mut c: Command, what: &str) -> Result<(), String> {
+    let status = c.status().map_err(|e| format!("{what}: cannot start: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{what} failed ({status})"))
+    }
+}
+
+fn ensure_wasm_target() -> Result<(), String> {
+    let out = Command::new("rustup").args(["target", "list", "--installed"]).output();
+    match out {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).lines().any(|l| l.trim() == "wasm32-wasip2") => Ok(()),
+        Ok(_) => {
+            eprintln!("xtask: installing the wasm32-wasip2 target");
+            let mut c = Command::new("rustup");
+            c.args(["target", "add", "wasm32-wasip2"]);
+            run(c, "rustup target add wasm32-wasip2")
+        }
+        Err(_) => Ok(()), // no rustup: assume the toolchain has the target
+    }
+}
+
+/// Build the given component crates and copy each `<crate>.wasm` as `_<crate>.wasm` into
+/// every directory of `dests`.
+fn build_components(crates: &[&str], dests: &[PathBuf]) -> Result<(), String> {
+    let mut c = cargo();
+    c.args(["build", "--target", "wasm32-wasip2", "--profile", "component"]);
+    for k in crates {
+        c.args(["-p", k]);
+    }
+    run(c, "building the components")?;
+    let out = target_dir().join("wasm32-wasip2").join("component");
+    for d in dests {
+        std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        for k in crates {
+            let from = out.join(format!("{k}.wasm"));
+            let to = d.join(format!("_{k}.wasm"));
+            copy_if_changed(&from, &to)?;
+        }
+    }
+    Ok(())
+}
+
+fn copy_if_changed(from: &Path, to: &Path) -> Result<(), String> {
+    let new = std::fs::read(from).map_err(|e| format!("cannot read {}: {e}", from.display()))?;
+    if std::fs::read(to).ok().as_deref() == Some(&new[..]) {
+        return Ok(());
+    }
+    let tmp = to.with_extension("wasm.tmp");
+    std::fs::write(&tmp, &new).and_then(|_| std::fs::rename(&tmp, to)).map_err(|e| format!("cannot write {}: {e}", to.display()))
+}
+
+fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
+    ensure_wasm_target()?;
+    let profile = if release { "release" } else { "debug" };
+    let bin_dir = target_dir().join(profile);
+    build_components(COMPONENTS, &[bin_dir.join("capabilities"), target_dir().join("camber-components")])?;
+    if with_tests {
+        build_components(TEST_COMPONENTS, &[target_dir().join("camber-test-components")])?;
+    }
+    let mut c = cargo();
+    c.args(["build", "-p", "camber-host"]);
+    if release {
+        c.arg("--release");
+    }
+    run(c, "building the host")?;
+    Ok(bin_dir.join("camber"))
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (cmd, rest) = args.split_first().map(|(c, r)| (c.as_str(), r)).unwrap_or(("help", &[]));
+    let result = match cmd {
+        "build" => build(rest.iter().any(|a| a == "--release"), false).map(|bin| {
+            eprintln!("xtask: built {}", bin.display());
+        }),
+        "demo" => build(false, false).and_then(|bin| {
+            let mut c = Command::new(bin);
+            c.arg("demo").args(rest);
+            run(c, "camber demo")
+        }),
+        "test" => build(false, true).and_then(|_| {
+            let mut c = cargo();
+            c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
+            c.args(["test", "--workspace", "--exclude", "cap_facilities", "--exclude", "cap_points", "--exclude", "cap_hostile", "--exclude", "cap_badschema"]);
+            c.args(rest);
+            run(c, "cargo test")
+        }),
+        "bench" => build(true, true).and_then(|_| {
+            let mut c = cargo();
+            c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache-release"));
+            c.args(["run", "--release", "-p", "camber-tests", "--bin", "camber-bench", "--"]);
+            c.args(rest);
+            run(c, "the benchmarks")
+        }),
+        _ => {
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench>");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -37,6 +37,11 @@ pub fn test_components_dir() -> PathBuf {
     built(target_dir().join("camber-test-components"))
 }
 
+/// Components the host must refuse at load.
+pub fn refused_components_dir() -> PathBuf {
+    built(target_dir().join("camber-refused-components"))
+}
+
 /// The compiled-component cache shared by every test of a run (and across runs).
 pub fn cache_dir() -> PathBuf {
     target_dir().join("camber-cwasm-cache")

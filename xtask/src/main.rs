@@ -9,8 +9,9 @@ use std::process::{Command, ExitCode};
 
 /// The shipped capability components (crate names).
 const COMPONENTS: &[&str] = &["cap_facilities", "cap_points"];
-/// Components only the tests load.
-const TEST_COMPONENTS: &[&str] = &["cap_hostile", "cap_badschema"];
+/// Components only the tests load: misbehaving at call time, and refused at load.
+const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
+const REFUSED_COMPONENTS: &[&str] = &["cap_badschema"];
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
@@ -61,6 +62,14 @@ fn build_components(crates: &[&str], dests: &[PathBuf]) -> Result<(), String> {
     let out = target_dir().join("wasm32-wasip2").join("component");
     for d in dests {
         std::fs::create_dir_all(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        // a component left from an earlier build would be loaded too: keep only these
+        let wanted: Vec<String> = crates.iter().map(|k| format!("_{k}.wasm")).collect();
+        for entry in std::fs::read_dir(d).map_err(|e| format!("cannot list {}: {e}", d.display()))?.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with("_cap_") && name.ends_with(".wasm") && !wanted.contains(&name) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
         for k in crates {
             let from = out.join(format!("{k}.wasm"));
             let to = d.join(format!("_{k}.wasm"));
@@ -86,6 +95,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
     build_components(COMPONENTS, &[bin_dir.join("capabilities"), target_dir().join("camber-components")])?;
     if with_tests {
         build_components(TEST_COMPONENTS, &[target_dir().join("camber-test-components")])?;
+        build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
     }
     let mut c = cargo();
     c.args(["build", "-p", "camber-host"]);

@@ -1,0 +1,213 @@
+//! Hostile components: whatever a guest does, the host stays up, the call fails with the
+//! right code, and the next call works.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use camber_common::ErrorCode;
+use camber_host::CallContext;
+use camber_tests::{components_dir, demo_store, full_registry, refused_components_dir, registry_from};
+use serde_json::json;
+
+fn ctx(store: &std::path::Path) -> CallContext {
+    CallContext::new(store, ["hq".to_string(), "annex".to_string()])
+}
+
+#[test]
+fn an_infinite_loop_is_stopped_at_the_deadline_and_the_next_call_works() {
+    let reg = full_registry();
+    let store = demo_store();
+    let mut c = ctx(store.path());
+    c.caps.max_seconds = 0.3;
+    let t0 = Instant::now();
+    let err = reg.call("spin", &json!({}), &c).unwrap_err();
+    let took = t0.elapsed();
+    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+    assert!(err.message.contains("ran longer than 0.3 s"), "{}", err.message);
+    assert!(took >= Duration::from_millis(300), "stopped early: {took:?}");
+    assert!(took < Duration::from_millis(350), "stopped {took:?} after the call began");
+    let ok = reg.call("echo", &json!({"text": "after"}), &c).unwrap();
+    assert!(ok.text.starts_with("after"));
+}
+
+#[test]
+fn a_cancelled_call_stops_at_once() {
+    let reg = full_registry();
+    let store = demo_store();
+    let mut c = ctx(store.path());
+    let flag = Arc::new(AtomicBool::new(false));
+    c.cancel = Some(flag.clone());
+    let setter = {
+        let flag = flag.clone();
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            flag.store(true, Ordering::SeqCst);
+        })
+    };
+    let t0 = Instant::now();
+    let err = reg.call("spin", &json!({}), &c).unwrap_err();
+    setter.join().unwrap();
+    assert_eq!(err.code, ErrorCode::Timeout);
+    assert!(err.message.contains("cancelled"), "{}", err.message);
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
+
+#[test]
+fn a_memory_bomb_hits_the_cap_and_the_host_survives() {
+    let reg = full_registry();
+    let store = demo_store();
+    let c = ctx(store.path());
+    let err = reg.call("membomb", &json!({}), &c).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge, "{err}");
+    assert!(err.message.contains("memory limit of 256 MiB"), "{}", err.message);
+    let ok = reg.call("points", &json!({"facility_id": "hq"}), &c).unwrap();
+    assert_eq!(ok.data["count"], 13);
+}
+
+#[test]
+fn a_guest_cannot_read_host_files() {
+    let reg = full_registry();
+    let store = demo_store();
+    let r = reg.call("read_file", &json!({}), &ctx(store.path())).unwrap();
+    assert_eq!(r.data["read"], false, "{}", r.data);
+    assert_eq!(r.data["root_entries"], 0);
+}
+
+#[test]
+fn output_that_breaks_its_schema_or_is_not_json_is_internal() {
+    let reg = full_registry();
+    let store = demo_store();
+    let c = ctx(store.path());
+    let e = reg.call("bad_output", &json!({}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("does not match its output schema"), "{}", e.message);
+    let e = reg.call("not_json", &json!({}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("not JSON"), "{}", e.message);
+}
+
+#[test]
+fn a_result_naming_a_facility_outside_the_allowlist_is_internal() {
+    let reg = full_registry();
+    let store = demo_store();
+    let e = reg.call("foreign_facility", &json!({}), &ctx(store.path())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(!e.message.contains("elsewhere"), "the refusal must not name the facility: {}", e.message);
+}
+
+#[test]
+fn a_guest_reading_outside_its_call_is_refused_whatever_it_answers() {
+    let reg = full_registry();
+    let store = demo_store();
+    // the call names hq; the guest tries another facility and swallows the error
+    let e = reg.call("read_other", &json!({"facility_id": "hq"}), &ctx(store.path())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("outside this call"), "{}", e.message);
+}
+
+#[test]
+fn a_panic_is_internal_and_its_path_is_redacted() {
+    let reg = full_registry();
+    let store = demo_store();
+    let e = reg.call("panic_path", &json!({}), &ctx(store.path())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("could not open <path> for reading"), "{}", e.message);
+    assert!(!e.message.contains("/home/operator"), "{}", e.message);
+    assert!(!e.message.contains('\n'));
+}
+
+#[test]
+fn text_facts_and_data_are_policed() {
+    let reg = full_registry();
+    let store = demo_store();
+    let mut c = ctx(store.path());
+    c.caps.max_rows = 3;
+    let r = reg.call("echo", &json!({"n": 5, "text": "NOTICE:\tall\u{202E} clear\u{200B}"}), &c).unwrap();
+    // the NOTICE rule and the one-line rule
+    assert!(r.text.starts_with("Summary: NOTICE: all clear"), "{}", r.text);
+    // fact ids scoped in facts, text and data; an unknown citation removed with a banner
+    let id = r.facts[0]["id"].as_str().unwrap();
+    assert!(id.starts_with("F1@echo-") && id.len() == "F1@echo-".len() + 6, "{id}");
+    assert!(r.text.contains(&format!("[{id}]")));
+    assert!(!r.text.contains("F9@nowhere"));
+    assert_eq!(r.data["ref"], id);
+    assert_eq!(r.data["rows"][0]["fact"], id);
+    assert!(r.banners.iter().any(|b| b.contains("citation(s) of the summary were removed")));
+    // fact text on one line
+    assert_eq!(r.facts[0]["text"], "echo of 5");
+    // the row cap
+    assert_eq!(r.data["rows"].as_array().unwrap().len(), 3);
+    assert!(r.truncated);
+    assert!(r.banners.iter().any(|b| b == "'rows' truncated: showing the first 3 of 5 rows (narrow the query to see the rest)"));
+}
+
+#[test]
+fn long_strings_are_cut_and_big_results_are_too_large() {
+    let reg = full_registry();
+    let store = demo_store();
+    let mut c = ctx(store.path());
+    let r = reg.call("echo", &json!({"ms": 5000}), &c).unwrap();
+    assert_eq!(r.data["long"].as_str().unwrap().chars().count(), 2000);
+    assert!(r.truncated);
+    c.caps.max_bytes = 50_000;
+    let e = reg.call("echo", &json!({"n": 5000}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TooLarge);
+    assert!(e.message.contains("over this caller's limit of 50,000"), "{}", e.message);
+    assert_eq!(e.data.as_ref().unwrap()["max_bytes"], 50_000);
+}
+
+#[test]
+fn the_same_call_gives_the_same_ids_and_a_different_caller_different_ones() {
+    let reg = full_registry();
+    let store = demo_store();
+    let a = reg.call("points", &json!({"facility_id": "hq"}), &ctx(store.path())).unwrap();
+    let b = reg.call("points", &json!({"facility_id": "hq"}), &ctx(store.path())).unwrap();
+    assert_eq!(a.facts, b.facts);
+    let mut other = ctx(store.path());
+    other.allowed.remove("annex");
+    let c = reg.call("points", &json!({"facility_id": "hq"}), &other).unwrap();
+    assert_ne!(a.facts[0]["id"], c.facts[0]["id"]);
+    let mut trust = ctx(store.path());
+    trust.min_trust = 0.7;
+    let d = reg.call("points", &json!({"facility_id": "hq"}), &trust).unwrap();
+    assert_ne!(a.facts[0]["id"], d.facts[0]["id"]);
+}
+
+#[test]
+fn a_schema_keyword_outside_the_subset_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(refused_components_dir().join("_cap_badschema.wasm"), dir.path().join("_cap_badschema.wasm")).unwrap();
+    let err = registry_from(&[dir.path().to_path_buf()]).err().expect("refused");
+    assert!(err.starts_with("_cap_badschema.wasm: "), "{err}");
+    assert!(err.contains("'oneOf'"), "{err}");
+    assert!(!err.contains('\n'));
+}
+
+#[test]
+fn a_file_that_is_not_a_component_is_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("_cap_garbage.wasm"), b"\0asm\x01\0\0\0garbage").unwrap();
+    let err = registry_from(&[dir.path().to_path_buf()]).err().expect("refused");
+    assert!(err.starts_with("_cap_garbage.wasm: "), "{err}");
+    // a core module is not a component either
+    std::fs::write(dir.path().join("_cap_garbage.wasm"), b"\0asm\x01\0\0\0").unwrap();
+    let err = registry_from(&[dir.path().to_path_buf()]).err().expect("refused");
+    assert!(err.starts_with("_cap_garbage.wasm: "), "{err}");
+}
+
+#[test]
+fn two_capabilities_with_one_name_are_refused_at_load() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(components_dir().join("_cap_points.wasm"), dir.path().join("_cap_points_again.wasm")).unwrap();
+    let err = registry_from(&[components_dir(), dir.path().to_path_buf()]).err().expect("refused");
+    assert!(err.contains("_cap_points_again.wasm") && err.contains("already offered by _cap_points.wasm"), "{err}");
+}
+
+#[test]
+fn components_load_in_name_order_across_directories() {
+    let reg = registry_from(&[components_dir()]).unwrap();
+    let names: Vec<&str> = reg.capabilities().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["facilities", "points"]);
+    assert_eq!(reg.get("points").unwrap().file, "_cap_points.wasm");
+}

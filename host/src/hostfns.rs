@@ -161,8 +161,8 @@ impl wit_store::Host for CallState {
         let store = self.access.check(&facility_id)?;
         match store.points(&facility_id) {
             Ok(rows) => Ok(rows
-                .into_iter()
-                .map(|r| wit_store::Point { equip: r.equip, equip_class: r.equip_class, role: r.role })
+                .iter()
+                .map(|r| wit_store::Point { equip: r.equip.clone(), equip_class: r.equip_class.clone(), role: r.role.clone() })
                 .collect()),
             Err(e) => Err(self.access.fail(e)),
         }

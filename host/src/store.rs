@@ -4,10 +4,10 @@
 //! stay inside the facility they are about: a call on one facility never opens another's
 //! files. Every failure is a [`StoreError`] that the registry reports as `unavailable`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
@@ -77,16 +77,53 @@ pub struct RegistryView {
     pub present: bool,
 }
 
-/// A store directory opened for reading.
-#[derive(Clone, Debug)]
+/// A store directory opened for reading. It remembers what it derived from a facility's
+/// files (points, span) under a fingerprint of their names, sizes and modification times, so
+/// a repeated call re-reads nothing until a file changes.
+#[derive(Debug)]
 pub struct StoreDir {
     root: PathBuf,
+    memo: Mutex<HashMap<String, Memo>>,
+}
+
+#[derive(Debug, Default)]
+struct Memo {
+    fingerprint: String,
+    points: Option<Arc<Vec<PointRow>>>,
+    span: Option<Option<(i64, i64)>>,
 }
 
 impl StoreDir {
     /// The store at `root`; `None` when there is no directory there.
     pub fn open(root: &Path) -> Option<Arc<StoreDir>> {
-        root.is_dir().then(|| Arc::new(StoreDir { root: root.to_path_buf() }))
+        root.is_dir().then(|| Arc::new(StoreDir { root: root.to_path_buf(), memo: Mutex::new(HashMap::new()) }))
+    }
+
+    /// A fingerprint of every file of a facility: relative name, size and mtime.
+    pub fn facility_fingerprint(&self, fid: &str) -> String {
+        let mut lines = Vec::new();
+        let mut files = Vec::new();
+        let _ = collect_files(&self.facility_dir(fid), &mut files);
+        files.sort();
+        for f in files {
+            let rel = f.strip_prefix(&self.root).unwrap_or(&f).to_string_lossy().into_owned();
+            lines.push(stat_line(&rel, &f));
+        }
+        sha256_hex(lines.join("\n").as_bytes())
+    }
+
+    fn memo_get<T>(&self, fid: &str, fingerprint: &str, get: impl Fn(&Memo) -> Option<T>) -> Option<T> {
+        let memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+        memo.get(fid).filter(|m| m.fingerprint == fingerprint).and_then(get)
+    }
+
+    fn memo_put(&self, fid: &str, fingerprint: &str, put: impl FnOnce(&mut Memo)) {
+        let mut memo = self.memo.lock().unwrap_or_else(|p| p.into_inner());
+        let m = memo.entry(fid.to_string()).or_default();
+        if m.fingerprint != fingerprint {
+            *m = Memo { fingerprint: fingerprint.to_string(), ..Default::default() };
+        }
+        put(m);
     }
 
     /// The store's root directory (never shown to a caller).
@@ -150,10 +187,20 @@ impl StoreDir {
 
     /// The stored points of a facility, sorted by equipment, class and role: from the point
     /// catalog while it is current, else from a projected scan of the facility's parts.
-    pub fn points(&self, fid: &str) -> Result<Vec<PointRow>, StoreError> {
+    pub fn points(&self, fid: &str) -> Result<Arc<Vec<PointRow>>, StoreError> {
         if !self.has_facility(fid) {
-            return Ok(Vec::new());
+            return Ok(Arc::new(Vec::new()));
         }
+        let fp = self.facility_fingerprint(fid);
+        if let Some(p) = self.memo_get(fid, &fp, |m| m.points.clone()) {
+            return Ok(p);
+        }
+        let rows = Arc::new(self.points_uncached(fid)?);
+        self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
+        Ok(rows)
+    }
+
+    fn points_uncached(&self, fid: &str) -> Result<Vec<PointRow>, StoreError> {
         if let Some(rows) = self.catalog_points(fid) {
             return Ok(rows);
         }
@@ -227,6 +274,16 @@ impl StoreDir {
         if !self.has_facility(fid) {
             return Ok(None);
         }
+        let fp = self.facility_fingerprint(fid);
+        if let Some(s) = self.memo_get(fid, &fp, |m| m.span) {
+            return Ok(s);
+        }
+        let span = self.span_uncached(fid)?;
+        self.memo_put(fid, &fp, |m| m.span = Some(span));
+        Ok(span)
+    }
+
+    fn span_uncached(&self, fid: &str) -> Result<Option<(i64, i64)>, StoreError> {
         let mut span: Option<(i64, i64)> = None;
         for part in self.parts(fid)? {
             let file = File::open(&part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
@@ -315,32 +372,29 @@ impl StoreDir {
     /// of the facilities `fids`: any rewrite, even in place, changes it.
     pub fn generation(&self, fids: &[String]) -> String {
         let mut lines: Vec<String> = Vec::new();
-        let mut stat = |rel: String, p: &Path| {
-            if let Ok(m) = std::fs::metadata(p) {
-                let mtime = m
-                    .modified()
-                    .ok()
-                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                    .map(|d| d.as_nanos())
-                    .unwrap_or(0);
-                lines.push(format!("{rel}|{}|{mtime}", m.len()));
-            } else {
-                lines.push(format!("{rel}|missing"));
-            }
-        };
         for f in [REGISTRY_FILE, CATALOG_FILE, CATALOG_GEN_FILE] {
-            stat(f.to_string(), &self.root.join(f));
+            lines.push(stat_line(f, &self.root.join(f)));
         }
         for fid in fids {
-            let mut files = Vec::new();
-            let _ = collect_files(&self.facility_dir(fid), &mut files);
-            files.sort();
-            for f in files {
-                let rel = f.strip_prefix(&self.root).unwrap_or(&f).to_string_lossy().into_owned();
-                stat(rel, &f);
-            }
+            lines.push(format!("{fid}|{}", self.facility_fingerprint(fid)));
         }
         sha256_hex(lines.join("\n").as_bytes())
+    }
+}
+
+/// `name|size|mtime_ns` of one file, or `name|missing`.
+fn stat_line(rel: &str, p: &Path) -> String {
+    match std::fs::metadata(p) {
+        Ok(m) => {
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_nanos())
+                .unwrap_or(0);
+            format!("{rel}|{}|{mtime}", m.len())
+        }
+        Err(_) => format!("{rel}|missing"),
     }
 }
 

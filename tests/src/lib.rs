@@ -13,9 +13,19 @@ pub fn target_dir() -> PathBuf {
     if let Some(d) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(d);
     }
-    // <target>/<profile>/deps/<test binary>
-    let exe = std::env::current_exe().expect("test executable path");
-    exe.ancestors().nth(3).expect("target directory").to_path_buf()
+    profile_dir().parent().expect("target directory").to_path_buf()
+}
+
+/// `<target>/<profile>`: where cargo put this executable (tests live one level down, in
+/// `deps/`).
+fn profile_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("executable path");
+    let dir = exe.parent().expect("executable directory");
+    if dir.file_name().is_some_and(|n| n == "deps") {
+        dir.parent().expect("profile directory").to_path_buf()
+    } else {
+        dir.to_path_buf()
+    }
 }
 
 fn built(dir: PathBuf) -> PathBuf {
@@ -49,9 +59,7 @@ pub fn cache_dir() -> PathBuf {
 
 /// The `camber` binary built next to the tests.
 pub fn camber_bin() -> PathBuf {
-    let exe = std::env::current_exe().expect("test executable path");
-    let profile_dir = exe.ancestors().nth(2).expect("profile dir").to_path_buf();
-    profile_dir.join("camber")
+    profile_dir().join("camber")
 }
 
 /// A runtime config for tests: the shared cache, a 256 MiB memory cap.

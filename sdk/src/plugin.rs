@@ -220,33 +220,8 @@ pub mod __guest {
         })
     }
 
-    pub(crate) fn code_to_wit(c: ErrorCode) -> wit::ErrorCode {
-        match c {
-            ErrorCode::InvalidParams => wit::ErrorCode::InvalidParams,
-            ErrorCode::UnknownCapability => wit::ErrorCode::UnknownCapability,
-            ErrorCode::NotFound => wit::ErrorCode::NotFound,
-            ErrorCode::NotAllowed => wit::ErrorCode::NotAllowed,
-            ErrorCode::RefusedLicence => wit::ErrorCode::RefusedLicence,
-            ErrorCode::TooLarge => wit::ErrorCode::TooLarge,
-            ErrorCode::Timeout => wit::ErrorCode::Timeout,
-            ErrorCode::Unavailable => wit::ErrorCode::Unavailable,
-            ErrorCode::Internal => wit::ErrorCode::Internal,
-        }
-    }
-
-    pub(crate) fn code_from_wit(c: wit::ErrorCode) -> ErrorCode {
-        match c {
-            wit::ErrorCode::InvalidParams => ErrorCode::InvalidParams,
-            wit::ErrorCode::UnknownCapability => ErrorCode::UnknownCapability,
-            wit::ErrorCode::NotFound => ErrorCode::NotFound,
-            wit::ErrorCode::NotAllowed => ErrorCode::NotAllowed,
-            wit::ErrorCode::RefusedLicence => ErrorCode::RefusedLicence,
-            wit::ErrorCode::TooLarge => ErrorCode::TooLarge,
-            wit::ErrorCode::Timeout => ErrorCode::Timeout,
-            wit::ErrorCode::Unavailable => ErrorCode::Unavailable,
-            wit::ErrorCode::Internal => ErrorCode::Internal,
-        }
-    }
+    use wit::ErrorCode as WitErrorCode;
+    camber_common::wit_error_code_mapping!(WitErrorCode);
 
     fn to_wit(e: CapError) -> wit::CapError {
         wit::CapError {

@@ -111,3 +111,41 @@ impl std::fmt::Display for CapError {
 }
 
 impl std::error::Error for CapError {}
+
+/// Define `code_to_wit` and `code_from_wit` between [`ErrorCode`] and a WIT binding's
+/// `error-code` enum (the host's and the guest's bindings generate distinct types with the
+/// same cases). Pass the enum's name as an identifier in scope.
+#[macro_export]
+macro_rules! wit_error_code_mapping {
+    ($wit:ident) => {
+        /// The WIT enum value of a refusal code.
+        pub fn code_to_wit(c: $crate::ErrorCode) -> $wit {
+            match c {
+                $crate::ErrorCode::InvalidParams => $wit::InvalidParams,
+                $crate::ErrorCode::UnknownCapability => $wit::UnknownCapability,
+                $crate::ErrorCode::NotFound => $wit::NotFound,
+                $crate::ErrorCode::NotAllowed => $wit::NotAllowed,
+                $crate::ErrorCode::RefusedLicence => $wit::RefusedLicence,
+                $crate::ErrorCode::TooLarge => $wit::TooLarge,
+                $crate::ErrorCode::Timeout => $wit::Timeout,
+                $crate::ErrorCode::Unavailable => $wit::Unavailable,
+                $crate::ErrorCode::Internal => $wit::Internal,
+            }
+        }
+
+        /// The refusal code of a WIT enum value.
+        pub fn code_from_wit(c: $wit) -> $crate::ErrorCode {
+            match c {
+                $wit::InvalidParams => $crate::ErrorCode::InvalidParams,
+                $wit::UnknownCapability => $crate::ErrorCode::UnknownCapability,
+                $wit::NotFound => $crate::ErrorCode::NotFound,
+                $wit::NotAllowed => $crate::ErrorCode::NotAllowed,
+                $wit::RefusedLicence => $crate::ErrorCode::RefusedLicence,
+                $wit::TooLarge => $crate::ErrorCode::TooLarge,
+                $wit::Timeout => $crate::ErrorCode::Timeout,
+                $wit::Unavailable => $crate::ErrorCode::Unavailable,
+                $wit::Internal => $crate::ErrorCode::Internal,
+            }
+        }
+    };
+}

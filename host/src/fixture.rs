@@ -1,78 +1,32 @@
-//! A small store writer in the reference's layout, for the demo and the tests. It writes
-//! whole part files (snappy Parquet, `camber.layout` = 1, rows sorted by time) and the
-//! facility registry; the full ingest path with locking and swaps is `camber ingest`.
+//! Small stores for the demo and the tests, written through the store's writer.
 
-use std::collections::BTreeMap;
-use std::fs::File;
 use std::path::Path;
-use std::sync::Arc;
+use std::time::Duration;
 
-use arrow_array::{Float64Array, RecordBatch, StringArray, TimestampNanosecondArray};
-use arrow_schema::{DataType, Field, Schema, TimeUnit};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
-use parquet::file::properties::WriterProperties;
 use serde_json::Value;
 
-use camber_common::time::civil_from_days;
-
-use crate::store::{FACILITY_PREFIX, REGISTRY_FILE};
+use crate::store::parts::{LongRows, PointKey};
+use crate::store::writer::{Mode, Writer};
 
 /// One long-format row: (ts ns, equip, equip_class, role, value).
 pub type Row = (i64, String, String, String, f64);
 
-/// The Arrow schema of a part file, with the layout marker.
-pub fn part_schema() -> Arc<Schema> {
-    let fields = vec![
-        Field::new("ts", DataType::Timestamp(TimeUnit::Nanosecond, None), true),
-        Field::new("equip", DataType::Utf8, true),
-        Field::new("equip_class", DataType::Utf8, true),
-        Field::new("role", DataType::Utf8, true),
-        Field::new("value", DataType::Float64, true),
-    ];
-    let meta: std::collections::HashMap<String, String> = [("camber.layout".to_string(), "1".to_string())].into_iter().collect();
-    Arc::new(Schema::new_with_metadata(fields, meta))
-}
-
-/// Write `rows` of facility `fid` as one part per (year, month), named `part-<seq>-0.parquet`.
-pub fn write_rows(root: &Path, fid: &str, rows: &mut [Row], seq: u32) -> std::io::Result<()> {
-    rows.sort_by(|a, b| (a.0, &a.1, &a.3).cmp(&(b.0, &b.1, &b.3)));
-    let mut by_month: BTreeMap<(i64, u32), Vec<&Row>> = BTreeMap::new();
-    for r in rows.iter() {
-        let (y, m, _) = civil_from_days(r.0.div_euclid(86_400_000_000_000));
-        by_month.entry((y, m)).or_default().push(r);
+/// Write `rows` as facility `fid`'s data (replacing what it had) with its registry entry,
+/// through the store's writer.
+pub fn write_facility(root: &Path, fid: &str, rows: &[Row], entry: Value) -> Result<(), String> {
+    let mut long = LongRows::default();
+    for (t, e, c, r, v) in rows {
+        let p = long.intern(&PointKey { equip: e.clone(), equip_class: c.clone(), role: r.clone() });
+        long.push(*t, p, *v);
     }
-    for ((y, m), part) in by_month {
-        let dir = root.join(format!("{FACILITY_PREFIX}{fid}")).join(format!("year={y}")).join(format!("month={m}"));
-        std::fs::create_dir_all(&dir)?;
-        let batch = RecordBatch::try_new(
-            part_schema(),
-            vec![
-                Arc::new(TimestampNanosecondArray::from(part.iter().map(|r| r.0).collect::<Vec<_>>())),
-                Arc::new(StringArray::from(part.iter().map(|r| r.1.as_str()).collect::<Vec<_>>())),
-                Arc::new(StringArray::from(part.iter().map(|r| r.2.as_str()).collect::<Vec<_>>())),
-                Arc::new(StringArray::from(part.iter().map(|r| r.3.as_str()).collect::<Vec<_>>())),
-                Arc::new(Float64Array::from(part.iter().map(|r| r.4).collect::<Vec<_>>())),
-            ],
-        )
-        .map_err(std::io::Error::other)?;
-        let props = WriterProperties::builder().set_compression(Compression::SNAPPY).build();
-        let tmp = dir.join(format!(".part-{seq}-0.parquet.tmp"));
-        let file = File::create(&tmp)?;
-        let mut w = ArrowWriter::try_new(file, batch.schema(), Some(props)).map_err(std::io::Error::other)?;
-        w.write(&batch).map_err(std::io::Error::other)?;
-        w.close().map_err(std::io::Error::other)?;
-        std::fs::rename(&tmp, dir.join(format!("part-{seq}-0.parquet")))?;
-    }
+    long.finish();
+    let mut w = Writer::open(root, Duration::from_secs(30))?;
+    let entry = match entry {
+        Value::Object(m) => m,
+        _ => Default::default(),
+    };
+    w.write_facility(fid, &long, Mode::Replace, entry)?;
     Ok(())
-}
-
-/// Write the facility registry `_facilities.json` (atomically).
-pub fn write_registry(root: &Path, entries: &BTreeMap<String, Value>) -> std::io::Result<()> {
-    let text = serde_json::to_string(entries).map_err(std::io::Error::other)?;
-    let tmp = root.join(format!("{REGISTRY_FILE}.tmp"));
-    std::fs::write(&tmp, text)?;
-    std::fs::rename(tmp, root.join(REGISTRY_FILE))
 }
 
 /// A deterministic pseudo-random number in [0, 1) from a seed and an index (splitmix64).
@@ -86,8 +40,7 @@ fn noise(seed: u64, i: u64) -> f64 {
 /// The demo store: two small facilities ("hq": one AHU with four VAV boxes, a week at
 /// 15-minute samples; "annex": one rooftop unit) with a daily weather cycle and an
 /// occupancy schedule, plus their registry entries.
-pub fn demo_store(root: &Path) -> std::io::Result<usize> {
-    std::fs::create_dir_all(root)?;
+pub fn demo_store(root: &Path) -> Result<usize, String> {
     let start = camber_common::time::ns_from_iso("2024-03-04T00:00:00").unwrap_or(0);
     let step = 15 * 60 * 1_000_000_000i64;
     let n = 7 * 96;
@@ -120,17 +73,7 @@ pub fn demo_store(root: &Path) -> std::io::Result<usize> {
         push(&mut annex, "RTU-1", "RTU", "supply_fan_status", fan);
     }
     let rows = hq.len() + annex.len();
-    write_rows(root, "hq", &mut hq, 0)?;
-    write_rows(root, "annex", &mut annex, 0)?;
-    let mut reg = BTreeMap::new();
-    reg.insert(
-        "hq".to_string(),
-        serde_json::json!({"name": "Headquarters", "state": "active", "timezone": "America/Chicago"}),
-    );
-    reg.insert(
-        "annex".to_string(),
-        serde_json::json!({"name": "Annex", "state": "active", "timezone": "America/Chicago"}),
-    );
-    write_registry(root, &reg)?;
+    write_facility(root, "hq", &hq, serde_json::json!({"name": "Headquarters", "timezone": "America/Chicago"}))?;
+    write_facility(root, "annex", &annex, serde_json::json!({"name": "Annex", "timezone": "America/Chicago"}))?;
     Ok(rows)
 }

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod fixture;
 pub mod hostfns;
+pub mod ingest;
 pub mod policy;
 pub mod registry;
 pub mod runtime;

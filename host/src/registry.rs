@@ -12,7 +12,8 @@ use camber_common::canonical::digest;
 use camber_common::text::{one_line, summary_line};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
 
-use crate::hostfns::{code_from_wit, Access};
+use crate::hostfns::{code_from_wit, unavailable, Access};
+use crate::store::fence;
 use crate::policy::{self, Redactor, Schema, TokenInputs};
 use crate::runtime::{file_label, panic_message, wit, CallState, CapabilityPre, GuestOutcome, Runtime, Stop};
 use crate::store::StoreDir;
@@ -311,6 +312,13 @@ impl Registry {
             &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
         );
 
+        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`
+        let fids: Vec<String> = readable.iter().cloned().collect();
+        let fence_tokens = match &ctx.store {
+            Some(s) => fence::before(s.root(), &fids).map_err(|e| unavailable(&e, &ctx.allowed))?,
+            None => Vec::new(),
+        };
+
         // 6. the guest
         let wit_ctx = wit::CallContext {
             allowed_facilities: ctx.allowed.iter().cloned().collect(),
@@ -373,6 +381,9 @@ impl Registry {
         // a refused or failed store read decides the call, whatever the guest made of it
         if let Some(e) = access.error {
             return Err(e.into());
+        }
+        if let Some(s) = &ctx.store {
+            fence::after(s.root(), &fids, &fence_tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
         }
         let out = match returned {
             Ok(r) => r,

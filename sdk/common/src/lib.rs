@@ -6,6 +6,7 @@ pub mod canonical;
 pub mod error;
 pub mod page;
 pub mod result;
+pub mod roles;
 pub mod text;
 pub mod time;
 

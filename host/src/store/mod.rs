@@ -20,6 +20,12 @@ use serde_json::Value;
 
 use camber_common::canonical::sha256_hex;
 
+pub mod fence;
+pub mod parts;
+pub mod writer;
+
+use parts::{LongRows, PointKey};
+
 /// The directory prefix of a facility's partition.
 pub const FACILITY_PREFIX: &str = "facility_id=";
 /// The facility registry file.
@@ -181,7 +187,7 @@ impl StoreDir {
         let mut out = Vec::new();
         collect_parts(&dir, 0, &mut out)
             .map_err(|e| StoreError::io(Some(fid), "the facility's files cannot be listed", &e))?;
-        out.sort();
+        out.sort_by_key(|p| part_order(p));
         Ok(out)
     }
 
@@ -335,37 +341,118 @@ impl StoreDir {
         start: Option<i64>,
         end: Option<i64>,
     ) -> Result<(Vec<i64>, Vec<f64>), StoreError> {
-        let mut rows: Vec<(i64, f64)> = Vec::new();
-        if !self.has_facility(fid) {
-            return Ok((Vec::new(), Vec::new()));
+        let frame = self.read_frame(fid, equip, &[role.to_string()], start, end)?;
+        let values = frame.values.into_iter().next().unwrap_or_default();
+        Ok(frame.ts.into_iter().zip(values).filter(|(_, v)| !v.is_nan()).unzip())
+    }
+
+    /// One equipment's roles as aligned columns over `[start, end]`: every time any of the
+    /// roles has a sample, each role's value there (NaN where it has none). Reads only the
+    /// facility's parts in the window's months, only the row groups whose time statistics
+    /// overlap it, and decodes the string columns as dictionaries.
+    pub fn read_frame(
+        &self,
+        fid: &str,
+        equip: &str,
+        roles: &[String],
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> Result<Frame, StoreError> {
+        let mut frame = Frame { ts: Vec::new(), roles: roles.to_vec(), values: vec![Vec::new(); roles.len()] };
+        if !self.has_facility(fid) || roles.is_empty() {
+            return Ok(frame);
         }
-        for part in self.parts(fid)? {
-            for b in read_columns(fid, &part, &["ts", "equip", "role", "value"])? {
+        let parts = self.parts(fid)?;
+        let months = |p: &Path| -> Option<(i64, i64)> {
+            let (y, m) = part_year_month(p)?;
+            let from = camber_common::time::days_from_civil(y, m.unwrap_or(1), 1) * 86_400_000_000_000;
+            let (ny, nm) = match m {
+                Some(12) => (y + 1, 1),
+                Some(m) => (y, m + 1),
+                None => (y + 1, 1),
+            };
+            Some((from, camber_common::time::days_from_civil(ny, nm, 1) * 86_400_000_000_000))
+        };
+        let mut sorted = true;
+        let mut last_ts = i64::MIN;
+        let mut triples: Vec<(i64, u32, usize, f64)> = Vec::new();
+        let mut seq = 0usize;
+        for part in parts {
+            if let Some((from, to)) = months(&part) {
+                if start.is_some_and(|s| to <= s) || end.is_some_and(|e| from > e) {
+                    continue;
+                }
+            }
+            let batches = read_part_filtered(fid, &part, start, end)?;
+            for b in batches {
                 let ts = ts_column(fid, &b)?;
-                let eq = string_column(fid, &b, "equip")?;
-                let ro = string_column(fid, &b, "role")?;
-                let val = b
-                    .column_by_name("value")
-                    .and_then(|c| arrow_cast::cast(c, &DataType::Float64).ok())
-                    .ok_or_else(|| StoreError::damaged(fid, "a part file has no numeric value column"))?;
-                let (eq, ro, val) = (eq.as_string::<i32>(), ro.as_string::<i32>(), val.as_primitive::<arrow_array::types::Float64Type>());
+                let eq = dict_column(fid, &b, "equip")?;
+                let ro = dict_column(fid, &b, "role")?;
+                let val = value_column(fid, &b)?;
+                let eq_match: Vec<bool> = (0..eq.values.len()).map(|k| eq.values[k] == equip).collect();
+                let role_col: Vec<Option<usize>> =
+                    (0..ro.values.len()).map(|k| roles.iter().position(|r| *r == ro.values[k])).collect();
                 for i in 0..b.num_rows() {
-                    if eq.is_null(i) || ro.is_null(i) || ts.is_null(i) || val.is_null(i) {
+                    let (Some(ek), Some(rk)) = (eq.keys[i], ro.keys[i]) else { continue };
+                    if !eq_match[ek] {
                         continue;
                     }
-                    if eq.value(i) != equip || ro.value(i) != role {
+                    let Some(col) = role_col[rk] else { continue };
+                    if ts.is_null(i) || val.is_null(i) {
                         continue;
                     }
                     let t = ts.value(i);
                     if start.is_some_and(|s| t < s) || end.is_some_and(|e| t > e) {
                         continue;
                     }
-                    rows.push((t, val.value(i)));
+                    let v = val.value(i);
+                    if sorted {
+                        if t > last_ts || frame.ts.is_empty() {
+                            frame.ts.push(t);
+                            for c in frame.values.iter_mut() {
+                                c.push(f64::NAN);
+                            }
+                            last_ts = t;
+                        } else if t < last_ts {
+                            // parts overlap in time (e.g. two appends to one month): fall back
+                            sorted = false;
+                            for (r, c) in frame.values.iter().enumerate() {
+                                for (k, x) in c.iter().enumerate() {
+                                    if !x.is_nan() {
+                                        triples.push((frame.ts[k], r as u32, seq, *x));
+                                        seq += 1;
+                                    }
+                                }
+                            }
+                            triples.push((t, col as u32, seq, v));
+                            seq += 1;
+                            continue;
+                        }
+                        let k = frame.ts.len() - 1;
+                        frame.values[col][k] = v;
+                    } else {
+                        triples.push((t, col as u32, seq, v));
+                        seq += 1;
+                    }
                 }
             }
         }
-        rows.sort_by_key(|r| r.0);
-        Ok(rows.into_iter().unzip())
+        if !sorted {
+            triples.sort_unstable_by_key(|x| (x.0, x.1, x.2));
+            frame.ts.clear();
+            frame.values = vec![Vec::new(); roles.len()];
+            for (t, r, _, v) in triples {
+                if frame.ts.last() != Some(&t) {
+                    frame.ts.push(t);
+                    for c in frame.values.iter_mut() {
+                        c.push(f64::NAN);
+                    }
+                }
+                let k = frame.ts.len() - 1;
+                frame.values[r as usize][k] = v; // the later part's row wins
+            }
+        }
+        Ok(frame)
     }
 
     /// A digest of the size and modification time of the registry, the catalog and every file
@@ -406,7 +493,7 @@ pub fn valid_facility_id(fid: &str) -> bool {
         && fid.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
-fn collect_parts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+pub(crate) fn collect_parts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -481,4 +568,181 @@ fn ts_unit_scale(dt: Option<DataType>) -> i64 {
         Some(DataType::Timestamp(TimeUnit::Microsecond, _)) => 1_000,
         _ => 1,
     }
+}
+
+/// One equipment's roles on shared timestamps (NaN where a role has no sample).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Frame {
+    pub ts: Vec<i64>,
+    pub roles: Vec<String>,
+    /// One column per role, each as long as `ts`.
+    pub values: Vec<Vec<f64>>,
+}
+
+/// The (year, month) of a part from its partition directories (`None` month for the older
+/// year-only layout).
+fn part_year_month(p: &Path) -> Option<(i64, Option<u32>)> {
+    let mut y = None;
+    let mut m = None;
+    for c in p.components() {
+        let s = c.as_os_str().to_string_lossy();
+        if let Some(v) = s.strip_prefix("year=") {
+            y = v.parse().ok();
+        } else if let Some(v) = s.strip_prefix("month=") {
+            m = v.parse().ok();
+        }
+    }
+    Some((y?, m))
+}
+
+/// Parts in time order: year, month (numerically, so month=10 follows month=9), then the
+/// write sequence of `part-<seq>-<i>`, then the name.
+fn part_order(p: &Path) -> (i64, u32, u64, u64, String) {
+    let (y, m) = part_year_month(p).unwrap_or((i64::MIN, None));
+    let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut nums = name.trim_start_matches("part-").trim_end_matches(".parquet").split('-').map(|x| x.parse::<u64>().unwrap_or(u64::MAX));
+    let seq = nums.next().unwrap_or(u64::MAX);
+    let idx = nums.next().unwrap_or(u64::MAX);
+    (y, m.unwrap_or(0), seq, idx, name)
+}
+
+/// A string column as dictionary keys (`None` for null) and its distinct values.
+struct DictColumn {
+    keys: Vec<Option<usize>>,
+    values: Vec<String>,
+}
+
+fn dict_column(fid: &str, b: &RecordBatch, name: &str) -> Result<DictColumn, StoreError> {
+    let col = b
+        .column_by_name(name)
+        .ok_or_else(|| StoreError::damaged(fid, "a part file lacks a required column"))?;
+    if let Some(d) = col.as_any_dictionary_opt() {
+        let values = arrow_cast::cast(d.values(), &DataType::Utf8)
+            .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))?;
+        let values = values.as_string::<i32>();
+        let vals: Vec<String> = (0..values.len()).map(|i| if values.is_null(i) { String::new() } else { values.value(i).to_string() }).collect();
+        let keys_arr = arrow_cast::cast(d.keys(), &DataType::Int64)
+            .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))?;
+        let keys_arr = keys_arr.as_primitive::<Int64Type>();
+        let keys = (0..keys_arr.len())
+            .map(|i| if col.is_null(i) || keys_arr.is_null(i) { None } else { Some(keys_arr.value(i) as usize) })
+            .collect();
+        return Ok(DictColumn { keys, values: vals });
+    }
+    // plain strings: intern them
+    let s = string_column(fid, b, name)?;
+    let s = s.as_string::<i32>();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut values: Vec<String> = Vec::new();
+    let keys = (0..s.len())
+        .map(|i| {
+            if s.is_null(i) {
+                return None;
+            }
+            let v = s.value(i);
+            Some(*index.entry(v).or_insert_with(|| {
+                values.push(v.to_string());
+                values.len() - 1
+            }))
+        })
+        .collect();
+    Ok(DictColumn { keys, values })
+}
+
+fn value_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<arrow_array::types::Float64Type>, StoreError> {
+    let c = b
+        .column_by_name("value")
+        .and_then(|c| arrow_cast::cast(c, &DataType::Float64).ok())
+        .ok_or_else(|| StoreError::damaged(fid, "a part file has no numeric value column"))?;
+    Ok(c.as_primitive::<arrow_array::types::Float64Type>().clone())
+}
+
+/// A part's batches with the string columns read as dictionaries, skipping row groups whose
+/// time statistics fall outside the window.
+fn read_part_filtered(fid: &str, part: &Path, start: Option<i64>, end: Option<i64>) -> Result<Vec<RecordBatch>, StoreError> {
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+    let file = File::open(part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
+    let damaged = || StoreError::damaged(fid, "a part file is damaged (not readable Parquet)");
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|_| damaged())?;
+    let hinted: Vec<arrow_schema::Field> = meta
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| {
+            let f = f.as_ref().clone();
+            if ["equip", "equip_class", "role"].contains(&f.name().as_str()) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+                f.with_data_type(DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)))
+            } else {
+                f
+            }
+        })
+        .collect();
+    let schema = Arc::new(arrow_schema::Schema::new_with_metadata(hinted, meta.schema().metadata().clone()));
+    let meta = ArrowReaderMetadata::try_new(meta.metadata().clone(), ArrowReaderOptions::new().with_schema(schema))
+        .or_else(|_| ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()))
+        .map_err(|_| damaged())?;
+    let pq = meta.metadata().clone();
+    let scale = ts_unit_scale(meta.schema().field_with_name("ts").map(|f| f.data_type().clone()).ok());
+    let schema_descr = pq.file_metadata().schema_descr();
+    let ts_idx = (0..schema_descr.num_columns()).find(|&i| schema_descr.column(i).name() == "ts");
+    let groups: Vec<usize> = (0..pq.num_row_groups())
+        .filter(|&g| {
+            let Some(ti) = ts_idx else { return true };
+            match pq.row_group(g).column(ti).statistics() {
+                Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
+                    (Some(lo), Some(hi)) => !(start.is_some_and(|st| hi * scale < st) || end.is_some_and(|en| lo * scale > en)),
+                    _ => true,
+                },
+                _ => true,
+            }
+        })
+        .collect();
+    if groups.is_empty() {
+        return Ok(Vec::new());
+    }
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta);
+    let mask = ProjectionMask::columns(builder.parquet_schema(), ["ts", "equip", "role", "value"]);
+    let reader = builder
+        .with_projection(mask)
+        .with_row_groups(groups)
+        .with_batch_size(256 * 1024)
+        .build()
+        .map_err(|_| damaged())?;
+    let mut out = Vec::new();
+    for b in reader {
+        out.push(b.map_err(|_| StoreError::damaged(fid, "a part file is damaged (its data cannot be decoded)"))?);
+    }
+    Ok(out)
+}
+
+/// Append every row of one part to `rows` (for merging an append into a stored month).
+pub(crate) fn read_part_rows(fid: &str, part: &Path, rows: &mut LongRows) -> Result<(), StoreError> {
+    for b in read_columns(fid, part, &["ts", "equip", "equip_class", "role", "value"])? {
+        let ts = ts_column(fid, &b)?;
+        let eq = dict_column(fid, &b, "equip")?;
+        let cl = dict_column(fid, &b, "equip_class")?;
+        let ro = dict_column(fid, &b, "role")?;
+        let val = value_column(fid, &b)?;
+        for i in 0..b.num_rows() {
+            let (Some(e), Some(r)) = (eq.keys[i], ro.keys[i]) else { continue };
+            if ts.is_null(i) || val.is_null(i) {
+                continue;
+            }
+            let key = PointKey {
+                equip: eq.values[e].clone(),
+                equip_class: cl.keys[i].map(|k| cl.values[k].clone()).unwrap_or_default(),
+                role: ro.values[r].clone(),
+            };
+            let p = rows.intern(&key);
+            rows.push(ts.value(i), p, val.value(i));
+        }
+    }
+    Ok(())
+}
+
+/// Rows in a part, from its footer.
+pub(crate) fn part_rows(part: &Path) -> Option<usize> {
+    let file = File::open(part).ok()?;
+    let b = ParquetRecordBatchReaderBuilder::try_new(file).ok()?;
+    Some(b.metadata().file_metadata().num_rows() as usize)
 }

@@ -1,0 +1,392 @@
+//! Synthetic HVAC trend data with injected, labelled faults, from small physical models.
+//!
+//! `camber-synth` is the fixture source for analytics tests and the data behind the demo. Each
+//! dataset simulates a handful of equipment at one-minute resolution against a shared site
+//! weather (seasonal mean, daily cycle, fronts, noise) and records every point on a regular
+//! grid in the store's IP units (°F, inH2O, cfm, %, gpm, kW). Every equipment belongs to one
+//! scenario; a faulty scenario changes the model (a stuck damper, a leaking valve, a reset that
+//! never moves), not the recorded numbers after the fact, so the fault shows up the way it
+//! would in a real building.
+//!
+//! Output is deterministic: the same dataset id and seed give bit-identical values on the
+//! same platform and build (the models use `f64` `exp`/`cos`/`ln`, whose last bit may differ
+//! between platforms' math libraries). A different seed changes weather detail, sensor noise
+//! and data gaps, never the scenarios or labels.
+//!
+//! Timestamps are naive site wall-clock nanoseconds since 1970-01-01T00:00 (no zone, no DST);
+//! every dataset starts on a Monday at 00:00.
+
+#![warn(missing_docs)]
+
+mod ahu;
+mod chw;
+mod common;
+mod g36;
+mod rng;
+mod weather;
+
+use common::{Clock, Unit};
+use rng::Rng;
+use weather::Weather;
+
+/// Version of the models; bump it whenever the same id and seed would produce different data,
+/// so caches and recorded fixtures keyed on it are invalidated.
+pub const GENERATOR_VERSION: u32 = 1;
+
+/// One stored point's samples on a regular grid (NaN = no sample at that step).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PointSeries {
+    /// Equipment id the point belongs to, `<EQUIP>__<scenario>`.
+    pub equip: String,
+    /// Class of that equipment (AHU, VAV, CHILLER, COOLING_TOWER).
+    pub equip_class: String,
+    /// Camber role name of the point (e.g. `supply_air_temp`).
+    pub role: String,
+    /// Timestamp of `values[0]`, naive wall-clock ns since 1970-01-01T00:00.
+    pub start_ns: i64,
+    /// Grid spacing in ns.
+    pub step_ns: i64,
+    /// One value per grid step; NaN marks a missing sample.
+    pub values: Vec<f64>,
+}
+
+impl PointSeries {
+    /// Timestamp of sample `i`, so callers never redo the grid arithmetic.
+    pub fn ts(&self, i: usize) -> i64 {
+        self.start_ns + self.step_ns * i as i64
+    }
+
+    /// The present samples as (timestamp ns, value), skipping gaps: what a store writer wants.
+    pub fn samples(&self) -> impl Iterator<Item = (i64, f64)> + '_ {
+        self.values.iter().enumerate().filter(|(_, v)| !v.is_nan()).map(|(i, v)| (self.ts(i), *v))
+    }
+}
+
+/// What one equipment is: its class, the scenario it runs and its fault label ("" = fault-free).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EquipmentInfo {
+    /// Equipment id, `<EQUIP>__<scenario>`.
+    pub equip: String,
+    /// Equipment class.
+    pub equip_class: String,
+    /// Scenario this equipment was simulated under.
+    pub scenario: String,
+    /// Ground-truth fault label; "" when the equipment is fault-free.
+    pub label: String,
+}
+
+/// Catalogue entry of a synthetic dataset: what it is and how it is sampled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DatasetInfo {
+    /// Stable dataset id (e.g. "synthetic-ahu-economizer").
+    pub id: &'static str,
+    /// Human title.
+    pub title: &'static str,
+    /// One-paragraph description of the equipment and scenarios.
+    pub summary: &'static str,
+    /// Seed used when the caller gives none.
+    pub default_seed: u64,
+    /// Sampling step in minutes.
+    pub step_minutes: u32,
+    /// Span in days.
+    pub days: u32,
+    /// Every fault label the dataset uses, with a one-line description.
+    pub fault_types: Vec<(&'static str, &'static str)>,
+}
+
+/// A generated dataset: its catalogue entry, the seed used, the equipment and their points.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generated {
+    /// Catalogue entry of the dataset.
+    pub info: DatasetInfo,
+    /// Seed the data was generated with.
+    pub seed: u64,
+    /// Every equipment with its scenario and label.
+    pub equipment: Vec<EquipmentInfo>,
+    /// Every point, grouped by equipment in `equipment` order.
+    pub series: Vec<PointSeries>,
+}
+
+impl Generated {
+    /// The point of `equip` with `role`, if generated: the usual lookup in tests and demos.
+    pub fn series_of(&self, equip: &str, role: &str) -> Option<&PointSeries> {
+        self.series.iter().find(|s| s.equip == equip && s.role == role)
+    }
+
+    /// Number of present (non-NaN) samples over all points: the row count a store would hold.
+    pub fn row_count(&self) -> usize {
+        self.series.iter().map(|s| s.values.iter().filter(|v| !v.is_nan()).count()).sum()
+    }
+}
+
+/// Display unit of a role as stored (IP), so writers and demos label values consistently.
+pub fn role_unit(role: &str) -> Option<&'static str> {
+    Some(match role {
+        "oat" | "return_air_temp" | "mixed_air_temp" | "supply_air_temp" | "supply_air_temp_sp" | "space_temp"
+        | "cool_sp" | "heat_sp" | "chw_supply_temp" | "chw_return_temp" | "chw_supply_temp_sp" | "cw_supply_temp"
+        | "cw_return_temp" | "wetbulb_temp" | "cond_approach_temp" | "evap_approach_temp" => "°F",
+        "duct_static" | "duct_static_sp" => "inH₂O",
+        "airflow" | "airflow_sp" => "cfm",
+        "oa_damper" | "cool_valve" | "heat_valve" | "damper" | "supply_fan_speed" | "tower_fan_speed" => "%",
+        "outdoor_rh" => "%RH",
+        "chw_flow" | "cw_flow" => "gpm",
+        "power" => "kW",
+        "sat_reset_requests" | "static_pressure_requests" => "requests",
+        _ => return None,
+    })
+}
+
+/// Days from 1970-01-01 to a proleptic Gregorian date (Hinnant's algorithm).
+const fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = if y >= 0 { y } else { y - 399 } / 400;
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+const NS_PER_DAY: i64 = 86_400_000_000_000;
+
+/// A dataset's fixed recipe: start date, whether it needs wet-bulb, and its model.
+struct Recipe {
+    info: fn() -> DatasetInfo,
+    start: (i64, i64, i64),
+    wetbulb: bool,
+    build: fn(&Weather, &Clock, u64) -> Vec<Unit>,
+}
+
+fn info_ahu() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-ahu-economizer",
+        title: "Synthetic economizer air handlers",
+        summary: "Eight constant-static air handlers with an integrated economizer, heating and cooling coils and a \
+                  weekday 06:00-18:00 schedule, one per scenario, in spring weather: a healthy unit, six single faults \
+                  (economizer lockout, stuck outdoor-air damper, leaking cooling valve, simultaneous heating and \
+                  cooling, +3 °F supply-air sensor bias, night and weekend operation) and a near-miss unit that \
+                  approaches each fault's threshold without crossing it.",
+        default_seed: 251,
+        step_minutes: 15,
+        days: 21,
+        fault_types: vec![
+            ("econ_lockout", "economizer never opens beyond minimum outdoor air although free cooling is available"),
+            ("stuck_oa_damper", "outdoor-air damper stuck at one position whatever the command, fan on or off"),
+            ("leaking_cool_valve", "chilled-water valve passes water when closed: the coil cools air with the valve at 0%"),
+            ("simultaneous_heat_cool", "heating valve held open while occupied so heating and cooling run together"),
+            ("sat_sensor_bias", "supply-air temperature sensor reads 3 °F high and the loop controls on it"),
+            ("night_weekend_operation", "supply fan runs nights and weekends outside the occupancy schedule"),
+        ],
+    }
+}
+
+fn info_g36() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-g36-vav",
+        title: "Synthetic Guideline 36 VAV systems",
+        summary: "Six air handlers each serving six VAV reheat boxes, with ASHRAE Guideline 36 trim-and-respond \
+                  resets of supply-air temperature and duct static pressure driven by zone requests: a healthy \
+                  system, a static setpoint held too low (starved boxes), a rogue zone pinning both resets, a stuck \
+                  box damper, reheat against a supply air held cold all day, and a near miss.",
+        default_seed: 236,
+        step_minutes: 60,
+        days: 21,
+        fault_types: vec![
+            ("static_too_low", "duct static pressure setpoint held at a floor too low for the boxes to reach their airflow setpoints"),
+            ("starved_by_air_handler", "box damper wide open but airflow well below setpoint because the air handler supplies too little static"),
+            ("rogue_zone", "zone that always requests cooling and static pressure, pinning the air handler's resets"),
+            ("stuck_damper", "box damper stuck at one position: airflow no longer follows its setpoint"),
+            ("heating_cooling_overlap", "box reheats for most occupied hours while the air handler supplies cold air"),
+        ],
+    }
+}
+
+fn info_chw() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-chw-plant",
+        title: "Synthetic chilled-water plants",
+        summary: "One chiller and one cooling tower per scenario in summer weather, serving a building load that \
+                  follows weather and schedule: a healthy plant with chilled-water and condenser-water resets, a \
+                  fixed condenser-water setpoint, a fouled tower, a chilled-water setpoint fixed low, and a near miss.",
+        default_seed: 307,
+        step_minutes: 15,
+        days: 21,
+        fault_types: vec![
+            ("no_cw_reset", "condenser-water supply setpoint fixed instead of reset with outdoor wet-bulb"),
+            ("tower_fouled", "cooling tower fill fouled: leaving water far above wet-bulb at full fan speed"),
+            ("no_chw_reset", "chilled-water supply setpoint fixed low instead of reset with load"),
+        ],
+    }
+}
+
+fn recipes() -> [Recipe; 3] {
+    [
+        Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
+        Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
+        Recipe { info: info_chw, start: (2025, 7, 7), wetbulb: true, build: chw::build },
+    ]
+}
+
+/// Catalogue of the synthetic datasets `generate` knows.
+pub fn datasets() -> Vec<DatasetInfo> {
+    recipes().iter().map(|r| (r.info)()).collect()
+}
+
+/// Generate dataset `id` with `seed` (its default seed when `None`); `None` for an unknown id.
+pub fn generate(id: &str, seed: Option<u64>) -> Option<Generated> {
+    let r = recipes().into_iter().find(|r| (r.info)().id == id)?;
+    let info = (r.info)();
+    let seed = seed.unwrap_or(info.default_seed);
+    let clock = Clock::new(info.days, info.step_minutes);
+    let start_day = days_from_civil(r.start.0, r.start.1, r.start.2);
+    let w = Weather::new(seed, day_of_year(start_day, r.start.0) - 1, clock.total(), r.wetbulb);
+    let units = (r.build)(&w, &clock, seed);
+    Some(finish(info, seed, start_day, &clock, units))
+}
+
+/// A single AHU over a long span at a fine step, for benchmarks (e.g. 365 days at 1 minute, 12 roles).
+///
+/// The unit is the healthy economizer AHU, starting Monday 2025-01-06 so a year sees every
+/// season. Roles: oat, return_air_temp, mixed_air_temp, supply_air_temp, supply_air_temp_sp,
+/// oa_damper, cool_valve, heat_valve, supply_fan_status, supply_fan_speed, duct_static,
+/// occupancy. The returned `info` has id "ahu-year" and the requested span and step.
+pub fn ahu_year(equip: &str, days: u32, step_minutes: u32, seed: u64) -> Generated {
+    const KEEP: [&str; 12] = [
+        "oat",
+        "return_air_temp",
+        "mixed_air_temp",
+        "supply_air_temp",
+        "supply_air_temp_sp",
+        "oa_damper",
+        "cool_valve",
+        "heat_valve",
+        "supply_fan_status",
+        "supply_fan_speed",
+        "duct_static",
+        "occupancy",
+    ];
+    let step_minutes = step_minutes.max(1);
+    let info = DatasetInfo {
+        id: "ahu-year",
+        title: "One healthy economizer AHU over a long span",
+        summary: "A single healthy economizer air handler at a fine step, for benchmarks.",
+        default_seed: 1,
+        step_minutes,
+        days,
+        fault_types: Vec::new(),
+    };
+    let clock = Clock::new(days, step_minutes);
+    let start_day = days_from_civil(2025, 1, 6);
+    let w = Weather::new(seed, day_of_year(start_day, 2025) - 1, clock.total(), false);
+    let mut table = ahu::simulate(&ahu::AhuCfg::default(), &w, &clock, seed, equip);
+    table.cols.retain(|(r, _)| KEEP.contains(r));
+    let unit = Unit { equip: equip.to_string(), class: "AHU", scenario: "healthy", label: "", table };
+    finish(info, seed, start_day, &clock, vec![unit])
+}
+
+/// 1-based day of year of `day` (days since epoch) within `year`.
+fn day_of_year(day: i64, year: i64) -> u32 {
+    (day - days_from_civil(year, 1, 1) + 1) as u32
+}
+
+/// Quantum a role is recorded with (BAS points are stored rounded), 0 = as is.
+fn quantum(role: &str) -> f64 {
+    match role {
+        "duct_static" | "duct_static_sp" => 0.01,
+        "airflow" | "airflow_sp" | "airflow_min_sp" | "chw_flow" | "cw_flow" => 1.0,
+        "outdoor_rh" => 0.5,
+        "supply_fan_status" | "occupancy" | "compressor_status" | "sat_reset_requests" | "static_pressure_requests" => 0.0,
+        _ => 0.1,
+    }
+}
+
+/// Roles that are field sensors and so may drop samples (commands and statuses do not).
+fn gappable(role: &str) -> bool {
+    matches!(
+        role,
+        "oat"
+            | "outdoor_rh"
+            | "return_air_temp"
+            | "mixed_air_temp"
+            | "supply_air_temp"
+            | "duct_static"
+            | "airflow"
+            | "space_temp"
+            | "chw_supply_temp"
+            | "chw_return_temp"
+            | "chw_flow"
+            | "cw_supply_temp"
+            | "cw_return_temp"
+            | "cw_flow"
+            | "power"
+            | "wetbulb_temp"
+    )
+}
+
+/// Round, punch a few short gaps, and lay the units out as the public types.
+fn finish(info: DatasetInfo, seed: u64, start_day: i64, clock: &Clock, units: Vec<Unit>) -> Generated {
+    let start_ns = start_day * NS_PER_DAY;
+    let step_ns = clock.step as i64 * 60_000_000_000;
+    let mut equipment = Vec::with_capacity(units.len());
+    let mut series = Vec::new();
+    for mut u in units {
+        for (role, v) in u.table.cols.iter_mut() {
+            let q = quantum(role);
+            if q > 0.0 {
+                let inv = 1.0 / q;
+                for x in v.iter_mut() {
+                    let r = (*x * inv).round() / inv;
+                    *x = if r == 0.0 { 0.0 } else { r }; // no -0.0
+                }
+            }
+        }
+        // One to three short outages on field sensors, each at most 1% of the span.
+        let mut rng = Rng::stream(seed, &u.equip, "gaps");
+        let cand: Vec<usize> = (0..u.table.cols.len()).filter(|&c| gappable(u.table.cols[c].0)).collect();
+        if !cand.is_empty() && clock.n >= 8 {
+            let events = 1 + rng.below(3);
+            for _ in 0..events {
+                let c = cand[rng.below(cand.len() as u64) as usize];
+                let len_min = rng.range(15.0, 120.0);
+                let len = ((len_min / clock.step as f64).round() as usize).clamp(1, (clock.n / 100).max(1));
+                let at = rng.below((clock.n - len) as u64) as usize;
+                for x in &mut u.table.cols[c].1[at..at + len] {
+                    *x = f64::NAN;
+                }
+            }
+        }
+        for (role, values) in u.table.cols {
+            series.push(PointSeries {
+                equip: u.equip.clone(),
+                equip_class: u.class.to_string(),
+                role: role.to_string(),
+                start_ns,
+                step_ns,
+                values,
+            });
+        }
+        equipment.push(EquipmentInfo {
+            equip: u.equip,
+            equip_class: u.class.to_string(),
+            scenario: u.scenario.to_string(),
+            label: u.label.to_string(),
+        });
+    }
+    Generated { info, seed, equipment, series }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2025, 4, 28), 20_206);
+        // 1970-01-01 was a Thursday; 2025-04-28, 2025-07-07 and 2025-01-06 are Mondays.
+        for d in [days_from_civil(2025, 4, 28), days_from_civil(2025, 7, 7), days_from_civil(2025, 1, 6)] {
+            assert_eq!((d + 3).rem_euclid(7), 0);
+        }
+        assert_eq!(day_of_year(days_from_civil(2025, 1, 1), 2025), 1);
+    }
+}

@@ -1,0 +1,285 @@
+//! Every labelled fault must be visible in the data by a simple check, and every fault-free
+//! unit (healthy and near-miss) must pass all of those checks. The checks are deliberately
+//! plain statistics, the kind an analytics rule would start from.
+
+use camber_synth::{generate, Generated};
+
+/// Seeds each dataset's fault checks run with: the default plus two others.
+fn seeds() -> [Option<u64>; 3] {
+    [None, Some(1), Some(0xDEAD_BEEF)]
+}
+
+fn col<'a>(g: &'a Generated, equip: &str, role: &str) -> &'a [f64] {
+    &g.series_of(equip, role).unwrap_or_else(|| panic!("{equip} has no {role}")).values
+}
+
+/// Indices where every given condition holds (NaN compares false, so gaps drop out).
+fn mask(n: usize, f: impl Fn(usize) -> bool) -> Vec<usize> {
+    (0..n).filter(|&i| f(i)).collect()
+}
+
+fn mean_at(v: &[f64], idx: &[usize]) -> f64 {
+    let xs: Vec<f64> = idx.iter().map(|&i| v[i]).filter(|x| !x.is_nan()).collect();
+    xs.iter().sum::<f64>() / xs.len().max(1) as f64
+}
+
+fn std_at(v: &[f64], idx: &[usize]) -> f64 {
+    let xs: Vec<f64> = idx.iter().map(|&i| v[i]).filter(|x| !x.is_nan()).collect();
+    let m = xs.iter().sum::<f64>() / xs.len().max(1) as f64;
+    (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / xs.len().max(1) as f64).sqrt()
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.retain(|x| !x.is_nan());
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    xs.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    xs[xs.len() / 2]
+}
+
+fn frac(hits: usize, of: usize) -> f64 {
+    hits as f64 / of.max(1) as f64
+}
+
+/// Which faults each equipment's data shows, by the checks; (label, metric) for diagnostics.
+type Fired = Vec<(&'static str, f64)>;
+
+fn hour_of(g: &Generated, equip: &str, i: usize) -> (i64, i64) {
+    let s = g.series_of(equip, "occupancy").unwrap();
+    let ns = s.ts(i);
+    let day = ns.div_euclid(86_400_000_000_000);
+    ((day + 3).rem_euclid(7), ns.rem_euclid(86_400_000_000_000) / 3_600_000_000_000)
+}
+
+// ---------------------------------------------------------------------------------------
+// synthetic-ahu-economizer
+
+struct AhuRef {
+    econ_damper: f64,
+    idle_sat_minus_mat: f64,
+}
+
+fn ahu_econ_damper(g: &Generated, e: &str) -> f64 {
+    let (fan, occ, oat, oad) = (col(g, e, "supply_fan_status"), col(g, e, "occupancy"), col(g, e, "oat"), col(g, e, "oa_damper"));
+    let idx = mask(fan.len(), |i| fan[i] == 1.0 && occ[i] == 1.0 && oat[i] >= 50.0 && oat[i] <= 60.0);
+    assert!(idx.len() > 40, "{e}: only {} occupied samples with OAT 50-60 °F", idx.len());
+    mean_at(oad, &idx)
+}
+
+/// SAT minus MAT while the fan runs and both valves are closed (coils idle); NaN when the
+/// unit is hardly ever in that state (then neither check based on it can fire).
+fn ahu_idle_rise(g: &Generated, e: &str) -> f64 {
+    let (fan, clg, htg, sat, mat) =
+        (col(g, e, "supply_fan_status"), col(g, e, "cool_valve"), col(g, e, "heat_valve"), col(g, e, "supply_air_temp"), col(g, e, "mixed_air_temp"));
+    let idx = mask(fan.len(), |i| fan[i] == 1.0 && clg[i] == 0.0 && htg[i] == 0.0);
+    if idx.len() < 10 {
+        return f64::NAN;
+    }
+    median(idx.iter().map(|&i| sat[i] - mat[i]).collect())
+}
+
+fn ahu_checks(g: &Generated, e: &str, r: &AhuRef) -> Fired {
+    let mut out = Vec::new();
+    let n = col(g, e, "oat").len();
+    let (fan, oad, clg, htg) = (col(g, e, "supply_fan_status"), col(g, e, "oa_damper"), col(g, e, "cool_valve"), col(g, e, "heat_valve"));
+    // Economizer lockout: far less outdoor air than the healthy unit when free cooling exists.
+    let d = ahu_econ_damper(g, e);
+    if d < 0.5 * r.econ_damper {
+        out.push(("econ_lockout", d));
+    }
+    // Stuck damper: the damper never moves, fan on or off.
+    let all: Vec<usize> = (0..n).collect();
+    let s = std_at(oad, &all);
+    if s < 1.0 {
+        out.push(("stuck_oa_damper", s));
+    }
+    // Leaking valve: supply well below mixed air with the cooling valve shut.
+    let rise = ahu_idle_rise(g, e);
+    if -rise > 2.0 {
+        out.push(("leaking_cool_valve", rise));
+    }
+    // Simultaneous heating and cooling for a large share of running time.
+    let on = mask(n, |i| fan[i] == 1.0);
+    let both = on.iter().filter(|&&i| htg[i] > 5.0 && clg[i] > 5.0).count();
+    let f = frac(both, on.len());
+    if f > 0.2 {
+        out.push(("simultaneous_heat_cool", f));
+    }
+    // SAT bias: with idle coils SAT sits well above MAT compared with the healthy unit.
+    if rise - r.idle_sat_minus_mat > 1.8 {
+        out.push(("sat_sensor_bias", rise - r.idle_sat_minus_mat));
+    }
+    // Night and weekend operation: the fan is on at 02:00.
+    let at2 = mask(n, |i| hour_of(g, e, i).1 == 2);
+    let f = frac(at2.iter().filter(|&&i| fan[i] == 1.0).count(), at2.len());
+    if f > 0.5 {
+        out.push(("night_weekend_operation", f));
+    }
+    out
+}
+
+#[test]
+fn ahu_economizer_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-ahu-economizer", seed).unwrap();
+        let r = AhuRef { econ_damper: ahu_econ_damper(&g, "AHU__healthy"), idle_sat_minus_mat: ahu_idle_rise(&g, "AHU__healthy") };
+        assert!(r.idle_sat_minus_mat.is_finite(), "healthy AHU never runs with idle coils");
+        for eq in &g.equipment {
+            let fired = ahu_checks(&g, &eq.equip, &r);
+            eprintln!("seed {:?} {:32} label={:24} fired={:?}", seed, eq.equip, eq.label, fired);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
+/// Record a failure unless the checks agree with the label: a labelled unit fires its own
+/// check; a fault-free unit fires none.
+fn assert_labels(fails: &mut Vec<String>, equip: &str, label: &str, fired: &Fired) {
+    if label.is_empty() {
+        if !fired.is_empty() {
+            fails.push(format!("fault-free {equip} fails checks: {fired:?}"));
+        }
+    } else if !fired.iter().any(|(l, _)| *l == label) {
+        fails.push(format!("{equip} labelled {label} but its check did not fire: {fired:?}"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// synthetic-g36-vav
+
+fn g36_occupied(g: &Generated, ahu: &str, vav: &str) -> Vec<usize> {
+    let (fan, occ) = (col(g, ahu, "supply_fan_status"), col(g, vav, "occupancy"));
+    mask(fan.len(), |i| fan[i] == 1.0 && occ[i] == 1.0)
+}
+
+fn vav_starved(g: &Generated, ahu: &str, v: &str) -> f64 {
+    let idx = g36_occupied(g, ahu, v);
+    let (flow, sp, dmp) = (col(g, v, "airflow"), col(g, v, "airflow_sp"), col(g, v, "damper"));
+    frac(idx.iter().filter(|&&i| flow[i] < 0.7 * sp[i] && dmp[i] > 90.0).count(), idx.len())
+}
+
+fn vav_checks(g: &Generated, ahu: &str, v: &str) -> Fired {
+    let mut out = Vec::new();
+    let idx = g36_occupied(g, ahu, v);
+    let (t, csp, cl) = (col(g, v, "space_temp"), col(g, v, "cool_sp"), col(g, v, "zone_cool_loop"));
+    let (flow, sp, dmp, hv) = (col(g, v, "airflow"), col(g, v, "airflow_sp"), col(g, v, "damper"), col(g, v, "heat_valve"));
+    let sat = col(g, ahu, "supply_air_temp");
+    let f = vav_starved(g, ahu, v);
+    if f > 0.35 {
+        out.push(("starved_by_air_handler", f));
+    }
+    let f = frac(idx.iter().filter(|&&i| cl[i] >= 95.0 && t[i] >= csp[i] + 2.0).count(), idx.len());
+    if f > 0.7 {
+        out.push(("rogue_zone", f));
+    }
+    let dev = mean_at(&idx.iter().map(|&i| (flow[i] - sp[i]).abs()).collect::<Vec<_>>(), &(0..idx.len()).collect::<Vec<_>>());
+    let rel = dev / mean_at(sp, &idx);
+    if std_at(dmp, &idx) < 1.0 && rel > 0.25 {
+        out.push(("stuck_damper", rel));
+    }
+    let f = frac(idx.iter().filter(|&&i| hv[i] > 10.0 && sat[i] < 57.0).count(), idx.len());
+    if f > 0.5 {
+        out.push(("heating_cooling_overlap", f));
+    }
+    out
+}
+
+fn g36_ahu_checks(g: &Generated, ahu: &str, vavs: &[String]) -> Fired {
+    let mut out = Vec::new();
+    let fan = col(g, ahu, "supply_fan_status");
+    let on = mask(fan.len(), |i| fan[i] == 1.0);
+    let p = mean_at(col(g, ahu, "duct_static_sp"), &on);
+    let starved = vavs.iter().filter(|v| vav_starved(g, ahu, v) > 0.35).count();
+    if p < 0.3 && starved >= 3 {
+        out.push(("static_too_low", p));
+    }
+    out
+}
+
+#[test]
+fn g36_vav_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-g36-vav", seed).unwrap();
+        for eq in g.equipment.iter().filter(|e| e.equip_class == "AHU") {
+            let sc = &eq.scenario;
+            let vavs: Vec<String> = g.equipment.iter().filter(|e| e.equip_class == "VAV" && &e.scenario == sc).map(|e| e.equip.clone()).collect();
+            assert_eq!(vavs.len(), 6);
+            let fired = g36_ahu_checks(&g, &eq.equip, &vavs);
+            eprintln!("seed {:?} {:32} label={:24} fired={:?}", seed, eq.equip, eq.label, fired);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+            for v in g.equipment.iter().filter(|e| vavs.contains(&e.equip)) {
+                let fired = vav_checks(&g, &eq.equip, &v.equip);
+                eprintln!("seed {:?} {:32} label={:24} fired={:?}", seed, v.equip, v.label, fired);
+                assert_labels(&mut fails, &v.equip, &v.label, &fired);
+            }
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
+// ---------------------------------------------------------------------------------------
+// synthetic-chw-plant
+
+/// Samples where the chiller has run for at least the previous hour (start-up transients out).
+fn plant_on(g: &Generated, sc: &str) -> Vec<usize> {
+    let st = col(g, &format!("CH__{sc}"), "compressor_status");
+    mask(st.len(), |i| i >= 4 && (i - 4..=i).all(|j| st[j] == 1.0))
+}
+
+fn tower_approach(g: &Generated, sc: &str) -> f64 {
+    let t = format!("TOWER__{sc}");
+    let (cws, wb) = (col(g, &t, "cw_supply_temp"), col(g, &t, "wetbulb_temp"));
+    let on = plant_on(g, sc);
+    mean_at(&on.iter().map(|&i| cws[i] - wb[i]).collect::<Vec<_>>(), &(0..on.len()).collect::<Vec<_>>())
+}
+
+/// Spread of condenser-water supply temperature while the plant runs and the tower has
+/// headroom (wet-bulb at most 74 °F): a reset moves it with the weather, a fixed setpoint not.
+fn cw_std(g: &Generated, sc: &str) -> f64 {
+    let t = format!("TOWER__{sc}");
+    let wb = col(g, &t, "wetbulb_temp");
+    let idx: Vec<usize> = plant_on(g, sc).into_iter().filter(|&i| wb[i] <= 74.0).collect();
+    assert!(idx.len() > 100, "{t}: only {} mild running samples", idx.len());
+    std_at(col(g, &t, "cw_supply_temp"), &idx)
+}
+
+fn plant_checks(g: &Generated, equip: &str, sc: &str, healthy_cw_std: f64, healthy_approach: f64) -> Fired {
+    let mut out = Vec::new();
+    let on = plant_on(g, sc);
+    if equip.starts_with("TOWER__") {
+        let s = cw_std(g, sc);
+        if s < 0.5 * healthy_cw_std {
+            out.push(("no_cw_reset", s));
+        }
+        let a = tower_approach(g, sc);
+        if a - healthy_approach > 4.0 {
+            out.push(("tower_fouled", a));
+        }
+    } else {
+        let sp = col(g, equip, "chw_supply_temp_sp");
+        let (s, m) = (std_at(sp, &on), mean_at(sp, &on));
+        if s < 0.3 && m < 44.0 {
+            out.push(("no_chw_reset", m));
+        }
+    }
+    out
+}
+
+#[test]
+fn chw_plant_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-chw-plant", seed).unwrap();
+        let (hs, ha) = (cw_std(&g, "healthy"), tower_approach(&g, "healthy"));
+        for eq in &g.equipment {
+            let fired = plant_checks(&g, &eq.equip, &eq.scenario, hs, ha);
+            eprintln!("seed {:?} {:32} label={:24} fired={:?} (healthy cw std {hs:.2}, approach {ha:.2})", seed, eq.equip, eq.label, fired);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

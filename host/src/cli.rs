@@ -44,11 +44,76 @@ enum Command {
         #[arg(long, default_value_t = 120.0)]
         max_seconds: f64,
     },
-    /// Write a small synthetic demo store and run a few calls on it
+    /// Write the synthetic demo buildings to a store and run a few calls on them
     Demo {
         /// Where to write the demo store
         #[arg(long, default_value = "camber-demo-store")]
         store: PathBuf,
+    },
+    /// Ingest a trend CSV (long: ts,equip,equip_class,role,value[,unit]; or wide with --mapping)
+    Ingest(IngestArgs),
+    /// The synthetic datasets: list them, or generate one into a store
+    Datasets {
+        #[command(subcommand)]
+        command: DatasetsCommand,
+    },
+}
+
+#[derive(Args)]
+struct IngestArgs {
+    /// The CSV file
+    csv: PathBuf,
+    /// The store directory (created when missing)
+    #[arg(long, value_name = "DIR")]
+    store: PathBuf,
+    /// The facility the data belongs to
+    #[arg(long, value_name = "ID")]
+    facility: String,
+    /// The site's IANA time zone (stamps without an offset are its wall clock)
+    #[arg(long, value_name = "ZONE")]
+    timezone: String,
+    /// Wide CSV: the column mapping (JSON {"timestamp", "columns": {col: {equip, equip_class, role, unit}}} or CSV column,equip,equip_class,role[,unit])
+    #[arg(long, value_name = "FILE")]
+    mapping: Option<PathBuf>,
+    /// The declared unit of a role's readings, converted to the stored unit (repeatable)
+    #[arg(long = "unit", value_name = "ROLE=UNIT")]
+    units: Vec<String>,
+    /// Replace the facility's stored data
+    #[arg(long, conflicts_with = "append")]
+    replace: bool,
+    /// Add to the facility's stored data (a reading at the same time and point replaces it)
+    #[arg(long)]
+    append: bool,
+    /// The facility's display name
+    #[arg(long)]
+    name: Option<String>,
+    /// Seconds to wait for another writer
+    #[arg(long, default_value_t = 30.0)]
+    lock_timeout: f64,
+    /// No progress bar
+    #[arg(long)]
+    quiet: bool,
+}
+
+#[derive(Subcommand)]
+enum DatasetsCommand {
+    /// List the datasets camber can generate
+    List,
+    /// Generate datasets into a store as facilities ds-<id>
+    Ingest {
+        /// Dataset ids (see `camber datasets list`)
+        #[arg(required = true)]
+        ids: Vec<String>,
+        #[arg(long, value_name = "DIR")]
+        store: PathBuf,
+        /// The generator's seed (default: each dataset's own)
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Re-generate a dataset already in the store
+        #[arg(long)]
+        replace: bool,
+        #[arg(long, default_value_t = 30.0)]
+        lock_timeout: f64,
     },
 }
 
@@ -208,36 +273,106 @@ fn run(cli: Cli) -> Result<i32, String> {
             }
         }
         Command::Demo { store } => demo(&store, &cli.capabilities),
+        Command::Ingest(a) => ingest(a),
+        Command::Datasets { command } => datasets(command),
+    }
+}
+
+fn lock_timeout(s: f64) -> Result<std::time::Duration, String> {
+    if !(0.0..=86_400.0).contains(&s) {
+        return Err(format!("--lock-timeout must be between 0 and 86400 seconds, got {s}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(s))
+}
+
+fn ingest(a: IngestArgs) -> Result<i32, String> {
+    let mut units = std::collections::BTreeMap::new();
+    for u in &a.units {
+        let (role, unit) = u.split_once('=').ok_or_else(|| format!("--unit takes ROLE=UNIT, got '{u}'"))?;
+        units.insert(role.trim().to_string(), unit.trim().to_string());
+    }
+    let opts = crate::ingest::IngestOptions {
+        facility: a.facility.clone(),
+        timezone: a.timezone.clone(),
+        format: None,
+        mapping: a.mapping.clone(),
+        units,
+        mode: if a.replace {
+            crate::store::writer::Mode::Replace
+        } else if a.append {
+            crate::store::writer::Mode::Append
+        } else {
+            crate::store::writer::Mode::Create
+        },
+        name: a.name.clone(),
+        progress: !a.quiet,
+        lock_timeout: lock_timeout(a.lock_timeout)?,
+    };
+    let t0 = std::time::Instant::now();
+    let report = crate::ingest::ingest(&a.store, &a.csv, &opts)?;
+    println!("{}", report.summary(&a.facility, &a.timezone));
+    eprintln!("took {:.2} s", t0.elapsed().as_secs_f64());
+    Ok(0)
+}
+
+fn datasets(c: DatasetsCommand) -> Result<i32, String> {
+    match c {
+        DatasetsCommand::List => {
+            for d in camber_synth::datasets() {
+                println!("{:<28} {:>3} d at {:>2} min  {}", d.id, d.days, d.step_minutes, d.title);
+            }
+            Ok(0)
+        }
+        DatasetsCommand::Ingest { ids, store, seed, replace, lock_timeout: lt } => {
+            let lt = lock_timeout(lt)?;
+            for id in ids {
+                let t0 = std::time::Instant::now();
+                let (fid, outcome, repaired) = crate::datasets::ingest(&store, &id, seed, replace, lt)?;
+                for r in repaired {
+                    println!("repaired: {r}");
+                }
+                println!(
+                    "{id}: ingested {} rows into {fid} in {:.2} s",
+                    crate::policy::thousands(outcome.rows),
+                    t0.elapsed().as_secs_f64()
+                );
+            }
+            Ok(0)
+        }
     }
 }
 
 fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
+    let ids: Vec<&str> = camber_synth::datasets().iter().map(|d| d.id).collect();
+    let fids: Vec<String> = ids.iter().map(|d| crate::datasets::facility_id(d)).collect();
     let fresh = !store.exists() || std::fs::read_dir(store).map(|mut d| d.next().is_none()).unwrap_or(false);
     let is_demo = StoreDir::open(store).is_some_and(|s| {
         let reg = s.registry();
-        reg.entries.contains_key("hq") && reg.entries.contains_key("annex")
+        fids.iter().all(|f| reg.entries.contains_key(f))
     });
     if !fresh && !is_demo {
-        return Err(format!(
-            "{} exists and is not a camber demo store; name another with --store",
-            store.display()
-        ));
+        return Err(format!("{} exists and is not a camber demo store; name another with --store", store.display()));
     }
-    let rows = crate::fixture::demo_store(store).map_err(|e| format!("cannot write the demo store: {e}"))?;
-    println!("camber demo: wrote {rows} samples of 2 facilities to {}", store.display());
+    println!("camber demo: writing {} synthetic buildings to {}", ids.len(), store.display());
+    for id in &ids {
+        let t0 = std::time::Instant::now();
+        let (fid, outcome, _) = crate::datasets::ingest(store, id, None, true, std::time::Duration::from_secs(30))?;
+        println!("  {fid}: {} rows in {:.2} s", crate::policy::thousands(outcome.rows), t0.elapsed().as_secs_f64());
+    }
     let reg = load_registry(extra)?;
     println!("loaded {} capabilities\n", reg.capabilities().count());
-    let mut ctx = CallContext::new(store, ["hq".to_string(), "annex".to_string()]);
+    let mut ctx = CallContext::new(store, fids.iter().cloned());
     ctx.caller = "demo".into();
+    let allow: String = fids.iter().map(|f| format!(" --allow {f}")).collect();
     let calls = [
         ("facilities", json!({})),
-        ("points", json!({"facility_id": "hq", "equip": "AHU-1"})),
-        ("points", json!({"facility_id": "hq", "equip_class": "VAV", "limit": 3})),
-        ("points", json!({"facility_id": "hq", "equip": "AHU-9"})),
+        ("points", json!({"facility_id": fids[0], "equip": "AHU__econ_lockout"})),
+        ("points", json!({"facility_id": fids[1], "equip_class": "VAV", "limit": 4})),
+        ("points", json!({"facility_id": fids[0], "equip": "AHU-9"})),
         ("points", json!({"facility_id": "elsewhere"})),
     ];
     for (name, args) in calls {
-        println!("$ camber call {name} '{args}' --store {} --allow hq --allow annex", store.display());
+        println!("$ camber call {name} '{args}' --store {}{allow}", store.display());
         match reg.call(name, &args, &ctx) {
             Ok(r) => {
                 for b in &r.banners {

@@ -115,7 +115,7 @@ impl wit_store::Host for CallState {
                 n_equipment: 0,
                 unavailable_retryable: None,
             };
-            let stats = store.span(fid).and_then(|span| store.points(fid).map(|p| (span, p)));
+            let stats = retry_once(|| store.span(fid).and_then(|span| store.points(fid).map(|p| (span, p))));
             match stats {
                 Ok((span, points)) => {
                     row.first_ns = span.map(|s| s.0);
@@ -133,7 +133,7 @@ impl wit_store::Host for CallState {
 
     fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
         let store = self.access.check(&facility_id)?;
-        match store.points(&facility_id) {
+        match retry_once(|| store.points(&facility_id)) {
             Ok(rows) => Ok(rows
                 .iter()
                 .map(|r| wit_store::Point { equip: r.equip.clone(), equip_class: r.equip_class.clone(), role: r.role.clone() })
@@ -151,10 +151,19 @@ impl wit_store::Host for CallState {
         end_ns: Option<i64>,
     ) -> Result<wit_store::Series, wit::StoreError> {
         let store = self.access.check(&facility_id)?;
-        match store.read_series(&facility_id, &equip, &role, start_ns, end_ns) {
+        match retry_once(|| store.read_series(&facility_id, &equip, &role, start_ns, end_ns)) {
             Ok((ts, values)) => Ok(wit_store::Series { ts, values }),
             Err(e) => Err(self.access.fail(e)),
         }
+    }
+}
+
+/// A read that failed because a file went missing (a concurrent ingest replaced it between
+/// listing and opening) is tried once more.
+fn retry_once<T>(f: impl Fn() -> Result<T, StoreError>) -> Result<T, StoreError> {
+    match f() {
+        Err(e) if e.retryable => f(),
+        other => other,
     }
 }
 

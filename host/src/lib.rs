@@ -2,6 +2,7 @@
 //! pipeline, the store, and the command line.
 
 pub mod cli;
+pub mod datasets;
 pub mod fixture;
 pub mod hostfns;
 pub mod ingest;

@@ -92,7 +92,7 @@ fn demo_writes_a_store_and_runs_calls() {
     let out = camber().args(["demo", "--store"]).arg(&store).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("2 facilities are visible"), "{text}");
+    assert!(text.contains("3 facilities are visible"), "{text}");
     assert!(text.contains("refused: not_found"), "{text}");
     // a second run reuses its own store; a foreign non-empty directory is refused
     assert!(camber().args(["demo", "--store"]).arg(&store).status().unwrap().success());

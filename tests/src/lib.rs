@@ -90,3 +90,19 @@ pub fn demo_store() -> tempfile::TempDir {
 pub fn leaks(s: &str, root: &Path) -> bool {
     s.contains(&*root.to_string_lossy())
 }
+
+/// The Python of the test environment `cargo xtask test` prepares (pyarrow and the reference
+/// implementation).
+pub fn python() -> PathBuf {
+    let p = std::env::var_os("CAMBER_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| target_dir().join("camber-pyenv/bin/python"));
+    assert!(p.is_file(), "no Python test environment at {}: run the tests with `cargo xtask test`", p.display());
+    p
+}
+
+/// Run `tests/interop/ref.py` with these arguments and parse its JSON.
+pub fn reference(args: &[&str]) -> serde_json::Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("interop").join("ref.py");
+    let out = std::process::Command::new(python()).arg(script).args(args).output().expect("python runs");
+    assert!(out.status.success(), "ref.py {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("ref.py prints JSON")
+}

@@ -106,6 +106,30 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
     Ok(bin_dir.join("camber"))
 }
 
+/// What the client and interop tests need in their Python environment.
+const PYTHON_PACKAGES: &[&str] = &["camber-toolkit==0.110.0"];
+
+/// A virtual environment under the target directory with [`PYTHON_PACKAGES`]; installed once
+/// (a marker file records what is there). Returns its python.
+fn python_env() -> Result<PathBuf, String> {
+    let venv = target_dir().join("camber-pyenv");
+    let python = venv.join("bin").join("python");
+    let marker = venv.join(".camber-packages");
+    let wanted = PYTHON_PACKAGES.join("\n");
+    if python.is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(python);
+    }
+    eprintln!("xtask: preparing the Python test environment ({})", PYTHON_PACKAGES.join(", "));
+    let mut c = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()));
+    c.args(["-m", "venv"]).arg(&venv);
+    run(c, "python3 -m venv")?;
+    let mut c = Command::new(&python);
+    c.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(PYTHON_PACKAGES);
+    run(c, "pip install")?;
+    std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(python)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (cmd, rest) = args.split_first().map(|(c, r)| (c.as_str(), r)).unwrap_or(("help", &[]));
@@ -118,8 +142,9 @@ fn main() -> ExitCode {
             c.arg("demo").args(rest);
             run(c, "camber demo")
         }),
-        "test" => build(false, true).and_then(|_| {
+        "test" => build(false, true).and_then(|_| python_env()).and_then(|python| {
             let mut c = cargo();
+            c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
             c.args(["test", "--workspace", "--exclude", "cap_facilities", "--exclude", "cap_points", "--exclude", "cap_hostile", "--exclude", "cap_badschema"]);
             c.args(rest);

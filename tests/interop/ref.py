@@ -1,0 +1,69 @@
+"""Helpers the interop tests run in the test virtual environment (pyarrow and the reference
+implementation, camber-toolkit 0.110.0). Each subcommand prints one JSON document.
+
+  summary STORE              per (facility, equip, role): rows, value sum, first and last ts,
+                             read with pyarrow's hive dataset reader
+  points STORE FID [ARGS]    the reference's `points` data for one facility
+  facilities STORE FID...    the reference's `facilities` data
+  write STORE DATADIR ID     the reference generates and ingests one of its synthetic datasets
+"""
+
+import json
+import subprocess
+import sys
+
+
+def summary(store):
+    import pyarrow.dataset as ds
+
+    d = ds.dataset(store, format="parquet", partitioning="hive", exclude_invalid_files=False)
+    t = d.to_table(columns=["facility_id", "equip", "role", "ts", "value"])
+    out = {}
+    for row in t.group_by(["facility_id", "equip", "role"]).aggregate(
+        [("value", "count"), ("value", "sum"), ("ts", "min"), ("ts", "max")]
+    ).to_pylist():
+        key = f"{row['facility_id']}|{row['equip']}|{row['role']}"
+        out[key] = {
+            "rows": row["value_count"],
+            "sum": row["value_sum"],
+            "first": row["ts_min"].isoformat(),
+            "last": row["ts_max"].isoformat(),
+        }
+    schema = d.schema
+    return {"points": out, "types": {f.name: str(f.type) for f in schema}}
+
+
+def call(store, name, args, allowed):
+    from camber.capabilities import CallContext, default_registry
+
+    ctx = CallContext(store=store, allowed_facilities=frozenset(allowed))
+    res = default_registry().call(name, args, ctx)
+    return {"data": res.data, "text": res.text}
+
+
+def write(store, datadir, dataset_id):
+    camber = sys.prefix + "/bin/camber"
+    for step in (["datasets", "fetch", dataset_id, "--dir", datadir],
+                 ["datasets", "ingest", dataset_id, "--dir", datadir, "--store", store]):
+        subprocess.run([camber, *step], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return {"ok": True}
+
+
+def main():
+    cmd, rest = sys.argv[1], sys.argv[2:]
+    if cmd == "summary":
+        out = summary(rest[0])
+    elif cmd == "points":
+        args = json.loads(rest[2]) if len(rest) > 2 else {}
+        out = call(rest[0], "points", {"facility_id": rest[1], **args}, [rest[1]])
+    elif cmd == "facilities":
+        out = call(rest[0], "facilities", {}, rest[1:])
+    elif cmd == "write":
+        out = write(rest[0], rest[1], rest[2])
+    else:
+        raise SystemExit(f"unknown command {cmd}")
+    json.dump(out, sys.stdout, default=str)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,99 @@
+//! Either tool serves the other's store: a store camber writes is read by pyarrow and served
+//! by the reference implementation with the same points; a store the reference writes is
+//! served by camber with the same points and samples.
+
+use std::path::Path;
+
+use camber_host::store::StoreDir;
+use camber_host::CallContext;
+use camber_tests::{camber_bin, full_registry, reference};
+use serde_json::{json, Value};
+
+/// Our own per-point figures, in the shape of `ref.py summary`.
+fn our_summary(store: &Path) -> serde_json::Map<String, Value> {
+    let s = StoreDir::open(store).unwrap();
+    let mut out = serde_json::Map::new();
+    for fid in s.facility_ids().unwrap() {
+        for p in s.points(&fid).unwrap().iter() {
+            let (ts, v) = s.read_series(&fid, &p.equip, &p.role, None, None).unwrap();
+            out.insert(
+                format!("{fid}|{}|{}", p.equip, p.role),
+                json!({
+                    "rows": ts.len(),
+                    "sum": v.iter().sum::<f64>(),
+                    "first": camber_common::time::iso_from_ns(ts[0]),
+                    "last": camber_common::time::iso_from_ns(*ts.last().unwrap()),
+                }),
+            );
+        }
+    }
+    out
+}
+
+fn same_summary(ours: &serde_json::Map<String, Value>, theirs: &Value) {
+    let theirs = theirs["points"].as_object().unwrap();
+    assert_eq!(ours.len(), theirs.len(), "the same points");
+    for (k, a) in ours {
+        let b = &theirs[k];
+        assert_eq!(a["rows"], b["rows"], "{k}");
+        assert_eq!(a["first"], b["first"], "{k}");
+        assert_eq!(a["last"], b["last"], "{k}");
+        let (x, y) = (a["sum"].as_f64().unwrap(), b["sum"].as_f64().unwrap());
+        assert!((x - y).abs() <= 1e-9 * x.abs().max(1.0), "{k}: {x} vs {y}");
+    }
+}
+
+#[test]
+fn a_store_camber_writes_is_read_by_pyarrow_and_served_by_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let st = std::process::Command::new(camber_bin())
+        .args(["datasets", "ingest", "synthetic-ahu-economizer", "--store"])
+        .arg(&store)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let csv = dir.path().join("site.csv");
+    std::fs::write(&csv, "ts,equip,equip_class,role,value\n2024-12-31 23:00,AHU-1,AHU,oat,1.5\n2025-01-01 00:00,AHU-1,AHU,oat,2.5\n2025-01-01 00:00,VAV-1,VAV,space_temp,71\n").unwrap();
+    let st = std::process::Command::new(camber_bin())
+        .arg("ingest")
+        .arg(&csv)
+        .arg("--store")
+        .arg(&store)
+        .args(["--facility", "site", "--timezone", "UTC", "--quiet"])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let theirs = reference(&["summary", store.to_str().unwrap()]);
+    assert_eq!(theirs["types"]["ts"], "timestamp[ns]");
+    assert_eq!(theirs["types"]["value"], "double");
+    assert_eq!(theirs["types"]["equip"], "string");
+    same_summary(&our_summary(&store), &theirs);
+    for fid in ["ds-synthetic-ahu-economizer", "site"] {
+        let ref_points = reference(&["points", store.to_str().unwrap(), fid]);
+        let ctx = CallContext::new(&store, [fid.to_string()]);
+        let ours = full_registry().call("points", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap();
+        assert_eq!(ours.data, ref_points["data"], "{fid}");
+    }
+}
+
+#[test]
+fn a_store_the_reference_writes_is_served_by_camber() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let data = dir.path().join("data");
+    reference(&["write", store.to_str().unwrap(), data.to_str().unwrap(), "synthetic-ahu-sensor-bias"]);
+    let fid = "ds-synthetic-ahu-sensor-bias";
+    let theirs = reference(&["summary", store.to_str().unwrap()]);
+    same_summary(&our_summary(&store), &theirs);
+    let ref_points = reference(&["points", store.to_str().unwrap(), fid]);
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let ours = full_registry().call("points", &json!({"facility_id": fid}), &ctx).unwrap();
+    assert_eq!(ours.data, ref_points["data"]);
+    let ref_fac = reference(&["facilities", store.to_str().unwrap(), fid]);
+    let ours = full_registry().call("facilities", &json!({}), &ctx).unwrap();
+    let (a, b) = (&ours.data["facilities"][0], &ref_fac["data"]["facilities"][0]);
+    for k in ["facility_id", "name", "state", "start", "end", "n_points", "n_equipment"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+}

@@ -393,7 +393,7 @@ impl StoreDir {
                 let role_col: Vec<Option<usize>> =
                     (0..ro.values.len()).map(|k| roles.iter().position(|r| *r == ro.values[k])).collect();
                 for i in 0..b.num_rows() {
-                    let (Some(ek), Some(rk)) = (eq.keys[i], ro.keys[i]) else { continue };
+                    let (Some(ek), Some(rk)) = (eq.key(i), ro.key(i)) else { continue };
                     if !eq_match[ek] {
                         continue;
                     }
@@ -551,9 +551,16 @@ fn string_column(fid: &str, b: &RecordBatch, name: &str) -> Result<ArrayRef, Sto
     arrow_cast::cast(col, &DataType::Utf8).map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))
 }
 
-/// The `ts` column as nanoseconds (any timestamp unit, with or without a zone).
+/// The `ts` column as nanoseconds (any timestamp unit, with or without a zone); no copy when
+/// it is stored in nanoseconds already.
 fn ts_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<Int64Type>, StoreError> {
     let col = b.column_by_name("ts").ok_or_else(|| StoreError::damaged(fid, "a part file has no ts column"))?;
+    if let DataType::Timestamp(TimeUnit::Nanosecond, _) = col.data_type() {
+        let data = col.to_data().into_builder().data_type(DataType::Int64).build();
+        if let Ok(d) = data {
+            return Ok(arrow_array::PrimitiveArray::<Int64Type>::from(d));
+        }
+    }
     let ns = arrow_cast::cast(col, &DataType::Timestamp(TimeUnit::Nanosecond, None))
         .and_then(|c| arrow_cast::cast(&c, &DataType::Int64))
         .map_err(|_| StoreError::damaged(fid, "a part file's ts column is not a timestamp"))?;
@@ -606,10 +613,20 @@ fn part_order(p: &Path) -> (i64, u32, u64, u64, String) {
     (y, m.unwrap_or(0), seq, idx, name)
 }
 
-/// A string column as dictionary keys (`None` for null) and its distinct values.
+/// A string column as dictionary keys ([`NULL_KEY`] for null) and its distinct values.
 struct DictColumn {
-    keys: Vec<Option<usize>>,
+    keys: Vec<u32>,
     values: Vec<String>,
+}
+
+/// The key of a null in a [`DictColumn`].
+const NULL_KEY: u32 = u32::MAX;
+
+impl DictColumn {
+    fn key(&self, i: usize) -> Option<usize> {
+        let k = self.keys[i];
+        (k != NULL_KEY).then_some(k as usize)
+    }
 }
 
 fn dict_column(fid: &str, b: &RecordBatch, name: &str) -> Result<DictColumn, StoreError> {
@@ -621,35 +638,44 @@ fn dict_column(fid: &str, b: &RecordBatch, name: &str) -> Result<DictColumn, Sto
             .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))?;
         let values = values.as_string::<i32>();
         let vals: Vec<String> = (0..values.len()).map(|i| if values.is_null(i) { String::new() } else { values.value(i).to_string() }).collect();
-        let keys_arr = arrow_cast::cast(d.keys(), &DataType::Int64)
-            .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))?;
-        let keys_arr = keys_arr.as_primitive::<Int64Type>();
-        let keys = (0..keys_arr.len())
-            .map(|i| if col.is_null(i) || keys_arr.is_null(i) { None } else { Some(keys_arr.value(i) as usize) })
-            .collect();
+        let keys: Vec<u32> = if let Some(k) = d.keys().as_primitive_opt::<arrow_array::types::Int32Type>() {
+            if k.null_count() == 0 {
+                k.values().iter().map(|&x| x as u32).collect()
+            } else {
+                k.iter().map(|x| x.map_or(NULL_KEY, |x| x as u32)).collect()
+            }
+        } else {
+            let keys_arr = arrow_cast::cast(d.keys(), &DataType::Int64)
+                .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))?;
+            let keys_arr = keys_arr.as_primitive::<Int64Type>();
+            (0..keys_arr.len()).map(|i| if keys_arr.is_null(i) { NULL_KEY } else { keys_arr.value(i) as u32 }).collect()
+        };
         return Ok(DictColumn { keys, values: vals });
     }
     // plain strings: intern them
     let s = string_column(fid, b, name)?;
     let s = s.as_string::<i32>();
-    let mut index: HashMap<&str, usize> = HashMap::new();
+    let mut index: HashMap<&str, u32> = HashMap::new();
     let mut values: Vec<String> = Vec::new();
     let keys = (0..s.len())
         .map(|i| {
             if s.is_null(i) {
-                return None;
+                return NULL_KEY;
             }
             let v = s.value(i);
-            Some(*index.entry(v).or_insert_with(|| {
+            *index.entry(v).or_insert_with(|| {
                 values.push(v.to_string());
-                values.len() - 1
-            }))
+                values.len() as u32 - 1
+            })
         })
         .collect();
     Ok(DictColumn { keys, values })
 }
 
 fn value_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<arrow_array::types::Float64Type>, StoreError> {
+    if let Some(c) = b.column_by_name("value").and_then(|c| c.as_primitive_opt::<arrow_array::types::Float64Type>()) {
+        return Ok(c.clone());
+    }
     let c = b
         .column_by_name("value")
         .and_then(|c| arrow_cast::cast(c, &DataType::Float64).ok())
@@ -724,13 +750,13 @@ pub(crate) fn read_part_rows(fid: &str, part: &Path, rows: &mut LongRows) -> Res
         let ro = dict_column(fid, &b, "role")?;
         let val = value_column(fid, &b)?;
         for i in 0..b.num_rows() {
-            let (Some(e), Some(r)) = (eq.keys[i], ro.keys[i]) else { continue };
+            let (Some(e), Some(r)) = (eq.key(i), ro.key(i)) else { continue };
             if ts.is_null(i) || val.is_null(i) {
                 continue;
             }
             let key = PointKey {
                 equip: eq.values[e].clone(),
-                equip_class: cl.keys[i].map(|k| cl.values[k].clone()).unwrap_or_default(),
+                equip_class: cl.key(i).map(|k| cl.values[k].clone()).unwrap_or_default(),
                 role: ro.values[r].clone(),
             };
             let p = rows.intern(&key);

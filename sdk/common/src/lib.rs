@@ -3,6 +3,7 @@
 //! canonical JSON. It builds natively and for `wasm32-wasip2`, so each rule exists once.
 
 pub mod canonical;
+pub mod citations;
 pub mod error;
 pub mod page;
 pub mod result;

@@ -24,8 +24,169 @@ fn ms(d: Duration) -> String {
     format!("{:.2} ms", d.as_secs_f64() * 1e3)
 }
 
+/// Peak and current resident memory of this process, in bytes (Linux).
+fn memory() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |name: &str| -> u64 {
+        status
+            .lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse::<u64>().ok())
+            .unwrap_or(0)
+            * 1024
+    };
+    (field("VmHWM:"), field("VmRSS:"))
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64)
+}
+
+/// `camber-bench read-frame STORE`: read one equipment-year in a fresh process, so its peak
+/// memory is the read's own.
+fn read_frame_child(store: &str) {
+    let s = camber_host::store::StoreDir::open(std::path::Path::new(store)).unwrap();
+    let roles: Vec<String> = s.points("bench").unwrap().iter().map(|p| p.role.clone()).collect();
+    let (_, before) = memory();
+    let t = Instant::now();
+    let f = s.read_frame("bench", "AHU-1", &roles, None, None).unwrap();
+    let took = t.elapsed();
+    let (peak, _) = memory();
+    let samples: usize = f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).count()).sum();
+    let decoded = (f.ts.len() * 8 + f.values.iter().map(|c| c.len() * 8).sum::<usize>()) as u64;
+    println!(
+        "{} {} {} {} {}",
+        took.as_secs_f64() * 1e3,
+        samples,
+        decoded,
+        peak.saturating_sub(before),
+        f.ts.len()
+    );
+}
+
+fn store_benchmarks() {
+    use camber_host::ingest::{ingest, IngestOptions};
+    use camber_host::store::writer::Mode;
+    let dir = tempfile::tempdir().unwrap();
+    // one AHU-year at 1-minute resolution, 12 roles, as a long CSV
+    let g = camber_synth::ahu_year("AHU-1", 365, 1, 7);
+    let csv = dir.path().join("year.csv");
+    {
+        use std::io::Write;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&csv).unwrap());
+        writeln!(w, "ts,equip,equip_class,role,value").unwrap();
+        let n = g.series[0].values.len();
+        for i in 0..n {
+            let ts = camber_common::time::iso_from_ns(g.series[0].ts(i));
+            for s in &g.series {
+                let v = s.values[i];
+                if !v.is_nan() {
+                    writeln!(w, "{ts},{},{},{},{}", s.equip, s.equip_class, s.role, v).unwrap();
+                }
+            }
+        }
+    }
+    let bytes = std::fs::metadata(&csv).unwrap().len();
+    let store = dir.path().join("store");
+    let opts = IngestOptions {
+        facility: "bench".into(),
+        timezone: "UTC".into(),
+        format: None,
+        mapping: None,
+        units: Default::default(),
+        mode: Mode::Create,
+        name: None,
+        progress: false,
+        lock_timeout: Duration::from_secs(5),
+    };
+    let t = Instant::now();
+    let file = std::fs::File::open(&csv).unwrap();
+    let (rows, _) = camber_host::ingest::parse(std::io::BufReader::with_capacity(1 << 20, file), bytes, &opts).unwrap();
+    let parse_s = t.elapsed().as_secs_f64();
+    drop(rows);
+    let t = Instant::now();
+    let report = ingest(&store, &csv, &opts).unwrap();
+    let total_s = t.elapsed().as_secs_f64();
+    println!(
+        "ingest long CSV ({} rows, {}): parse + check + sort {:.2} s ({:.2} M rows/s); with the Parquet write and swap {:.2} s ({:.2} M rows/s), one thread",
+        report.rows_stored,
+        mib(bytes),
+        parse_s,
+        report.rows_stored as f64 / parse_s / 1e6,
+        total_s,
+        report.rows_stored as f64 / total_s / 1e6
+    );
+
+    // read it back in a fresh process (3 runs)
+    let exe = std::env::current_exe().unwrap();
+    for run in 0..3 {
+        let out = Command::new(&exe).args(["read-frame", store.to_str().unwrap()]).output().unwrap();
+        let line = String::from_utf8_lossy(&out.stdout).to_string();
+        let f: Vec<f64> = line.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        if f.len() == 5 {
+            println!(
+                "read one equipment-year ({} samples, 12 roles, {} timestamps) into aligned columns, run {}: {:.0} ms; memory growth {} for {} of decoded columns ({:.1}x)",
+                f[1] as u64,
+                f[4] as u64,
+                run + 1,
+                f[0],
+                mib(f[3] as u64),
+                mib(f[2] as u64),
+                f[3] / f[2]
+            );
+        } else {
+            println!("read-frame failed: {line} {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+
+    // a call on one facility of a 100-facility store costs what it does on a 1-facility store
+    let small = camber_synth::generate("synthetic-ahu-economizer", None).unwrap();
+    let mut rows = Vec::new();
+    for s in small.series.iter().filter(|s| s.equip == "AHU__healthy") {
+        for (t, v) in s.samples() {
+            rows.push((t, "AHU-1".to_string(), "AHU".to_string(), s.role.clone(), v));
+        }
+    }
+    let one = dir.path().join("one");
+    let hundred = dir.path().join("hundred");
+    camber_host::fixture::write_facility(&one, "site-000", &rows, json!({})).unwrap();
+    for i in 0..100 {
+        camber_host::fixture::write_facility(&hundred, &format!("site-{i:03}"), &rows, json!({})).unwrap();
+    }
+    let reg = registry_from(&[components_dir()]).unwrap();
+    for (label, root, allowed) in [
+        ("1-facility store", &one, vec!["site-000".to_string()]),
+        ("100-facility store", &hundred, (0..100).map(|i| format!("site-{i:03}")).collect::<Vec<_>>()),
+        ("100-facility store (only that facility allowed)", &hundred, vec!["site-000".to_string()]),
+    ] {
+        let ctx = CallContext::new(root, allowed);
+        let args = json!({"facility_id": "site-000"});
+        for _ in 0..200 {
+            reg.call("points", &args, &ctx).unwrap();
+        }
+        let mut v = Vec::new();
+        for _ in 0..2000 {
+            let t = Instant::now();
+            reg.call("points", &args, &ctx).unwrap();
+            v.push(t.elapsed());
+        }
+        let (p50, p90, _) = stats(v);
+        println!("points on one facility of a {label}: median {}, p90 {}", us(p50), us(p90));
+    }
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("read-frame") {
+        read_frame_child(&args[2]);
+        return;
+    }
     println!("camber-bench ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
+    if args.get(1).map(String::as_str) == Some("store") {
+        store_benchmarks();
+        return;
+    }
 
     // cold compile: an empty cache
     let cold_cache = tempfile::tempdir().unwrap();
@@ -95,4 +256,5 @@ fn main() {
     }
     let (p50, _, max) = stats(over);
     println!("spin stopped after its 200 ms deadline, 10 runs: median overshoot {}, worst {}", ms(p50), ms(max));
+    store_benchmarks();
 }

@@ -338,6 +338,22 @@ fn parse_value(raw: &str, kind: Option<Kind>) -> Result<Option<f64>, ()> {
     Err(())
 }
 
+/// A cell's reading in the stored unit, or `None` (counted in the report) when it is empty or
+/// not a number.
+fn reading(raw: &str, kind: Option<Kind>, convert: Convert, report: &mut Report) -> Option<f64> {
+    match parse_value(raw, kind) {
+        Ok(Some(v)) => Some(convert.apply(v)),
+        Ok(None) => {
+            report.drop("empty values");
+            None
+        }
+        Err(()) => {
+            report.drop("values that are not numbers");
+            None
+        }
+    }
+}
+
 /// Everything known about one point while parsing.
 struct PointInfo {
     id: u32,
@@ -425,17 +441,7 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                     last_key = Some((e.to_string(), c.to_string(), r.to_string(), u.to_string()));
                 }
                 let (pid, convert, kind) = last_point;
-                let value = match parse_value(f(vi), kind) {
-                    Ok(Some(v)) => convert.apply(v),
-                    Ok(None) => {
-                        report.drop("empty values");
-                        continue;
-                    }
-                    Err(()) => {
-                        report.drop("values that are not numbers");
-                        continue;
-                    }
-                };
+                let Some(value) = reading(f(vi), kind, convert, &mut report) else { continue };
                 let ts = match clock.local(f(ti)) {
                     Ok(t) => t,
                     Err(why) => {
@@ -484,17 +490,7 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                 }
                 for &(i, pid, convert, kind) in &cols {
                     report.rows_read += 1;
-                    let value = match parse_value(record.get(i).unwrap_or_default(), kind) {
-                        Ok(Some(v)) => convert.apply(v),
-                        Ok(None) => {
-                            report.drop("empty values");
-                            continue;
-                        }
-                        Err(()) => {
-                            report.drop("values that are not numbers");
-                            continue;
-                        }
-                    };
+                    let Some(value) = reading(record.get(i).unwrap_or_default(), kind, convert, &mut report) else { continue };
                     match ts {
                         Ok(t) => rows.push(t, pid, value),
                         Err(why) => report.drop(why),

@@ -588,7 +588,7 @@ pub struct Frame {
 
 /// The (year, month) of a part from its partition directories (`None` month for the older
 /// year-only layout).
-fn part_year_month(p: &Path) -> Option<(i64, Option<u32>)> {
+pub(crate) fn part_year_month(p: &Path) -> Option<(i64, Option<u32>)> {
     let mut y = None;
     let mut m = None;
     for c in p.components() {

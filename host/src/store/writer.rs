@@ -555,20 +555,12 @@ fn part_seq(p: &Path) -> Option<u64> {
     n.strip_prefix("part-")?.split('-').next()?.parse().ok()
 }
 
-/// The (year, month) of a part from its partition directories.
+/// The (year, month) of a part from its partition directories (none for the year-only layout).
 fn month_of(fin: &Path, part: &Path) -> Option<(i64, u32)> {
-    let rel = part.strip_prefix(fin).ok()?;
-    let mut y = None;
-    let mut m = None;
-    for c in rel.components() {
-        let s = c.as_os_str().to_string_lossy();
-        if let Some(v) = s.strip_prefix("year=") {
-            y = v.parse().ok();
-        } else if let Some(v) = s.strip_prefix("month=") {
-            m = v.parse().ok();
-        }
+    match super::part_year_month(part.strip_prefix(fin).ok()?)? {
+        (y, Some(m)) => Some((y, m)),
+        _ => None,
     }
-    Some((y?, m?))
 }
 
 fn sync_tree(dir: &Path) {

@@ -13,6 +13,7 @@ use camber_common::{CapError, ErrorCode};
 use crate::runtime::bindings::camber::capability::store as wit_store;
 use crate::runtime::bindings::camber::capability::types as wit;
 use crate::runtime::CallState;
+use crate::licence::{Verdict, Wall};
 use crate::store::{StoreDir, StoreError};
 
 /// What one call may read, and what it did read.
@@ -25,6 +26,8 @@ pub struct Access {
     pub read: BTreeSet<String>,
     /// The first refused or failed read; it decides the call's outcome.
     pub error: Option<CapError>,
+    /// The licence wall of the store (`None` without a store).
+    pub wall: Option<Arc<Wall>>,
 }
 
 impl Access {
@@ -34,8 +37,8 @@ impl Access {
     }
 
     /// Access for one call.
-    pub fn new(store: Option<Arc<StoreDir>>, readable: BTreeSet<String>) -> Access {
-        Access { store, readable, ..Default::default() }
+    pub fn new(store: Option<Arc<StoreDir>>, readable: BTreeSet<String>, wall: Option<Arc<Wall>>) -> Access {
+        Access { store, readable, wall, ..Default::default() }
     }
 
     fn record(&mut self, e: CapError) -> wit::StoreError {
@@ -56,6 +59,11 @@ impl Access {
         let Some(store) = self.store.clone() else {
             return Err(self.record(CapError::new(ErrorCode::NotFound, "the store this caller reads does not exist")));
         };
+        if let Some(wall) = self.wall.clone() {
+            if let Err(e) = wall.check(fid) {
+                return Err(self.record(e));
+            }
+        }
         self.read.insert(fid.to_string());
         Ok(store)
     }
@@ -86,7 +94,7 @@ camber_common::wit_error_code_mapping!(WitErrorCode);
 impl wit::Host for CallState {}
 
 impl wit_store::Host for CallState {
-    fn facilities(&mut self) -> Result<(Vec<wit_store::Facility>, u32), wit::StoreError> {
+    fn facilities(&mut self) -> Result<wit_store::FacilityList, wit::StoreError> {
         let Some(store) = self.access.store.clone() else {
             return Err(self.access.record(CapError::new(ErrorCode::NotFound, "the store this caller reads does not exist")));
         };
@@ -94,10 +102,23 @@ impl wit_store::Host for CallState {
             Ok(ids) => ids,
             Err(e) => return Err(self.access.fail(e)),
         };
-        let registry = store.registry();
+        let wall = self.access.wall.clone().unwrap_or_else(|| Arc::new(Wall::new(&store)));
+        let registry = &wall.registry;
         let known: BTreeSet<String> = stored.iter().cloned().chain(registry.entries.keys().cloned()).collect();
         let mut out = Vec::new();
+        let (mut research_only, mut unverified) = (0u32, 0u32);
         for fid in known.intersection(&self.access.readable) {
+            match wall.verdict(fid) {
+                Verdict::Clean => {}
+                Verdict::ResearchOnly => {
+                    research_only += 1;
+                    continue;
+                }
+                Verdict::Unverified(_) => {
+                    unverified += 1;
+                    continue;
+                }
+            }
             self.access.read.insert(fid.clone());
             let meta = registry.entries.get(fid).cloned().unwrap_or(Value::Null);
             let mut row = wit_store::Facility {
@@ -128,7 +149,7 @@ impl wit_store::Host for CallState {
             }
             out.push(row);
         }
-        Ok((out, 0))
+        Ok(wit_store::FacilityList { facilities: out, withheld_research_only: research_only, withheld_unverified: unverified })
     }
 
     fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
@@ -155,6 +176,33 @@ impl wit_store::Host for CallState {
             Ok((ts, values)) => Ok(wit_store::Series { ts, values }),
             Err(e) => Err(self.access.fail(e)),
         }
+    }
+
+    fn read_times(
+        &mut self,
+        facility_id: String,
+        equips: Vec<String>,
+        roles: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
+        let store = self.access.check(&facility_id)?;
+        match retry_once(|| store.read_times(&facility_id, &equips, &roles, start_ns, end_ns)) {
+            Ok(points) => Ok(points
+                .into_iter()
+                .map(|(k, runs)| wit_store::PointTimes {
+                    equip: k.equip,
+                    equip_class: k.equip_class,
+                    role: k.role,
+                    runs: runs.into_iter().map(|r| wit_store::TimeRun { start: r.start, step: r.step, count: r.count }).collect(),
+                })
+                .collect()),
+            Err(e) => Err(self.access.fail(e)),
+        }
+    }
+
+    fn catalog(&mut self) -> String {
+        crate::catalog::json_text().to_string()
     }
 }
 

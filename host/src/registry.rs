@@ -13,6 +13,7 @@ use camber_common::text::{one_line, summary_line};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
 
 use crate::hostfns::{code_from_wit, unavailable, Access};
+use crate::licence::Wall;
 use crate::store::fence;
 use crate::policy::{self, Redactor, Schema, TokenInputs};
 use crate::runtime::{file_label, panic_message, wit, CallState, CapabilityPre, GuestOutcome, Runtime, Stop};
@@ -300,6 +301,14 @@ impl Registry {
         policy::check_allowlist(&named, &ctx.allowed)?;
         let readable: BTreeSet<String> = if named.is_empty() { ctx.allowed.clone() } else { named.iter().cloned().collect() };
 
+        // 3. the licence wall, failing closed
+        let wall = ctx.store.as_ref().map(|s| Arc::new(Wall::new(s)));
+        if let Some(w) = &wall {
+            for fid in &named {
+                w.check(fid)?;
+            }
+        }
+
         // 4. the token: what decides the values
         let generation = match &ctx.store {
             Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
@@ -326,7 +335,7 @@ impl Registry {
             max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
             caller: ctx.caller.clone(),
         };
-        let access = Access::new(ctx.store.clone(), readable);
+        let access = Access::new(ctx.store.clone(), readable, wall.clone());
         let comp = &self.components[cap.component];
         let (outcome, access) = self.runtime.call(
             &comp.pre,
@@ -410,6 +419,9 @@ impl Registry {
             _ => return Err(internal("returned facts that are not a JSON array")),
         };
         let mut banners: Vec<String> = out.banners;
+        if let Some(b) = wall.as_ref().and_then(|w| w.banner()) {
+            banners.insert(0, b);
+        }
         let mut truncated = false;
         for p in &out.pages {
             let n = PageNotice { list: p.key.clone(), offset: p.offset, limit: p.limit, total: p.total, order: p.order.clone() };

@@ -7,14 +7,15 @@ use camber_common::CapError;
 use crate::bindings::camber::capability::store as wit;
 use crate::plugin::__guest::code_from_wit;
 
-pub use wit::{Facility, Point, Series};
+pub use wit::{Facility, FacilityList, Point, PointTimes, Series, TimeRun};
 
 fn err(e: crate::bindings::camber::capability::types::StoreError) -> CapError {
     CapError::new(code_from_wit(e.code), e.message)
 }
 
-/// The facilities this call may list, sorted by id, and how many allowed ones were withheld.
-pub fn facilities() -> Result<(Vec<Facility>, u32), CapError> {
+/// The facilities this call may list, sorted by id, and how many allowed ones were withheld
+/// (research-only, or with a licence that cannot be established).
+pub fn facilities() -> Result<FacilityList, CapError> {
     wit::facilities().map_err(err)
 }
 
@@ -32,4 +33,21 @@ pub fn read_series(
     end_ns: Option<i64>,
 ) -> Result<Series, CapError> {
     wit::read_series(facility_id, equip, role, start_ns, end_ns).map_err(err)
+}
+
+/// Every point's sample times in a window, as runs of evenly spaced samples (one pass over
+/// the facility). Empty `equips` / `roles` mean all.
+pub fn read_times(
+    facility_id: &str,
+    equips: &[String],
+    roles: &[String],
+    start_ns: Option<i64>,
+    end_ns: Option<i64>,
+) -> Result<Vec<PointTimes>, CapError> {
+    wit::read_times(facility_id, equips, roles, start_ns, end_ns).map_err(err)
+}
+
+/// The dataset catalog (public metadata), parsed.
+pub fn catalog() -> Result<serde_json::Value, CapError> {
+    serde_json::from_str(&wit::catalog()).map_err(|_| CapError::internal("the host's catalog is not JSON"))
 }

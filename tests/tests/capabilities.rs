@@ -222,7 +222,12 @@ fn a_store_written_by_the_reference_gives_the_reference_data() {
         let allowed: Vec<&str> = call["allowed"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         let name = call["capability"].as_str().unwrap();
         let r = reg.call(name, &call["arguments"], &ctx(&store, &allowed)).unwrap();
-        assert_eq!(r.data, call["data"], "{name} {}", call["arguments"]);
+        let mut data = r.data.clone();
+        if name == "facilities" {
+            // the spec adds this count after the reference's release
+            assert_eq!(data.as_object_mut().unwrap().remove("withheld_unverified"), Some(json!(0)));
+        }
+        assert_eq!(data, call["data"], "{name} {}", call["arguments"]);
         if name == "points" {
             // same sentence, our own token
             let theirs = call["text"].as_str().unwrap();

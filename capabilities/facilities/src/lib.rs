@@ -31,7 +31,7 @@ fn output_schema() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "type": "object",
-        "required": ["facilities", "count", "withheld_research_only"],
+        "required": ["facilities", "count", "withheld_research_only", "withheld_unverified"],
         "additionalProperties": false,
         "properties": {
             "facilities": {"type": "array", "items": {
@@ -57,7 +57,10 @@ fn output_schema() -> Value {
                 }
             }},
             "count": {"type": "integer", "minimum": 0, "description": "visible facilities (the whole list)"},
-            "withheld_research_only": {"type": "integer", "minimum": 0}
+            "withheld_research_only": {"type": "integer", "minimum": 0,
+                "description": "allowed facilities left out: research-only data"},
+            "withheld_unverified": {"type": "integer", "minimum": 0,
+                "description": "allowed facilities left out: their licence cannot be established"}
         }
     })
 }
@@ -77,7 +80,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 fn facilities(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT as u64) as usize;
     let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let (all, withheld) = store::facilities()?;
+    let list = store::facilities()?;
+    let (all, withheld, unverified) = (list.facilities, list.withheld_research_only, list.withheld_unverified);
     let count = all.len();
 
     let (rows, notice) = page(all, "facilities", offset, limit, "by facility_id");
@@ -132,12 +136,21 @@ fn facilities(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     if rows.len() > LISTED {
         text.push(format!("The other {} on this page are in the facts [F1@facilities].", rows.len() - LISTED));
     }
-    let data = json!({"facilities": data_rows, "count": count, "withheld_research_only": withheld});
+    let data = json!({
+        "facilities": data_rows, "count": count,
+        "withheld_research_only": withheld, "withheld_unverified": unverified,
+    });
     let mut out = Output::new(data, text.join(" "), facts);
     if withheld > 0 {
         out.banners.push(format!(
             "{withheld} allowed facility(ies) hold research-only (non-commercial / no-derivatives) \
              data and are not listed: such data is never served here."
+        ));
+    }
+    if unverified > 0 {
+        out.banners.push(format!(
+            "{unverified} allowed facility(ies) are not listed because their licence cannot be established \
+             (see the registry notice); they are refused until it is repaired."
         ));
     }
     out.pages.extend(notice);

@@ -97,6 +97,35 @@ struct Memo {
     fingerprint: String,
     points: Option<Arc<Vec<PointRow>>>,
     span: Option<Option<(i64, i64)>>,
+    times: Option<Arc<Vec<(PointKey, Vec<i64>)>>>,
+}
+
+/// A run of evenly spaced samples: `count` samples from `start`, `step` apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeRun {
+    pub start: i64,
+    pub step: i64,
+    pub count: u32,
+}
+
+/// Sorted sample times as runs of equal spacing.
+pub fn runs(ts: &[i64]) -> Vec<TimeRun> {
+    let mut out: Vec<TimeRun> = Vec::new();
+    let mut i = 0;
+    while i < ts.len() {
+        if i + 1 == ts.len() {
+            out.push(TimeRun { start: ts[i], step: 0, count: 1 });
+            break;
+        }
+        let step = ts[i + 1] - ts[i];
+        let mut j = i + 1;
+        while j + 1 < ts.len() && ts[j + 1] - ts[j] == step && j - i < u32::MAX as usize - 1 {
+            j += 1;
+        }
+        out.push(TimeRun { start: ts[i], step, count: (j - i + 1) as u32 });
+        i = j + 1;
+    }
+    out
 }
 
 impl StoreDir {
@@ -330,6 +359,83 @@ impl StoreDir {
             }
         }
         Ok(span)
+    }
+
+    /// Every point's sample times in `[start, end]` (optionally only some equipment and
+    /// roles), read in one pass over the facility's parts, as runs of evenly spaced samples.
+    /// Remembered under the facility's fingerprint.
+    pub fn read_times(
+        &self,
+        fid: &str,
+        equips: &[String],
+        roles: &[String],
+        start: Option<i64>,
+        end: Option<i64>,
+    ) -> Result<Vec<(PointKey, Vec<TimeRun>)>, StoreError> {
+        let all = if self.has_facility(fid) {
+            let fp = self.facility_fingerprint(fid);
+            match self.memo_get(fid, &fp, |m| m.times.clone()) {
+                Some(t) => t,
+                None => {
+                    let t = Arc::new(self.times_uncached(fid)?);
+                    self.memo_put(fid, &fp, |m| m.times = Some(t.clone()));
+                    t
+                }
+            }
+        } else {
+            Arc::new(Vec::new())
+        };
+        let mut out = Vec::new();
+        for (key, ts) in all.iter() {
+            if (!equips.is_empty() && !equips.contains(&key.equip)) || (!roles.is_empty() && !roles.contains(&key.role)) {
+                continue;
+            }
+            let lo = start.map_or(0, |s| ts.partition_point(|&t| t < s));
+            let hi = end.map_or(ts.len(), |e| ts.partition_point(|&t| t <= e));
+            out.push((key.clone(), runs(&ts[lo..hi.max(lo)])));
+        }
+        Ok(out)
+    }
+
+    /// Every point's sorted, distinct sample times.
+    fn times_uncached(&self, fid: &str) -> Result<Vec<(PointKey, Vec<i64>)>, StoreError> {
+        let mut per: HashMap<(String, String), (String, Vec<i64>)> = HashMap::new();
+        for part in self.parts(fid)? {
+            for b in read_columns(fid, &part, &["ts", "equip", "equip_class", "role"])? {
+                let ts = ts_column(fid, &b)?;
+                let eq = dict_column(fid, &b, "equip")?;
+                let cl = dict_column(fid, &b, "equip_class")?;
+                let ro = dict_column(fid, &b, "role")?;
+                // one vector per (equip key, role key) of this batch, then merged by name
+                let mut local: HashMap<(usize, usize), (usize, Vec<i64>)> = HashMap::new();
+                let tsv = ts.values();
+                for i in 0..b.num_rows() {
+                    let (Some(e), Some(r)) = (eq.key(i), ro.key(i)) else { continue };
+                    if ts.is_null(i) {
+                        continue;
+                    }
+                    let entry = local.entry((e, r)).or_insert_with(|| (i, Vec::new()));
+                    entry.1.push(tsv[i]);
+                }
+                for ((e, r), (first, v)) in local {
+                    let class = cl.key(first).map(|k| cl.values[k].clone()).unwrap_or_default();
+                    let slot = per.entry((eq.values[e].clone(), ro.values[r].clone())).or_insert_with(|| (class, Vec::new()));
+                    slot.1.extend_from_slice(&v);
+                }
+            }
+        }
+        let mut out: Vec<(PointKey, Vec<i64>)> = per
+            .into_iter()
+            .map(|((equip, role), (equip_class, mut ts))| {
+                if !ts.windows(2).all(|w| w[0] < w[1]) {
+                    ts.sort_unstable();
+                    ts.dedup();
+                }
+                (PointKey { equip, equip_class, role }, ts)
+            })
+            .collect();
+        out.sort_by(|a, b| (&a.0.equip, &a.0.role).cmp(&(&b.0.equip, &b.0.role)));
+        Ok(out)
     }
 
     /// One point's samples in `[start, end]`, sorted by time.

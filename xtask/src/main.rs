@@ -146,7 +146,10 @@ fn main() -> ExitCode {
             let mut c = cargo();
             c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
-            c.args(["test", "--workspace", "--exclude", "cap_facilities", "--exclude", "cap_points", "--exclude", "cap_hostile", "--exclude", "cap_badschema"]);
+            c.args(["test", "--workspace"]);
+            for k in TEST_COMPONENTS.iter().chain(REFUSED_COMPONENTS) {
+                c.args(["--exclude", k]);
+            }
             c.args(rest);
             run(c, "cargo test")
         }),

@@ -215,13 +215,12 @@ fn replace_ids(v: &mut Value, mapping: &BTreeMap<String, String>, depth: usize) 
     }
 }
 
-/// The text with its citations scoped. A citation of an id the result has no fact for is
-/// removed (its sentence kept); returns how many were removed.
-pub fn scope_text(text: &str, mapping: &BTreeMap<String, String>) -> (String, usize) {
+/// The text with its own citations scoped; any other bracket is left for the citation
+/// check, which removes an id the result has no fact for.
+pub fn scope_text(text: &str, mapping: &BTreeMap<String, String>) -> String {
     let spans = camber_common::text::citation_spans(text);
     let mut out = String::with_capacity(text.len() + 16);
     let mut last = 0;
-    let mut removed = 0;
     for (a, b) in spans {
         out.push_str(&text[last..a]);
         let id = &text[a + 1..b - 1];
@@ -231,18 +230,34 @@ pub fn scope_text(text: &str, mapping: &BTreeMap<String, String>) -> (String, us
                 out.push_str(n);
                 out.push(']');
             }
-            None => {
-                removed += 1;
-                // drop the space that preceded the removed citation
-                while out.ends_with(' ') {
-                    out.pop();
-                }
-            }
+            None => out.push_str(&text[a..b]),
         }
         last = b;
     }
     out.push_str(&text[last..]);
-    (out, removed)
+    out
+}
+
+/// The strict citation check of a result's own text against its own facts: a sentence
+/// stating a figure no cited fact carries is removed, a citation of an id the result has no
+/// fact for is removed (its sentence kept). Returns the text and a banner per kind of removal.
+pub fn grounded(text: &str, facts: &[Value]) -> Result<(String, Vec<String>), String> {
+    use camber_common::citations::{check, FactIndex};
+    let index = FactIndex::new(facts)?;
+    let report = check(text, &index);
+    let mut banners = Vec::new();
+    let removed: Vec<usize> = report.sentences.iter().filter(|s| s.verdict.removes()).map(|s| s.index + 1).collect();
+    if !removed.is_empty() {
+        banners.push(format!(
+            "{} statement(s) of the summary were removed: they state a figure no fact they cite carries",
+            removed.len()
+        ));
+    }
+    let unknown: usize = report.sentences.iter().filter(|s| !s.verdict.removes()).map(|s| s.unknown.len()).sum();
+    if unknown > 0 {
+        banners.push(format!("{unknown} citation(s) of the summary were removed: the result has no fact with that id"));
+    }
+    Ok((report.verified_text, banners))
 }
 
 /// One-line fact texts with no citation in them.
@@ -271,6 +286,15 @@ pub fn row_cap(data: &mut Value, max_rows: usize) -> Vec<String> {
         }
     }
     banners
+}
+
+/// Cut every string longer than 2,000 characters in `data`, except under the top-level keys
+/// the capability declares its own output; returns how many were cut.
+pub fn cap_data_strings(data: &mut Value, own_output: &[String]) -> usize {
+    match data {
+        Value::Object(m) => m.iter_mut().filter(|(k, _)| !own_output.contains(k)).map(|(_, v)| cap_strings(v)).sum(),
+        other => cap_strings(other),
+    }
 }
 
 /// Cut every string longer than 2,000 characters in `v`; returns how many were cut.
@@ -550,9 +574,11 @@ mod tests {
         assert_eq!(facts[1]["id"], "F2@abc123");
         assert_eq!(data["rows"][0]["fact"], "F1@points-abc123");
         assert_eq!(data["other"], "F1@pointsX");
-        let (t, removed) = scope_text("2 points [F1@points]. Also [F7@x] here [F2].", &m);
-        assert_eq!(t, "2 points [F1@points-abc123]. Also here [F2@abc123].");
-        assert_eq!(removed, 1);
+        let t = scope_text("2 points [F1@points]. Also [F7@x] here [F2].", &m);
+        assert_eq!(t, "2 points [F1@points-abc123]. Also [F7@x] here [F2@abc123].");
+        let (g, banners) = grounded(&t, &facts).unwrap();
+        assert_eq!(g, "Also here [F2@abc123].");
+        assert_eq!(banners.len(), 2, "{banners:?}");
         let mut dup = vec![json!({"id": "F1@a"}), json!({"id": "F1@a"})];
         assert!(scope_facts(&mut dup, &mut json!({}), "t").is_err());
     }

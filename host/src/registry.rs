@@ -84,6 +84,9 @@ pub struct CapabilityEntry {
     pub output: Schema,
     /// The component file it came from (a name, never a path).
     pub file: String,
+    /// Top-level data keys that are the capability's own output (the caller's text echoed
+    /// back): never cut by the 2,000-character string cap.
+    pub own_output: Vec<String>,
     component: usize,
 }
 
@@ -189,7 +192,14 @@ impl Registry {
             };
             let input = Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
             let output = Schema::compile(parse(&d.output_schema, "output_schema")?, &format!("{file}: {}.output_schema", d.name))?;
+            let own_output: Vec<String> = d
+                .annotations
+                .iter()
+                .filter(|(k, _)| k == "own_output")
+                .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect::<Vec<_>>())
+                .collect();
             entries.push(CapabilityEntry {
+                own_output,
                 name: d.name,
                 version: d.version,
                 title: one_line(&d.title),
@@ -431,7 +441,7 @@ impl Registry {
         let cap_banners = policy::row_cap(&mut data, ctx.caps.max_rows);
         truncated |= !cap_banners.is_empty();
         banners.extend(cap_banners);
-        let mut cut = policy::cap_strings(&mut data);
+        let mut cut = policy::cap_data_strings(&mut data, &cap.own_output);
         for f in facts.iter_mut() {
             cut += policy::cap_strings(f);
         }
@@ -455,12 +465,9 @@ impl Registry {
         }
         let mapping = policy::scope_facts(&mut facts, &mut data, &token).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
         policy::clean_fact_texts(&mut facts);
-        let (text, removed) = policy::scope_text(&out.text, &mapping);
-        if removed > 0 {
-            banners.push(format!(
-                "{removed} citation(s) of the summary were removed: the result has no fact with that id"
-            ));
-        }
+        let text = policy::scope_text(&summary_line(&out.text), &mapping);
+        let (text, cite_banners) = policy::grounded(&text, &facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+        banners.extend(cite_banners);
         let text = ctx.redactor.redact(&summary_line(&text));
         let banners: Vec<String> = banners.iter().map(|b| ctx.redactor.redact(&one_line(b))).collect();
         let size = policy::result_bytes(&data, &text, &facts, &banners);

@@ -134,7 +134,7 @@ fn facilities(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         data_rows.push(row);
     }
     if rows.len() > LISTED {
-        text.push(format!("The other {} on this page are in the facts [F1@facilities].", rows.len() - LISTED));
+        text.push("The other facilities on this page are listed in the facts and the data.".to_string());
     }
     let data = json!({
         "facilities": data_rows, "count": count,

@@ -140,6 +140,27 @@ fn store_benchmarks() {
         }
     }
 
+    // coverage of that facility-year
+    {
+        let reg = registry_from(&[components_dir()]).unwrap();
+        let ctx = CallContext::new(&store, ["bench".to_string()]);
+        let args = json!({"facility_id": "bench"});
+        let t = Instant::now();
+        let r = reg.call("coverage", &args, &ctx).unwrap();
+        let cold = t.elapsed();
+        let mut v = Vec::new();
+        for _ in 0..50 {
+            let t = Instant::now();
+            reg.call("coverage", &args, &ctx).unwrap();
+            v.push(t.elapsed());
+        }
+        let (p50, p90, _) = stats(v);
+        println!(
+            "coverage of one facility-year at 1 minute ({} points, {} gaps): first call {} (one scan of the timestamps), then median {}, p90 {}",
+            r.data["n_points"], r.data["n_gaps"], ms(cold), ms(p50), ms(p90)
+        );
+    }
+
     // a call on one facility of a 100-facility store costs what it does on a 1-facility store
     let small = camber_synth::generate("synthetic-ahu-economizer", None).unwrap();
     let mut rows = Vec::new();
@@ -173,6 +194,21 @@ fn store_benchmarks() {
         }
         let (p50, p90, _) = stats(v);
         println!("points on one facility of a {label}: median {}, p90 {}", us(p50), us(p90));
+    }
+    for (label, root, n) in [("1-facility", &one, 1), ("100-facility", &hundred, 100)] {
+        let ctx = CallContext::new(root, (0..n).map(|i| format!("site-{i:03}")));
+        let args = json!({"limit": 100});
+        let t = Instant::now();
+        reg.call("facilities", &args, &ctx).unwrap();
+        let cold = t.elapsed();
+        let mut v = Vec::new();
+        for _ in 0..200 {
+            let t = Instant::now();
+            reg.call("facilities", &args, &ctx).unwrap();
+            v.push(t.elapsed());
+        }
+        let (p50, p90, _) = stats(v);
+        println!("facilities on a {label} store: first call {}, then median {}, p90 {}", ms(cold), ms(p50), ms(p90));
     }
 }
 

@@ -120,11 +120,11 @@ enum DatasetsCommand {
 /// Who the caller is: the store, the allowlist, the config and the trust floor.
 #[derive(Args)]
 struct AccessArgs {
-    /// The store directory
+    /// The store directory (capabilities that read no building data need none)
     #[arg(long, value_name = "DIR")]
-    store: PathBuf,
-    /// A facility the caller may read (repeatable)
-    #[arg(long = "allow", value_name = "ID", required_unless_present = "allow_all_active")]
+    store: Option<PathBuf>,
+    /// A facility the caller may read (repeatable; none: no facility is visible)
+    #[arg(long = "allow", value_name = "ID")]
     allow: Vec<String>,
     /// Allow every facility the store registers as active (or leaves unregistered)
     #[arg(long, conflicts_with = "allow")]
@@ -180,7 +180,10 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
         return Err(format!("--min-trust must be between 0 and 1, got {}", a.min_trust));
     }
     let allowed: BTreeSet<String> = if a.allow_all_active {
-        let all = all_active(&a.store);
+        let Some(store) = &a.store else {
+            return Err("--allow-all-active needs --store".into());
+        };
+        let all = all_active(store);
         if all.is_empty() {
             return Err("--allow-all-active: the store has no active facility".into());
         }
@@ -188,12 +191,16 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
     } else {
         a.allow.iter().cloned().collect()
     };
-    let mut ctx = CallContext::new(&a.store, allowed);
+    let mut ctx = match &a.store {
+        Some(store) => CallContext::new(store, allowed),
+        None => CallContext::without_store(allowed),
+    };
     ctx.min_trust = a.min_trust;
     if let Some(cfg) = &a.config {
         let bytes = std::fs::read(cfg).map_err(|e| format!("--config: the run config cannot be read ({})", e.kind()))?;
         ctx.config_digest = sha256_hex(&bytes);
-        let mut roots = vec![a.store.clone(), cfg.clone()];
+        let mut roots: Vec<PathBuf> = a.store.iter().cloned().collect();
+        roots.push(cfg.clone());
         if let Some(parent) = cfg.parent() {
             roots.push(parent.to_path_buf());
         }

@@ -31,7 +31,7 @@ fn block_research_only(block: &Value) -> bool {
 /// The licence state of the store's registry: is it usable for licence decisions?
 #[derive(Clone, Debug)]
 pub struct Wall {
-    pub registry: RegistryView,
+    pub registry: std::sync::Arc<RegistryView>,
     /// Why the registry cannot be trusted, if it cannot (drives the banner and refusals).
     pub damaged: Option<&'static str>,
 }
@@ -40,12 +40,13 @@ impl Wall {
     /// Read the registry of `store` and decide whether it can be trusted.
     pub fn new(store: &StoreDir) -> Wall {
         let registry = store.registry();
-        let holds_ds = store.facility_ids().map(|ids| ids.iter().any(|f| f.starts_with("ds-"))).unwrap_or(true);
+        // listing the store's facilities costs with its size: only when the registry is missing
+        let holds_ds = || store.facility_ids().map(|ids| ids.iter().any(|f| f.starts_with("ds-"))).unwrap_or(true);
         let damaged = if registry.damaged {
             Some("the store's facility registry cannot be read or is malformed")
         } else if registry.present && registry.entries.is_empty() {
             Some("the store's facility registry is empty")
-        } else if !registry.present && holds_ds {
+        } else if !registry.present && holds_ds() {
             Some("the store's facility registry is missing")
         } else {
             None

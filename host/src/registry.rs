@@ -57,6 +57,20 @@ pub struct CallContext {
 }
 
 impl CallContext {
+    /// A context with no store: only capabilities that read no building data can answer.
+    pub fn without_store(allowed: impl IntoIterator<Item = String>) -> CallContext {
+        CallContext {
+            store: None,
+            allowed: allowed.into_iter().collect(),
+            min_trust: 0.5,
+            caps: Caps::default(),
+            caller: "local".into(),
+            config_digest: String::new(),
+            cancel: None,
+            redactor: Arc::new(Redactor::new(Vec::new())),
+        }
+    }
+
     /// A context over the store at `store_root` for these allowed facilities.
     pub fn new(store_root: &Path, allowed: impl IntoIterator<Item = String>) -> CallContext {
         CallContext {

@@ -103,3 +103,13 @@ fn demo_writes_a_store_and_runs_calls() {
     let out = camber().args(["demo", "--store"]).arg(&other).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn catalog_capabilities_need_no_store() {
+    let out = camber().args(["call", "dataset_entry", r#"{"dataset_id":"lbnl-sdahu"}"#]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = camber().args(["call", "points", r#"{"facility_id":"hq"}"#, "--allow", "hq"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["code"], "not_found");
+}

@@ -95,6 +95,10 @@ fn unknown_selections_and_bad_windows() {
     assert_eq!(e.code, ErrorCode::NotFound);
     assert_eq!(e.data.as_ref().unwrap()["unknown"], json!(["AHU-9"]));
     assert_eq!(e.data.as_ref().unwrap()["available"], json!(["AHU-1", "VAV-1"]));
+    // both exist, not together: an answer
+    let r = full_registry().call("coverage", &json!({"facility_id": "hq", "equips": ["VAV-1"], "roles": ["oat"]}), &ctx(s.path())).unwrap();
+    assert_eq!(r.data["n_points"], 0);
+    assert!(!r.banners.is_empty());
     let e = full_registry().call("coverage", &json!({"facility_id": "hq", "roles": ["co2"]}), &ctx(s.path())).unwrap_err();
     assert_eq!(e.data.as_ref().unwrap()["argument"], "roles");
     let e = full_registry().call("coverage", &json!({"facility_id": "hq", "start": "2024-03-02", "end": "2024-03-01"}), &ctx(s.path())).unwrap_err();

@@ -267,10 +267,20 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     }
     let points: Vec<PointTimes> = store::read_times(fid, &equips, &roles, start, end)?;
     if points.is_empty() {
-        return Err(CapError::not_found(
-            format!("facility '{fid}' stores no point with these equipment and roles together"),
-            json!({"facility_id": fid}),
-        ));
+        // the equipment and roles exist, just not together: an answer, not a refusal
+        let data = json!({
+            "facility_id": fid,
+            "window": {"start": start.map(iso_from_ns), "end": end.map(iso_from_ns)},
+            "coverage": 0.0, "n_points": 0, "n_gaps": 0,
+            "equipment": [], "points": [], "gaps": [],
+        });
+        let facts = vec![json!({
+            "id": "F1@coverage", "kind": "coverage", "facility_id": fid, "value": 0,
+            "text": format!("{fid} stores no point of the selected roles on the selected equipment"),
+        })];
+        let mut out = Output::new(data, format!("{fid} stores no point of the selected roles on the selected equipment [F1@coverage]."), facts);
+        out.banners.push("the selected equipment store none of the selected roles: there is nothing to cover".into());
+        return Ok(out);
     }
     let data_first = points.iter().filter_map(|p| p.runs.first().map(|r| r.start)).min();
     let data_last = points.iter().filter_map(|p| p.runs.last().map(|r| r.start + r.step * (r.count as i64 - 1))).max();

@@ -90,6 +90,7 @@ pub struct RegistryView {
 pub struct StoreDir {
     root: PathBuf,
     memo: Mutex<HashMap<String, Memo>>,
+    registry_memo: Mutex<Option<(String, Arc<RegistryView>)>>,
 }
 
 #[derive(Debug, Default)]
@@ -97,7 +98,7 @@ struct Memo {
     fingerprint: String,
     points: Option<Arc<Vec<PointRow>>>,
     span: Option<Option<(i64, i64)>>,
-    times: Option<Arc<Vec<(PointKey, Vec<i64>)>>>,
+    times: Option<Arc<Vec<(PointKey, Vec<TimeRun>)>>>,
 }
 
 /// A run of evenly spaced samples: `count` samples from `start`, `step` apart.
@@ -106,6 +107,29 @@ pub struct TimeRun {
     pub start: i64,
     pub step: i64,
     pub count: u32,
+}
+
+/// The part of each run inside `[start, end]`.
+pub fn clip_runs(rs: &[TimeRun], start: Option<i64>, end: Option<i64>) -> Vec<TimeRun> {
+    let (lo, hi) = (start.unwrap_or(i64::MIN), end.unwrap_or(i64::MAX));
+    let mut out = Vec::new();
+    for r in rs {
+        let last = r.start + r.step * (r.count as i64 - 1);
+        if last < lo || r.start > hi {
+            continue;
+        }
+        if r.step == 0 {
+            out.push(*r);
+            continue;
+        }
+        let k0 = if r.start >= lo { 0 } else { (lo - r.start + r.step - 1) / r.step };
+        let k1 = if last <= hi { r.count as i64 - 1 } else { (hi - r.start) / r.step };
+        if k1 >= k0 {
+            let count = (k1 - k0 + 1) as u32;
+            out.push(TimeRun { start: r.start + k0 * r.step, step: if count == 1 { 0 } else { r.step }, count });
+        }
+    }
+    out
 }
 
 /// Sorted sample times as runs of equal spacing.
@@ -131,7 +155,9 @@ pub fn runs(ts: &[i64]) -> Vec<TimeRun> {
 impl StoreDir {
     /// The store at `root`; `None` when there is no directory there.
     pub fn open(root: &Path) -> Option<Arc<StoreDir>> {
-        root.is_dir().then(|| Arc::new(StoreDir { root: root.to_path_buf(), memo: Mutex::new(HashMap::new()) }))
+        root.is_dir().then(|| {
+            Arc::new(StoreDir { root: root.to_path_buf(), memo: Mutex::new(HashMap::new()), registry_memo: Mutex::new(None) })
+        })
     }
 
     /// A fingerprint of every file of a facility: relative name, size and mtime.
@@ -191,8 +217,20 @@ impl StoreDir {
         valid_facility_id(fid) && self.facility_dir(fid).is_dir()
     }
 
-    /// The facility registry.
-    pub fn registry(&self) -> RegistryView {
+    /// The facility registry, re-read only when the file's size or modification time changes.
+    pub fn registry(&self) -> Arc<RegistryView> {
+        let stamp = stat_line(REGISTRY_FILE, &self.root.join(REGISTRY_FILE));
+        if let Some((s, v)) = self.registry_memo.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+            if *s == stamp {
+                return v.clone();
+            }
+        }
+        let v = Arc::new(self.registry_uncached());
+        *self.registry_memo.lock().unwrap_or_else(|p| p.into_inner()) = Some((stamp, v.clone()));
+        v
+    }
+
+    fn registry_uncached(&self) -> RegistryView {
         let path = self.root.join(REGISTRY_FILE);
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => t,
@@ -230,9 +268,21 @@ impl StoreDir {
         if let Some(p) = self.memo_get(fid, &fp, |m| m.points.clone()) {
             return Ok(p);
         }
-        let rows = Arc::new(self.points_uncached(fid)?);
-        self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
-        Ok(rows)
+        if let Some(rows) = self.catalog_points(fid) {
+            let rows = Arc::new(rows);
+            self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
+            return Ok(rows);
+        }
+        // no current catalog: one scan gives the points and their sample times
+        self.times(fid)?;
+        match self.memo_get(fid, &fp, |m| m.points.clone()) {
+            Some(p) => Ok(p),
+            None => {
+                let rows = Arc::new(self.points_uncached(fid)?);
+                self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
+                Ok(rows)
+            }
+        }
     }
 
     fn points_uncached(&self, fid: &str) -> Result<Vec<PointRow>, StoreError> {
@@ -242,28 +292,33 @@ impl StoreDir {
         let mut classes: BTreeMap<String, String> = BTreeMap::new();
         let mut keys: BTreeSet<(String, String)> = BTreeSet::new();
         for part in self.parts(fid)? {
-            let batches = read_columns(fid, &part, &["equip", "equip_class", "role"])?;
-            for b in batches {
-                let equip = string_column(fid, &b, "equip")?;
-                let class = string_column(fid, &b, "equip_class")?;
-                let role = string_column(fid, &b, "role")?;
-                let (eq, cl, ro) = (equip.as_string::<i32>(), class.as_string::<i32>(), role.as_string::<i32>());
-                let mut last: Option<(&str, &str)> = None;
+            for b in read_part_dict(fid, &part, &["equip", "equip_class", "role"], None, None)? {
+                let eq = dict_column(fid, &b, "equip")?;
+                let cl = dict_column(fid, &b, "equip_class")?;
+                let ro = dict_column(fid, &b, "role")?;
+                // the first row of each (equip, role) pair of this batch
+                let nr = ro.values.len();
+                let mut first: Vec<u32> = vec![NULL_KEY; eq.values.len() * nr];
                 for i in 0..b.num_rows() {
-                    if eq.is_null(i) || ro.is_null(i) {
+                    let (e, r) = (eq.keys[i], ro.keys[i]);
+                    if e != NULL_KEY && r != NULL_KEY {
+                        let slot = &mut first[e as usize * nr + r as usize];
+                        if *slot == NULL_KEY {
+                            *slot = i as u32;
+                        }
+                    }
+                }
+                for (k, &row) in first.iter().enumerate() {
+                    if row == NULL_KEY {
                         continue;
                     }
-                    let (e, r) = (eq.value(i), ro.value(i));
-                    if last == Some((e, r)) {
-                        continue;
-                    }
-                    last = Some((e, r));
-                    let c = if cl.is_null(i) { "" } else { cl.value(i) };
-                    let entry = classes.entry(e.to_string()).or_default();
+                    let (e, r) = (&eq.values[k / nr], &ro.values[k % nr]);
+                    let c = cl.key(row as usize).map(|c| cl.values[c].as_str()).unwrap_or("");
+                    let entry = classes.entry(e.clone()).or_default();
                     if entry.is_empty() && !c.is_empty() {
                         *entry = c.to_string();
                     }
-                    keys.insert((e.to_string(), r.to_string()));
+                    keys.insert((e.clone(), r.clone()));
                 }
             }
         }
@@ -372,54 +427,104 @@ impl StoreDir {
         start: Option<i64>,
         end: Option<i64>,
     ) -> Result<Vec<(PointKey, Vec<TimeRun>)>, StoreError> {
-        let all = if self.has_facility(fid) {
-            let fp = self.facility_fingerprint(fid);
-            match self.memo_get(fid, &fp, |m| m.times.clone()) {
-                Some(t) => t,
-                None => {
-                    let t = Arc::new(self.times_uncached(fid)?);
-                    self.memo_put(fid, &fp, |m| m.times = Some(t.clone()));
-                    t
-                }
-            }
-        } else {
-            Arc::new(Vec::new())
-        };
+        let all = self.times(fid)?;
         let mut out = Vec::new();
-        for (key, ts) in all.iter() {
+        for (key, rs) in all.iter() {
             if (!equips.is_empty() && !equips.contains(&key.equip)) || (!roles.is_empty() && !roles.contains(&key.role)) {
                 continue;
             }
-            let lo = start.map_or(0, |s| ts.partition_point(|&t| t < s));
-            let hi = end.map_or(ts.len(), |e| ts.partition_point(|&t| t <= e));
-            out.push((key.clone(), runs(&ts[lo..hi.max(lo)])));
+            out.push((key.clone(), clip_runs(rs, start, end)));
         }
         Ok(out)
     }
 
-    /// Every point's sorted, distinct sample times.
+    /// Every point's runs, remembered under the facility's fingerprint (one scan computes
+    /// them, and the point list with them).
+    fn times(&self, fid: &str) -> Result<Arc<Vec<(PointKey, Vec<TimeRun>)>>, StoreError> {
+        if !self.has_facility(fid) {
+            return Ok(Arc::new(Vec::new()));
+        }
+        let fp = self.facility_fingerprint(fid);
+        if let Some(t) = self.memo_get(fid, &fp, |m| m.times.clone()) {
+            return Ok(t);
+        }
+        let t: Arc<Vec<(PointKey, Vec<TimeRun>)>> =
+            Arc::new(self.times_uncached(fid)?.into_iter().map(|(k, ts)| (k, runs(&ts))).collect());
+        let mut points: Vec<PointRow> = t
+            .iter()
+            .map(|(k, _)| PointRow { equip: k.equip.clone(), equip_class: k.equip_class.clone(), role: k.role.clone() })
+            .collect();
+        points.sort();
+        let points = Arc::new(points);
+        self.memo_put(fid, &fp, |m| {
+            m.times = Some(t.clone());
+            if m.points.is_none() {
+                m.points = Some(points);
+            }
+        });
+        Ok(t)
+    }
+
+    /// Every point's sorted, distinct sample times. Parts are decoded on up to as many threads
+    /// as the machine has cores, then merged in time order.
     fn times_uncached(&self, fid: &str) -> Result<Vec<(PointKey, Vec<i64>)>, StoreError> {
-        let mut per: HashMap<(String, String), (String, Vec<i64>)> = HashMap::new();
-        for part in self.parts(fid)? {
-            for b in read_columns(fid, &part, &["ts", "equip", "equip_class", "role"])? {
+        type PerPart = Vec<((String, String), (String, Vec<i64>))>;
+        let parts = self.parts(fid)?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(parts.len().max(1));
+        let decode = |part: &PathBuf| -> Result<PerPart, StoreError> {
+            let mut out: PerPart = Vec::new();
+            for b in read_part_dict(fid, part, &["ts", "equip", "equip_class", "role"], None, None)? {
                 let ts = ts_column(fid, &b)?;
                 let eq = dict_column(fid, &b, "equip")?;
                 let cl = dict_column(fid, &b, "equip_class")?;
                 let ro = dict_column(fid, &b, "role")?;
-                // one vector per (equip key, role key) of this batch, then merged by name
-                let mut local: HashMap<(usize, usize), (usize, Vec<i64>)> = HashMap::new();
+                let nr = ro.values.len();
+                let mut local: Vec<Option<(usize, Vec<i64>)>> = vec![None; eq.values.len() * nr];
                 let tsv = ts.values();
+                let has_nulls = ts.null_count() > 0;
                 for i in 0..b.num_rows() {
-                    let (Some(e), Some(r)) = (eq.key(i), ro.key(i)) else { continue };
-                    if ts.is_null(i) {
+                    let (e, r) = (eq.keys[i], ro.keys[i]);
+                    if e == NULL_KEY || r == NULL_KEY || (has_nulls && ts.is_null(i)) {
                         continue;
                     }
-                    let entry = local.entry((e, r)).or_insert_with(|| (i, Vec::new()));
-                    entry.1.push(tsv[i]);
+                    local[e as usize * nr + r as usize].get_or_insert_with(|| (i, Vec::new())).1.push(tsv[i]);
                 }
-                for ((e, r), (first, v)) in local {
-                    let class = cl.key(first).map(|k| cl.values[k].clone()).unwrap_or_default();
-                    let slot = per.entry((eq.values[e].clone(), ro.values[r].clone())).or_insert_with(|| (class, Vec::new()));
+                for (k, entry) in local.into_iter().enumerate() {
+                    let Some((first, v)) = entry else { continue };
+                    let class = cl.key(first).map(|c| cl.values[c].clone()).unwrap_or_default();
+                    out.push(((eq.values[k / nr].clone(), ro.values[k % nr].clone()), (class, v)));
+                }
+            }
+            Ok(out)
+        };
+        // each thread takes every n-th part; results are put back in part order
+        let mut decoded: Vec<Option<Result<PerPart, StoreError>>> = (0..parts.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..threads)
+                .map(|t| {
+                    let parts = &parts;
+                    let decode = &decode;
+                    scope.spawn(move || {
+                        (t..parts.len()).step_by(threads).map(|i| (i, decode(&parts[i]))).collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            for h in handles {
+                if let Ok(results) = h.join() {
+                    for (i, r) in results {
+                        decoded[i] = Some(r);
+                    }
+                }
+            }
+        });
+        let mut per: HashMap<(String, String), (String, Vec<i64>)> = HashMap::new();
+        for d in decoded {
+            let d = d.unwrap_or_else(|| Err(StoreError::damaged(fid, "a part file could not be decoded")))?;
+            for (key, (class, v)) in d {
+                let slot = per.entry(key).or_insert_with(|| (class, Vec::new()));
+                if slot.1.is_empty() {
+                    slot.1 = v;
+                } else {
                     slot.1.extend_from_slice(&v);
                 }
             }
@@ -792,6 +897,12 @@ fn value_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArra
 /// A part's batches with the string columns read as dictionaries, skipping row groups whose
 /// time statistics fall outside the window.
 fn read_part_filtered(fid: &str, part: &Path, start: Option<i64>, end: Option<i64>) -> Result<Vec<RecordBatch>, StoreError> {
+    read_part_dict(fid, part, &["ts", "equip", "role", "value"], start, end)
+}
+
+/// Some columns of a part with the string columns read as dictionaries, skipping row groups
+/// whose time statistics fall outside the window.
+fn read_part_dict(fid: &str, part: &Path, cols: &[&str], start: Option<i64>, end: Option<i64>) -> Result<Vec<RecordBatch>, StoreError> {
     use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
     let file = File::open(part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
     let damaged = || StoreError::damaged(fid, "a part file is damaged (not readable Parquet)");
@@ -833,7 +944,7 @@ fn read_part_filtered(fid: &str, part: &Path, start: Option<i64>, end: Option<i6
         return Ok(Vec::new());
     }
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, meta);
-    let mask = ProjectionMask::columns(builder.parquet_schema(), ["ts", "equip", "role", "value"]);
+    let mask = ProjectionMask::columns(builder.parquet_schema(), cols.iter().copied());
     let reader = builder
         .with_projection(mask)
         .with_row_groups(groups)
@@ -849,7 +960,7 @@ fn read_part_filtered(fid: &str, part: &Path, start: Option<i64>, end: Option<i6
 
 /// Append every row of one part to `rows` (for merging an append into a stored month).
 pub(crate) fn read_part_rows(fid: &str, part: &Path, rows: &mut LongRows) -> Result<(), StoreError> {
-    for b in read_columns(fid, part, &["ts", "equip", "equip_class", "role", "value"])? {
+    for b in read_part_dict(fid, part, &["ts", "equip", "equip_class", "role", "value"], None, None)? {
         let ts = ts_column(fid, &b)?;
         let eq = dict_column(fid, &b, "equip")?;
         let cl = dict_column(fid, &b, "equip_class")?;
@@ -877,4 +988,21 @@ pub(crate) fn part_rows(part: &Path) -> Option<usize> {
     let file = File::open(part).ok()?;
     let b = ParquetRecordBatchReaderBuilder::try_new(file).ok()?;
     Some(b.metadata().file_metadata().num_rows() as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_round_trip_and_clip() {
+        let ts = [0, 10, 20, 30, 100, 110, 500];
+        let r = runs(&ts);
+        let back: Vec<i64> = r.iter().flat_map(|r| (0..r.count as i64).map(move |k| r.start + k * r.step)).collect();
+        assert_eq!(back, ts);
+        let c = clip_runs(&r, Some(15), Some(105));
+        let back: Vec<i64> = c.iter().flat_map(|r| (0..r.count as i64).map(move |k| r.start + k * r.step)).collect();
+        assert_eq!(back, [20, 30, 100]);
+        assert!(clip_runs(&r, Some(600), None).is_empty());
+    }
 }

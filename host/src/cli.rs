@@ -50,6 +50,14 @@ enum Command {
         #[arg(long, default_value = "camber-demo-store")]
         store: PathBuf,
     },
+    /// Serve the capabilities and prompts to an MCP client over stdio
+    Mcp {
+        #[command(flatten)]
+        access: AccessArgs,
+        /// Calls that may run at once (default: one per core)
+        #[arg(long)]
+        workers: Option<usize>,
+    },
     /// Ingest a trend CSV (long: ts,equip,equip_class,role,value[,unit]; or wide with --mapping)
     Ingest(IngestArgs),
     /// The synthetic datasets: list them, or generate one into a store
@@ -281,6 +289,24 @@ fn run(cli: Cli) -> Result<i32, String> {
         }
         Command::Demo { store } => demo(&store, &cli.capabilities),
         Command::Ingest(a) => ingest(a),
+        Command::Mcp { access, workers } => {
+            let mut ctx = context(&access)?;
+            ctx.caller = "mcp:stdio".into();
+            if ctx.store.is_none() {
+                eprintln!("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
+            }
+            let registry = load_registry(&cli.capabilities)?;
+            eprintln!(
+                "camber: serving {} capabilities and {} prompts over MCP on stdio for {} facilities",
+                registry.capabilities().count(),
+                registry.prompts().count(),
+                ctx.allowed.len()
+            );
+            let svc = std::sync::Arc::new(crate::serve::Service { registry, base: ctx });
+            let n = workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            crate::serve::stdio::serve(svc, n).map_err(|e| format!("stdio failed: {e}"))?;
+            Ok(0)
+        }
         Command::Datasets { command } => datasets(command),
     }
 }

@@ -11,6 +11,7 @@ pub mod licence;
 pub mod policy;
 pub mod registry;
 pub mod runtime;
+pub mod serve;
 pub mod store;
 
 pub use registry::{CallContext, Caps, Registry};

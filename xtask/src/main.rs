@@ -107,7 +107,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
 }
 
 /// What the client and interop tests need in their Python environment.
-const PYTHON_PACKAGES: &[&str] = &["camber-toolkit==0.110.0"];
+const PYTHON_PACKAGES: &[&str] = &["camber-toolkit==0.110.0", "mcp==2.3.0", "a2a-sdk==1.3.0"];
 
 /// A virtual environment under the target directory with [`PYTHON_PACKAGES`]; installed once
 /// (a marker file records what is there). Returns its python.

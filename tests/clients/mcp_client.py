@@ -1,0 +1,99 @@
+"""Drive `camber mcp` with the official MCP Python SDK, as an assistant's client would.
+
+usage: mcp_client.py stdio CAMBER STORE FACILITY
+       mcp_client.py http URL TOKEN FACILITY
+
+Lists the tools and calls each with arguments that suit it, validating every structured
+result against the tool's output schema; lists the prompts and gets each. Prints one JSON
+document with what it saw; exits non-zero on any failure.
+"""
+
+import asyncio
+import json
+import sys
+
+import jsonschema
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+
+def arguments_for(name, facility, equip):
+    return {
+        "facilities": {},
+        "points": {"facility_id": facility},
+        "coverage": {"facility_id": facility, "group_by": "equip"},
+        "dataset_search": {"query": "ahu"},
+        "dataset_entry": {"dataset_id": "lbnl-sdahu"},
+        "check_citations": {"text": "The plant has 3 chillers [F1@x-abcdef].", "facts": [{"id": "F1@x-abcdef", "text": "3 chillers"}]},
+    }.get(name, {"facility_id": facility})
+
+
+PROMPT_ARGS = {"facility_id": None, "equip": None, "finding_id": "economizer_high_limit@AHU-1", "equips": None, "claim": "saves 10%"}
+
+
+async def exercise(session, facility):
+    out = {"tools": {}, "prompts": {}, "errors": []}
+    init = session.initialize_result
+    out["protocol"] = init.protocol_version if init else None
+    tools = (await session.list_tools()).tools
+    points = await session.call_tool("points", {"facility_id": facility})
+    equip = points.structured_content["points"][0]["equip"]
+    for t in tools:
+        res = await session.call_tool(t.name, arguments_for(t.name, facility, equip))
+        entry = {"is_error": res.is_error, "text": res.content[0].text if res.content else ""}
+        if not res.is_error:
+            jsonschema.validate(res.structured_content, t.output_schema)
+            entry["valid"] = True
+            entry["meta_keys"] = sorted((res.meta or {}).keys())
+        out["tools"][t.name] = entry
+    # a refusal is a result, not a protocol error
+    bad = await session.call_tool("points", {"facility_id": "not-allowed-here"})
+    out["refusal"] = {"is_error": bad.is_error, "text": bad.content[0].text}
+    prompts = (await session.list_prompts()).prompts
+    for p in prompts:
+        args = {}
+        for a in p.arguments or []:
+            v = PROMPT_ARGS.get(a.name)
+            if a.name == "facility_id":
+                v = facility
+            elif a.name == "equip":
+                v = equip
+            elif a.name == "equips":
+                v = f"{equip},{equip}-other"
+            if v is not None:
+                args[a.name] = v
+        got = await session.get_prompt(p.name, args)
+        out["prompts"][p.name] = got.messages[0].content.text[:200]
+    return out
+
+
+async def run_stdio(camber, store, facility):
+    params = StdioServerParameters(command=camber, args=["mcp", "--store", store, "--allow-all-active"])
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await exercise(session, facility)
+
+
+async def run_http(url, token, facility):
+    from mcp.client.streamable_http import streamablehttp_client
+
+    headers = {"Authorization": f"Bearer {token}"} if token != "-" else {}
+    async with streamablehttp_client(url, headers=headers) as streams:
+        read, write = streams[0], streams[1]
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await exercise(session, facility)
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == "stdio":
+        out = asyncio.run(run_stdio(sys.argv[2], sys.argv[3], sys.argv[4]))
+    else:
+        out = asyncio.run(run_http(sys.argv[2], sys.argv[3], sys.argv[4]))
+    json.dump(out, sys.stdout)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+//! `camber mcp` over stdio: the official MCP Python SDK as a client, and the bad input a
+//! careless or hostile client sends.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use camber_tests::{cache_dir, camber_bin, python};
+use serde_json::{json, Value};
+
+fn store() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let st = Command::new(camber_bin()).args(["datasets", "ingest", "synthetic-chw-plant", "--store"]).arg(dir.path()).output().unwrap();
+    assert!(st.status.success());
+    dir
+}
+
+#[test]
+fn the_official_python_client_lists_calls_and_gets_everything() {
+    let s = store();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_client.py");
+    let out = Command::new(python())
+        .arg(script)
+        .args(["stdio", camber_bin().to_str().unwrap(), s.path().to_str().unwrap(), "ds-synthetic-chw-plant"])
+        .env("CAMBER_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = v["tools"].as_object().unwrap();
+    for name in ["facilities", "points", "coverage", "dataset_search", "dataset_entry", "check_citations"] {
+        let t = &tools[name];
+        assert_eq!(t["is_error"], false, "{name}: {t}");
+        assert_eq!(t["valid"], true, "{name}");
+        assert_eq!(t["meta_keys"], json!(["camber/banners", "camber/facts", "camber/truncated"]));
+    }
+    assert_eq!(v["refusal"]["is_error"], true);
+    assert!(v["refusal"]["text"].as_str().unwrap().starts_with("not_allowed: "));
+    assert_eq!(v["prompts"].as_object().unwrap().len(), 8);
+    assert_eq!(v["protocol"], "2025-11-25");
+}
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(store: &std::path::Path) -> Server {
+        let mut child = Command::new(camber_bin())
+            .args(["mcp", "--store"])
+            .arg(store)
+            .arg("--allow-all-active")
+            .env("CAMBER_CACHE_DIR", cache_dir())
+            .env("CAMBER_CAPABILITIES", camber_tests::test_components_dir())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Server { child, stdin, stdout }
+    }
+
+    fn send_raw(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).unwrap();
+        self.stdin.write_all(b"\n").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn send(&mut self, v: Value) {
+        self.send_raw(v.to_string().as_bytes());
+    }
+
+    fn recv(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).unwrap_or_else(|_| panic!("not JSON: {line:?}"))
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    assert_eq!(srv.recv()["result"]["protocolVersion"], "2025-06-18");
+    srv.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let cases: Vec<(Vec<u8>, i64)> = vec![
+        (b"{not json".to_vec(), -32700),
+        (br#"[{"jsonrpc":"2.0","id":2,"method":"ping"}]"#.to_vec(), -32600),
+        (br#"{"jsonrpc":"2.0","method":"tools/list"}"#.to_vec(), 0), // no id: a notification, no answer
+        (br#"{"jsonrpc":"2.0","id":3,"method":"no/such"}"#.to_vec(), -32601),
+        (br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#.to_vec(), -32602),
+        (format!(r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20)).into_bytes(), -32600),
+    ];
+    for (raw, code) in cases {
+        srv.send_raw(&raw);
+        if code != 0 {
+            let r = srv.recv();
+            assert_eq!(r["error"]["code"], code, "{}", String::from_utf8_lossy(&raw[..raw.len().min(80)]));
+        }
+    }
+    // arguments of the wrong type: a tool result with isError, not a protocol error
+    srv.send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": 7}}}));
+    let r = srv.recv();
+    assert_eq!(r["id"], 6);
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(r["result"]["_meta"]["camber/error"]["code"], "invalid_params");
+    // still serving
+    srv.send(json!({"jsonrpc": "2.0", "id": 7, "method": "ping"}));
+    assert_eq!(srv.recv(), json!({"jsonrpc": "2.0", "id": 7, "result": {}}));
+}
+
+#[test]
+fn a_cancel_stops_the_running_guest_and_other_requests_are_answered_meanwhile() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    srv.recv();
+    srv.send(json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "spin", "arguments": {}, "_meta": {"progressToken": "tok"}}}));
+    let progress = srv.recv();
+    assert_eq!(progress["method"], "notifications/progress");
+    assert_eq!(progress["params"]["progressToken"], "tok");
+    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}));
+    assert_eq!(srv.recv()["id"], 2, "ping is answered while a call runs");
+    let t0 = Instant::now();
+    srv.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow", "reason": "user"}}));
+    // the cancelled request gets no response; the next one does, promptly
+    srv.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "after"}}}));
+    let r = srv.recv();
+    assert_eq!(r["id"], 3, "{r}");
+    assert!(t0.elapsed() < Duration::from_secs(10));
+}

@@ -50,13 +50,31 @@ enum Command {
         #[arg(long, default_value = "camber-demo-store")]
         store: PathBuf,
     },
-    /// Serve the capabilities and prompts to an MCP client over stdio
+    /// Serve the capabilities and prompts over MCP: stdio, or Streamable HTTP with --http
     Mcp {
         #[command(flatten)]
         access: AccessArgs,
-        /// Calls that may run at once (default: one per core)
-        #[arg(long)]
-        workers: Option<usize>,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
+    /// Serve the capabilities over A2A (and MCP) on HTTP
+    A2a {
+        #[command(flatten)]
+        access: AccessArgs,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
+    /// Serve MCP (/mcp) and A2A (/a2a) on one HTTP address
+    Serve {
+        #[command(flatten)]
+        access: AccessArgs,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
+    /// Manage the bearer tokens of HTTP callers
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
     },
     /// Ingest a trend CSV (long: ts,equip,equip_class,role,value[,unit]; or wide with --mapping)
     Ingest(IngestArgs),
@@ -101,6 +119,41 @@ struct IngestArgs {
     /// No progress bar
     #[arg(long)]
     quiet: bool,
+}
+
+/// How the HTTP transports listen and who may call them.
+#[derive(Args)]
+struct HttpArgs {
+    /// Listen on this address (e.g. 127.0.0.1:8765); without it `camber mcp` speaks stdio
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// The token file: SHA-256 digests of the callers' tokens, their labels and allowlists
+    #[arg(long, value_name = "FILE")]
+    tokens: Option<PathBuf>,
+    /// Serve loopback callers without tokens (refused on any other address)
+    #[arg(long)]
+    no_auth: bool,
+    /// Another Origin to accept (loopback origins always are; repeatable)
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// Calls that may run at once (default: one per core)
+    #[arg(long)]
+    workers: Option<usize>,
+}
+
+#[derive(Subcommand)]
+enum TokensCommand {
+    /// Create a token for a caller; it is printed once and only its digest is stored
+    Add {
+        /// The caller's label (in logs and ctx.caller)
+        label: String,
+        /// A facility this caller may read (repeatable; intersected with the server's)
+        #[arg(long = "allow", value_name = "ID", required = true)]
+        allow: Vec<String>,
+        /// The token file
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
+    },
 }
 
 #[derive(Subcommand)]
@@ -289,26 +342,53 @@ fn run(cli: Cli) -> Result<i32, String> {
         }
         Command::Demo { store } => demo(&store, &cli.capabilities),
         Command::Ingest(a) => ingest(a),
-        Command::Mcp { access, workers } => {
-            let mut ctx = context(&access)?;
-            ctx.caller = "mcp:stdio".into();
-            if ctx.store.is_none() {
-                eprintln!("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
+        Command::Mcp { access, http } => serve(&cli.capabilities, access, http, true),
+        Command::A2a { access, http } | Command::Serve { access, http } => {
+            if http.http.is_none() {
+                return Err("name the address to listen on with --http ADDR".into());
             }
-            let registry = load_registry(&cli.capabilities)?;
-            eprintln!(
-                "camber: serving {} capabilities and {} prompts over MCP on stdio for {} facilities",
-                registry.capabilities().count(),
-                registry.prompts().count(),
-                ctx.allowed.len()
-            );
-            let svc = std::sync::Arc::new(crate::serve::Service { registry, base: ctx });
-            let n = workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            crate::serve::stdio::serve(svc, n).map_err(|e| format!("stdio failed: {e}"))?;
+            serve(&cli.capabilities, access, http, false)
+        }
+        Command::Tokens { command: TokensCommand::Add { label, allow, file } } => {
+            let token = crate::serve::auth::add(&file, &label, &allow)?;
+            println!("{token}");
+            eprintln!("camber: token for '{label}' added to {}; it is shown only this once", file.display());
             Ok(0)
         }
         Command::Datasets { command } => datasets(command),
     }
+}
+
+fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, String> {
+    let ctx = context(&access)?;
+    if ctx.store.is_none() {
+        eprintln!("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
+    }
+    let workers = http.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let tokens = http.tokens.as_deref().map(crate::serve::auth::Tokens::load).transpose()?;
+    if let Some(addr) = http.http {
+        crate::serve::http::check_setup(&addr, tokens.as_ref(), http.no_auth)?;
+    } else if !stdio_default {
+        return Err("name the address to listen on with --http ADDR".into());
+    }
+    let registry = load_registry(extra)?;
+    eprintln!(
+        "camber: {} capabilities and {} prompts for {} facilities",
+        registry.capabilities().count(),
+        registry.prompts().count(),
+        ctx.allowed.len()
+    );
+    let svc = std::sync::Arc::new(crate::serve::Service { registry, base: ctx });
+    match http.http {
+        None => {
+            crate::serve::stdio::serve(svc, workers).map_err(|e| format!("stdio failed: {e}"))?;
+        }
+        Some(addr) => {
+            let opts = crate::serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers };
+            crate::serve::http::serve(svc, opts)?;
+        }
+    }
+    Ok(0)
 }
 
 fn lock_timeout(s: f64) -> Result<std::time::Duration, String> {

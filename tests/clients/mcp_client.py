@@ -76,14 +76,16 @@ async def run_stdio(camber, store, facility):
 
 
 async def run_http(url, token, facility):
-    from mcp.client.streamable_http import streamablehttp_client
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
 
     headers = {"Authorization": f"Bearer {token}"} if token != "-" else {}
-    async with streamablehttp_client(url, headers=headers) as streams:
-        read, write = streams[0], streams[1]
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return await exercise(session, facility)
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as client:
+        async with streamable_http_client(url, http_client=client) as streams:
+            read, write = streams[0], streams[1]
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                return await exercise(session, facility)
 
 
 def main():

@@ -2,6 +2,9 @@
 //! adapter only translates to and from `Registry::call`; none applies policy of its own.
 //! Guest calls run on blocking worker threads, never on an async executor's threads.
 
+pub mod a2a;
+pub mod auth;
+pub mod http;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod stdio;

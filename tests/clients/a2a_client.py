@@ -13,7 +13,7 @@ import sys
 import httpx
 from google.protobuf import json_format, struct_pb2
 
-from a2a.client import ClientConfig, create_client
+from a2a.client import A2ACardResolver, ClientConfig, create_client
 from a2a.types import a2a_pb2
 
 
@@ -28,8 +28,9 @@ async def main(base, token, facility):
     out = {}
     async with httpx.AsyncClient(headers=headers, timeout=60) as http:
         client = await create_client(base, ClientConfig(streaming=False, httpx_client=http), resolver_http_kwargs={"headers": headers})
-        card = await client.get_card() if hasattr(client, "get_card") else None
-        out["skills"] = sorted(s.id for s in card.skills) if card else None
+        card = await A2ACardResolver(http, base).get_agent_card()
+        out["skills"] = sorted(s.id for s in card.skills)
+        out["bearer"] = card.security_schemes["bearer"].http_auth_security_scheme.scheme if "bearer" in card.security_schemes else None
         for cap, args in [("points", {"facility_id": facility}), ("points", {"facility_id": "nowhere"}), ("dataset_entry", {"dataset_id": "lbnl-sdahu"})]:
             req = a2a_pb2.SendMessageRequest(message=data_message(cap, args))
             last = None

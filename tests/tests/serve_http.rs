@@ -1,0 +1,267 @@
+//! `camber serve` over HTTP: the official MCP and A2A Python clients, and the bad input a
+//! careless or hostile caller sends.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use camber_tests::{cache_dir, camber_bin, python};
+use serde_json::{json, Value};
+
+struct Server {
+    child: Child,
+    addr: String,
+    _dir: tempfile::TempDir,
+    token: String,
+    narrow_token: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn tokens_add(file: &Path, label: &str, allow: &[&str]) -> String {
+    let mut c = Command::new(camber_bin());
+    c.args(["tokens", "add", label, "--file"]).arg(file);
+    for a in allow {
+        c.args(["--allow", a]);
+    }
+    let out = c.output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn start() -> Server {
+    start_with(true)
+}
+
+/// A server over two synthetic facilities; `hostile` also loads the misbehaving test components.
+fn start_with(hostile: bool) -> Server {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    for ds in ["synthetic-chw-plant", "synthetic-ahu-economizer"] {
+        assert!(Command::new(camber_bin()).args(["datasets", "ingest", ds, "--store"]).arg(&store).output().unwrap().status.success());
+    }
+    let file = dir.path().join("tokens.json");
+    let token = tokens_add(&file, "wide", &["ds-synthetic-chw-plant", "ds-synthetic-ahu-economizer"]);
+    let narrow_token = tokens_add(&file, "narrow", &["ds-synthetic-ahu-economizer"]);
+    let mut cmd = Command::new(camber_bin());
+    cmd.args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--store"]).arg(&store).arg("--tokens").arg(&file);
+    cmd.env("CAMBER_CACHE_DIR", cache_dir()).env_remove("CAMBER_CAPABILITIES");
+    if hostile {
+        cmd.env("CAMBER_CAPABILITIES", camber_tests::test_components_dir());
+    }
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut addr = String::new();
+    for _ in 0..20 {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        if let Some(rest) = line.split("serving MCP at http://").nth(1) {
+            addr = rest.split('/').next().unwrap().to_string();
+            break;
+        }
+    }
+    assert!(!addr.is_empty(), "the server did not start");
+    std::thread::spawn(move || for _ in err.lines() {});
+    Server { child, addr, _dir: dir, token, narrow_token }
+}
+
+/// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
+fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    s.write_all(req.as_bytes()).unwrap();
+    let _ = s.write_all(body);
+    let mut raw = Vec::new();
+    let _ = s.read_to_end(&mut raw);
+    let text = String::from_utf8_lossy(&raw).to_string();
+    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.lines();
+    let status: u16 = lines.next().unwrap_or("").split_whitespace().nth(1).unwrap_or("0").parse().unwrap_or(0);
+    let hs = lines.filter_map(|l| l.split_once(": ")).map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())).collect();
+    (status, hs, rest.as_bytes().to_vec())
+}
+
+fn header<'a>(hs: &'a [(String, String)], k: &str) -> Option<&'a str> {
+    hs.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str())
+}
+
+fn rpc(srv: &Server, token: &str, session: Option<&str>, msg: Value) -> (u16, Value) {
+    let auth = format!("Bearer {token}");
+    let mut h = vec![("Authorization", auth.as_str()), ("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    if let Some(s) = session {
+        h.push(("MCP-Session-Id", s));
+    }
+    let (st, _, body) = http(&srv.addr, "POST", "/mcp", &h, msg.to_string().as_bytes());
+    (st, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+fn initialize(srv: &Server, token: &str) -> String {
+    let auth = format!("Bearer {token}");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (st, hs, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("Content-Type", "application/json")], body.to_string().as_bytes());
+    assert_eq!(st, 200);
+    header(&hs, "mcp-session-id").unwrap().to_string()
+}
+
+fn script(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("clients").join(name)
+}
+
+#[test]
+fn the_official_clients_work_over_http() {
+    let srv = start_with(false);
+    let out = Command::new(python())
+        .arg(script("mcp_client.py"))
+        .args(["http", &format!("http://{}/mcp", srv.addr), &srv.token, "ds-synthetic-chw-plant"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for name in ["facilities", "points", "coverage", "check_citations"] {
+        assert_eq!(v["tools"][name]["valid"], true, "{name}");
+    }
+    assert_eq!(v["prompts"].as_object().unwrap().len(), 8);
+    let out = Command::new(python())
+        .arg(script("a2a_client.py"))
+        .args([&format!("http://{}", srv.addr), &srv.token, "ds-synthetic-chw-plant"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(v["skills"].as_array().unwrap().iter().any(|s| s == "points"), "{v}");
+    assert_eq!(v["bearer"], "bearer");
+    assert_eq!(v["points"][0]["state"], "TASK_STATE_COMPLETED");
+    assert_eq!(v["points"][0]["get_state"], "TASK_STATE_COMPLETED");
+    assert_eq!(v["points"][0]["data"]["data"]["facility_id"], "ds-synthetic-chw-plant");
+    assert_eq!(v["points"][1]["state"], "TASK_STATE_FAILED");
+    assert!(v["points"][1]["status_text"].as_str().unwrap().starts_with("not_allowed: "));
+}
+
+#[test]
+fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
+    let srv = start();
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
+    // no token, a wrong token
+    assert_eq!(http(&srv.addr, "POST", "/mcp", &[], ping.as_bytes()).0, 401);
+    assert_eq!(http(&srv.addr, "POST", "/mcp", &[("Authorization", "Bearer cmb_wrong")], ping.as_bytes()).0, 401);
+    assert_eq!(http(&srv.addr, "POST", "/a2a", &[], ping.as_bytes()).0, 401);
+    let auth = format!("Bearer {}", srv.token);
+    // a foreign Origin
+    assert_eq!(http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("Origin", "https://evil.example")], ping.as_bytes()).0, 403);
+    // no session, a wrong session, a bad protocol version
+    assert_eq!(rpc(&srv, &srv.token, None, json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 400);
+    assert_eq!(rpc(&srv, &srv.token, Some("nope"), json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 404);
+    let sid = initialize(&srv, &srv.token);
+    let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("MCP-Protocol-Version", "1999-01-01")], ping.as_bytes());
+    assert_eq!(st, 400);
+    // another caller cannot use this session
+    assert_eq!(rpc(&srv, &srv.narrow_token, Some(&sid), json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 404);
+    // 10 MB
+    let big = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20));
+    assert_eq!(http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], big.as_bytes()).0, 413);
+    // malformed, a batch, unknown method, unknown tool, wrong argument types
+    for (body, code) in [("{nope".to_string(), -32700), (format!("[{ping}]"), -32600)] {
+        let (st, _, b) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], body.as_bytes());
+        assert_eq!(st, 400);
+        assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], code);
+    }
+    assert_eq!(rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 4, "method": "no/such"})).1["error"]["code"], -32601);
+    let (_, r) = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope"}}));
+    assert_eq!(r["error"]["code"], -32602);
+    let (_, r) = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": []}}}));
+    assert_eq!(r["result"]["_meta"]["camber/error"]["code"], "invalid_params");
+    // a token whose allowlist excludes the facility
+    let nsid = initialize(&srv, &srv.narrow_token);
+    let (_, r) = rpc(&srv, &srv.narrow_token, Some(&nsid), json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}));
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(r["result"]["_meta"]["camber/error"]["code"], "not_allowed");
+    // DELETE ends the session
+    assert_eq!(http(&srv.addr, "DELETE", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], b"").0, 204);
+    assert_eq!(rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 8, "method": "ping"})).0, 404);
+    // still serving
+    let sid = initialize(&srv, &srv.token);
+    assert_eq!(rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 10, "method": "ping"})).1["result"], json!({}));
+}
+
+#[test]
+fn a2a_accepts_the_0_3_names_without_a_version_header() {
+    let srv = start();
+    let auth = format!("Bearer {}", srv.token);
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"messageId": "m1", "role": "user", "kind": "message", "parts": [{"kind": "data", "data": {"capability": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}]}}});
+    let (st, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("Content-Type", "application/json")], msg.to_string().as_bytes());
+    assert_eq!(st, 200);
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(v["result"]["status"]["state"], "completed", "{v}");
+    assert_eq!(v["result"]["artifacts"][0]["parts"][0]["kind"], "data");
+    let id = v["result"]["id"].as_str().unwrap().to_string();
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"id": id}});
+    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth)], get.to_string().as_bytes());
+    assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["result"]["id"], id);
+    // another caller does not see the task
+    let narrow = format!("Bearer {}", srv.narrow_token);
+    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &narrow)], get.to_string().as_bytes());
+    assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], -32001);
+    // with a version header the old names are not spoken
+    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("A2A-Version", "1.0")], msg.to_string().as_bytes());
+    assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], -32601);
+    // the card declares the bearer scheme
+    let (st, _, b) = http(&srv.addr, "GET", "/.well-known/agent-card.json", &[], b"");
+    assert_eq!(st, 200);
+    let card: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(card["securitySchemes"]["bearer"]["httpAuthSecurityScheme"]["scheme"], "bearer");
+    assert_eq!(card["supportedInterfaces"][0]["protocolBinding"], "JSONRPC");
+}
+
+#[test]
+fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
+    let srv = start();
+    let auth = format!("Bearer {}", srv.token);
+    let sid = initialize(&srv, &srv.token);
+    // a client that starts a 2-second guest call and hangs up at once
+    {
+        let mut s = TcpStream::connect(&srv.addr).unwrap();
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 2000}}}).to_string();
+        let req = format!("POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nMCP-Session-Id: {sid}\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        s.write_all(req.as_bytes()).unwrap();
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // cheap calls keep being answered meanwhile
+    let t0 = std::time::Instant::now();
+    for i in 0..5 {
+        let (st, r) = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}));
+        assert_eq!(st, 200);
+        assert_eq!(r["result"]["isError"], false);
+    }
+    assert!(t0.elapsed() < Duration::from_millis(1500), "cheap calls waited for the slow one: {:?}", t0.elapsed());
+}
+
+#[test]
+fn unsafe_setups_are_refused_at_startup() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["serve", "--http", "0.0.0.0:0", "--no-auth"],
+        vec!["serve", "--http", "127.0.0.1:0"],
+    ] {
+        let out = Command::new(camber_bin()).args(&args).arg("--store").arg(dir.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
+    }
+}

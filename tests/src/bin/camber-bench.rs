@@ -212,6 +212,185 @@ fn store_benchmarks() {
     }
 }
 
+/// A keep-alive HTTP/1.1 connection for the load test.
+struct Conn {
+    r: std::io::BufReader<std::net::TcpStream>,
+    w: std::net::TcpStream,
+}
+
+impl Conn {
+    fn open(addr: &str) -> Conn {
+        let s = std::net::TcpStream::connect(addr).unwrap();
+        s.set_nodelay(true).unwrap();
+        Conn { r: std::io::BufReader::new(s.try_clone().unwrap()), w: s }
+    }
+
+    /// POST a body; the status and the body of the answer.
+    fn post(&mut self, path: &str, headers: &str, body: &str) -> (u16, String) {
+        use std::io::{BufRead, Read, Write};
+        let req = format!("POST {path} HTTP/1.1\r\nHost: bench\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        self.w.write_all(req.as_bytes()).unwrap();
+        let mut status = 0;
+        let mut len = 0usize;
+        let mut line = String::new();
+        loop {
+            line.clear();
+            self.r.read_line(&mut line).unwrap();
+            let l = line.trim_end();
+            if l.is_empty() {
+                break;
+            }
+            if l.starts_with("HTTP/1.1 ") {
+                status = l[9..12].parse().unwrap_or(0);
+            } else if let Some(v) = l.to_ascii_lowercase().strip_prefix("content-length: ") {
+                len = v.parse().unwrap_or(0);
+            }
+        }
+        let mut buf = vec![0; len];
+        self.r.read_exact(&mut buf).unwrap();
+        (status, String::from_utf8_lossy(&buf).into_owned())
+    }
+}
+
+fn serve_benchmarks() {
+    use std::io::{BufRead, Write};
+    let store = demo_store();
+    let bin = camber_bin();
+    // stdio: client-observed tools/call latency
+    let mut child = Command::new(&bin)
+        .args(["mcp", "--allow", "hq", "--store"])
+        .arg(store.path())
+        .env("CAMBER_CACHE_DIR", camber_tests::cache_dir())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})).unwrap();
+    stdout.read_line(&mut line).unwrap();
+    let mut v = Vec::new();
+    for i in 1..=2200 {
+        let msg = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "hq"}}});
+        let t = Instant::now();
+        writeln!(stdin, "{msg}").unwrap();
+        stdin.flush().unwrap();
+        line.clear();
+        stdout.read_line(&mut line).unwrap();
+        if i > 200 {
+            v.push(t.elapsed());
+        }
+    }
+    drop(stdin);
+    let _ = child.wait();
+    let (p50, p90, p99) = stats(v);
+    println!("MCP stdio tools/call points, client-observed, 2000 calls: median {}, p90 {}, p99 {}", us(p50), us(p90), us(p99));
+
+    // Streamable HTTP: 16 clients x 500 calls, with and without a 2-second guest call running
+    let dir = tempfile::tempdir().unwrap();
+    let tokens = dir.path().join("tokens.json");
+    let token = String::from_utf8(
+        Command::new(&bin).args(["tokens", "add", "bench", "--allow", "hq", "--file"]).arg(&tokens).output().unwrap().stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    let mut server = Command::new(&bin)
+        .args(["serve", "--allow", "hq", "--http", "127.0.0.1:0", "--store"])
+        .arg(store.path())
+        .arg("--tokens")
+        .arg(&tokens)
+        .env("CAMBER_CACHE_DIR", camber_tests::cache_dir())
+        .env("CAMBER_CAPABILITIES", test_components_dir())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(server.stderr.take().unwrap());
+    let mut addr = String::new();
+    while addr.is_empty() {
+        let mut l = String::new();
+        if err.read_line(&mut l).unwrap() == 0 {
+            break;
+        }
+        if let Some(rest) = l.split("serving MCP at http://").nth(1) {
+            addr = rest.split('/').next().unwrap().to_string();
+        }
+    }
+    std::thread::spawn(move || for _ in err.lines() {});
+    let auth = format!("Authorization: Bearer {token}\r\n");
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}).to_string();
+    let session = {
+        use std::io::{Read, Write};
+        let mut s = std::net::TcpStream::connect(&addr).unwrap();
+        let req = format!("POST /mcp HTTP/1.1\r\nHost: b\r\n{auth}Connection: close\r\nContent-Length: {}\r\n\r\n{init}", init.len());
+        s.write_all(req.as_bytes()).unwrap();
+        let mut raw = String::new();
+        s.read_to_string(&mut raw).unwrap();
+        raw.lines().find_map(|l| l.to_ascii_lowercase().strip_prefix("mcp-session-id: ").map(str::to_string)).unwrap()
+    };
+    let headers = format!("{auth}MCP-Session-Id: {session}\r\n");
+    for slow in [false, true] {
+        let slow_thread = slow.then(|| {
+            let (addr, headers) = (addr.clone(), headers.clone());
+            std::thread::spawn(move || {
+                let mut c = Conn::open(&addr);
+                let body = json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 2000}}}).to_string();
+                let t = Instant::now();
+                let (st, _) = c.post("/mcp", &headers, &body);
+                (st, t.elapsed())
+            })
+        });
+        if slow {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let t0 = Instant::now();
+        let handles: Vec<_> = (0..16)
+            .map(|k| {
+                let (addr, headers) = (addr.clone(), headers.clone());
+                std::thread::spawn(move || {
+                    let mut c = Conn::open(&addr);
+                    let mut lat = Vec::with_capacity(500);
+                    let mut errors = 0;
+                    for i in 0..500 {
+                        let body = json!({"jsonrpc": "2.0", "id": k * 1000 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "hq"}}}).to_string();
+                        let t = Instant::now();
+                        let (st, b) = c.post("/mcp", &headers, &body);
+                        lat.push(t.elapsed());
+                        if st != 200 || b.contains("\"isError\":true") || b.contains("\"error\"") {
+                            errors += 1;
+                        }
+                    }
+                    (lat, errors)
+                })
+            })
+            .collect();
+        let mut all = Vec::new();
+        let mut errors = 0;
+        for h in handles {
+            let (l, e) = h.join().unwrap();
+            all.extend(l);
+            errors += e;
+        }
+        let wall = t0.elapsed();
+        let n = all.len();
+        let (p50, _, p99) = stats(all);
+        let slow_note = match slow_thread.map(|h| h.join().unwrap()) {
+            Some((st, took)) => format!(" while a 2 s guest call ran (it answered {st} after {})", ms(took)),
+            None => String::new(),
+        };
+        println!(
+            "MCP Streamable HTTP, 16 clients x 500 points calls{slow_note}: {errors} errors, {:.0} calls/s, median {}, p99 {}",
+            n as f64 / wall.as_secs_f64(),
+            ms(p50),
+            ms(p99)
+        );
+    }
+    let _ = server.kill();
+    let _ = server.wait();
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("read-frame") {
@@ -221,6 +400,10 @@ fn main() {
     println!("camber-bench ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
     if args.get(1).map(String::as_str) == Some("store") {
         store_benchmarks();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("serve") {
+        serve_benchmarks();
         return;
     }
 
@@ -293,4 +476,5 @@ fn main() {
     let (p50, _, max) = stats(over);
     println!("spin stopped after its 200 ms deadline, 10 runs: median overshoot {}, worst {}", ms(p50), ms(max));
     store_benchmarks();
+    serve_benchmarks();
 }

@@ -33,6 +33,31 @@ pub use camber_common::text::{name, one_line};
 pub use camber_common::{page, CapError, ErrorCode, Output, PageNotice};
 pub use plugin::{Capability, Context, Plugin, Prompt, PromptArg};
 
+/// `not_found` for selection values a facility does not store (an equipment id, a role, a
+/// class): the message names the unknown values and up to 10 stored ones, quoted, on one
+/// line; the data has `argument`, `unknown` and up to 50 `available` values.
+pub fn unknown_selection(
+    facility_id: &str,
+    argument: &str,
+    label: &str,
+    missing: &[String],
+    stored: impl IntoIterator<Item = String>,
+) -> CapError {
+    let mut stored: Vec<String> = stored.into_iter().collect();
+    stored.sort();
+    stored.dedup();
+    let shown: Vec<String> = stored.iter().take(10).map(|s| name(s)).collect();
+    let more = if stored.len() > 10 { format!(" and {} more", stored.len() - 10) } else { String::new() };
+    CapError::not_found(
+        format!(
+            "facility '{facility_id}' stores no {label} {}; it stores {}{more}",
+            missing.iter().map(|m| name(m)).collect::<Vec<_>>().join(", "),
+            if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
+        ),
+        serde_json::json!({"argument": argument, "unknown": missing, "available": stored.into_iter().take(50).collect::<Vec<_>>()}),
+    )
+}
+
 #[doc(hidden)]
 pub use plugin::__guest;
 

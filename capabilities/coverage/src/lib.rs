@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use camber_common::time::{iso_from_ns, ns_from_iso};
 use camber_sdk::store::{PointTimes, TimeRun};
-use camber_sdk::{name, page, store, CapError, Capability, Context, Output, Plugin};
+use camber_sdk::{name, page, store, unknown_selection, CapError, Capability, Context, Output, Plugin};
 use serde_json::{json, Value};
 
 /// Rows per page of each list when the caller gives no `limit`.
@@ -217,20 +217,6 @@ fn pct(x: f64) -> String {
     format!("{:.1}", x * 100.0)
 }
 
-/// `not_found` for filter values the facility does not store.
-fn unknown(fid: &str, argument: &str, label: &str, missing: &[String], stored: &BTreeSet<String>) -> CapError {
-    let shown: Vec<String> = stored.iter().take(10).map(|s| name(s)).collect();
-    let more = if stored.len() > 10 { format!(" and {} more", stored.len() - 10) } else { String::new() };
-    CapError::not_found(
-        format!(
-            "facility '{fid}' stores no {label} {}; it stores {}{more}",
-            missing.iter().map(|m| name(m)).collect::<Vec<_>>().join(", "),
-            if shown.is_empty() { "none".into() } else { shown.join(", ") }
-        ),
-        json!({"argument": argument, "unknown": missing, "available": stored.iter().take(50).collect::<Vec<_>>()}),
-    )
-}
-
 fn strings(v: Option<&Value>) -> Vec<String> {
     v.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
 }
@@ -259,11 +245,11 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let all_roles: BTreeSet<String> = stored.iter().map(|p| p.role.clone()).collect();
     let missing: Vec<String> = equips.iter().filter(|e| !all_equips.contains(*e)).cloned().collect();
     if !missing.is_empty() {
-        return Err(unknown(fid, "equips", "equipment", &missing, &all_equips));
+        return Err(unknown_selection(fid, "equips", "equipment", &missing, all_equips));
     }
     let missing: Vec<String> = roles.iter().filter(|r| !all_roles.contains(*r)).cloned().collect();
     if !missing.is_empty() {
-        return Err(unknown(fid, "roles", "role", &missing, &all_roles));
+        return Err(unknown_selection(fid, "roles", "role", &missing, all_roles));
     }
     let points: Vec<PointTimes> = store::read_times(fid, &equips, &roles, start, end)?;
     if points.is_empty() {

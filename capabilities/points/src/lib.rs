@@ -1,6 +1,6 @@
 //! The `points` capability: the stored points of one facility, filtered and paged.
 
-use camber_sdk::{name, page, store, CapError, Capability, Context, Output, Plugin};
+use camber_sdk::{name, page, store, unknown_selection, CapError, Capability, Context, Output, Plugin};
 use serde_json::{json, Value};
 
 /// Rows per page when the caller gives no `limit`.
@@ -50,22 +50,6 @@ fn output_schema() -> Value {
     })
 }
 
-/// `not_found` for a filter value the facility does not store.
-fn unknown(fid: &str, argument: &str, label: &str, value: &str, mut stored: Vec<String>) -> CapError {
-    stored.sort();
-    stored.dedup();
-    let shown: Vec<String> = stored.iter().take(10).map(|s| name(s)).collect();
-    let more = if stored.len() > 10 { format!(" and {} more", stored.len() - 10) } else { String::new() };
-    CapError::not_found(
-        format!(
-            "facility '{fid}' stores no {label} {}; it stores {}{more}",
-            name(value),
-            if shown.is_empty() { "none".to_string() } else { shown.join(", ") }
-        ),
-        json!({"argument": argument, "unknown": [value], "available": stored.into_iter().take(50).collect::<Vec<_>>()}),
-    )
-}
-
 fn points(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let fid = args["facility_id"].as_str().unwrap_or_default();
     let want_eq = args.get("equip").and_then(Value::as_str);
@@ -83,18 +67,17 @@ fn points(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     }
     if let Some(e) = want_eq {
         if !all.iter().any(|p| p.equip == e) {
-            return Err(unknown(fid, "equip", "equipment", e, all.iter().map(|p| p.equip.clone()).collect()));
+            return Err(unknown_selection(fid, "equip", "equipment", &[e.to_string()], all.iter().map(|p| p.equip.clone())));
         }
     }
     if let Some(r) = want_role {
         if !all.iter().any(|p| p.role == r) {
-            return Err(unknown(fid, "role", "role", r, all.iter().map(|p| p.role.clone()).collect()));
+            return Err(unknown_selection(fid, "role", "role", &[r.to_string()], all.iter().map(|p| p.role.clone())));
         }
     }
     if let Some(c) = want_cls {
         if !all.iter().any(|p| p.equip_class == c) {
-            return Err(unknown(fid, "equip_class", "equipment class", c,
-                all.iter().map(|p| p.equip_class.clone()).collect()));
+            return Err(unknown_selection(fid, "equip_class", "equipment class", &[c.to_string()], all.iter().map(|p| p.equip_class.clone())));
         }
     }
     let mut rows: Vec<&store::Point> = all

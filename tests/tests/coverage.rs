@@ -118,3 +118,18 @@ fn pages_of_each_list() {
     assert!(r.truncated);
     assert!(r.banners.iter().any(|b| b.starts_with("'points' shows rows 1-1 of 3")), "{:?}", r.banners);
 }
+
+#[test]
+fn the_writers_times_index_gives_the_same_answer_as_a_scan() {
+    let s = store();
+    let index = s.path().join("facility_id=hq").join(camber_host::store::TIMES_INDEX);
+    assert!(index.is_file(), "the writer records the sample times");
+    let with = full_registry().call("coverage", &json!({"facility_id": "hq"}), &ctx(s.path())).unwrap();
+    std::fs::remove_file(&index).unwrap();
+    let without = full_registry().call("coverage", &json!({"facility_id": "hq"}), &ctx(s.path())).unwrap();
+    assert_eq!(with.data, without.data);
+    // an index that no longer describes the parts is ignored
+    std::fs::write(&index, r#"{"parts": [], "points": []}"#).unwrap();
+    let stale = full_registry().call("coverage", &json!({"facility_id": "hq"}), &ctx(s.path())).unwrap();
+    assert_eq!(stale.data, without.data);
+}

@@ -109,6 +109,51 @@ pub struct TimeRun {
     pub count: u32,
 }
 
+/// The file in a facility's directory that records each point's sample times as runs
+/// (`_`-prefixed: readers of the layout skip it).
+pub const TIMES_INDEX: &str = "_camber_times.json";
+
+/// Names (relative) and sizes of a facility directory's part files: what a times index
+/// describes.
+fn parts_signature(dir: &Path) -> Value {
+    let mut parts = Vec::new();
+    let _ = collect_parts(dir, 0, &mut parts);
+    let mut rows: Vec<(String, u64)> = parts
+        .iter()
+        .map(|p| (p.strip_prefix(dir).unwrap_or(p).to_string_lossy().into_owned(), std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)))
+        .collect();
+    rows.sort();
+    serde_json::json!(rows)
+}
+
+/// Write the times index of a staged facility directory from its rows (in stored order).
+pub(crate) fn write_times_index(dir: &Path, rows: &LongRows) -> std::io::Result<()> {
+    // runs built as the rows go by: no per-point copy of the timestamps
+    let mut per: Vec<Vec<TimeRun>> = vec![Vec::new(); rows.points.len()];
+    for (&t, &p) in rows.ts.iter().zip(&rows.point) {
+        let rs = &mut per[p as usize];
+        match rs.last_mut() {
+            Some(r) if r.count == 1 => {
+                r.step = t - r.start;
+                r.count = 2;
+            }
+            Some(r) if r.start + r.step * r.count as i64 == t && r.count < u32::MAX => r.count += 1,
+            _ => rs.push(TimeRun { start: t, step: 0, count: 1 }),
+        }
+    }
+    let points: Vec<Value> = rows
+        .points
+        .iter()
+        .zip(per)
+        .map(|(k, rs)| {
+            let rs: Vec<Value> = rs.iter().map(|r| serde_json::json!([r.start, r.step, r.count])).collect();
+            serde_json::json!({"equip": k.equip, "equip_class": k.equip_class, "role": k.role, "runs": rs})
+        })
+        .collect();
+    let doc = serde_json::json!({"parts": parts_signature(dir), "points": points});
+    std::fs::write(dir.join(TIMES_INDEX), doc.to_string())
+}
+
 /// The part of each run inside `[start, end]`.
 pub fn clip_runs(rs: &[TimeRun], start: Option<i64>, end: Option<i64>) -> Vec<TimeRun> {
     let (lo, hi) = (start.unwrap_or(i64::MIN), end.unwrap_or(i64::MAX));
@@ -448,8 +493,10 @@ impl StoreDir {
         if let Some(t) = self.memo_get(fid, &fp, |m| m.times.clone()) {
             return Ok(t);
         }
-        let t: Arc<Vec<(PointKey, Vec<TimeRun>)>> =
-            Arc::new(self.times_uncached(fid)?.into_iter().map(|(k, ts)| (k, runs(&ts))).collect());
+        let t: Arc<Vec<(PointKey, Vec<TimeRun>)>> = match self.read_times_index(fid) {
+            Some(t) => Arc::new(t),
+            None => Arc::new(self.times_uncached(fid)?.into_iter().map(|(k, ts)| (k, runs(&ts))).collect()),
+        };
         let mut points: Vec<PointRow> = t
             .iter()
             .map(|(k, _)| PointRow { equip: k.equip.clone(), equip_class: k.equip_class.clone(), role: k.role.clone() })
@@ -463,6 +510,32 @@ impl StoreDir {
             }
         });
         Ok(t)
+    }
+
+    /// The times index the writer left in the facility's directory, when it still describes
+    /// exactly the facility's part files (names and sizes).
+    fn read_times_index(&self, fid: &str) -> Option<Vec<(PointKey, Vec<TimeRun>)>> {
+        let dir = self.facility_dir(fid);
+        let text = std::fs::read_to_string(dir.join(TIMES_INDEX)).ok()?;
+        let v: Value = serde_json::from_str(&text).ok()?;
+        if v.get("parts")? != &parts_signature(&dir) {
+            return None;
+        }
+        let mut out = Vec::new();
+        for p in v.get("points")?.as_array()? {
+            let key = PointKey {
+                equip: p.get("equip")?.as_str()?.to_string(),
+                equip_class: p.get("equip_class")?.as_str()?.to_string(),
+                role: p.get("role")?.as_str()?.to_string(),
+            };
+            let mut rs = Vec::new();
+            for r in p.get("runs")?.as_array()? {
+                let r = r.as_array()?;
+                rs.push(TimeRun { start: r.first()?.as_i64()?, step: r.get(1)?.as_i64()?, count: r.get(2)?.as_u64()? as u32 });
+            }
+            out.push((key, rs));
+        }
+        Some(out)
     }
 
     /// Every point's sorted, distinct sample times. Parts are decoded on up to as many threads

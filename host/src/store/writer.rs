@@ -428,6 +428,11 @@ impl Writer {
             }
         }
         let _ = kept_months;
+        if !(exists && mode == Mode::Append) {
+            // the whole facility is in `rows`: record its sample times as runs, so the first
+            // coverage call need not scan them
+            super::write_times_index(staged, rows).map_err(|e| io("cannot write the times index", e))?;
+        }
 
         // the swap: busy fence, .new, .ready, final -> .old, .new -> final, clean up
         fence::write(&self.root, fid, true, &random_hex()).map_err(|e| io("cannot mark the facility busy", e))?;

@@ -169,7 +169,11 @@ fn facilities_lists_only_allowed_ones_with_spans_and_counts() {
 fn first_part(store: &Path, fid: &str) -> PathBuf {
     let mut dir = store.join(format!("facility_id={fid}"));
     loop {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with('_'))
+            .collect();
         entries.sort();
         let first = entries.remove(0);
         if first.is_file() {

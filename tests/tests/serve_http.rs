@@ -236,6 +236,7 @@ fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
     let auth = format!("Bearer {}", srv.token);
     let sid = initialize(&srv, &srv.token);
     // a client that starts a 2-second guest call and hangs up at once
+    let slow_started = std::time::Instant::now();
     {
         let mut s = TcpStream::connect(&srv.addr).unwrap();
         let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 2000}}}).to_string();
@@ -250,7 +251,9 @@ fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
         assert_eq!(st, 200);
         assert_eq!(r["result"]["isError"], false);
     }
-    assert!(t0.elapsed() < Duration::from_millis(1500), "cheap calls waited for the slow one: {:?}", t0.elapsed());
+    let _ = t0;
+    // all five were answered while the slow guest would still have been running
+    assert!(slow_started.elapsed() < Duration::from_millis(2000), "cheap calls waited for the slow one: {:?}", slow_started.elapsed());
 }
 
 #[test]

@@ -16,6 +16,8 @@ struct Server {
     _dir: tempfile::TempDir,
     token: String,
     narrow_token: String,
+    /// The server's stderr lines (one per call).
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Drop for Server {
@@ -74,8 +76,14 @@ fn start_with(hostile: bool) -> Server {
         }
     }
     assert!(!addr.is_empty(), "the server did not start");
-    std::thread::spawn(move || for _ in err.lines() {});
-    Server { child, addr, _dir: dir, token, narrow_token }
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        for l in err.lines().map_while(Result::ok) {
+            sink.lock().unwrap().push(l);
+        }
+    });
+    Server { child, addr, _dir: dir, token, narrow_token, log }
 }
 
 /// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
@@ -254,6 +262,18 @@ fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
     let _ = t0;
     // all five were answered while the slow guest would still have been running
     assert!(slow_started.elapsed() < Duration::from_millis(2000), "cheap calls waited for the slow one: {:?}", slow_started.elapsed());
+    // and the hung-up call was stopped, not run to its end
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        if let Some(l) = srv.log.lock().unwrap().iter().find(|l| l.contains("call sleep")).cloned() {
+            break l;
+        }
+        assert!(std::time::Instant::now() < deadline, "the slow call never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(line.contains("(cancelled)"), "{line}");
+    let ms: f64 = line.rsplit(' ').nth(1).unwrap().parse().unwrap();
+    assert!(ms < 1900.0, "the guest ran on after the client left: {line}");
 }
 
 #[test]

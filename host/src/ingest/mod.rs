@@ -215,7 +215,7 @@ pub fn parse_stamp(s: &str) -> Option<(i64, Option<i32>)> {
 /// usually share a stamp).
 struct Clock {
     tz: TimeZone,
-    last: Option<(String, Result<i64, &'static str>)>,
+    last: Option<(Vec<u8>, Result<i64, &'static str>)>,
 }
 
 /// Why a stamp is dropped.
@@ -224,14 +224,21 @@ const REPEAT: &str = "second readings of the repeated autumn hour (the first is 
 const BAD_TIME: &str = "unreadable timestamps";
 
 impl Clock {
-    fn local(&mut self, raw: &str) -> Result<i64, &'static str> {
+    fn local(&mut self, raw: &[u8]) -> Result<i64, &'static str> {
         if let Some((s, r)) = &self.last {
-            if s == raw {
+            if s.as_slice() == raw {
                 return *r;
             }
         }
-        let r = self.convert(raw);
-        self.last = Some((raw.to_string(), r));
+        let r = std::str::from_utf8(raw).map_err(|_| BAD_TIME).and_then(|s| self.convert(s));
+        match &mut self.last {
+            Some((s, last)) => {
+                s.clear();
+                s.extend_from_slice(raw);
+                *last = r;
+            }
+            None => self.last = Some((raw.to_vec(), r)),
+        }
         r
     }
 
@@ -422,26 +429,36 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
             };
             let ci = long_cols.2.ok_or("a long CSV needs the columns ts, equip, equip_class, role and value")?;
             let ui = find(&["unit", "units"]);
-            let mut last_key: Option<(String, String, String, String)> = None;
+            // bytes, not strings: a row's text is checked as UTF-8 only where it is new (a point
+            // not seen on the row before) or parsed (the value, the stamp)
+            let mut brec = csv::ByteRecord::new();
+            let mut last_key: Option<[Vec<u8>; 4]> = None;
             let mut last_point: (u32, Convert, Option<Kind>) = (0, Convert::IDENTITY, None);
-            while rdr.read_record(&mut record).map_err(|e| format!("the CSV cannot be read: {e}"))? {
+            while rdr.read_byte_record(&mut brec).map_err(|e| format!("the CSV cannot be read: {e}"))? {
                 report.rows_read += 1;
-                let line = record.position().map(|p| p.line()).unwrap_or(0);
                 if report.rows_read % 65_536 == 0 {
-                    if let (Some(pb), Some(p)) = (&progress, record.position()) {
+                    if let (Some(pb), Some(p)) = (&progress, brec.position()) {
                         pb.set_position(p.byte());
                     }
                 }
-                let f = |i: usize| record.get(i).unwrap_or_default();
-                let (e, c, r, u) = (f(ei).trim(), f(ci).trim(), f(ri).trim(), ui.map(f).unwrap_or_default().trim());
-                let same = last_key.as_ref().is_some_and(|k| k.0 == e && k.1 == c && k.2 == r && k.3 == u);
+                let f = |i: usize| brec.get(i).unwrap_or_default();
+                let (e, c, r, u) = (f(ei).trim_ascii(), f(ci).trim_ascii(), f(ri).trim_ascii(), ui.map(f).unwrap_or_default().trim_ascii());
+                let same = last_key.as_ref().is_some_and(|k| k[0] == e && k[1] == c && k[2] == r && k[3] == u);
                 if !same {
-                    let key = PointKey { equip: e.to_string(), equip_class: c.to_string(), role: r.to_string() };
-                    last_point = point_for(key, u, line, &mut rows)?;
-                    last_key = Some((e.to_string(), c.to_string(), r.to_string(), u.to_string()));
+                    let line = brec.position().map(|p| p.line()).unwrap_or(0);
+                    let text = |b: &[u8]| -> Result<String, String> {
+                        String::from_utf8(b.to_vec()).map_err(|_| format!("line {line}: the text is not UTF-8"))
+                    };
+                    let key = PointKey { equip: text(e)?, equip_class: text(c)?, role: text(r)? };
+                    last_point = point_for(key, &text(u)?, line, &mut rows)?;
+                    last_key = Some([e.to_vec(), c.to_vec(), r.to_vec(), u.to_vec()]);
                 }
                 let (pid, convert, kind) = last_point;
-                let Some(value) = reading(f(vi), kind, convert, &mut report) else { continue };
+                let Ok(raw_value) = std::str::from_utf8(f(vi)) else {
+                    report.drop("values that are not numbers");
+                    continue;
+                };
+                let Some(value) = reading(raw_value, kind, convert, &mut report) else { continue };
                 let ts = match clock.local(f(ti)) {
                     Ok(t) => t,
                     Err(why) => {
@@ -482,7 +499,7 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                 return Err("no CSV column is named in the mapping".into());
             }
             while rdr.read_record(&mut record).map_err(|e| format!("the CSV cannot be read: {e}"))? {
-                let ts = clock.local(record.get(ti).unwrap_or_default());
+                let ts = clock.local(record.get(ti).unwrap_or_default().as_bytes());
                 if report.rows_read % 8192 == 0 {
                     if let (Some(pb), Some(p)) = (&progress, record.position()) {
                         pb.set_position(p.byte());

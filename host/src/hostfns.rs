@@ -201,6 +201,32 @@ impl wit_store::Host for CallState {
         }
     }
 
+    fn read_frame(
+        &mut self,
+        facility_id: String,
+        equip: String,
+        roles: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<wit_store::Frame, wit::StoreError> {
+        let store = self.access.check(&facility_id)?;
+        match retry_once(|| store.read_frame(&facility_id, &equip, &roles, start_ns, end_ns)) {
+            Ok(f) => {
+                let len = f.ts.len() as u32;
+                let regular = f.ts.len() >= 2 && f.ts.windows(2).all(|w| w[1] - w[0] == f.ts[1] - f.ts[0]);
+                let (start, step, ts) = if f.ts.len() == 1 {
+                    (f.ts[0], 0, Vec::new())
+                } else if regular {
+                    (f.ts[0], f.ts[1] - f.ts[0], Vec::new())
+                } else {
+                    (0, 0, f.ts)
+                };
+                Ok(wit_store::Frame { start, step, ts, len, roles: f.roles, values: f.values })
+            }
+            Err(e) => Err(self.access.fail(e)),
+        }
+    }
+
     fn catalog(&mut self) -> String {
         crate::catalog::json_text().to_string()
     }

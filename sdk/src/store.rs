@@ -7,7 +7,7 @@ use camber_common::CapError;
 use crate::bindings::camber::capability::store as wit;
 use crate::plugin::__guest::code_from_wit;
 
-pub use wit::{Facility, FacilityList, Point, PointTimes, Series, TimeRun};
+pub use wit::{Facility, FacilityList, Frame, Point, PointTimes, Series, TimeRun};
 
 fn err(e: crate::bindings::camber::capability::types::StoreError) -> CapError {
     CapError::new(code_from_wit(e.code), e.message)
@@ -50,4 +50,24 @@ pub fn read_times(
 /// The dataset catalog (public metadata), parsed.
 pub fn catalog() -> Result<serde_json::Value, CapError> {
     serde_json::from_str(&wit::catalog()).map_err(|_| CapError::internal("the host's catalog is not JSON"))
+}
+
+/// One equipment's roles as aligned columns in a window (NaN where a role has no sample).
+/// See [`frame_times`] for the timestamps of an evenly spaced frame.
+pub fn read_frame(
+    facility_id: &str,
+    equip: &str,
+    roles: &[String],
+    start_ns: Option<i64>,
+    end_ns: Option<i64>,
+) -> Result<Frame, CapError> {
+    wit::read_frame(facility_id, equip, roles, start_ns, end_ns).map_err(err)
+}
+
+/// The timestamps of a frame, whether it came as a grid or as a list.
+pub fn frame_times(f: &Frame) -> Vec<i64> {
+    if !f.ts.is_empty() {
+        return f.ts.clone();
+    }
+    (0..f.len as i64).map(|i| f.start + i * f.step).collect()
 }

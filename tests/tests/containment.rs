@@ -216,3 +216,18 @@ fn components_load_in_name_order_across_directories() {
     assert!(names.contains(&"facilities") && names.contains(&"points") && names.contains(&"coverage"));
     assert_eq!(reg.get("points").unwrap().file, "_cap_points.wasm");
 }
+
+#[test]
+fn a_guest_reads_aligned_frames_as_a_grid_when_they_are_regular() {
+    let reg = full_registry();
+    let store = demo_store();
+    let c = ctx(store.path());
+    let r = reg.call("frame", &json!({"facility_id": "hq", "equip": "AHU-1", "roles": ["oat", "supply_fan_status", "nope"]}), &c).unwrap();
+    assert_eq!(r.data["len"], 7 * 96);
+    assert_eq!(r.data["step"], 15 * 60 * 1_000_000_000i64);
+    assert_eq!(r.data["listed"], 0, "a regular frame travels as start and step");
+    assert_eq!(r.data["present"], json!([672, 672, 0]));
+    // a guest reads only the facility its call names
+    let e = reg.call("frame", &json!({"facility_id": "annex", "equip": "RTU-1", "roles": ["oat"]}), &CallContext::new(store.path(), ["hq".to_string()])).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotAllowed);
+}

@@ -47,7 +47,8 @@ impl camber_sdk::bindings::Guest for Hostile {
             desc("panic_path", any.clone()),
             desc("read_other", any.clone()),
             desc("echo", any.clone()),
-            desc("sleep", any),
+            desc("sleep", any.clone()),
+            desc("frame", any),
         ]
     }
 
@@ -114,6 +115,19 @@ impl camber_sdk::bindings::Guest for Hostile {
                     x = std::hint::black_box(x.wrapping_add(1));
                 }
                 ok(json!({"slept_ms": ms}), "slept", json!([]))
+            }
+            "frame" => {
+                let fid = args["facility_id"].as_str().unwrap_or_default();
+                let equip = args["equip"].as_str().unwrap_or_default();
+                let roles: Vec<String> = args["roles"].as_array().map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect()).unwrap_or_default();
+                match store::read_frame(fid, equip, &roles, None, None) {
+                    Ok(f) => {
+                        let sums: Vec<f64> = f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).sum()).collect();
+                        let present: Vec<usize> = f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).count()).collect();
+                        ok(json!({"facility_id": fid, "len": f.len, "start": f.start, "step": f.step, "listed": f.ts.len(), "roles": f.roles, "sums": sums, "present": present}), "frame", json!([]))
+                    }
+                    Err(e) => ok(json!({"refused": e.message}), "refused", json!([])),
+                }
             }
             other => Err(wit::CapError {
                 code: wit::ErrorCode::UnknownCapability,

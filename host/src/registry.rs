@@ -145,6 +145,8 @@ struct LoadedComponent {
 /// The capabilities and prompts of every loaded component, and the policy around each call.
 pub struct Registry {
     pub runtime: Runtime,
+    /// Takes local paths out of prompt errors (calls use their context's redactor).
+    redactor: Redactor,
     components: Vec<LoadedComponent>,
     capabilities: BTreeMap<String, CapabilityEntry>,
     prompts: BTreeMap<String, PromptEntry>,
@@ -174,7 +176,13 @@ impl Registry {
     /// Load every component file; any refused one fails the load with a one-line error that
     /// names the file.
     pub fn load(runtime: Runtime, files: &[PathBuf]) -> Result<Registry, String> {
-        let mut reg = Registry { runtime, components: Vec::new(), capabilities: BTreeMap::new(), prompts: BTreeMap::new() };
+        let mut reg = Registry {
+            runtime,
+            redactor: Redactor::new(Vec::new()),
+            components: Vec::new(),
+            capabilities: BTreeMap::new(),
+            prompts: BTreeMap::new(),
+        };
         for path in files {
             reg.add_component(path)?;
         }
@@ -285,8 +293,8 @@ impl Registry {
         let comp = &self.components[p.component];
         match self.runtime.get_prompt(&comp.pre, name, &short) {
             Ok(Ok(text)) => Ok(text),
-            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), one_line(&e.message))),
-            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", one_line(&trap)))),
+            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), self.redactor.redact(&one_line(&e.message)))),
+            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", self.redactor.redact(&one_line(&trap))))),
         }
     }
 
@@ -295,7 +303,25 @@ impl Registry {
     pub fn call(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, CapError> {
         match self.call_inner(name, arguments, ctx) {
             Ok(r) => Ok(r),
-            Err(Refusal::Schema(e)) => Err(CapError { message: one_line(&e.message), ..e }),
+            Err(Refusal::Schema(e)) => {
+                // JSON pointers are not paths; the caller's values after them are redacted
+                let redact = |s: &str| match s.split_once(": ") {
+                    Some((ptr, msg)) => format!("{ptr}: {}", ctx.redactor.redact(msg)),
+                    None => ctx.redactor.redact(s),
+                };
+                let data = e.data.map(|mut d| {
+                    if let Some(Value::Array(errs)) = d.get_mut("errors") {
+                        for x in errs.iter_mut() {
+                            if let Value::String(t) = x {
+                                *t = redact(t);
+                            }
+                        }
+                    }
+                    d
+                });
+                let message = one_line(&e.message).split("; ").map(redact).collect::<Vec<_>>().join("; ");
+                Err(CapError { code: e.code, message, data })
+            }
             Err(Refusal::Other(e)) => Err(CapError {
                 code: e.code,
                 message: ctx.redactor.redact(&one_line(&e.message)),
@@ -333,7 +359,15 @@ impl Registry {
             }
         }
 
-        // 4. the token: what decides the values
+        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`
+        let fids: Vec<String> = readable.iter().cloned().collect();
+        let fence_tokens = match &ctx.store {
+            Some(s) => fence::before(s.root(), &fids).map_err(|e| unavailable(&e, &ctx.allowed))?,
+            None => Vec::new(),
+        };
+
+        // 4. the token: what decides the values (read after the fences, so it is of the data
+        // the guest will read)
         let generation = match &ctx.store {
             Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
             None => String::new(),
@@ -344,13 +378,6 @@ impl Registry {
             &ctx.allowed,
             &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
         );
-
-        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`
-        let fids: Vec<String> = readable.iter().cloned().collect();
-        let fence_tokens = match &ctx.store {
-            Some(s) => fence::before(s.root(), &fids).map_err(|e| unavailable(&e, &ctx.allowed))?,
-            None => Vec::new(),
-        };
 
         // 6. the guest
         let wit_ctx = wit::CallContext {
@@ -370,8 +397,21 @@ impl Registry {
             ctx.caps.max_seconds,
             ctx.cancel.clone(),
         );
+        // a refused or failed store read decides the call, whatever the guest made of it (also
+        // when it then panicked or ran out of time)
+        if let Some(e) = access.error {
+            return Err(e.into());
+        }
         let returned = match outcome {
             GuestOutcome::Returned(r) => r,
+            GuestOutcome::NoSlot => {
+                return Err(CapError::with_data(
+                    ErrorCode::Unavailable,
+                    format!("every sandbox slot is busy; retry '{name}' in a moment"),
+                    json!({"retryable": true}),
+                )
+                .into())
+            }
             GuestOutcome::Stopped(Stop::Deadline) => {
                 return Err(CapError::with_data(
                     ErrorCode::Timeout,
@@ -411,10 +451,6 @@ impl Registry {
                 return Err(CapError::internal(format!("capability '{name}' failed: {why}")).into());
             }
         };
-        // a refused or failed store read decides the call, whatever the guest made of it
-        if let Some(e) = access.error {
-            return Err(e.into());
-        }
         if let Some(s) = &ctx.store {
             fence::after(s.root(), &fids, &fence_tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
         }

@@ -76,6 +76,18 @@ pub enum Stop {
     Cancelled,
 }
 
+/// Marks an error raised while instantiating (not while running).
+#[derive(Debug)]
+struct NoSlot;
+
+impl std::fmt::Display for NoSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the instance could not be created")
+    }
+}
+
+impl std::error::Error for NoSlot {}
+
 /// Memory cap that remembers whether it refused a growth (a Rust guest then traps with
 /// `unreachable`, which alone cannot be told from a panic).
 pub struct Limiter {
@@ -116,6 +128,8 @@ impl WasiView for CallState {
 /// How a guest call ended, before the registry's policy looks at it.
 pub enum GuestOutcome {
     Returned(Result<wit::CallResult, wit::CapError>),
+    /// The instance pool is full: every slot is running a call.
+    NoSlot,
     Stopped(Stop),
     OutOfFuel,
     OutOfMemory,
@@ -290,7 +304,10 @@ impl Runtime {
         let mut store = self.new_store(access, max_seconds, cancel, stderr.clone());
         self.active.fetch_add(1, Ordering::AcqRel);
         self.ensure_ticker();
-        let result = pre.instantiate(&mut store).and_then(|inst| f(&inst, &mut store));
+        let result = match pre.instantiate(&mut store) {
+            Ok(inst) => f(&inst, &mut store),
+            Err(e) => Err(e.context(NoSlot)),
+        };
         self.active.fetch_sub(1, Ordering::AcqRel);
         (result, store, stderr)
     }
@@ -335,6 +352,8 @@ impl Runtime {
         let state = store.into_data();
         let outcome = match r {
             Ok(ret) => GuestOutcome::Returned(ret),
+            // an instance that could not be created: the pool's slots are all taken
+            Err(e) if e.downcast_ref::<NoSlot>().is_some() && state.stopped.is_none() && !state.limiter.hit => GuestOutcome::NoSlot,
             Err(e) => {
                 if let Some(stop) = state.stopped {
                     GuestOutcome::Stopped(stop)

@@ -196,6 +196,9 @@ fn a_damaged_part_is_unavailable_for_its_facility_only() {
     assert_eq!(e.data.as_ref().unwrap()["facility_id"], "hq");
     assert!(!e.message.contains(&*store.path().to_string_lossy()), "{}", e.message);
     assert!(reg.call("points", &json!({"facility_id": "annex"}), &c).is_ok());
+    // a guest that panics after the failed read: the read's error decides, not the panic
+    let e = reg.call("read_then_panic", &json!({"facility_id": "hq"}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unavailable, "{e}");
     let list = reg.call("facilities", &json!({}), &c).unwrap();
     let hq = list.data["facilities"].as_array().unwrap().iter().find(|f| f["facility_id"] == "hq").unwrap().clone();
     assert_eq!(hq["unavailable"], json!({"retryable": false}));

@@ -81,6 +81,15 @@ fn a_damaged_registry_refuses_everything_it_cannot_vouch_for() {
     assert_eq!(r.data["withheld_unverified"], 3);
     assert_eq!(r.data["withheld_research_only"], 2);
     assert!(r.banners[0].contains("facility registry cannot be read"), "{:?}", r.banners);
+    // one malformed entry makes the registry untrustworthy
+    let mut reg: Value = json!({"hq": {"name": "HQ", "state": "active"}, "lab": "corrupt"});
+    std::fs::write(s.path().join("_facilities.json"), reg.to_string()).unwrap();
+    let e = call(s.path(), "points", json!({"facility_id": "hq"})).unwrap_err();
+    assert_eq!(e.data.as_ref().unwrap()["reason"], "licence_unverified");
+    reg["lab"] = json!({"state": 3});
+    std::fs::write(s.path().join("_facilities.json"), reg.to_string()).unwrap();
+    let e = call(s.path(), "points", json!({"facility_id": "hq"})).unwrap_err();
+    assert_eq!(e.data.as_ref().unwrap()["reason"], "licence_unverified");
     // an empty registry is no better
     std::fs::write(s.path().join("_facilities.json"), "{}").unwrap();
     let e = call(s.path(), "points", json!({"facility_id": "hq"})).unwrap_err();

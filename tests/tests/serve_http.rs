@@ -51,7 +51,8 @@ fn start_with(hostile: bool) -> Server {
     }
     let file = dir.path().join("tokens.json");
     let token = tokens_add(&file, "wide", &["ds-synthetic-chw-plant", "ds-synthetic-ahu-economizer"]);
-    let narrow_token = tokens_add(&file, "narrow", &["ds-synthetic-ahu-economizer"]);
+    // the same label as the wide token: sessions and tasks belong to tokens, not labels
+    let narrow_token = tokens_add(&file, "wide", &["ds-synthetic-ahu-economizer"]);
     let mut cmd = Command::new(camber_bin());
     cmd.args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--store"]).arg(&store).arg("--tokens").arg(&file);
     cmd.env("CAMBER_CACHE_DIR", cache_dir()).env_remove("CAMBER_CAPABILITIES");
@@ -180,8 +181,10 @@ fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
     let sid = initialize(&srv, &srv.token);
     let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("MCP-Protocol-Version", "1999-01-01")], ping.as_bytes());
     assert_eq!(st, 400);
-    // another caller cannot use this session
+    // another caller (even one with the same label) cannot use or end this session
     assert_eq!(rpc(&srv, &srv.narrow_token, Some(&sid), json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 404);
+    let narrow = format!("Bearer {}", srv.narrow_token);
+    assert_eq!(http(&srv.addr, "DELETE", "/mcp", &[("Authorization", &narrow), ("MCP-Session-Id", &sid)], b"").0, 404);
     // 10 MB
     let big = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20));
     assert_eq!(http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], big.as_bytes()).0, 413);

@@ -27,10 +27,31 @@ const TASK_NOT_CANCELABLE: i64 = -32002;
 pub struct Tasks {
     tasks: Mutex<HashMap<String, (Value, String)>>,
     running: Mutex<HashMap<String, Arc<AtomicBool>>>,
-    order: Mutex<Vec<String>>,
+    /// Each caller's task ids, oldest first.
+    order: Mutex<HashMap<String, std::collections::VecDeque<String>>>,
 }
 
-/// Tasks remembered for `GetTask`.
+/// Ends a task that was dropped mid-call (its client disconnected): removes its cancel flag
+/// and, when it is still "working", records it as canceled.
+struct TaskGuard {
+    st: Arc<AppState>,
+    id: String,
+    owner: String,
+    context: String,
+    dialect: Dialect,
+}
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        let was_running = self.st.a2a.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.id).is_some();
+        if was_running {
+            let t = task(self.dialect, &self.id, &self.context, "canceled", Vec::new(), None);
+            self.st.a2a.put(&self.id, t, &self.owner);
+        }
+    }
+}
+
+/// Tasks remembered for `GetTask`, per caller (one caller cannot evict another's).
 const KEEP: usize = 1000;
 
 impl Tasks {
@@ -38,10 +59,12 @@ impl Tasks {
         let mut t = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
         let mut o = self.order.lock().unwrap_or_else(|p| p.into_inner());
         if t.insert(id.to_string(), (task, owner.to_string())).is_none() {
-            o.push(id.to_string());
-            if o.len() > KEEP {
-                let old = o.remove(0);
-                t.remove(&old);
+            let mine = o.entry(owner.to_string()).or_default();
+            mine.push_back(id.to_string());
+            if mine.len() > KEEP {
+                if let Some(old) = mine.pop_front() {
+                    t.remove(&old);
+                }
             }
         }
     }
@@ -183,8 +206,8 @@ fn outcome_task(d: Dialect, id: &str, context: &str, outcome: Result<camber_comm
 /// Handle one A2A JSON-RPC message; `None` for a notification.
 pub async fn handle(st: &Arc<AppState>, msg: Incoming, caller: Option<Caller>, version: Option<String>) -> Option<Value> {
     let Incoming::Request { id, method, params } = msg else { return None };
-    let owner = caller.as_ref().map(|c| c.label.clone()).unwrap_or_else(|| "anonymous".into());
-    let label = format!("a2a:{owner}");
+    let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
+    let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
     let allowed = caller.as_ref().map(|c| c.allowed.clone());
     let dialect = match method.as_str() {
         "SendMessage" | "GetTask" | "CancelTask" => Dialect::V1,
@@ -203,6 +226,8 @@ pub async fn handle(st: &Arc<AppState>, msg: Incoming, caller: Option<Caller>, v
             let flag = Arc::new(AtomicBool::new(false));
             st.a2a.running.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.clone(), flag.clone());
             st.a2a.put(&task_id, task(dialect, &task_id, &context, "working", Vec::new(), None), &owner);
+            // if the client goes away, the task ends canceled rather than "working" for ever
+            let _cleanup = TaskGuard { st: st.clone(), id: task_id.clone(), owner: owner.clone(), context: context.clone(), dialect };
             let outcome = st
                 .run_blocking(flag, move |svc, cancel| svc.call(&name, &args, &label, allowed.as_ref(), Some(cancel)))
                 .await

@@ -14,6 +14,8 @@ use camber_common::canonical::sha256_hex;
 pub struct Caller {
     pub label: String,
     pub allowed: BTreeSet<String>,
+    /// The token's digest: what sessions and tasks are bound to (labels need not be unique).
+    pub id: String,
 }
 
 /// The tokens of a token file.
@@ -32,7 +34,7 @@ impl Tokens {
             let digest = t["sha256"].as_str().filter(|d| d.len() == 64).ok_or("--tokens: every token needs a 64-hex-digit sha256")?;
             let label = t["label"].as_str().unwrap_or("token").to_string();
             let allowed = t["allow"].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
-            entries.push((digest.to_ascii_lowercase(), Caller { label, allowed }));
+            entries.push((digest.to_ascii_lowercase(), Caller { label, allowed, id: digest.to_ascii_lowercase() }));
         }
         Ok(Tokens { entries })
     }

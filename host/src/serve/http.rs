@@ -161,6 +161,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     };
     let label = caller.as_ref().map(|c| format!("mcp:{}", c.label)).unwrap_or_else(|| "mcp:http".into());
     let allowed: Option<BTreeSet<String>> = caller.as_ref().map(|c| c.allowed.clone());
+    let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_default();
     let is_initialize = matches!(&msg, Incoming::Request { method, .. } if method == "initialize");
     let sid = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
 
@@ -170,7 +171,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         let id = crate::store::writer::random_hex();
         st.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(
             id.clone(),
-            HttpSession { session, inflight: HashMap::new(), owner: label.clone() },
+            HttpSession { session, inflight: HashMap::new(), owner: owner.clone() },
         );
         let mut r = match action {
             Action::Reply(v) => json_response(StatusCode::OK, &v),
@@ -189,9 +190,12 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         let Some(s) = sessions.get_mut(&sid) else {
             return status(StatusCode::NOT_FOUND, "unknown or ended session: initialize again");
         };
-        if s.owner != label {
+        if s.owner != owner {
             return status(StatusCode::NOT_FOUND, "unknown or ended session: initialize again");
         }
+        // the presenting token's own allowlist, every request
+        s.session.allowed = allowed.clone();
+        s.session.caller = label.clone();
         let action = mcp::handle(&st.svc, msg, &mut s.session);
         if let Action::Cancel(id) = &action {
             if let Some(flag) = s.inflight.get(&id.to_string()) {
@@ -203,6 +207,13 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     match action {
         Action::Reply(v) => json_response(StatusCode::OK, &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
+        Action::Prompt(job) => {
+            let flag = Arc::new(AtomicBool::new(false));
+            match st.run_blocking(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
+                Some(v) => json_response(StatusCode::OK, &v),
+                None => StatusCode::ACCEPTED.into_response(),
+            }
+        }
         Action::Call(job) => {
             let flag = Arc::new(AtomicBool::new(false));
             let key = job.id.to_string();
@@ -228,13 +239,18 @@ async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
     if !st.origin_ok(&headers) {
         return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
     }
-    if let Err(r) = st.caller(&headers) {
-        return r;
-    }
+    let owner = match st.caller(&headers) {
+        Ok(c) => c.map(|c| c.id).unwrap_or_default(),
+        Err(r) => return r,
+    };
     let Some(sid) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
         return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id");
     };
-    match st.sessions.lock().unwrap_or_else(|p| p.into_inner()).remove(sid) {
+    let mut sessions = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
+    if sessions.get(sid).is_some_and(|s| s.owner != owner) {
+        return status(StatusCode::NOT_FOUND, "unknown or ended session");
+    }
+    match sessions.remove(sid) {
         Some(s) => {
             for f in s.inflight.values() {
                 f.store(true, Ordering::SeqCst);

@@ -71,12 +71,34 @@ pub struct CallJob {
     pub progress_token: Option<Value>,
 }
 
+/// A `prompts/get` to run off the transport's thread.
+#[derive(Clone, Debug)]
+pub struct PromptJob {
+    pub id: Value,
+    pub name: String,
+    pub args: BTreeMap<String, String>,
+}
+
+/// Render a prompt job into its response.
+pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
+    let description = svc.registry.prompts().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
+    match svc.registry.get_prompt(&job.name, &job.args) {
+        Ok(text) => jsonrpc::result(
+            job.id.clone(),
+            json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
+        ),
+        Err(e) => jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Invalid params: {}", e.message)),
+    }
+}
+
 /// What to do with one incoming message.
 #[derive(Debug)]
 pub enum Action {
     Reply(Value),
     Nothing,
     Call(CallJob),
+    /// A `prompts/get` (it runs a guest, so off the transport's thread too).
+    Prompt(PromptJob),
     /// Stop the in-flight request with this id.
     Cancel(Value),
 }
@@ -185,22 +207,16 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
             let Some(name) = params.get("name").and_then(Value::as_str) else {
                 return fail(INVALID_PARAMS, "Invalid params: prompts/get needs a prompt name");
             };
-            let Some(p) = svc.registry.prompts().find(|p| p.name == name) else {
+            if svc.registry.prompts().all(|p| p.name != name) {
                 return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", camber_common::text::one_line(name)));
-            };
+            }
             let mut args: BTreeMap<String, String> = BTreeMap::new();
             if let Some(m) = params.get("arguments").and_then(Value::as_object) {
                 for (k, v) in m {
                     args.insert(k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
                 }
             }
-            match svc.registry.get_prompt(name, &args) {
-                Ok(text) => reply(json!({
-                    "description": p.description,
-                    "messages": [{"role": "user", "content": {"type": "text", "text": text}}],
-                })),
-                Err(e) => fail(INVALID_PARAMS, &format!("Invalid params: {}", e.message)),
-            }
+            Action::Prompt(PromptJob { id, name: name.to_string(), args })
         }
         _ => fail(METHOD_NOT_FOUND, &format!("Method not found: {}", camber_common::text::one_line(&method))),
     }

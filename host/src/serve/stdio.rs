@@ -70,6 +70,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
         };
         match mcp::handle(&svc, msg, &mut session) {
             Action::Reply(r) => send(&r),
+            Action::Prompt(job) => send(&mcp::run_prompt(&svc, &job)),
             Action::Nothing => {}
             Action::Cancel(id) => {
                 if let Some(flag) = inflight.lock().unwrap_or_else(|p| p.into_inner()).get(&id.to_string()) {

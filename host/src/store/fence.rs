@@ -75,8 +75,12 @@ pub fn read(root: &Path, fid: &str) -> Result<FenceState, StoreError> {
             })
         }
     };
-    // a fence being replaced may read empty or torn for an instant: treat it as busy
-    let Ok(mark) = serde_json::from_str::<Value>(&text) else { return Ok(FenceState::Busy) };
+    // a fence being replaced may read empty or torn for an instant: busy; one that stays torn
+    // (a power failure) blocks nobody after a few seconds
+    let Ok(mark) = serde_json::from_str::<Value>(&text) else {
+        let age = std::fs::metadata(fence_path(root, fid)).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+        return Ok(if age.is_some_and(|a| a > Duration::from_secs(5)) { FenceState::Clear(None) } else { FenceState::Busy });
+    };
     if mark.get("state").and_then(Value::as_str) == Some("busy") {
         if writer_alive(&mark) {
             return Ok(FenceState::Busy);
@@ -144,8 +148,17 @@ pub fn write(root: &Path, fid: &str, busy: bool, token: &str) -> std::io::Result
         "token": token,
     });
     let tmp = dir.join(format!(".{fid}.{pid}.tmp"));
-    std::fs::write(&tmp, mark.to_string())?;
-    std::fs::rename(&tmp, dir.join(fid))
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(mark.to_string().as_bytes())?;
+        f.sync_all()?;
+    }
+    std::fs::rename(&tmp, dir.join(fid))?;
+    if let Ok(d) = std::fs::File::open(&dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
 }
 
 #[cfg(test)]

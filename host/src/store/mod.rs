@@ -283,11 +283,12 @@ impl StoreDir {
             Err(_) => return RegistryView { damaged: true, present: true, ..Default::default() },
         };
         match serde_json::from_str::<Value>(&text) {
-            Ok(Value::Object(m)) => RegistryView {
-                entries: m.into_iter().filter(|(_, v)| v.is_object()).collect(),
-                damaged: false,
-                present: true,
-            },
+            // an entry that is not an object, or whose lifecycle state is not a string, cannot be
+            // vouched for: the registry is damaged
+            Ok(Value::Object(m)) => {
+                let damaged = m.values().any(|v| !v.is_object() || v.get("state").is_some_and(|s| !s.is_string()));
+                RegistryView { entries: m.into_iter().filter(|(_, v)| v.is_object()).collect(), damaged, present: true }
+            }
             _ => RegistryView { damaged: true, present: true, ..Default::default() },
         }
     }
@@ -888,7 +889,7 @@ pub(crate) fn part_year_month(p: &Path) -> Option<(i64, Option<u32>)> {
 
 /// Parts in time order: year, month (numerically, so month=10 follows month=9), then the
 /// write sequence of `part-<seq>-<i>`, then the name.
-fn part_order(p: &Path) -> (i64, u32, u64, u64, String) {
+pub(crate) fn part_order(p: &Path) -> (i64, u32, u64, u64, String) {
     let (y, m) = part_year_month(p).unwrap_or((i64::MIN, None));
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let mut nums = name.trim_start_matches("part-").trim_end_matches(".parquet").split('-').map(|x| x.parse::<u64>().unwrap_or(u64::MAX));

@@ -344,6 +344,10 @@ impl Writer {
         let stage_root = self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
         let staged = stage_root.join(format!("{FACILITY_PREFIX}{fid}"));
         std::fs::create_dir_all(&staged).map_err(|e| io("cannot create the staging directory", e))?;
+        // the catalog as it was (to update it), then invalidated before anything moves: a writer
+        // killed later leaves no catalog that still claims the old points
+        let catalog_before = self.current_catalog();
+        self.invalidate_catalog()?;
         let result = self.stage_and_swap(fid, rows, mode, exists, &staged);
         let _ = std::fs::remove_dir_all(&stage_root);
         let _ = std::fs::remove_dir(self.root.join(STAGING_DIR));
@@ -363,7 +367,9 @@ impl Writer {
         }
         let text = serde_json::to_string(&registry).map_err(|e| format!("cannot encode the registry: {e}"))?;
         write_atomic(&self.root.join(REGISTRY_FILE), text.as_bytes()).map_err(|e| io("cannot write the facility registry", e))?;
-        self.update_catalog(fid, rows, mode)?;
+        self.update_catalog(fid, rows, mode, catalog_before)?;
+        // only now, with the data, the registry and the catalog in place, is the facility clear
+        fence::write(&self.root, fid, false, &random_hex()).map_err(|e| io("cannot clear the facility's fence", e))?;
         Ok(outcome)
     }
 
@@ -390,7 +396,10 @@ impl Writer {
                             std::fs::create_dir_all(parent).map_err(|e| io("cannot stage a part", e))?;
                         }
                         std::fs::hard_link(&part, &dest)
-                            .or_else(|_| std::fs::copy(&part, &dest).map(|_| ()))
+                            .or_else(|_| {
+                                std::fs::copy(&part, &dest)?;
+                                File::open(&dest)?.sync_all()
+                            })
                             .map_err(|e| io("cannot stage a part", e))?;
                         if let Some(ym) = ym {
                             kept_months.insert(ym);
@@ -407,7 +416,7 @@ impl Writer {
                 if dir.is_dir() {
                     collect_parts(&dir, 2, &mut month_parts).map_err(|e| io("cannot list a month", e))?;
                 }
-                month_parts.sort();
+                month_parts.sort_by_key(|p| super::part_order(p));
                 for p in &month_parts {
                     read_part_rows(fid, p, &mut merged).map_err(|e| format!("cannot read a stored part to merge: {}", e.message))?;
                 }
@@ -466,23 +475,36 @@ impl Writer {
             let _ = self.finish_swap(fid);
             return Err(io("the swap into place failed", e));
         }
-        fence::write(&self.root, fid, false, &random_hex()).map_err(|e| io("cannot clear the facility's fence", e))?;
         Ok(outcome)
+    }
+
+    /// The point catalog when it matches its generation.
+    fn current_catalog(&self) -> Option<Value> {
+        let gen = std::fs::read_to_string(self.root.join(CATALOG_GEN_FILE)).ok().map(|g| g.trim().to_string());
+        std::fs::read_to_string(self.root.join(CATALOG_FILE))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .filter(|c| c.get("gen").and_then(Value::as_str).map(str::to_string) == gen)
+    }
+
+    /// A fresh generation and no catalog: readers scan until the catalog is written again.
+    fn invalidate_catalog(&self) -> Result<(), String> {
+        write_atomic(&self.root.join(CATALOG_GEN_FILE), random_hex().as_bytes()).map_err(|e| io("cannot write the catalog generation", e))?;
+        match std::fs::remove_file(self.root.join(CATALOG_FILE)) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(io("cannot remove the stale catalog", e)),
+        }
     }
 
     /// Keep the point catalog current: update it in place when it was current, else leave a
     /// fresh generation so readers rebuild it.
-    fn update_catalog(&self, fid: &str, rows: &LongRows, mode: Mode) -> Result<(), String> {
+    fn update_catalog(&self, fid: &str, rows: &LongRows, mode: Mode, before: Option<Value>) -> Result<(), String> {
         let gen_path = self.root.join(CATALOG_GEN_FILE);
         let cat_path = self.root.join(CATALOG_FILE);
-        let gen = std::fs::read_to_string(&gen_path).ok().map(|g| g.trim().to_string());
-        let current: Option<Value> = std::fs::read_to_string(&cat_path)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .filter(|c| c.get("gen").and_then(Value::as_str).map(str::to_string) == gen);
         let new_gen = random_hex();
         write_atomic(&gen_path, new_gen.as_bytes()).map_err(|e| io("cannot write the catalog generation", e))?;
-        let Some(mut cat) = current else {
+        let Some(mut cat) = before else {
             let _ = std::fs::remove_file(&cat_path);
             return Ok(());
         };

@@ -48,7 +48,8 @@ impl camber_sdk::bindings::Guest for Hostile {
             desc("read_other", any.clone()),
             desc("echo", any.clone()),
             desc("sleep", any.clone()),
-            desc("frame", any),
+            desc("frame", any.clone()),
+            desc("read_then_panic", any),
         ]
     }
 
@@ -115,6 +116,11 @@ impl camber_sdk::bindings::Guest for Hostile {
                     x = std::hint::black_box(x.wrapping_add(1));
                 }
                 ok(json!({"slept_ms": ms}), "slept", json!([]))
+            }
+            "read_then_panic" => {
+                let fid = args["facility_id"].as_str().unwrap_or_default();
+                let p = store::points(fid).unwrap_or_else(|e| panic!("the read failed: {}", e.message));
+                ok(json!({"points": p.len()}), "read", json!([]))
             }
             "frame" => {
                 let fid = args["facility_id"].as_str().unwrap_or_default();

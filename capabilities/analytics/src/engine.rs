@@ -1,0 +1,229 @@
+//! The rule engine's types: the frame a rule reads, the parameters it takes, the findings it
+//! returns.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// One equipment's signals on shared timestamps (NaN where a role has no sample), sorted by
+/// time with one row per timestamp.
+#[derive(Clone, Debug, Default)]
+pub struct Frame {
+    pub ts: Vec<i64>,
+    pub cols: BTreeMap<String, Vec<f64>>,
+}
+
+impl Frame {
+    /// A frame from rows that may be out of order or repeat a timestamp: sorted by time, the
+    /// last row of a repeated timestamp kept (per role, its last non-NaN value).
+    pub fn from_rows(ts: &[i64], cols: &[(&str, Vec<f64>)]) -> Frame {
+        let mut order: Vec<usize> = (0..ts.len()).collect();
+        order.sort_by_key(|&i| (ts[i], i));
+        let mut out = Frame { ts: Vec::with_capacity(ts.len()), cols: BTreeMap::new() };
+        let mut columns: Vec<Vec<f64>> = vec![Vec::with_capacity(ts.len()); cols.len()];
+        for &i in &order {
+            if out.ts.last() != Some(&ts[i]) {
+                out.ts.push(ts[i]);
+                for c in columns.iter_mut() {
+                    c.push(f64::NAN);
+                }
+            }
+            let k = out.ts.len() - 1;
+            for (c, (_, v)) in columns.iter_mut().zip(cols) {
+                if !v[i].is_nan() {
+                    c[k] = v[i];
+                }
+            }
+        }
+        for ((name, _), c) in cols.iter().zip(columns) {
+            out.cols.insert(name.to_string(), c);
+        }
+        out
+    }
+
+    /// A role's column, if the frame has it and it holds any sample.
+    pub fn col(&self, role: &str) -> Option<&[f64]> {
+        self.cols.get(role).filter(|c| c.iter().any(|v| !v.is_nan())).map(Vec::as_slice)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+
+    /// How long each sample stands for, in hours: the spacing to the next sample, capped at
+    /// 1.5 times the frame's typical spacing (so a gap is not counted as judged time).
+    pub fn weights_hours(&self) -> Vec<f64> {
+        let n = self.ts.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let mut diffs: Vec<i64> = self.ts.windows(2).map(|w| w[1] - w[0]).collect();
+        let typical = if diffs.is_empty() {
+            3_600_000_000_000
+        } else {
+            let mut d = diffs.clone();
+            d.sort_unstable();
+            d[d.len() / 2]
+        };
+        diffs.push(typical);
+        let cap = typical as f64 * 1.5;
+        diffs.iter().map(|&d| (d as f64).min(cap) / 3_600_000_000_000.0).collect()
+    }
+}
+
+/// How bad a finding is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Ok,
+    Info,
+    Warn,
+    Fault,
+}
+
+/// A parameter value.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Number(f64),
+    Flag(Option<bool>),
+}
+
+/// One tunable parameter of a rule.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParamSpec {
+    pub name: &'static str,
+    pub default: ParamValue,
+    pub unit: &'static str,
+    /// Inclusive bounds of a number.
+    pub range: Option<(f64, f64)>,
+    /// Why the default is what it is.
+    pub basis: &'static str,
+    /// How to set it for a real building.
+    pub calibrate: &'static str,
+}
+
+/// What a rule reads.
+#[derive(Clone, Debug, Serialize)]
+pub struct Inputs {
+    pub required: &'static [&'static str],
+    pub optional: &'static [&'static str],
+    /// Optional inputs the verdict depends on: present, they gate the check like required ones.
+    pub gating: &'static [&'static str],
+}
+
+/// A rule's declaration.
+#[derive(Clone, Debug, Serialize)]
+pub struct RuleSpec {
+    pub id: &'static str,
+    pub families: &'static [&'static str],
+    pub inputs: Inputs,
+    pub params: Vec<ParamSpec>,
+    /// What the samples a rule judges are ("fan-on samples").
+    pub judged_basis: &'static str,
+}
+
+/// Parameter values a run uses: overrides on top of the rule's defaults.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    pub values: BTreeMap<String, ParamValue>,
+}
+
+impl Params {
+    /// The number `name`, from the overrides or the spec's default.
+    pub fn number(&self, spec: &RuleSpec, name: &str) -> f64 {
+        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+            Some(ParamValue::Number(x)) => *x,
+            _ => f64::NAN,
+        }
+    }
+
+    /// The flag `name` (`None`: unknown).
+    pub fn flag(&self, spec: &RuleSpec, name: &str) -> Option<bool> {
+        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+            Some(ParamValue::Flag(f)) => *f,
+            _ => None,
+        }
+    }
+
+    /// Check overrides against the spec: known names, numbers in range.
+    pub fn check(&self, spec: &RuleSpec) -> Result<(), String> {
+        for (k, v) in &self.values {
+            let Some(p) = spec.params.iter().find(|p| p.name == k) else {
+                return Err(format!("rule {} has no parameter '{k}'", spec.id));
+            };
+            match (v, &p.default, p.range) {
+                (ParamValue::Number(x), ParamValue::Number(_), Some((lo, hi))) if !(lo..=hi).contains(x) => {
+                    return Err(format!("{}.{k} must be between {lo} and {hi}, got {x}", spec.id));
+                }
+                (ParamValue::Number(_), ParamValue::Flag(_), _) | (ParamValue::Flag(_), ParamValue::Number(_), _) => {
+                    return Err(format!("{}.{k} has the wrong type", spec.id));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A named sub-condition a finding judged, with its own judged samples.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Condition {
+    pub name: String,
+    pub flagged: Vec<u32>,
+    pub judged: usize,
+    pub judged_hours: f64,
+    pub flagged_hours: f64,
+}
+
+/// What a rule found on one equipment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Finding {
+    pub rule: &'static str,
+    pub severity: Severity,
+    pub summary: String,
+    pub caveats: Vec<String>,
+    pub metrics: BTreeMap<String, f64>,
+    /// Indices (into the frame) of the flagged samples.
+    pub flagged: Vec<u32>,
+    /// How many samples the rule judged, and what they are.
+    pub judged: usize,
+    pub judged_basis: &'static str,
+    pub conditions: Vec<Condition>,
+}
+
+/// A rule's answer for one equipment.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    Findings(Vec<Finding>),
+    /// Not run: these inputs are missing.
+    Skipped { missing: Vec<String> },
+}
+
+/// The inputs of `spec` the frame lacks (required, and gating optional ones asked for).
+pub fn missing_inputs(spec: &RuleSpec, frame: &Frame) -> Vec<String> {
+    spec.inputs.required.iter().filter(|r| frame.col(r).is_none()).map(|r| r.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_are_sorted_and_the_last_duplicate_wins() {
+        let f = Frame::from_rows(&[30, 10, 20, 10], &[("a", vec![3.0, 1.0, 2.0, 9.0])]);
+        assert_eq!(f.ts, vec![10, 20, 30]);
+        assert_eq!(f.cols["a"], vec![9.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn weights_cap_gaps() {
+        let h = 3_600_000_000_000i64;
+        let f = Frame::from_rows(&[0, h, 2 * h, 10 * h], &[("a", vec![1.0; 4])]);
+        assert_eq!(f.weights_hours(), vec![1.0, 1.0, 1.5, 1.0]);
+    }
+}

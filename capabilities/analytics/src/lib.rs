@@ -1,0 +1,11 @@
+//! The analytics engine. A rule declares what it is (its id, the equipment families it is
+//! written for, its inputs and its parameters with defaults, units, ranges, basis and
+//! calibration advice) and evaluates aligned columns of one equipment into findings: a
+//! severity, a summary, caveats, scalar metrics, the flagged samples, the samples it judged
+//! and what they are, and named sub-conditions. No I/O: the components that run rules read the
+//! store and hand the columns here, and the native tests exercise every rule directly.
+
+pub mod engine;
+pub mod rules;
+
+pub use engine::{Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};

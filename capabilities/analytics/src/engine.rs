@@ -91,6 +91,8 @@ pub enum Severity {
 pub enum ParamValue {
     Number(f64),
     Flag(Option<bool>),
+    /// One of the spec's `choices`.
+    Choice(String),
 }
 
 /// One tunable parameter of a rule.
@@ -101,6 +103,8 @@ pub struct ParamSpec {
     pub unit: &'static str,
     /// Inclusive bounds of a number.
     pub range: Option<(f64, f64)>,
+    /// The values a choice may take.
+    pub choices: &'static [&'static str],
     /// Why the default is what it is.
     pub basis: &'static str,
     /// How to set it for a real building.
@@ -142,6 +146,14 @@ impl Params {
         }
     }
 
+    /// The choice `name`.
+    pub fn choice(&self, spec: &RuleSpec, name: &str) -> String {
+        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+            Some(ParamValue::Choice(c)) => c.clone(),
+            _ => String::new(),
+        }
+    }
+
     /// The flag `name` (`None`: unknown).
     pub fn flag(&self, spec: &RuleSpec, name: &str) -> Option<bool> {
         match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
@@ -160,10 +172,13 @@ impl Params {
                 (ParamValue::Number(x), ParamValue::Number(_), Some((lo, hi))) if !(lo..=hi).contains(x) => {
                     return Err(format!("{}.{k} must be between {lo} and {hi}, got {x}", spec.id));
                 }
-                (ParamValue::Number(_), ParamValue::Flag(_), _) | (ParamValue::Flag(_), ParamValue::Number(_), _) => {
-                    return Err(format!("{}.{k} has the wrong type", spec.id));
+                (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
+                    return Err(format!("{}.{k} must be one of {}, got '{c}'", spec.id, p.choices.join(", ")));
                 }
-                _ => {}
+                (ParamValue::Number(_), ParamValue::Number(_), _)
+                | (ParamValue::Flag(_), ParamValue::Flag(_), _)
+                | (ParamValue::Choice(_), ParamValue::Choice(_), _) => {}
+                _ => return Err(format!("{}.{k} has the wrong type", spec.id)),
             }
         }
         Ok(())
@@ -202,6 +217,27 @@ pub enum Outcome {
     Findings(Vec<Finding>),
     /// Not run: these inputs are missing.
     Skipped { missing: Vec<String> },
+}
+
+/// The severity of a share (percent) against warn and fault levels (percent).
+pub fn severity_of(pct: f64, warn: f64, fault: f64) -> Severity {
+    if pct >= fault {
+        Severity::Fault
+    } else if pct >= warn {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    }
+}
+
+/// Two decimals, for metrics.
+pub fn round2(x: f64) -> f64 {
+    (x * 100.0).round() / 100.0
+}
+
+/// Whether an on/off signal reads on.
+pub fn on(v: f64) -> bool {
+    !v.is_nan() && v >= 0.5
 }
 
 /// The inputs of `spec` the frame lacks (required, and gating optional ones asked for).

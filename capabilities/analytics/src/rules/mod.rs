@@ -1,6 +1,7 @@
 //! The rules, one module each, and the list of them.
 
 pub mod simultaneous_heat_cool;
+pub mod supply_air_control;
 
 use crate::engine::{Frame, Outcome, Params, RuleSpec};
 
@@ -12,5 +13,38 @@ pub struct Rule {
 
 /// Every rule, sorted by id.
 pub fn all() -> Vec<Rule> {
-    vec![Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate }]
+    vec![
+        Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
+        Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::ParamValue;
+
+    #[test]
+    fn every_rule_declares_itself_consistently() {
+        let specs: Vec<RuleSpec> = all().iter().map(|r| (r.spec)()).collect();
+        let ids: Vec<&str> = specs.iter().map(|s| s.id).collect();
+        let mut sorted = ids.clone();
+        sorted.sort();
+        assert_eq!(ids, sorted, "sorted by id");
+        for s in &specs {
+            assert!(!s.families.is_empty() && !s.inputs.required.is_empty(), "{}", s.id);
+            for p in &s.params {
+                assert!(!p.basis.is_empty() && !p.calibrate.is_empty() && !p.unit.is_empty(), "{}.{}", s.id, p.name);
+                match (&p.default, p.range) {
+                    (ParamValue::Number(x), Some((lo, hi))) => assert!((lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name),
+                    (ParamValue::Choice(c), _) => assert!(p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name),
+                    _ => {}
+                }
+            }
+            let d = Params::default();
+            if s.params.iter().any(|p| p.name == "warn_pct") {
+                assert!(d.number(s, "warn_pct") <= d.number(s, "fault_pct"), "{}", s.id);
+            }
+        }
+    }
 }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{missing_inputs, on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
 
 /// A valve reading above this (percent) counts as open: below it is seat leakage or noise.
 const OPEN_PCT: f64 = 2.0;
@@ -28,6 +28,7 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Flag(None),
                 unit: "flag",
                 range: None,
+                choices: &[],
                 basis: "whether the sequence reheats after the cooling coil to dry the air is a fact about the unit, not the data; unset means unknown",
                 calibrate: "Set true when the sequence of operation has a dehumidification mode with reheat, false when it has none; leave it unset only when nobody knows.",
             },
@@ -36,6 +37,7 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Number(2.0),
                 unit: "°F",
                 range: Some((0.5, 6.0)),
+                choices: &[],
                 basis: "a supply-air temperature this much above the cooling coil's leaving air is heat added after the coil, beyond fan heat and sensor noise",
                 calibrate: "Compare supply air with coil-leaving air in a period of cooling only (heating valve shut): set this a little above that difference.",
             },
@@ -44,6 +46,7 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Number(2.0),
                 unit: "°F",
                 range: Some((0.0, 5.0)),
+                choices: &[],
                 basis: "room for sensor error when telling a wet coil from a dry one",
                 calibrate: "Widen it when hours with condensate on the coil read as dry.",
             },
@@ -52,6 +55,7 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Number(55.0),
                 unit: "% relative humidity (return air)",
                 range: Some((40.0, 70.0)),
+                choices: &[],
                 basis: "the upper edge of the usual comfort humidity band: above it, drying the air is a reason to reheat",
                 calibrate: "Use the unit's humidity setpoint or high-humidity limit from its sequence.",
             },
@@ -60,6 +64,7 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Number(5.0),
                 unit: "% of judged hours",
                 range: Some((1.0, 30.0)),
+                choices: &[],
                 basis: "a twentieth of the running hours with both coils fighting is a steady energy loss, not a changeover blip",
                 calibrate: "Read simultaneous_hc_pct on units known to be healthy and set this well above their spread; keep it at or above warn_pct.",
             },
@@ -68,16 +73,13 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Number(1.0),
                 unit: "% of judged hours",
                 range: Some((0.1, 10.0)),
+                choices: &[],
                 basis: "healthy units overlap briefly while valves change over; more than that deserves a look",
                 calibrate: "Set it just above the overlap healthy units show in a known-good period.",
             },
         ],
         judged_basis: "fan-on samples (occupied, where an occupancy signal exists)",
     }
-}
-
-fn on(v: f64) -> bool {
-    !v.is_nan() && v >= 0.5
 }
 
 /// Evaluate one equipment's frame.
@@ -148,13 +150,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let flagged_h = both_h - explained_h;
     let pct = 100.0 * flagged_h / judged_h;
-    let severity = if pct >= fault {
-        Severity::Fault
-    } else if pct >= warn {
-        Severity::Warn
-    } else {
-        Severity::Ok
-    };
+    let severity = severity_of(pct, warn, fault);
     let mut metrics = BTreeMap::new();
     metrics.insert("simultaneous_hc_pct".to_string(), (pct * 100.0).round() / 100.0);
     metrics.insert("judged_hours".to_string(), (judged_h * 100.0).round() / 100.0);

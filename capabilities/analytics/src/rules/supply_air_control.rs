@@ -1,0 +1,211 @@
+//! `supply_air_control`: the supply-air temperature does not follow its setpoint. Judged on
+//! running samples (fan on; with `occupancy_gate` = trended, also occupied where an occupancy
+//! signal is trended); a sample misses when it is more than `tol_F` from the setpoint.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{missing_inputs, on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    RuleSpec {
+        id: "supply_air_control",
+        families: &["air_handler"],
+        inputs: Inputs {
+            required: &["supply_air_temp", "supply_air_temp_sp"],
+            optional: &["supply_fan_status", "occupancy"],
+            gating: &[],
+        },
+        params: vec![
+            ParamSpec {
+                name: "tol_F",
+                default: ParamValue::Number(2.0),
+                unit: "°F",
+                range: Some((0.5, 5.0)),
+                choices: &[],
+                basis: "a loop that holds supply air within a couple of degrees of its setpoint is in control; a wider band is hunting or out of capacity",
+                calibrate: "Watch a period the unit is known to control well and set this just above the spread of supply air around its setpoint.",
+            },
+            ParamSpec {
+                name: "warn_pct",
+                default: ParamValue::Number(10.0),
+                unit: "% of fan-on running samples",
+                range: Some((2.0, 30.0)),
+                choices: &[],
+                basis: "start-ups and setpoint steps take a little time to settle; more misses than that are worth a look",
+                calibrate: "Read the miss share on healthy units after start-up and set this above it.",
+            },
+            ParamSpec {
+                name: "fault_pct",
+                default: ParamValue::Number(25.0),
+                unit: "% of fan-on running samples",
+                range: Some((10.0, 60.0)),
+                choices: &[],
+                basis: "a quarter of running time off setpoint is a control problem, not transients",
+                calibrate: "Keep it at or above warn_pct; lower it for units whose zones are sensitive to supply temperature.",
+            },
+            ParamSpec {
+                name: "occupancy_gate",
+                default: ParamValue::Choice("trended".into()),
+                unit: "choice",
+                range: None,
+                choices: &["trended", "off"],
+                basis: "out of occupied hours a unit may legitimately float its supply air",
+                calibrate: "Use off when the unit's occupancy point is unreliable; trended judges only occupied samples where occupancy is trended.",
+            },
+        ],
+        judged_basis: "fan-on running samples",
+    }
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let missing = missing_inputs(spec, frame);
+    if !missing.is_empty() {
+        return Outcome::Skipped { missing };
+    }
+    let sat = frame.col("supply_air_temp").unwrap_or_default();
+    let sp = frame.col("supply_air_temp_sp").unwrap_or_default();
+    let fan = frame.col("supply_fan_status");
+    let occ = if params.choice(spec, "occupancy_gate") == "off" { None } else { frame.col("occupancy") };
+    let tol = params.number(spec, "tol_F");
+    let w = frame.weights_hours();
+    let (mut judged, mut judged_h, mut miss_h) = (0usize, 0.0, 0.0);
+    let mut flagged = Vec::new();
+    let (mut high, mut low) = (Vec::new(), Vec::new());
+    for i in 0..frame.len() {
+        if sat[i].is_nan() || sp[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) {
+            continue;
+        }
+        judged += 1;
+        judged_h += w[i];
+        let err = sat[i] - sp[i];
+        if err.abs() > tol {
+            flagged.push(i as u32);
+            miss_h += w[i];
+            if err > 0.0 { &mut high } else { &mut low }.push(i as u32);
+        }
+    }
+    if judged == 0 {
+        return Outcome::Findings(vec![Finding {
+            rule: spec.id,
+            severity: Severity::Info,
+            summary: "not judged: no running sample with both supply air and its setpoint".into(),
+            caveats: vec!["no sample qualified; this is not a pass".into()],
+            metrics: BTreeMap::new(),
+            flagged: Vec::new(),
+            judged: 0,
+            judged_basis: spec.judged_basis,
+            conditions: Vec::new(),
+        }]);
+    }
+    let pct = 100.0 * miss_h / judged_h;
+    let severity = severity_of(pct, params.number(spec, "warn_pct"), params.number(spec, "fault_pct"));
+    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let mut metrics = BTreeMap::new();
+    metrics.insert("off_setpoint_pct".into(), round2(pct));
+    metrics.insert("judged_hours".into(), round2(judged_h));
+    metrics.insert("too_warm_hours".into(), round2(hours(&high)));
+    metrics.insert("too_cold_hours".into(), round2(hours(&low)));
+    let mut caveats = Vec::new();
+    if fan.is_none() {
+        caveats.push("no fan status: every sample with supply air and setpoint was judged".into());
+    }
+    Outcome::Findings(vec![Finding {
+        rule: spec.id,
+        severity,
+        summary: format!("supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)", spec.judged_basis),
+        caveats,
+        metrics,
+        flagged,
+        judged,
+        judged_basis: spec.judged_basis,
+        conditions: vec![
+            Condition { name: "too_warm".into(), flagged: high.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&high) },
+            Condition { name: "too_cold".into(), flagged: low.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&low) },
+        ],
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: i64 = 3_600_000_000_000;
+
+    fn frame(sat: &[f64], fan: &[f64]) -> Frame {
+        let ts: Vec<i64> = (0..sat.len() as i64).map(|i| i * H).collect();
+        Frame::from_rows(&ts, &[("supply_air_temp", sat.to_vec()), ("supply_air_temp_sp", vec![55.0; sat.len()]), ("supply_fan_status", fan.to_vec())])
+    }
+
+    fn run(f: &Frame) -> Finding {
+        match evaluate(&spec(), f, &Params::default()) {
+            Outcome::Findings(mut v) => v.remove(0),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn normal_operation_is_ok() {
+        let sat: Vec<f64> = (0..100).map(|i| 55.0 + ((i % 5) as f64 - 2.0) * 0.5).collect();
+        assert_eq!(run(&frame(&sat, &[1.0; 100])).severity, Severity::Ok);
+    }
+
+    #[test]
+    fn a_loop_out_of_control_is_a_fault_with_its_direction() {
+        let sat: Vec<f64> = (0..100).map(|i| if i % 2 == 0 { 61.0 } else { 55.0 }).collect();
+        let r = run(&frame(&sat, &[1.0; 100]));
+        assert_eq!(r.severity, Severity::Fault);
+        assert_eq!(r.metrics["off_setpoint_pct"], 50.0);
+        assert_eq!(r.conditions[0].flagged.len(), 50);
+        assert!(r.conditions[1].flagged.is_empty());
+    }
+
+    #[test]
+    fn the_threshold_boundary() {
+        // exactly tol_F off is within tolerance; 10 % of samples off is a warning
+        let mut sat = vec![57.0; 100];
+        assert_eq!(run(&frame(&sat, &[1.0; 100])).severity, Severity::Ok);
+        for s in sat.iter_mut().take(10) {
+            *s = 57.5;
+        }
+        assert_eq!(run(&frame(&sat, &[1.0; 100])).severity, Severity::Warn);
+    }
+
+    #[test]
+    fn equipment_off_and_the_occupancy_gate() {
+        let r = run(&frame(&[70.0; 20], &[0.0; 20]));
+        assert_eq!((r.severity, r.judged), (Severity::Info, 0));
+        let ts: Vec<i64> = (0..10).map(|i| i * H).collect();
+        let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![70.0; 10]), ("supply_air_temp_sp", vec![55.0; 10]), ("occupancy", vec![0.0; 10])]);
+        assert_eq!(run(&f).judged, 0);
+        let mut p = Params::default();
+        p.values.insert("occupancy_gate".into(), ParamValue::Choice("off".into()));
+        assert!(p.check(&spec()).is_ok());
+        match evaluate(&spec(), &f, &p) {
+            Outcome::Findings(v) => assert_eq!(v[0].judged, 10),
+            o => panic!("{o:?}"),
+        }
+        p.values.insert("occupancy_gate".into(), ParamValue::Choice("sometimes".into()));
+        assert!(p.check(&spec()).is_err());
+    }
+
+    #[test]
+    fn gaps_duplicates_and_irregular_samples() {
+        let ts = vec![3 * H, 0, H, H, 2 * H, 40 * H];
+        let sat = vec![55.0, 55.0, 70.0, 55.0, 55.0, 55.0]; // the later reading at H wins
+        let f = Frame::from_rows(&ts, &[("supply_air_temp", sat), ("supply_air_temp_sp", vec![55.0; 6]), ("supply_fan_status", vec![1.0; 6])]);
+        let r = run(&f);
+        assert_eq!(r.judged, 5);
+        assert!(r.flagged.is_empty());
+        // the hour before the 37-hour hole counts 1.5 h, not 37
+        assert!((r.metrics["judged_hours"] - 5.5).abs() < 1e-9, "{:?}", r.metrics);
+    }
+
+    #[test]
+    fn a_missing_setpoint_skips() {
+        let ts = vec![0, H];
+        let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![55.0, 56.0])]);
+        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] });
+    }
+}

@@ -1,6 +1,7 @@
 //! The rules, one module each, and the list of them.
 
 pub mod simultaneous_heat_cool;
+pub mod static_pressure_reset;
 pub mod supply_air_control;
 
 use crate::engine::{Frame, Outcome, Params, RuleSpec};
@@ -15,6 +16,7 @@ pub struct Rule {
 pub fn all() -> Vec<Rule> {
     vec![
         Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
+        Rule { spec: static_pressure_reset::spec, evaluate: static_pressure_reset::evaluate },
         Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },
     ]
 }

@@ -13,7 +13,19 @@ const COMPONENTS: &[&str] = &["cap_check_citations", "cap_coverage", "cap_datase
 const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
 const REFUSED_COMPONENTS: &[&str] = &["cap_badschema"];
 
+/// The workspace root: found from the working directory at run time (a binary built from
+/// another checkout of this repository must still act on this one), else where xtask was built.
 fn root() -> PathBuf {
+    if let Ok(mut dir) = std::env::current_dir() {
+        loop {
+            if dir.join("xtask").join("Cargo.toml").is_file() && dir.join("Cargo.toml").is_file() {
+                return dir;
+            }
+            if !dir.pop() {
+                break;
+            }
+        }
+    }
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace root").to_path_buf()
 }
 
@@ -88,8 +100,44 @@ fn copy_if_changed(from: &Path, to: &Path) -> Result<(), String> {
     std::fs::write(&tmp, &new).and_then(|_| std::fs::rename(&tmp, to)).map_err(|e| format!("cannot write {}: {e}", to.display()))
 }
 
+/// Touch every Rust source of this checkout.
+fn touch_sources(dir: &Path) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if p.is_dir() && name != "target" && !name.starts_with('.') {
+            touch_sources(&p);
+        } else if name.ends_with(".rs") || name == "Cargo.toml" || name.ends_with(".wit") {
+            if let Ok(f) = std::fs::File::options().append(true).open(&p) {
+                let _ = f.set_modified(std::time::SystemTime::now());
+            }
+        }
+    }
+}
+
+/// A target directory shared by two checkouts (a CI clone and a work tree) holds one copy of
+/// each binary and component (they have no hash in their names): when the last build came from
+/// another checkout, mark this checkout's sources changed so cargo rebuilds and re-copies them.
+fn claim_target_dir() {
+    let stamp = target_dir().join(".camber-checkout");
+    let me = root().to_string_lossy().into_owned();
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(me.as_str()) {
+        return;
+    }
+    if stamp.exists() {
+        eprintln!("xtask: the target directory was last built from another checkout; rebuilding this one's crates");
+        for d in ["sdk", "host", "capabilities", "tests", "synth", "wit", "xtask"] {
+            touch_sources(&root().join(d));
+        }
+    }
+    let _ = std::fs::create_dir_all(target_dir());
+    let _ = std::fs::write(&stamp, me);
+}
+
 fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
     ensure_wasm_target()?;
+    claim_target_dir();
     let profile = if release { "release" } else { "debug" };
     let bin_dir = target_dir().join(profile);
     build_components(COMPONENTS, &[bin_dir.join("capabilities"), target_dir().join("camber-components")])?;

@@ -75,13 +75,8 @@ impl CallContext {
     pub fn new(store_root: &Path, allowed: impl IntoIterator<Item = String>) -> CallContext {
         CallContext {
             store: StoreDir::open(store_root),
-            allowed: allowed.into_iter().collect(),
-            min_trust: 0.5,
-            caps: Caps::default(),
-            caller: "local".into(),
-            config_digest: String::new(),
-            cancel: None,
             redactor: Arc::new(Redactor::new([store_root.to_path_buf()])),
+            ..CallContext::without_store(allowed)
         }
     }
 }

@@ -211,6 +211,23 @@ pub struct Finding {
     pub conditions: Vec<Condition>,
 }
 
+impl Finding {
+    /// The answer when no sample qualified: an info finding that says so (not a pass).
+    pub fn not_judged(spec: &RuleSpec, why: &str) -> Finding {
+        Finding {
+            rule: spec.id,
+            severity: Severity::Info,
+            summary: format!("not judged: {why}"),
+            caveats: vec!["no sample qualified; this is not a pass".into()],
+            metrics: BTreeMap::new(),
+            flagged: Vec::new(),
+            judged: 0,
+            judged_basis: spec.judged_basis,
+            conditions: Vec::new(),
+        }
+    }
+}
+
 /// A rule's answer for one equipment.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{missing_inputs, on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec};
 
 /// A valve reading above this (percent) counts as open: below it is seat leakage or noise.
 const OPEN_PCT: f64 = 2.0;
@@ -136,17 +136,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     if judged == 0 {
-        return Outcome::Findings(vec![Finding {
-            rule: spec.id,
-            severity: Severity::Info,
-            summary: "not judged: the unit never ran with both valve positions recorded".into(),
-            caveats: vec!["no sample qualified; this is not a pass".into()],
-            metrics: BTreeMap::new(),
-            flagged: Vec::new(),
-            judged: 0,
-            judged_basis: spec.judged_basis,
-            conditions: Vec::new(),
-        }]);
+        return Outcome::Findings(vec![Finding::not_judged(spec, "the unit never ran with both valve positions recorded")]);
     }
     let flagged_h = both_h - explained_h;
     let pct = 100.0 * flagged_h / judged_h;
@@ -188,6 +178,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Severity;
 
     const H: i64 = 3_600_000_000_000;
 

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{missing_inputs, on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec};
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -87,17 +87,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     if judged == 0 {
-        return Outcome::Findings(vec![Finding {
-            rule: spec.id,
-            severity: Severity::Info,
-            summary: "not judged: no running sample with both supply air and its setpoint".into(),
-            caveats: vec!["no sample qualified; this is not a pass".into()],
-            metrics: BTreeMap::new(),
-            flagged: Vec::new(),
-            judged: 0,
-            judged_basis: spec.judged_basis,
-            conditions: Vec::new(),
-        }]);
+        return Outcome::Findings(vec![Finding::not_judged(spec, "no running sample with both supply air and its setpoint")]);
     }
     let pct = 100.0 * miss_h / judged_h;
     let severity = severity_of(pct, params.number(spec, "warn_pct"), params.number(spec, "fault_pct"));
@@ -130,6 +120,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::Severity;
 
     const H: i64 = 3_600_000_000_000;
 

@@ -473,7 +473,7 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
         println!("  {fid}: {} rows in {:.2} s", crate::policy::thousands(outcome.rows), t0.elapsed().as_secs_f64());
     }
     let reg = load_registry(extra)?;
-    println!("loaded {} capabilities\n", reg.capabilities().count());
+    println!("loaded {} capabilities and {} prompts\n", reg.capabilities().count(), reg.prompts().count());
     let mut ctx = CallContext::new(store, fids.iter().cloned());
     ctx.caller = "demo".into();
     let allow: String = fids.iter().map(|f| format!(" --allow {f}")).collect();
@@ -481,6 +481,8 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
         ("facilities", json!({})),
         ("points", json!({"facility_id": fids[0], "equip": "AHU__econ_lockout"})),
         ("points", json!({"facility_id": fids[1], "equip_class": "VAV", "limit": 4})),
+        ("coverage", json!({"facility_id": fids[0], "group_by": "equip", "limit": 3})),
+        ("dataset_search", json!({"query": "synthetic chilled", "limit": 3})),
         ("points", json!({"facility_id": fids[0], "equip": "AHU-9"})),
         ("points", json!({"facility_id": "elsewhere"})),
     ];

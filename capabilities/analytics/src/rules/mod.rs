@@ -1,6 +1,7 @@
 //! The rules, one module each, and the list of them.
 
 pub mod control_hunting;
+pub mod cooling_tower_approach;
 pub mod simultaneous_heat_cool;
 pub mod static_pressure_reset;
 pub mod supply_air_control;
@@ -17,6 +18,7 @@ pub struct Rule {
 pub fn all() -> Vec<Rule> {
     vec![
         Rule { spec: control_hunting::spec, evaluate: control_hunting::evaluate },
+        Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
         Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
         Rule { spec: static_pressure_reset::spec, evaluate: static_pressure_reset::evaluate },
         Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },

@@ -1,0 +1,233 @@
+//! `cooling_tower_approach`: the tower's leaving water is far above the wet-bulb temperature
+//! while the tower works at full effort, so its heat transfer has degraded (fouled fill, poor
+//! water distribution, a fan or damper fault). Judged on samples with the tower fan at or above
+//! `min_effort_pct` (every sample with both temperatures when no fan speed is trended), on the
+//! median approach: warning at 1.3 and fault at 1.7 times the design approach. The wet bulb is
+//! the trended point, else derived from outdoor temperature and humidity at the site's pressure.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+
+/// Median approach over design that warns, and that faults.
+const WARN_RATIO: f64 = 1.3;
+const FAULT_RATIO: f64 = 1.7;
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    RuleSpec {
+        id: "cooling_tower_approach",
+        families: &["chw_plant", "cooling_tower"],
+        inputs: Inputs {
+            required: &["cw_supply_temp"],
+            optional: &["wetbulb_temp", "oat", "outdoor_rh", "tower_fan_speed"],
+            gating: &["wetbulb_temp", "oat", "outdoor_rh"],
+        },
+        params: vec![
+            ParamSpec {
+                name: "design_approach_f",
+                default: ParamValue::Number(7.0),
+                unit: "°F",
+                range: Some((2.0, 15.0)),
+                choices: &[],
+                basis: "a typical selection for an open tower at design wet bulb",
+                calibrate: "Take the design approach from the tower's selection sheet or schedule.",
+            },
+            ParamSpec {
+                name: "min_effort_pct",
+                default: ParamValue::Number(90.0),
+                unit: "% tower fan speed",
+                range: Some((50.0, 100.0)),
+                choices: &[],
+                basis: "only at full fan effort is a wide approach the tower's fault rather than its control choosing warmer water",
+                calibrate: "Lower it when the towers rarely reach full speed; the approach at part speed reads wider than at design.",
+            },
+            ParamSpec {
+                name: "elevation_ft",
+                default: ParamValue::Number(0.0),
+                unit: "ft",
+                range: Some((-300.0, 10000.0)),
+                choices: &[],
+                basis: "a wet bulb derived at sea-level pressure reads high at altitude",
+                calibrate: "Set the site's elevation when the wet bulb is derived from temperature and humidity.",
+            },
+            ParamSpec {
+                name: "pressure_psia",
+                default: ParamValue::Number(0.0),
+                unit: "psia (0: from the elevation)",
+                range: Some((0.0, 15.5)),
+                choices: &[],
+                basis: "the site's barometric pressure, when known, beats one derived from elevation",
+                calibrate: "Leave 0 to derive it from elevation_ft; a value must lie between 10 and 15.5 psia.",
+            },
+        ],
+        judged_basis: "samples with the tower fan at full effort",
+    }
+}
+
+/// Saturation vapour pressure over water, kPa, at `t` °C.
+fn p_sat(t: f64) -> f64 {
+    0.61094 * (17.625 * t / (t + 243.04)).exp()
+}
+
+/// The thermodynamic wet bulb (°F) of air at `t_f` °F and `rh` % at pressure `p_kpa`, by
+/// bisection on the psychrometric energy balance.
+pub fn wet_bulb_f(t_f: f64, rh: f64, p_kpa: f64) -> f64 {
+    let t = (t_f - 32.0) / 1.8;
+    let pw = (rh.clamp(0.0, 100.0) / 100.0) * p_sat(t);
+    let w = 0.621945 * pw / (p_kpa - pw);
+    let w_of = |twb: f64| {
+        let ws = 0.621945 * p_sat(twb) / (p_kpa - p_sat(twb));
+        ((2501.0 - 2.326 * twb) * ws - 1.006 * (t - twb)) / (2501.0 + 1.86 * t - 4.186 * twb)
+    };
+    let (mut lo, mut hi) = (-40.0f64, t);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if w_of(mid) > w {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    ((lo + hi) / 2.0) * 1.8 + 32.0
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let Some(cws) = frame.col("cw_supply_temp") else {
+        return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
+    };
+    let measured = frame.col("wetbulb_temp");
+    let (oat, rh) = (frame.col("oat"), frame.col("outdoor_rh"));
+    if measured.is_none() && (oat.is_none() || rh.is_none()) {
+        return Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] };
+    }
+    let psia = params.number(spec, "pressure_psia");
+    let elevation_m = params.number(spec, "elevation_ft") * 0.3048;
+    let p_kpa = if psia > 0.0 { psia * 6.894_757 } else { 101.325 * (1.0 - 2.255_77e-5 * elevation_m).powf(5.2559) };
+    let fan = frame.col("tower_fan_speed");
+    let effort = params.number(spec, "min_effort_pct");
+    let design = params.number(spec, "design_approach_f");
+    let mut approaches = Vec::new();
+    let mut idx = Vec::new();
+    for i in 0..frame.len() {
+        if cws[i].is_nan() || fan.is_some_and(|f| f[i].is_nan() || f[i] < effort) {
+            continue;
+        }
+        let wb = match measured {
+            Some(m) if !m[i].is_nan() => m[i],
+            _ => match (oat, rh) {
+                (Some(o), Some(h)) if !o[i].is_nan() && !h[i].is_nan() => wet_bulb_f(o[i], h[i], p_kpa),
+                _ => continue,
+            },
+        };
+        approaches.push(cws[i] - wb);
+        idx.push(i as u32);
+    }
+    if approaches.is_empty() {
+        return Outcome::Findings(vec![Finding::not_judged(spec, "the tower never ran at full effort with a wet bulb known")]);
+    }
+    let mut sorted = approaches.clone();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+    // a hair of tolerance: temperatures are decimals stored in binary
+    const EPS: f64 = 1e-9;
+    let severity = if median + EPS >= FAULT_RATIO * design {
+        Severity::Fault
+    } else if median + EPS >= WARN_RATIO * design {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    };
+    let high: Vec<u32> = idx.iter().zip(&approaches).filter(|(_, a)| **a + EPS >= WARN_RATIO * design).map(|(i, _)| *i).collect();
+    let mut metrics = BTreeMap::new();
+    metrics.insert("median_approach_f".into(), round2(median));
+    metrics.insert("design_approach_f".into(), design);
+    metrics.insert("judged_samples".into(), n as f64);
+    let mut caveats = Vec::new();
+    if measured.is_none() {
+        caveats.push(format!("the wet bulb is derived from outdoor temperature and humidity at {:.1} kPa", p_kpa));
+    }
+    if fan.is_none() {
+        caveats.push("no tower fan speed: every sample was judged, whatever the tower's effort".into());
+    }
+    Outcome::Findings(vec![Finding {
+        rule: spec.id,
+        severity,
+        summary: format!("the tower's median approach is {median:.1} °F against a design of {design} °F"),
+        caveats,
+        metrics,
+        flagged: high,
+        judged: n,
+        judged_basis: spec.judged_basis,
+        conditions: Vec::new(),
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: i64 = 3_600_000_000_000;
+
+    fn frame(approach: impl Fn(usize) -> f64, fan: f64) -> Frame {
+        let n = 100;
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
+        let wb: Vec<f64> = (0..n).map(|i| 70.0 + (i % 5) as f64).collect();
+        let cws: Vec<f64> = (0..n).map(|i| wb[i] + approach(i)).collect();
+        Frame::from_rows(&ts, &[("cw_supply_temp", cws), ("wetbulb_temp", wb), ("tower_fan_speed", vec![fan; n])])
+    }
+
+    fn run(f: &Frame) -> Finding {
+        match evaluate(&spec(), f, &Params::default()) {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn a_clean_tower_is_ok_and_a_fouled_one_is_a_fault() {
+        assert_eq!(run(&frame(|_| 6.0, 100.0)).severity, Severity::Ok);
+        let r = run(&frame(|_| 13.0, 100.0));
+        assert_eq!(r.severity, Severity::Fault);
+        assert_eq!(r.metrics["median_approach_f"], 13.0);
+    }
+
+    #[test]
+    fn the_ratio_boundaries() {
+        // 1.3 x 7 = 9.1 warns; just under does not
+        assert_eq!(run(&frame(|_| 9.1, 100.0)).severity, Severity::Warn);
+        assert_eq!(run(&frame(|_| 9.09, 100.0)).severity, Severity::Ok);
+    }
+
+    #[test]
+    fn part_effort_is_not_judged() {
+        let r = run(&frame(|_| 13.0, 50.0));
+        assert_eq!((r.severity, r.judged), (Severity::Info, 0));
+    }
+
+    #[test]
+    fn a_derived_wet_bulb() {
+        // 86 °F at 50 % RH at sea level: a wet bulb near 71.6 °F
+        let wb = wet_bulb_f(86.0, 50.0, 101.325);
+        assert!((wb - 71.6).abs() < 0.5, "{wb}");
+        // drier air at altitude has a lower wet bulb
+        assert!(wet_bulb_f(86.0, 50.0, 83.0) < wb);
+        let ts: Vec<i64> = (0..10).map(|i| i * H).collect();
+        let f = Frame::from_rows(&ts, &[("cw_supply_temp", vec![wb + 5.0; 10]), ("oat", vec![86.0; 10]), ("outdoor_rh", vec![50.0; 10])]);
+        let r = run(&f);
+        assert_eq!(r.severity, Severity::Ok);
+        assert_eq!(r.caveats.len(), 2);
+    }
+
+    #[test]
+    fn gaps_duplicates_and_missing_inputs() {
+        let f = Frame::from_rows(&[2 * H, 0, H, H, 50 * H], &[("cw_supply_temp", vec![80.0, 80.0, 95.0, 80.0, 80.0]), ("wetbulb_temp", vec![74.0; 5])]);
+        let r = run(&f);
+        assert_eq!(r.judged, 4);
+        assert_eq!(r.metrics["median_approach_f"], 6.0);
+        let f = Frame::from_rows(&[0, H], &[("cw_supply_temp", vec![80.0, 81.0]), ("oat", vec![80.0, 81.0])]);
+        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] });
+    }
+}

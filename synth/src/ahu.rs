@@ -232,7 +232,7 @@ pub fn scenarios() -> Vec<(&'static str, &'static str, AhuCfg)> {
                 econ: Econ::HighLimit(58.0),
                 min_oa: 15.0,
                 leak: 3.0,
-                heat_floor: 12.0,
+                heat_floor: 2.0,
                 heat_floor_hours: 1.0,
                 sat_bias: 0.7,
                 extend_min: 60.0,

@@ -6,6 +6,7 @@
 //! store and hand the columns here, and the native tests exercise every rule directly.
 
 pub mod engine;
+pub mod psychro;
 pub mod rules;
 
 pub use engine::{Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};

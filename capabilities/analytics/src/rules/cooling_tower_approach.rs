@@ -7,6 +7,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::psychro::{site_pressure_kpa, wet_bulb_column};
 use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
 
 /// Median approach over design that warns, and that faults.
@@ -65,46 +66,15 @@ pub fn spec() -> RuleSpec {
     }
 }
 
-/// Saturation vapour pressure over water, kPa, at `t` °C.
-fn p_sat(t: f64) -> f64 {
-    0.61094 * (17.625 * t / (t + 243.04)).exp()
-}
-
-/// The thermodynamic wet bulb (°F) of air at `t_f` °F and `rh` % at pressure `p_kpa`, by
-/// bisection on the psychrometric energy balance.
-pub fn wet_bulb_f(t_f: f64, rh: f64, p_kpa: f64) -> f64 {
-    let t = (t_f - 32.0) / 1.8;
-    let pw = (rh.clamp(0.0, 100.0) / 100.0) * p_sat(t);
-    let w = 0.621945 * pw / (p_kpa - pw);
-    let w_of = |twb: f64| {
-        let ws = 0.621945 * p_sat(twb) / (p_kpa - p_sat(twb));
-        ((2501.0 - 2.326 * twb) * ws - 1.006 * (t - twb)) / (2501.0 + 1.86 * t - 4.186 * twb)
-    };
-    let (mut lo, mut hi) = (-40.0f64, t);
-    for _ in 0..60 {
-        let mid = (lo + hi) / 2.0;
-        if w_of(mid) > w {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    ((lo + hi) / 2.0) * 1.8 + 32.0
-}
-
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let Some(cws) = frame.col("cw_supply_temp") else {
         return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
     };
-    let measured = frame.col("wetbulb_temp");
-    let (oat, rh) = (frame.col("oat"), frame.col("outdoor_rh"));
-    if measured.is_none() && (oat.is_none() || rh.is_none()) {
+    let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
+    let Some((wbs, derived)) = wet_bulb_column(frame, p_kpa) else {
         return Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] };
-    }
-    let psia = params.number(spec, "pressure_psia");
-    let elevation_m = params.number(spec, "elevation_ft") * 0.3048;
-    let p_kpa = if psia > 0.0 { psia * 6.894_757 } else { 101.325 * (1.0 - 2.255_77e-5 * elevation_m).powf(5.2559) };
+    };
     let fan = frame.col("tower_fan_speed");
     let effort = params.number(spec, "min_effort_pct");
     let design = params.number(spec, "design_approach_f");
@@ -114,13 +84,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if cws[i].is_nan() || fan.is_some_and(|f| f[i].is_nan() || f[i] < effort) {
             continue;
         }
-        let wb = match measured {
-            Some(m) if !m[i].is_nan() => m[i],
-            _ => match (oat, rh) {
-                (Some(o), Some(h)) if !o[i].is_nan() && !h[i].is_nan() => wet_bulb_f(o[i], h[i], p_kpa),
-                _ => continue,
-            },
-        };
+        let wb = wbs[i];
+        if wb.is_nan() {
+            continue;
+        }
         approaches.push(cws[i] - wb);
         idx.push(i as u32);
     }
@@ -146,7 +113,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("design_approach_f".into(), design);
     metrics.insert("judged_samples".into(), n as f64);
     let mut caveats = Vec::new();
-    if measured.is_none() {
+    if derived {
         caveats.push(format!("the wet bulb is derived from outdoor temperature and humidity at {:.1} kPa", p_kpa));
     }
     if fan.is_none() {
@@ -168,6 +135,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::psychro::wet_bulb_f;
 
     const H: i64 = 3_600_000_000_000;
 
@@ -209,11 +177,7 @@ mod tests {
 
     #[test]
     fn a_derived_wet_bulb() {
-        // 86 °F at 50 % RH at sea level: a wet bulb near 71.6 °F
         let wb = wet_bulb_f(86.0, 50.0, 101.325);
-        assert!((wb - 71.6).abs() < 0.5, "{wb}");
-        // drier air at altitude has a lower wet bulb
-        assert!(wet_bulb_f(86.0, 50.0, 83.0) < wb);
         let ts: Vec<i64> = (0..10).map(|i| i * H).collect();
         let f = Frame::from_rows(&ts, &[("cw_supply_temp", vec![wb + 5.0; 10]), ("oat", vec![86.0; 10]), ("outdoor_rh", vec![50.0; 10])]);
         let r = run(&f);

@@ -1,5 +1,6 @@
 //! The rules, one module each, and the list of them.
 
+pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
 pub mod simultaneous_heat_cool;
@@ -17,6 +18,7 @@ pub struct Rule {
 /// Every rule, sorted by id.
 pub fn all() -> Vec<Rule> {
     vec![
+        Rule { spec: condenser_water_reset::spec, evaluate: condenser_water_reset::evaluate },
         Rule { spec: control_hunting::spec, evaluate: control_hunting::evaluate },
         Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
         Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },

@@ -1,0 +1,77 @@
+//! Psychrometrics the rules share: the site's barometric pressure and the thermodynamic wet
+//! bulb of outdoor air from its temperature and humidity.
+
+/// Saturation vapour pressure over water, kPa, at `t` °C (Magnus form).
+fn p_sat(t: f64) -> f64 {
+    0.61094 * (17.625 * t / (t + 243.04)).exp()
+}
+
+/// The site's pressure in kPa: from `psia` when above 0, else from the elevation (ft; 0 is sea
+/// level) by the standard atmosphere.
+pub fn site_pressure_kpa(psia: f64, elevation_ft: f64) -> f64 {
+    if psia > 0.0 {
+        return psia * 6.894_757;
+    }
+    let z = if elevation_ft.is_nan() { 0.0 } else { elevation_ft * 0.3048 };
+    101.325 * (1.0 - 2.255_77e-5 * z).powf(5.2559)
+}
+
+/// The thermodynamic wet bulb (°F) of air at `t_f` °F and `rh` % at pressure `p_kpa`, by
+/// bisection on the psychrometric energy balance.
+pub fn wet_bulb_f(t_f: f64, rh: f64, p_kpa: f64) -> f64 {
+    let t = (t_f - 32.0) / 1.8;
+    let pw = (rh.clamp(0.0, 100.0) / 100.0) * p_sat(t);
+    let w = 0.621945 * pw / (p_kpa - pw);
+    let w_of = |twb: f64| {
+        let ws = 0.621945 * p_sat(twb) / (p_kpa - p_sat(twb));
+        ((2501.0 - 2.326 * twb) * ws - 1.006 * (t - twb)) / (2501.0 + 1.86 * t - 4.186 * twb)
+    };
+    let (mut lo, mut hi) = (-40.0f64, t);
+    for _ in 0..60 {
+        let mid = (lo + hi) / 2.0;
+        if w_of(mid) > w {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    ((lo + hi) / 2.0) * 1.8 + 32.0
+}
+
+/// The wet-bulb column of a frame: the measured point where it has a value, else derived from
+/// `oat` and `outdoor_rh`; `None` when the frame has neither source.
+pub fn wet_bulb_column(frame: &crate::Frame, p_kpa: f64) -> Option<(Vec<f64>, bool)> {
+    let measured = frame.col("wetbulb_temp");
+    let (oat, rh) = (frame.col("oat"), frame.col("outdoor_rh"));
+    if measured.is_none() && (oat.is_none() || rh.is_none()) {
+        return None;
+    }
+    let derived = measured.is_none();
+    let col = (0..frame.len())
+        .map(|i| match measured {
+            Some(m) if !m[i].is_nan() => m[i],
+            _ => match (oat, rh) {
+                (Some(o), Some(h)) if !o[i].is_nan() && !h[i].is_nan() => wet_bulb_f(o[i], h[i], p_kpa),
+                _ => f64::NAN,
+            },
+        })
+        .collect();
+    Some((col, derived))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wet_bulbs() {
+        // 86 °F at 50 % RH at sea level: a wet bulb near 71.6 °F
+        let wb = wet_bulb_f(86.0, 50.0, 101.325);
+        assert!((wb - 71.6).abs() < 0.5, "{wb}");
+        // saturated air: the wet bulb is the dry bulb
+        assert!((wet_bulb_f(70.0, 100.0, 101.325) - 70.0).abs() < 0.1);
+        // drier air at altitude has a lower wet bulb
+        assert!(wet_bulb_f(86.0, 50.0, site_pressure_kpa(0.0, 5000.0)) < wb);
+        assert!((site_pressure_kpa(14.696, 0.0) - 101.325).abs() < 0.01);
+    }
+}

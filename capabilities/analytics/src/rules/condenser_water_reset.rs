@@ -1,0 +1,181 @@
+//! `condenser_water_reset`: the condenser-water supply temperature is held at a fixed setpoint
+//! instead of following the wet bulb down, so the chillers keep a higher lift than the weather
+//! allows. The slope of condenser-water supply against wet bulb (least squares, over samples
+//! with both known and the tower running where its fan speed is trended) is the reset: a good
+//! reset tracks the wet bulb nearly one for one; below `reset_slope_flat` it is flat.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::psychro::{site_pressure_kpa, wet_bulb_column};
+
+/// Fewest samples, and the least wet-bulb spread (°F), a slope is fitted on.
+const MIN_SAMPLES: usize = 24;
+const MIN_WB_SPREAD_F: f64 = 5.0;
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    RuleSpec {
+        id: "condenser_water_reset",
+        families: &["chw_plant", "cooling_tower"],
+        inputs: Inputs {
+            required: &["cw_supply_temp"],
+            optional: &["wetbulb_temp", "oat", "outdoor_rh", "cw_return_temp", "tower_fan_speed"],
+            gating: &["wetbulb_temp", "oat", "outdoor_rh"],
+        },
+        params: vec![
+            ParamSpec {
+                name: "reset_slope_flat",
+                default: ParamValue::Number(0.3),
+                unit: "°F of condenser water per °F of wet bulb",
+                range: Some((0.05, 0.8)),
+                choices: &[],
+                basis: "a reset that follows the wet bulb moves close to one for one; a third of that is a setpoint that barely moves",
+                calibrate: "Fit the slope on a plant known to reset (or on its design reset schedule) and set this well below it.",
+            },
+            ParamSpec {
+                name: "elevation_ft",
+                default: ParamValue::Number(0.0),
+                unit: "ft",
+                range: Some((-300.0, 10000.0)),
+                choices: &[],
+                basis: "a wet bulb derived at sea-level pressure reads high at altitude",
+                calibrate: "Set the site's elevation when the wet bulb is derived from temperature and humidity.",
+            },
+            ParamSpec {
+                name: "pressure_psia",
+                default: ParamValue::Number(0.0),
+                unit: "psia (0: from the elevation)",
+                range: Some((0.0, 15.5)),
+                choices: &[],
+                basis: "the site's barometric pressure, when known, beats one derived from elevation",
+                calibrate: "Leave 0 to derive it from elevation_ft.",
+            },
+            ParamSpec {
+                name: "design_approach_f",
+                default: ParamValue::Number(7.0),
+                unit: "°F",
+                range: Some((2.0, 15.0)),
+                choices: &[],
+                basis: "what the tower can reach above the wet bulb: the lowest condenser water a reset could ask for",
+                calibrate: "Take it from the tower's selection; it sets the excess_over_reachable metric, not the verdict.",
+            },
+        ],
+        judged_basis: "samples with condenser water and wet bulb known (tower running, where its fan speed is trended)",
+    }
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let Some(cws) = frame.col("cw_supply_temp") else {
+        return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
+    };
+    let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
+    let Some((wb, derived)) = wet_bulb_column(frame, p_kpa) else {
+        return Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] };
+    };
+    let fan = frame.col("tower_fan_speed");
+    let pairs: Vec<(f64, f64)> = (0..frame.len())
+        .filter(|&i| !cws[i].is_nan() && !wb[i].is_nan() && fan.is_none_or(|f| !f[i].is_nan() && f[i] > 0.0))
+        .map(|i| (wb[i], cws[i]))
+        .collect();
+    let n = pairs.len();
+    let wb_lo = pairs.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
+    let wb_hi = pairs.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    if n < MIN_SAMPLES || wb_hi - wb_lo < MIN_WB_SPREAD_F {
+        let mut f = Finding::not_judged(spec, "too few samples, or too little wet-bulb change, to fit a reset");
+        f.judged = n;
+        return Outcome::Findings(vec![f]);
+    }
+    let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n as f64, pairs.iter().map(|p| p.1).sum::<f64>() / n as f64);
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let slope = sxy / sxx;
+    let design = params.number(spec, "design_approach_f");
+    let excess = pairs.iter().map(|p| (p.1 - (p.0 + design)).max(0.0)).sum::<f64>() / n as f64;
+    // a hair of tolerance: a fitted slope of exactly the threshold is not flat
+    let flat = slope + 1e-9 < params.number(spec, "reset_slope_flat");
+    let mut metrics = BTreeMap::new();
+    metrics.insert("reset_slope".into(), round2(slope));
+    metrics.insert("excess_over_reachable_f".into(), round2(excess));
+    metrics.insert("wet_bulb_span_f".into(), round2(wb_hi - wb_lo));
+    let mut caveats = Vec::new();
+    if derived {
+        caveats.push(format!("the wet bulb is derived from outdoor temperature and humidity at {p_kpa:.1} kPa"));
+    }
+    Outcome::Findings(vec![Finding {
+        rule: spec.id,
+        severity: if flat { Severity::Warn } else { Severity::Ok },
+        summary: if flat {
+            format!("condenser water does not follow the wet bulb (slope {slope:.2}): no condenser-water reset; it averages {excess:.1} °F above what the tower could reach")
+        } else {
+            format!("condenser water follows the wet bulb (slope {slope:.2})")
+        },
+        caveats,
+        metrics,
+        flagged: Vec::new(),
+        judged: n,
+        judged_basis: spec.judged_basis,
+        conditions: Vec::new(),
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: i64 = 3_600_000_000_000;
+
+    fn frame(cws: impl Fn(f64) -> f64, fan: f64) -> Frame {
+        let n = 96;
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
+        let wb: Vec<f64> = (0..n).map(|i| 60.0 + 15.0 * ((i % 24) as f64 / 23.0)).collect();
+        Frame::from_rows(&ts, &[("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()), ("wetbulb_temp", wb), ("tower_fan_speed", vec![fan; n])])
+    }
+
+    fn run(f: &Frame) -> Finding {
+        match evaluate(&spec(), f, &Params::default()) {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    use crate::engine::Severity;
+
+    #[test]
+    fn a_reset_is_ok_and_a_fixed_setpoint_warns() {
+        let r = run(&frame(|w| w + 7.0, 60.0));
+        assert_eq!(r.severity, Severity::Ok);
+        assert_eq!(r.metrics["reset_slope"], 1.0);
+        let r = run(&frame(|_| 85.0, 60.0));
+        assert_eq!(r.severity, Severity::Warn);
+        assert!(r.metrics["excess_over_reachable_f"] > 5.0);
+    }
+
+    #[test]
+    fn the_slope_boundary() {
+        assert_eq!(run(&frame(|w| 70.0 + 0.3 * w, 60.0)).severity, Severity::Ok);
+        assert_eq!(run(&frame(|w| 70.0 + 0.29 * w, 60.0)).severity, Severity::Warn);
+    }
+
+    #[test]
+    fn tower_off_and_too_little_weather_are_not_judged() {
+        assert_eq!(run(&frame(|_| 85.0, 0.0)).severity, Severity::Info);
+        let ts: Vec<i64> = (0..48).map(|i| i * H).collect();
+        let f = Frame::from_rows(&ts, &[("cw_supply_temp", vec![85.0; 48]), ("wetbulb_temp", vec![70.0; 48])]);
+        assert_eq!(run(&f).severity, Severity::Info);
+    }
+
+    #[test]
+    fn gaps_duplicates_and_missing_inputs() {
+        let mut f = frame(|w| w + 7.0, 60.0);
+        // a duplicate timestamp and a gap leave the fit intact
+        f.ts.truncate(48);
+        for c in f.cols.values_mut() {
+            c.truncate(48);
+        }
+        assert_eq!(run(&f).severity, Severity::Ok);
+        let g = Frame::from_rows(&[0, H], &[("cw_supply_temp", vec![80.0, 81.0])]);
+        assert!(matches!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
+    }
+}

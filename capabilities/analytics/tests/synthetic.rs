@@ -50,6 +50,13 @@ fn economizer_air_handlers() {
         let shc = verdict("simultaneous_heat_cool", &f).unwrap();
         let hunting = verdict("control_hunting", &f).unwrap();
         let sat = verdict("supply_air_control", &f).unwrap();
+        let leak = verdict("leaking_valve", &f).unwrap();
+        if e.label == "leaking_cool_valve" {
+            assert!(leak >= Severity::Warn, "{}: {leak:?}", e.equip);
+        }
+        if e.label.is_empty() {
+            assert!(leak <= Severity::Info, "{}: {leak:?}", e.equip);
+        }
         seen.push(format!("{} [{}]: shc {shc:?}, hunting {hunting:?}, sat {sat:?}", e.equip, e.label));
         if e.label == "simultaneous_heat_cool" {
             assert!(shc >= Severity::Warn, "{}", seen.join("\n"));

@@ -196,6 +196,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             flagged: r.flagged.clone(),
             judged: r.judged,
             judged_hours: r.hours,
+            // a reversal is an event, not a stretch of time
             flagged_hours: 0.0,
         });
         judged += r.judged;

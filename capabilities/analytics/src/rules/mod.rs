@@ -3,6 +3,7 @@
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
+pub mod leaking_valve;
 pub mod simultaneous_heat_cool;
 pub mod static_pressure_reset;
 pub mod supply_air_control;
@@ -21,6 +22,7 @@ pub fn all() -> Vec<Rule> {
         Rule { spec: condenser_water_reset::spec, evaluate: condenser_water_reset::evaluate },
         Rule { spec: control_hunting::spec, evaluate: control_hunting::evaluate },
         Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
+        Rule { spec: leaking_valve::spec, evaluate: leaking_valve::evaluate },
         Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
         Rule { spec: static_pressure_reset::spec, evaluate: static_pressure_reset::evaluate },
         Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },
@@ -44,7 +46,8 @@ mod tests {
             for p in &s.params {
                 assert!(!p.basis.is_empty() && !p.calibrate.is_empty() && !p.unit.is_empty(), "{}.{}", s.id, p.name);
                 match (&p.default, p.range) {
-                    (ParamValue::Number(x), Some((lo, hi))) => assert!((lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name),
+                    // NaN is "unset"
+                    (ParamValue::Number(x), Some((lo, hi))) => assert!(x.is_nan() || (lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name),
                     (ParamValue::Choice(c), _) => assert!(p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name),
                     _ => {}
                 }

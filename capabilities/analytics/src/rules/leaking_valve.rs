@@ -1,0 +1,225 @@
+//! `leaking_valve`: a coil whose valve is commanded shut still heats or cools the air. Judged
+//! on running samples with both coil valves shut (at or below `valve_closed_thr`): a heating
+//! leak lifts the air across the unit beyond the fan's own heat plus `delta_thr_f`; a cooling
+//! leak pulls it below the mixed air by `cool_delta_thr_f` (or, with a measured fan heat, below
+//! that rise less the margin). A coil with its own leaving-air sensor is judged on it. Warning
+//! at 10 % and fault at 30 % of the judged samples for the worse coil.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+
+/// Leak shares (percent of judged samples) that warn and that fault.
+const WARN_PCT: f64 = 10.0;
+const FAULT_PCT: f64 = 30.0;
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    let n = |name, default: f64, unit, range, basis, calibrate| ParamSpec {
+        name,
+        default: ParamValue::Number(default),
+        unit,
+        range: Some(range),
+        choices: &[],
+        basis,
+        calibrate,
+    };
+    let flag = |name, default: bool, basis, calibrate| ParamSpec {
+        name,
+        default: ParamValue::Flag(Some(default)),
+        unit: "flag",
+        range: None,
+        choices: &[],
+        basis,
+        calibrate,
+    };
+    RuleSpec {
+        id: "leaking_valve",
+        families: &["air_handler"],
+        inputs: Inputs {
+            required: &["mixed_air_temp", "supply_air_temp"],
+            optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "occupancy"],
+            gating: &[],
+        },
+        params: vec![
+            n("fan_heat_f", 2.0, "°F", (0.5, 4.0),
+              "the supply fan warms the air it moves by a degree or two: that rise is not a heating leak",
+              "Read supply minus mixed air with both valves shut on a unit known to be tight."),
+            n("delta_thr_f", 3.0, "°F", (1.0, 6.0),
+              "beyond sensor error of the two temperatures that are compared",
+              "Raise it for units whose mixed-air sensor reads poorly (stratified mixing boxes)."),
+            n("valve_closed_thr", 5.0, "% of valve stroke", (0.0, 15.0),
+              "a command this low is a shut valve; above it the coil is meant to work",
+              "Use the position below which the valve's actuator is fully seated."),
+            flag("coil_sensor_fan_heat", false,
+                 "a coil-leaving sensor upstream of the fan sees no fan heat",
+                 "Set true when the coil sensor sits downstream of the fan."),
+            n("measured_fan_heat_f", f64::NAN, "°F (unset: no fan heat credited to the cooling test)", (0.0, 4.0),
+              "the unit's own measured fan rise, when known, sharpens the cooling-leak test",
+              "Measure supply minus mixed air with both valves shut on the unit when known to be tight; leave unset otherwise."),
+            n("cool_delta_thr_f", f64::NAN, "°F (unset: delta_thr_f)", (0.5, 6.0),
+              "the cooling test's margin, when it should differ from the heating one",
+              "Leave unset to use delta_thr_f."),
+            flag("occupied_only", false,
+                 "out of occupied hours a unit may run a different sequence",
+                 "Set true to judge occupied samples only (from the trended occupancy)."),
+            flag("judge_heating_on_supply_air", true,
+                 "without a heating-coil sensor the supply air is the only place a heating leak shows",
+                 "Set false for a dual-duct unit whose mapped supply air is the cold deck."),
+        ],
+        judged_basis: "fan-on samples with both valves shut",
+    }
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let (Some(mat), Some(sat)) = (frame.col("mixed_air_temp"), frame.col("supply_air_temp")) else {
+        let missing = ["mixed_air_temp", "supply_air_temp"].iter().filter(|r| frame.col(r).is_none()).map(|r| r.to_string()).collect();
+        return Outcome::Skipped { missing };
+    };
+    let (cv, hv) = (frame.col("cool_valve"), frame.col("heat_valve"));
+    if cv.is_none() && hv.is_none() {
+        return Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] };
+    }
+    let (cclt, hclt) = (frame.col("cool_coil_leaving_temp"), frame.col("heat_coil_leaving_temp"));
+    let fan = frame.col("supply_fan_status");
+    let occ = if params.flag(spec, "occupied_only") == Some(true) { frame.col("occupancy") } else { None };
+    let closed = params.number(spec, "valve_closed_thr");
+    let fan_heat = params.number(spec, "fan_heat_f");
+    let delta = params.number(spec, "delta_thr_f");
+    let cool_delta = Some(params.number(spec, "cool_delta_thr_f")).filter(|x| !x.is_nan()).unwrap_or(delta);
+    let measured_fan = params.number(spec, "measured_fan_heat_f");
+    let coil_fan = params.flag(spec, "coil_sensor_fan_heat") == Some(true);
+    let heat_on_sat = params.flag(spec, "judge_heating_on_supply_air") != Some(false);
+    let shut = |c: Option<&[f64]>, i: usize| c.is_none_or(|v| !v[i].is_nan() && v[i] <= closed);
+    let (mut judged, mut heat_judged, mut cool_judged) = (Vec::new(), 0usize, 0usize);
+    let (mut heat_leaks, mut cool_leaks) = (Vec::new(), Vec::new());
+    for i in 0..frame.len() {
+        if mat[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) || !shut(cv, i) || !shut(hv, i) {
+            continue;
+        }
+        judged.push(i as u32);
+        // heating: on the coil's own sensor, else on the supply air (past the fan)
+        let heat_rise = match hclt {
+            Some(h) if !h[i].is_nan() => Some(h[i] - mat[i] - if coil_fan { fan_heat } else { 0.0 }),
+            _ if heat_on_sat && !sat[i].is_nan() => Some(sat[i] - mat[i] - fan_heat),
+            _ => None,
+        };
+        if let Some(r) = heat_rise {
+            heat_judged += 1;
+            if r > delta {
+                heat_leaks.push(i as u32);
+            }
+        }
+        let (cool_rise, fan_credit) = match cclt {
+            Some(c) if !c[i].is_nan() => (Some(c[i] - mat[i]), if coil_fan && !measured_fan.is_nan() { measured_fan } else { 0.0 }),
+            _ if !sat[i].is_nan() => (Some(sat[i] - mat[i]), if measured_fan.is_nan() { 0.0 } else { measured_fan }),
+            _ => (None, 0.0),
+        };
+        if let Some(r) = cool_rise {
+            cool_judged += 1;
+            if r < fan_credit - cool_delta {
+                cool_leaks.push(i as u32);
+            }
+        }
+    }
+    if judged.is_empty() {
+        return Outcome::Findings(vec![Finding::not_judged(spec, "no running sample with both valves shut")]);
+    }
+    let w = frame.weights_hours();
+    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let (heat_h, cool_h, judged_h) = (hours(&heat_leaks), hours(&cool_leaks), hours(&judged));
+    let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
+    let (heat_pct, cool_pct) = (pct(heat_leaks.len(), heat_judged), pct(cool_leaks.len(), cool_judged));
+    let worst = heat_pct.max(cool_pct);
+    let severity = if worst >= FAULT_PCT {
+        Severity::Fault
+    } else if worst >= WARN_PCT {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    };
+    let which = if heat_pct >= cool_pct { "heating" } else { "cooling" };
+    let mut metrics = BTreeMap::new();
+    metrics.insert("heating_leak_pct".into(), round2(heat_pct));
+    metrics.insert("cooling_leak_pct".into(), round2(cool_pct));
+    let mut flagged: Vec<u32> = heat_leaks.iter().chain(&cool_leaks).copied().collect();
+    flagged.sort_unstable();
+    flagged.dedup();
+    let mut caveats = Vec::new();
+    if fan.is_none() {
+        caveats.push("no fan status: samples with the fan off may have been judged".into());
+    }
+    Outcome::Findings(vec![Finding {
+        rule: spec.id,
+        severity,
+        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of {}", spec.judged_basis),
+        caveats,
+        metrics,
+        flagged,
+        judged: judged.len(),
+        judged_basis: spec.judged_basis,
+        conditions: vec![
+            Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: judged_h, flagged_hours: heat_h },
+            Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: judged_h, flagged_hours: cool_h },
+        ],
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: i64 = 3_600_000_000_000;
+
+    fn frame(sat_minus_mat: impl Fn(usize) -> f64, valve: f64, fan: f64) -> Frame {
+        let n = 100;
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
+        let mat = vec![60.0; n];
+        let sat: Vec<f64> = (0..n).map(|i| 60.0 + sat_minus_mat(i)).collect();
+        Frame::from_rows(&ts, &[("mixed_air_temp", mat), ("supply_air_temp", sat), ("cool_valve", vec![valve; n]), ("heat_valve", vec![0.0; n]), ("supply_fan_status", vec![fan; n])])
+    }
+
+    fn run(f: &Frame) -> Finding {
+        match evaluate(&spec(), f, &Params::default()) {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn a_tight_unit_is_ok_and_leaks_are_found() {
+        assert_eq!(run(&frame(|_| 1.5, 0.0, 1.0)).severity, Severity::Ok); // fan heat only
+        let r = run(&frame(|_| -6.0, 0.0, 1.0));
+        assert_eq!(r.severity, Severity::Fault);
+        assert_eq!(r.conditions[1].flagged.len(), 100);
+        let r = run(&frame(|i| if i % 5 == 0 { 8.0 } else { 1.0 }, 0.0, 1.0));
+        assert_eq!(r.severity, Severity::Warn);
+        assert_eq!(r.metrics["heating_leak_pct"], 20.0);
+    }
+
+    #[test]
+    fn the_share_and_margin_boundaries() {
+        // a drop of exactly the margin is not a leak; beyond it is
+        assert_eq!(run(&frame(|_| -3.0, 0.0, 1.0)).severity, Severity::Ok);
+        assert_eq!(run(&frame(|_| -3.1, 0.0, 1.0)).severity, Severity::Fault);
+        // 10 % of samples is a warning, 9 % is not
+        assert_eq!(run(&frame(|i| if i < 10 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Warn);
+        assert_eq!(run(&frame(|i| if i < 9 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Ok);
+    }
+
+    #[test]
+    fn open_valves_and_fan_off_are_not_judged() {
+        assert_eq!(run(&frame(|_| -10.0, 50.0, 1.0)).severity, Severity::Info);
+        assert_eq!(run(&frame(|_| -10.0, 0.0, 0.0)).severity, Severity::Info);
+    }
+
+    #[test]
+    fn duplicates_gaps_and_missing_inputs() {
+        let f = Frame::from_rows(&[2 * H, 0, H, H, 90 * H], &[("mixed_air_temp", vec![60.0; 5]), ("supply_air_temp", vec![61.0, 61.0, 50.0, 61.0, 61.0]), ("cool_valve", vec![0.0; 5])]);
+        let r = run(&f);
+        assert_eq!((r.judged, r.severity), (4, Severity::Ok));
+        let g = Frame::from_rows(&[0, H], &[("mixed_air_temp", vec![60.0, 60.0]), ("supply_air_temp", vec![60.0, 60.0])]);
+        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] });
+    }
+}

@@ -93,6 +93,8 @@ pub enum ParamValue {
     Flag(Option<bool>),
     /// One of the spec's `choices`.
     Choice(String),
+    /// A list of numbers, each within the spec's range.
+    List(Vec<f64>),
 }
 
 /// One tunable parameter of a rule.
@@ -154,6 +156,14 @@ impl Params {
         }
     }
 
+    /// The list `name`.
+    pub fn list(&self, spec: &RuleSpec, name: &str) -> Vec<f64> {
+        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+            Some(ParamValue::List(v)) => v.clone(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The flag `name` (`None`: unknown).
     pub fn flag(&self, spec: &RuleSpec, name: &str) -> Option<bool> {
         match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
@@ -175,7 +185,11 @@ impl Params {
                 (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
                     return Err(format!("{}.{k} must be one of {}, got '{c}'", spec.id, p.choices.join(", ")));
                 }
-                (ParamValue::Number(_), ParamValue::Number(_), _)
+                (ParamValue::List(v), ParamValue::List(_), Some((lo, hi))) if v.iter().any(|x| !(lo..=hi).contains(x)) => {
+                    return Err(format!("{}.{k}: every value must be between {lo} and {hi}", spec.id));
+                }
+                (ParamValue::List(_), ParamValue::List(_), _)
+                | (ParamValue::Number(_), ParamValue::Number(_), _)
                 | (ParamValue::Flag(_), ParamValue::Flag(_), _)
                 | (ParamValue::Choice(_), ParamValue::Choice(_), _) => {}
                 _ => return Err(format!("{}.{k} has the wrong type", spec.id)),

@@ -51,6 +51,13 @@ fn economizer_air_handlers() {
         let hunting = verdict("control_hunting", &f).unwrap();
         let sat = verdict("supply_air_control", &f).unwrap();
         let leak = verdict("leaking_valve", &f).unwrap();
+        let setback = verdict("night_weekend_setback", &f).unwrap();
+        if e.label == "night_weekend_operation" {
+            assert!(setback >= Severity::Warn, "{}: {setback:?}", e.equip);
+        }
+        if e.label.is_empty() {
+            assert!(setback <= Severity::Info, "{}: {setback:?}", e.equip);
+        }
         if e.label == "leaking_cool_valve" {
             assert!(leak >= Severity::Warn, "{}: {leak:?}", e.equip);
         }

@@ -1,0 +1,176 @@
+//! The `rule_params` capability: the rules camber runs, the equipment families each is written
+//! for, and their tunable parameters (default, unit, range or choices; with `detail`, why the
+//! default is what it is and how to set it for a real building). Reads no building data.
+
+use camber_analytics::engine::{ParamValue, RuleSpec};
+use camber_analytics::rules;
+use camber_sdk::{name, page, CapError, Capability, Context, Output, Plugin};
+use serde_json::{json, Value};
+
+fn input_schema() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "rules": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 100}, "minItems": 1, "maxItems": 100,
+                      "description": "only these rule ids"},
+            "query": {"type": "string", "minLength": 1, "maxLength": 200,
+                      "description": "words that must all appear in a rule's id, families or parameter names (case-insensitive)"},
+            "detail": {"type": "boolean", "description": "also each parameter's basis and calibration advice (pages of 10)"},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 1000, "description": "rules per page (default 25, 10 with detail)"},
+            "offset": {"type": "integer", "minimum": 0}
+        }
+    })
+}
+
+fn output_schema() -> Value {
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "required": ["count", "rules"],
+        "additionalProperties": false,
+        "properties": {
+            "count": {"type": "integer", "minimum": 0, "description": "matching rules (the whole list)"},
+            "rules": {"type": "array", "items": {
+                "type": "object",
+                "required": ["rule", "kind", "run_with", "equip_families", "inputs", "params"],
+                "additionalProperties": false,
+                "properties": {
+                    "rule": {"type": "string"},
+                    "kind": {"type": "string", "enum": ["rule", "drift_detector"]},
+                    "run_with": {"type": "string", "enum": ["rule_run", "drift"]},
+                    "equip_families": {"type": "array", "items": {"type": "string"}},
+                    "inputs": {"type": "object"},
+                    "params": {"type": "array", "items": {"type": "object"}}
+                }
+            }}
+        }
+    })
+}
+
+fn default_json(v: &ParamValue) -> Value {
+    match v {
+        ParamValue::Number(x) if x.is_nan() => Value::Null,
+        ParamValue::Number(x) => json!(x),
+        ParamValue::Flag(f) => json!(f),
+        ParamValue::Choice(c) => json!(c),
+        ParamValue::List(l) => json!(l),
+    }
+}
+
+/// One rule's row.
+pub fn row(s: &RuleSpec, detail: bool) -> Value {
+    let params: Vec<Value> = s
+        .params
+        .iter()
+        .map(|p| {
+            let mut r = json!({"name": p.name, "default": default_json(&p.default), "unit": p.unit});
+            if let Some((lo, hi)) = p.range {
+                r["range"] = json!([lo, hi]);
+            }
+            if !p.choices.is_empty() {
+                r["choices"] = json!(p.choices);
+            }
+            if detail {
+                r["basis"] = json!(p.basis);
+                r["calibrate"] = json!(p.calibrate);
+            }
+            r
+        })
+        .collect();
+    json!({
+        "rule": s.id, "kind": "rule", "run_with": "rule_run",
+        "equip_families": s.families,
+        "inputs": {"required": s.inputs.required, "optional": s.inputs.optional, "gating": s.inputs.gating},
+        "params": params,
+    })
+}
+
+/// Whether every word of `query` is in the rule's id, families or parameter names.
+pub fn matches(s: &RuleSpec, query: &str) -> bool {
+    let hay = format!(
+        "{} {} {}",
+        s.id,
+        s.families.join(" "),
+        s.params.iter().map(|p| p.name).collect::<Vec<_>>().join(" ")
+    )
+    .to_lowercase();
+    query.to_lowercase().split_whitespace().all(|w| hay.contains(w))
+}
+
+fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
+    let detail = args.get("detail").and_then(Value::as_bool).unwrap_or(false);
+    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(if detail { 10 } else { 25 }) as usize;
+    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+    let wanted: Vec<String> = args.get("rules").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+    let unknown: Vec<String> = wanted.iter().filter(|w| !specs.iter().any(|s| s.id == w.as_str())).cloned().collect();
+    if !unknown.is_empty() {
+        let ids: Vec<&str> = specs.iter().map(|s| s.id).collect();
+        return Err(CapError::not_found(
+            format!(
+                "no rule {}; the rules are {}",
+                unknown.iter().map(|u| name(u)).collect::<Vec<_>>().join(", "),
+                ids.iter().take(10).map(|i| name(i)).collect::<Vec<_>>().join(", ")
+            ),
+            json!({"argument": "rules", "unknown": unknown, "available": ids}),
+        ));
+    }
+    let query = args.get("query").and_then(Value::as_str);
+    let selected: Vec<&RuleSpec> = specs
+        .iter()
+        .filter(|s| wanted.is_empty() || wanted.iter().any(|w| w == s.id))
+        .filter(|s| query.is_none_or(|q| matches(s, q)))
+        .collect();
+    let count = selected.len();
+    let rows: Vec<Value> = selected.iter().map(|s| row(s, detail)).collect();
+    let (rows, notice) = page(rows, "rules", offset, limit, "by rule id");
+    let n_params: usize = selected.iter().map(|s| s.params.len()).sum();
+    let facts = vec![json!({
+        "id": "F1@rule_params", "kind": "rule_count", "value": count, "params": n_params,
+        "text": format!("{count} rule(s) match, with {n_params} tunable parameter(s) between them"),
+    })];
+    let text = format!("{count} rule(s) match, with {n_params} tunable parameter(s) between them [F1@rule_params].");
+    let mut out = Output::new(json!({"count": count, "rules": rows}), text, facts);
+    out.pages.extend(notice);
+    Ok(out)
+}
+
+fn plugin() -> Plugin {
+    Plugin::new().capability(
+        Capability::new("rule_params", rule_params)
+            .title("Rules and their parameters")
+            .description(
+                "List the rules camber runs: each rule's id, the equipment families it is written for, the \
+                 inputs it reads (required, optional, and optional ones that gate its verdict) and its tunable \
+                 parameters with defaults, units and ranges or choices; with detail, why each default is what it \
+                 is and how to set it for a real building. Filter by rules (ids) or a query. Use it to explain a \
+                 finding's thresholds or to choose params overrides for rule_run. Reads no building data.",
+            )
+            .input_schema(input_schema())
+            .output_schema(output_schema())
+            .cost("cheap"),
+    )
+}
+
+camber_sdk::export_plugin!(plugin);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_and_queries() {
+        let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+        let s = specs.iter().find(|s| s.id == "leaking_valve").unwrap();
+        let r = row(s, true);
+        assert_eq!(r["run_with"], "rule_run");
+        let p = r["params"].as_array().unwrap().iter().find(|p| p["name"] == "measured_fan_heat_f").unwrap();
+        assert_eq!(p["default"], Value::Null);
+        assert!(p["basis"].is_string());
+        assert!(row(s, false)["params"][0].get("basis").is_none());
+        assert!(matches(s, "LEAKING fan_heat"));
+        assert!(!matches(s, "chiller"));
+    }
+}

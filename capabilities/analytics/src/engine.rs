@@ -261,6 +261,34 @@ pub fn severity_of(pct: f64, warn: f64, fault: f64) -> Severity {
     }
 }
 
+/// Nanoseconds in an hour: timestamps are naive local nanoseconds.
+pub const NS_PER_HOUR: i64 = 3_600_000_000_000;
+
+/// Monday = 0 of a naive local timestamp (1970-01-01 was a Thursday).
+pub fn weekday(ts: i64) -> i64 {
+    (ts.div_euclid(24 * NS_PER_HOUR) + 3).rem_euclid(7)
+}
+
+/// Month 1-12 of a naive local timestamp (the civil calendar from days since 1970-01-01).
+pub fn month(ts: i64) -> usize {
+    let z = ts.div_euclid(24 * NS_PER_HOUR) + 719_468;
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    (if mp < 10 { mp + 3 } else { mp - 9 }) as usize
+}
+
+/// The median of the values (sorted in place); NaN when there are none.
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
 /// Two decimals, for metrics.
 pub fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0

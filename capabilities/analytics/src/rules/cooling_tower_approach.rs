@@ -94,10 +94,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if approaches.is_empty() {
         return Outcome::Findings(vec![Finding::not_judged(spec, "the tower never ran at full effort with a wet bulb known")]);
     }
-    let mut sorted = approaches.clone();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median = if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 };
+    let n = approaches.len();
+    let median = crate::engine::median(&mut approaches.clone());
     // a hair of tolerance: temperatures are decimals stored in binary
     const EPS: f64 = 1e-9;
     let severity = if median + EPS >= FAULT_RATIO * design {

@@ -5,6 +5,7 @@ pub mod control_hunting;
 pub mod cooling_tower_approach;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
+pub mod outdoor_air_fraction;
 pub mod simultaneous_heat_cool;
 pub mod static_pressure_reset;
 pub mod supply_air_control;
@@ -25,6 +26,7 @@ pub fn all() -> Vec<Rule> {
         Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
         Rule { spec: leaking_valve::spec, evaluate: leaking_valve::evaluate },
         Rule { spec: night_weekend_setback::spec, evaluate: night_weekend_setback::evaluate },
+        Rule { spec: outdoor_air_fraction::spec, evaluate: outdoor_air_fraction::evaluate },
         Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
         Rule { spec: static_pressure_reset::spec, evaluate: static_pressure_reset::evaluate },
         Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },

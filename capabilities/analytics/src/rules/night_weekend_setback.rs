@@ -8,13 +8,12 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, weekday, NS_PER_HOUR, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
 
 /// How close (°F) to an unoccupied setpoint a zone is "held at" it.
 const HOLD_BAND_F: f64 = 1.0;
 /// Share of fan-on unoccupied samples that must be holding.
 const HOLD_SHARE: f64 = 0.8;
-const NS_PER_HOUR: i64 = 3_600_000_000_000;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -69,11 +68,6 @@ pub fn spec() -> RuleSpec {
         ],
         judged_basis: "unoccupied samples (running share), fan-on unoccupied samples (held setback)",
     }
-}
-
-/// Monday = 0 of a naive timestamp (1970-01-01 was a Thursday).
-fn weekday(ts: i64) -> i64 {
-    (ts.div_euclid(24 * NS_PER_HOUR) + 3).rem_euclid(7)
 }
 
 /// Evaluate one equipment's frame.

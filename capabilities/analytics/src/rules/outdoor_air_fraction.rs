@@ -1,0 +1,384 @@
+//! `outdoor_air_fraction`: how much outdoor air an air handler takes, from the mixing-box
+//! temperature balance OAF = (RAT - MAT) / (RAT - OAT). Too much in cooling weather is an energy
+//! penalty; a median below the design minimum is under-ventilation. Judged on occupied, fan-on
+//! samples whose balance is stable (|RAT - OAT| at least `denom_min_f`) and plausible.
+
+use std::collections::BTreeMap;
+
+use crate::engine::{median, month, on, round2, weekday, NS_PER_HOUR, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+
+/// The minimum assumed when `min_oa_pct` is unset.
+const GENERIC_MIN_OA_PCT: f64 = 20.0;
+/// Percentage points either side of the minimum before a sample counts as excess or short.
+const MARGIN_PCT: f64 = 5.0;
+/// Fewer judged samples than this are not a verdict.
+const MIN_SAMPLES: usize = 10;
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    RuleSpec {
+        id: "outdoor_air_fraction",
+        families: &["air_handler"],
+        inputs: Inputs {
+            required: &["mixed_air_temp", "return_air_temp"],
+            optional: &["oat", "oa_damper", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy"],
+            gating: &["oat"],
+        },
+        params: vec![
+            ParamSpec {
+                name: "min_oa_pct",
+                default: ParamValue::Number(f64::NAN),
+                unit: "% of supply airflow (OA fraction)",
+                range: Some((0.0, 100.0)),
+                choices: &[],
+                basis: "the design minimum belongs to the unit's ventilation schedule; unset, a generic 20 % is assumed and the finding says the minimum is not the unit's own",
+                calibrate: "Take it from the sequence of operation or measure the fraction at the minimum damper position; a 10 % damper position is often a much smaller air fraction.",
+            },
+            ParamSpec {
+                name: "cooling_cutoff_f",
+                default: ParamValue::Number(70.0),
+                unit: "°F",
+                range: Some((55.0, 80.0)),
+                choices: &[],
+                basis: "above roughly room temperature outdoor air adds cooling load instead of saving it",
+                calibrate: "Set it to the economizer's high limit when the unit has one; in humid climates lower it toward the return air's enthalpy equivalent.",
+            },
+            ParamSpec {
+                name: "denom_min_f",
+                default: ParamValue::Number(5.0),
+                unit: "°F",
+                range: Some((2.0, 15.0)),
+                choices: &[],
+                basis: "with outdoor and return air close together the balance divides by a small number and sensor error dominates",
+                calibrate: "Raise it when the three temperature sensors are coarse or poorly placed (a stratified mixing box); lower it only with calibrated sensors.",
+            },
+            ParamSpec {
+                name: "fan_gate",
+                default: ParamValue::Flag(Some(true)),
+                unit: "flag",
+                range: None,
+                choices: &[],
+                basis: "with the fan stopped the mixing-box sensors read still air, not a mix",
+                calibrate: "Keep it on; turn it off only when the fan signal is known wrong and every sample is a running one.",
+            },
+            ParamSpec {
+                name: "min_oa_pct_by_month",
+                default: ParamValue::List(Vec::new()),
+                unit: "% of supply airflow, January to December (a list of 12)",
+                range: Some((0.0, 100.0)),
+                choices: &[],
+                basis: "some sequences schedule a different minimum by season",
+                calibrate: "Give twelve values, one per month, from the sequence; leave empty to use min_oa_pct all year.",
+            },
+        ],
+        judged_basis: "occupied fan-on samples with a stable temperature balance",
+    }
+}
+
+/// Whether a naive timestamp falls in the assumed schedule (weekdays 07:00-18:00).
+fn assumed_occupied(ts: i64) -> bool {
+    let hour = ts.rem_euclid(24 * NS_PER_HOUR) / NS_PER_HOUR;
+    weekday(ts) < 5 && (7..18).contains(&hour)
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let (Some(mat), Some(rat)) = (frame.col("mixed_air_temp"), frame.col("return_air_temp")) else {
+        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
+    };
+    let Some(oat) = frame.col("oat") else {
+        return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the balance needs")]);
+    };
+    let configured = params.number(spec, "min_oa_pct");
+    let min_all = if configured.is_nan() { GENERIC_MIN_OA_PCT } else { configured };
+    let by_month = params.list(spec, "min_oa_pct_by_month");
+    if !by_month.is_empty() && by_month.len() != 12 {
+        return Outcome::Findings(vec![Finding::not_judged(spec, "min_oa_pct_by_month must list 12 values, January to December")]);
+    }
+    let cutoff = params.number(spec, "cooling_cutoff_f");
+    let denom_min = params.number(spec, "denom_min_f");
+    // the fan: status, else speed above 1 %, else airflow above 5 % of its own 95th percentile
+    let gate = params.flag(spec, "fan_gate").unwrap_or(true);
+    let (fan_on, fan_src): (Option<Vec<bool>>, &str) = if !gate {
+        (None, "off")
+    } else if let Some(s) = frame.col("supply_fan_status") {
+        (Some(s.iter().map(|&v| on(v)).collect()), "fan status")
+    } else if let Some(s) = frame.col("supply_fan_speed") {
+        (Some(s.iter().map(|&v| !v.is_nan() && v > 1.0).collect()), "fan speed")
+    } else if let Some(a) = frame.col("airflow") {
+        let mut seen: Vec<f64> = a.iter().copied().filter(|v| !v.is_nan()).collect();
+        seen.sort_by(f64::total_cmp);
+        let p95 = seen.get((seen.len() as f64 * 0.95) as usize).or(seen.last()).copied().unwrap_or(f64::NAN);
+        (Some(a.iter().map(|&v| !v.is_nan() && v > 0.05 * p95).collect()), "airflow proxy")
+    } else {
+        (None, "none")
+    };
+    let occ = frame.col("occupancy").filter(|o| o.iter().any(|v| !v.is_nan()));
+    let w = frame.weights_hours();
+    let (mut fan_off, mut small_dt, mut out_of_range) = (0usize, 0usize, 0usize);
+    // (index, oaf, minimum, cooling weather)
+    let mut judged: Vec<(u32, f64, f64, bool)> = Vec::new();
+    for i in 0..frame.len() {
+        let occupied = match occ {
+            Some(o) => on(o[i]),
+            None => assumed_occupied(frame.ts[i]),
+        };
+        if !occupied {
+            continue;
+        }
+        let (o, m, r) = (oat[i], mat[i], rat[i]);
+        if o.is_nan() || m.is_nan() || r.is_nan() {
+            continue;
+        }
+        if fan_on.as_ref().is_some_and(|f| !f[i]) {
+            fan_off += 1;
+            continue;
+        }
+        if !(20.0..=130.0).contains(&o) || !(30.0..=120.0).contains(&m) || !(40.0..=110.0).contains(&r) {
+            continue;
+        }
+        if (r - o).abs() < denom_min {
+            small_dt += 1;
+            continue;
+        }
+        let oaf = 100.0 * (r - m) / (r - o);
+        if !(oaf > -20.0 && oaf < 120.0) {
+            out_of_range += 1;
+            continue;
+        }
+        let min = if by_month.is_empty() { min_all } else { by_month[month(frame.ts[i]) - 1] };
+        judged.push((i as u32, oaf, min, o > cutoff));
+    }
+    if judged.len() < MIN_SAMPLES {
+        let mut f = Finding::not_judged(spec, &format!("{} occupied fan-on samples with a stable temperature balance (at least {MIN_SAMPLES} needed)", judged.len()));
+        f.metrics.insert("n_masked_fan_off".into(), fan_off as f64);
+        f.metrics.insert("n_masked_small_delta_t".into(), small_dt as f64);
+        return Outcome::Findings(vec![f]);
+    }
+    let judged_h: f64 = judged.iter().map(|j| w[j.0 as usize]).sum();
+    let cooling: Vec<&(u32, f64, f64, bool)> = judged.iter().filter(|j| j.3).collect();
+    let cool_h: f64 = cooling.iter().map(|j| w[j.0 as usize]).sum();
+    let excess: Vec<u32> = cooling.iter().filter(|j| j.1 > j.2 + MARGIN_PCT).map(|j| j.0).collect();
+    let short: Vec<u32> = judged.iter().filter(|j| j.1 < j.2 - MARGIN_PCT).map(|j| j.0).collect();
+    // `+ 0.0` turns the empty sum's -0.0 into 0.0
+    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    // too few cooling-weather samples to call the excess either way (a cool season): not judged
+    let excess_judged = cooling.len() >= MIN_SAMPLES;
+    let excess_pct = if excess_judged { 100.0 * hours(&excess) / cool_h } else { 0.0 };
+    let excess: Vec<u32> = if excess_judged { excess } else { Vec::new() };
+    let short_pct = 100.0 * hours(&short) / judged_h;
+    let median_oaf = median(&mut judged.iter().map(|j| j.1).collect::<Vec<_>>());
+    let median_cool = median(&mut cooling.iter().map(|j| j.1).collect::<Vec<_>>());
+    let median_vs_min = median(&mut judged.iter().map(|j| j.1 - j.2).collect::<Vec<_>>());
+    let all_positive = judged.iter().all(|j| j.2 > 0.0);
+    let median_ratio = if all_positive { median(&mut judged.iter().map(|j| j.1 / j.2).collect::<Vec<_>>()) } else { f64::NAN };
+
+    let sev_excess = if !excess_judged {
+        Severity::Ok
+    } else if excess_pct >= 50.0 { Severity::Fault } else if excess_pct >= 20.0 { Severity::Warn } else { Severity::Ok };
+    let sev_under = if median_ratio < 0.5 {
+        Severity::Fault
+    } else if median_vs_min < -MARGIN_PCT {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    };
+    let under_worse = sev_under > sev_excess;
+    let severity = if under_worse { sev_under } else { sev_excess };
+    let min_text = if by_month.is_empty() { format!("the {min_all}% minimum") } else { "each month's minimum".to_string() };
+    let tail = if under_worse {
+        format!("under-ventilation: median outdoor-air fraction {median_oaf:.0}% against {min_text} ({short_pct:.0}% of judged hours more than {MARGIN_PCT} points short)")
+    } else if !excess_judged {
+        format!("excess outdoor air not judged: {} sample(s) in cooling weather (outdoor air above {cutoff} °F), {MIN_SAMPLES} needed", cooling.len())
+    } else {
+        format!("{excess_pct:.0}% of cooling-weather hours (outdoor air above {cutoff} °F) more than {MARGIN_PCT} points above {min_text}")
+    };
+    let mut caveats = Vec::new();
+    if configured.is_nan() && by_month.is_empty() {
+        caveats.push(format!("min_oa_pct is not set: judged against a generic {GENERIC_MIN_OA_PCT}% minimum, not this unit's design"));
+    }
+    if fan_src == "none" {
+        caveats.push("no fan signal trended: samples were not fan-gated".into());
+    }
+    if occ.is_none() {
+        caveats.push("no occupancy trended: occupied hours assumed to be weekdays 07:00-18:00".into());
+    }
+    let mut metrics = BTreeMap::new();
+    metrics.insert("oaf_median_pct".into(), round2(median_oaf));
+    if !median_cool.is_nan() {
+        metrics.insert("median_oaf_cooling".into(), round2(median_cool));
+    }
+    if excess_judged {
+        metrics.insert("excess_oa_pct".into(), round2(excess_pct));
+    } else {
+        caveats.push(format!("only {} judged sample(s) in cooling weather: excess outdoor air is not judged", cooling.len()));
+    }
+    metrics.insert("under_vent_pct".into(), round2(short_pct));
+    metrics.insert("min_oa_pct".into(), min_all);
+    metrics.insert("n_cooling".into(), cooling.len() as f64);
+    metrics.insert("n_valid".into(), judged.len() as f64);
+    metrics.insert("n_masked_fan_off".into(), fan_off as f64);
+    metrics.insert("n_masked_small_delta_t".into(), small_dt as f64);
+    metrics.insert("n_masked_out_of_range".into(), out_of_range as f64);
+    metrics.insert("denom_min_f".into(), denom_min);
+    let n = judged.len();
+    let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).copied().collect();
+    flagged.sort_unstable();
+    flagged.dedup();
+    Outcome::Findings(vec![Finding {
+        rule: spec.id,
+        severity,
+        summary: format!(
+            "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
+            if median_cool.is_nan() { String::new() } else { format!(" ({median_cool:.0}% in cooling weather)") },
+            if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
+        ),
+        caveats,
+        metrics,
+        flagged,
+        judged: n,
+        judged_basis: spec.judged_basis,
+        conditions: vec![
+            Condition { name: "excess_oa".into(), flagged: excess.clone(), judged: if excess_judged { cooling.len() } else { 0 }, judged_hours: cool_h, flagged_hours: hours(&excess) },
+            Condition { name: "under_ventilation".into(), flagged: short.clone(), judged: n, judged_hours: judged_h, flagged_hours: hours(&short) },
+        ],
+    }])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2024-01-01 (a Monday) 00:00 as a naive timestamp.
+    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
+
+    /// Hourly weekday office hours over `days` days: outdoor air at `oat(i)`, return at 72 °F,
+    /// mixed air from an outdoor-air fraction `oaf(i)` %.
+    fn frame(days: i64, oat: impl Fn(usize) -> f64, oaf: impl Fn(usize) -> f64, fan: f64) -> Frame {
+        let ts: Vec<i64> = (0..days * 24).map(|h| MONDAY + h * NS_PER_HOUR).collect();
+        let o: Vec<f64> = (0..ts.len()).map(&oat).collect();
+        let m: Vec<f64> = (0..ts.len()).map(|i| 72.0 + oaf(i) / 100.0 * (o[i] - 72.0)).collect();
+        Frame::from_rows(&ts, &[("oat", o), ("mixed_air_temp", m), ("return_air_temp", vec![72.0; ts.len()]), ("supply_fan_status", vec![fan; ts.len()])])
+    }
+
+    fn run(f: &Frame, p: &Params) -> Finding {
+        let s = spec();
+        match evaluate(&s, f, p) {
+            Outcome::Findings(v) => v.into_iter().next().unwrap(),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    fn with_min(min: f64) -> Params {
+        let mut p = Params::default();
+        p.values.insert("min_oa_pct".into(), ParamValue::Number(min));
+        p
+    }
+
+    #[test]
+    fn calendar_helpers() {
+        assert_eq!(month(MONDAY), 1);
+        assert_eq!(month(MONDAY + 31 * 24 * NS_PER_HOUR), 2);
+        assert_eq!(month(MONDAY + 365 * 24 * NS_PER_HOUR), 12); // 2024 is a leap year
+        assert!(assumed_occupied(MONDAY + 9 * NS_PER_HOUR));
+        assert!(!assumed_occupied(MONDAY + 5 * 24 * NS_PER_HOUR + 9 * NS_PER_HOUR)); // Saturday
+    }
+
+    #[test]
+    fn a_unit_at_its_minimum_is_ok() {
+        let f = run(&frame(5, |_| 85.0, |_| 20.0, 1.0), &with_min(20.0));
+        assert_eq!(f.severity, Severity::Ok);
+        assert!((f.metrics["oaf_median_pct"] - 20.0).abs() < 0.01);
+        assert_eq!(f.metrics["n_valid"], 55.0); // 5 weekdays x 11 occupied hours
+        assert!(f.caveats.iter().any(|c| c.contains("occupancy")));
+    }
+
+    #[test]
+    fn excess_in_cooling_weather_and_under_ventilation() {
+        let hot = run(&frame(5, |_| 85.0, |_| 60.0, 1.0), &with_min(20.0));
+        assert_eq!(hot.severity, Severity::Fault);
+        assert_eq!(hot.metrics["excess_oa_pct"], 100.0);
+        // the same excess in mild weather is free cooling, not a penalty
+        let mild = run(&frame(5, |_| 60.0, |_| 60.0, 1.0), &with_min(20.0));
+        assert_eq!(mild.severity, Severity::Ok);
+        let starved = run(&frame(5, |_| 85.0, |_| 5.0, 1.0), &with_min(20.0));
+        assert_eq!(starved.severity, Severity::Fault);
+        assert!(starved.summary.contains("under-ventilation"), "{}", starved.summary);
+        let short = run(&frame(5, |_| 85.0, |_| 13.0, 1.0), &with_min(20.0));
+        assert_eq!(short.severity, Severity::Warn);
+    }
+
+    #[test]
+    fn a_few_hot_hours_do_not_decide_excess() {
+        // five cooling-weather samples (noon each day) at 60 % in a mild week: not enough to call excess
+        let f = run(&frame(5, |i| if i % 24 == 12 && i < 9 * 24 { 85.0 } else { 60.0 }, |_| 60.0, 1.0), &with_min(20.0));
+        assert_eq!(f.metrics["n_cooling"], 5.0);
+        assert_eq!(f.severity, Severity::Ok);
+        assert!(!f.metrics.contains_key("excess_oa_pct"));
+        assert!(f.caveats.iter().any(|c| c.contains("not judged")), "{:?}", f.caveats);
+    }
+
+    #[test]
+    fn the_threshold_boundary() {
+        // excess on exactly 20 % of cooling hours is a warning, just under it is not
+        let at = run(&frame(5, |_| 85.0, |i| if i % 5 == 0 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
+        let hours_flagged = at.conditions[0].flagged.len() as f64 / at.conditions[0].judged as f64;
+        let expect = if hours_flagged >= 0.2 { Severity::Warn } else { Severity::Ok };
+        assert_eq!(at.severity, expect);
+        let inside = run(&frame(5, |_| 85.0, |_| 24.9, 1.0), &with_min(20.0));
+        assert_eq!(inside.metrics["excess_oa_pct"], 0.0);
+    }
+
+    #[test]
+    fn fan_off_small_balance_and_missing_inputs() {
+        let off = run(&frame(5, |_| 85.0, |_| 60.0, 0.0), &with_min(20.0));
+        assert_eq!(off.severity, Severity::Info);
+        assert_eq!(off.metrics["n_masked_fan_off"], 55.0);
+        let close = run(&frame(5, |_| 70.0, |_| 60.0, 1.0), &with_min(20.0));
+        assert_eq!(close.severity, Severity::Info, "|RAT-OAT| of 2 °F is not judged");
+        let mut f = frame(5, |_| 85.0, |_| 20.0, 1.0);
+        f.cols.remove("oat");
+        assert_eq!(run(&f, &with_min(20.0)).severity, Severity::Info);
+        f.cols.remove("return_air_temp");
+        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["return_air_temp".into()] });
+    }
+
+    #[test]
+    fn gaps_duplicates_and_disorder() {
+        let base = frame(5, |_| 85.0, |i| if i < 48 { 60.0 } else { 20.0 }, 1.0);
+        // reversed with every row repeated: same answer
+        let mut ts = base.ts.clone();
+        ts.extend(base.ts.iter());
+        ts.reverse();
+        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
+            let mut c = v.clone();
+            c.extend(v.iter());
+            c.reverse();
+            (k.as_str(), c)
+        }).collect();
+        let shuffled = Frame::from_rows(&ts, &cols);
+        assert_eq!(run(&shuffled, &with_min(20.0)).metrics["excess_oa_pct"], run(&base, &with_min(20.0)).metrics["excess_oa_pct"]);
+        // a gap: the excess hours are on day 1 only; removing day 2-3 raises their share
+        let keep: Vec<usize> = (0..base.len()).filter(|&i| !(48..96).contains(&i)).collect();
+        let gapped = Frame::from_rows(
+            &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
+            &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
+        );
+        let g = run(&gapped, &with_min(20.0));
+        assert!(g.metrics["excess_oa_pct"] > run(&base, &with_min(20.0)).metrics["excess_oa_pct"]);
+        assert_eq!(g.metrics["n_valid"], 33.0); // three weekdays remain
+    }
+
+    #[test]
+    fn a_monthly_minimum_and_the_generic_default() {
+        let mut p = Params::default();
+        let mut months = vec![20.0; 12];
+        months[0] = 60.0; // January asks for 60 %
+        p.values.insert("min_oa_pct_by_month".into(), ParamValue::List(months));
+        assert_eq!(run(&frame(5, |_| 85.0, |_| 60.0, 1.0), &p).severity, Severity::Ok);
+        let d = run(&frame(5, |_| 85.0, |_| 20.0, 1.0), &Params::default());
+        assert!(d.caveats.iter().any(|c| c.contains("generic")));
+        p.values.insert("min_oa_pct_by_month".into(), ParamValue::List(vec![20.0; 3]));
+        assert_eq!(run(&frame(5, |_| 85.0, |_| 20.0, 1.0), &p).severity, Severity::Info);
+    }
+}

@@ -261,6 +261,26 @@ pub fn severity_of(pct: f64, warn: f64, fault: f64) -> Severity {
     }
 }
 
+/// Whether the supply fan runs at each sample (`None` where its signal has no value), and which
+/// signal said so: status, else speed above 1 % (a 0-1 scale is read as a fraction), else
+/// airflow above 5 % of its own 95th percentile. `None` overall when the frame has none of them.
+pub fn fan_on(frame: &Frame) -> Option<(Vec<Option<bool>>, &'static str)> {
+    let known = |v: f64, f: &dyn Fn(f64) -> bool| (!v.is_nan()).then(|| f(v));
+    if let Some(s) = frame.col("supply_fan_status") {
+        return Some((s.iter().map(|&v| known(v, &on)).collect(), "fan status"));
+    }
+    if let Some(s) = frame.col("supply_fan_speed") {
+        let top = s.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, f64::max);
+        let scale = if top <= 1.0 { 100.0 } else { 1.0 };
+        return Some((s.iter().map(|&v| known(v, &|x| x * scale > 1.0)).collect(), "fan speed"));
+    }
+    let a = frame.col("airflow")?;
+    let mut seen: Vec<f64> = a.iter().copied().filter(|v| !v.is_nan()).collect();
+    seen.sort_by(f64::total_cmp);
+    let p95 = seen.get((seen.len() as f64 * 0.95) as usize).or(seen.last()).copied().unwrap_or(f64::NAN);
+    Some((a.iter().map(|&v| known(v, &|x| x > 0.05 * p95)).collect(), "airflow proxy"))
+}
+
 /// Nanoseconds in an hour: timestamps are naive local nanoseconds.
 pub const NS_PER_HOUR: i64 = 3_600_000_000_000;
 
@@ -313,6 +333,18 @@ mod tests {
         let f = Frame::from_rows(&[30, 10, 20, 10], &[("a", vec![3.0, 1.0, 2.0, 9.0])]);
         assert_eq!(f.ts, vec![10, 20, 30]);
         assert_eq!(f.cols["a"], vec![9.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn the_fan_signal_in_order_of_preference() {
+        let f = Frame::from_rows(&[0, 1, 2], &[("supply_fan_speed", vec![0.5, 0.0, f64::NAN]), ("airflow", vec![0.0, 900.0, 900.0])]);
+        let (on, src) = fan_on(&f).unwrap();
+        assert_eq!((on, src), (vec![Some(true), Some(false), None], "fan speed"));
+        let pct = Frame::from_rows(&[0, 1], &[("supply_fan_speed", vec![0.5, 40.0])]);
+        assert_eq!(fan_on(&pct).unwrap().0, vec![Some(false), Some(true)]);
+        let flow = Frame::from_rows(&[0, 1, 2], &[("airflow", vec![10.0, 900.0, 1000.0])]);
+        assert_eq!(fan_on(&flow).unwrap(), (vec![Some(false), Some(true), Some(true)], "airflow proxy"));
+        assert!(fan_on(&Frame::from_rows(&[0], &[("oat", vec![1.0])])).is_none());
     }
 
     #[test]

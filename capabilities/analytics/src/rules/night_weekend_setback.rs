@@ -72,20 +72,13 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (status, speed) = (frame.col("supply_fan_status"), frame.col("supply_fan_speed"));
-    if status.is_none() && speed.is_none() {
+    if frame.col("supply_fan_status").is_none() && frame.col("supply_fan_speed").is_none() {
         return Outcome::Skipped { missing: vec!["supply_fan_status or supply_fan_speed".into()] };
     }
-    let running = |i: usize| match (status, speed) {
-        (Some(s), _) => on(s[i]),
-        (None, Some(s)) => !s[i].is_nan() && s[i] > 1.0,
-        _ => false,
-    };
-    let known = |i: usize| match (status, speed) {
-        (Some(s), _) => !s[i].is_nan(),
-        (None, Some(s)) => !s[i].is_nan(),
-        _ => false,
-    };
+    // status, else speed (an airflow proxy is not enough to call night running)
+    let fan = crate::engine::fan_on(frame).map(|(v, _)| v).unwrap_or_default();
+    let running = |i: usize| fan[i] == Some(true);
+    let known = |i: usize| fan[i].is_some();
     let occ_col = frame.col("occupancy");
     let days: Vec<i64> = params.list(spec, "occupied_days").iter().map(|d| *d as i64).collect();
     let (start_h, end_h) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"));

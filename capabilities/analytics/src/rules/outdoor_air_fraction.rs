@@ -97,21 +97,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let cutoff = params.number(spec, "cooling_cutoff_f");
     let denom_min = params.number(spec, "denom_min_f");
-    // the fan: status, else speed above 1 %, else airflow above 5 % of its own 95th percentile
     let gate = params.flag(spec, "fan_gate").unwrap_or(true);
-    let (fan_on, fan_src): (Option<Vec<bool>>, &str) = if !gate {
-        (None, "off")
-    } else if let Some(s) = frame.col("supply_fan_status") {
-        (Some(s.iter().map(|&v| on(v)).collect()), "fan status")
-    } else if let Some(s) = frame.col("supply_fan_speed") {
-        (Some(s.iter().map(|&v| !v.is_nan() && v > 1.0).collect()), "fan speed")
-    } else if let Some(a) = frame.col("airflow") {
-        let mut seen: Vec<f64> = a.iter().copied().filter(|v| !v.is_nan()).collect();
-        seen.sort_by(f64::total_cmp);
-        let p95 = seen.get((seen.len() as f64 * 0.95) as usize).or(seen.last()).copied().unwrap_or(f64::NAN);
-        (Some(a.iter().map(|&v| !v.is_nan() && v > 0.05 * p95).collect()), "airflow proxy")
-    } else {
-        (None, "none")
+    let (fan_on, fan_src): (Option<Vec<Option<bool>>>, &str) = match crate::engine::fan_on(frame) {
+        _ if !gate => (None, "off"),
+        Some((v, src)) => (Some(v), src),
+        None => (None, "none"),
     };
     let occ = frame.col("occupancy").filter(|o| o.iter().any(|v| !v.is_nan()));
     let w = frame.weights_hours();
@@ -130,7 +120,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if o.is_nan() || m.is_nan() || r.is_nan() {
             continue;
         }
-        if fan_on.as_ref().is_some_and(|f| !f[i]) {
+        if fan_on.as_ref().is_some_and(|f| f[i] != Some(true)) {
             fan_off += 1;
             continue;
         }

@@ -8,5 +8,6 @@
 pub mod engine;
 pub mod psychro;
 pub mod rules;
+pub mod setpoint;
 
 pub use engine::{Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};

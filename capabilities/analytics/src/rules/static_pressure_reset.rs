@@ -4,16 +4,11 @@
 //! one-time step is an edit, not a reset), and, when a demand signal is trended (the zones'
 //! static-pressure requests, else supply airflow), move with it.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
+use crate::setpoint::{self, Kind};
 use crate::engine::{missing_inputs, on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
 
-/// Days the setpoint must move on (and at least this share of the days judged).
-const MIN_MOVING_DAYS: usize = 3;
-const MIN_MOVING_SHARE: f64 = 0.10;
-/// |Spearman rho| with the demand signal that confirms a reset.
-const MIN_RHO: f64 = 0.3;
-const NS_PER_DAY: i64 = 86_400_000_000_000;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -49,43 +44,6 @@ pub fn spec() -> RuleSpec {
     }
 }
 
-/// Ranks with ties averaged.
-fn ranks(x: &[f64]) -> Vec<f64> {
-    let mut idx: Vec<usize> = (0..x.len()).collect();
-    idx.sort_by(|&a, &b| x[a].total_cmp(&x[b]));
-    let mut r = vec![0.0; x.len()];
-    let mut i = 0;
-    while i < idx.len() {
-        let mut j = i;
-        while j + 1 < idx.len() && x[idx[j + 1]] == x[idx[i]] {
-            j += 1;
-        }
-        let avg = (i + j) as f64 / 2.0 + 1.0;
-        for k in i..=j {
-            r[idx[k]] = avg;
-        }
-        i = j + 1;
-    }
-    r
-}
-
-/// Spearman's rank correlation, `None` when either side is constant.
-pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
-    let (rx, ry) = (ranks(x), ranks(y));
-    let n = rx.len() as f64;
-    if n < 3.0 {
-        return None;
-    }
-    let (mx, my) = (rx.iter().sum::<f64>() / n, ry.iter().sum::<f64>() / n);
-    let (mut sxy, mut sxx, mut syy) = (0.0, 0.0, 0.0);
-    for (a, b) in rx.iter().zip(&ry) {
-        sxy += (a - mx) * (b - my);
-        sxx += (a - mx) * (a - mx);
-        syy += (b - my) * (b - my);
-    }
-    (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
-}
-
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let missing = missing_inputs(spec, frame);
@@ -95,8 +53,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let sp = frame.col("duct_static_sp").unwrap_or_default();
     let fan = frame.col("supply_fan_status");
     let (driver_name, driver) = match (frame.col("static_pressure_requests"), frame.col("airflow")) {
-        (Some(d), _) => ("static_pressure_requests", Some(d)),
-        (None, Some(d)) => ("airflow", Some(d)),
+        (Some(d), _) => ("static-pressure requests", Some(d)),
+        (None, Some(d)) => ("supply airflow", Some(d)),
         _ => ("", None),
     };
     let (min_range, move_min) = (params.number(spec, "min_range_inwc"), params.number(spec, "move_min_inwc"));
@@ -120,75 +78,42 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             BTreeMap::new(),
         )]);
     }
+    let ts: Vec<i64> = judged.iter().map(|&i| frame.ts[i]).collect();
     let values: Vec<f64> = judged.iter().map(|&i| sp[i]).collect();
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    let range = hi - lo;
-    // per day: did the setpoint move by a response step?
-    let mut day_min: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
-    for &i in &judged {
-        let d = frame.ts[i].div_euclid(NS_PER_DAY);
-        let e = day_min.entry(d).or_insert((f64::INFINITY, f64::NEG_INFINITY));
-        e.0 = e.0.min(sp[i]);
-        e.1 = e.1.max(sp[i]);
-    }
-    let days = day_min.len();
-    // a hair of tolerance: setpoints are decimal values stored in binary
-    const EPS: f64 = 1e-9;
-    let moving: BTreeSet<i64> = day_min.iter().filter(|(_, (a, b))| b - a + EPS >= move_min).map(|(d, _)| *d).collect();
-    let needed = MIN_MOVING_DAYS.max((MIN_MOVING_SHARE * days as f64).ceil() as usize);
+    let demand: Option<Vec<f64>> = driver.map(|d| judged.iter().map(|&i| d[i]).collect());
+    let b = setpoint::classify(&ts, &values, demand.as_deref().map(|d| (driver_name, d)), min_range, move_min, "in. w.c.");
     let mut metrics = BTreeMap::new();
-    metrics.insert("sp_range_inwc".into(), round2(range));
-    metrics.insert("moving_days".into(), moving.len() as f64);
-    metrics.insert("days_judged".into(), days as f64);
+    metrics.insert("sp_range_inwc".into(), round2(b.range));
+    metrics.insert("moving_days".into(), b.moving_days as f64);
+    metrics.insert("days_judged".into(), b.days as f64);
+    if let Some(r) = b.rho {
+        metrics.insert("rho_with_demand".into(), round2(r));
+    }
     let mut caveats = Vec::new();
     if fan.is_none() {
         caveats.push("no fan status: every setpoint sample was judged".into());
     }
-    if range + EPS < min_range {
-        return Outcome::Findings(vec![finding(
-            Severity::Warn,
-            format!("the static setpoint spans only {range:.2} in. w.c. over {days} days: no trim-and-respond reset"),
-            caveats,
-            metrics,
-        )]);
-    }
-    if moving.len() < needed {
-        return Outcome::Findings(vec![finding(
-            Severity::Warn,
-            format!("the static setpoint moved on {} of {days} days: a step or a manual change, not a reset", moving.len()),
-            caveats,
-            metrics,
-        )]);
-    }
-    let Some(d) = driver else {
-        caveats.push("no demand signal trended (static-pressure requests or airflow): the reset is not checked against demand".into());
-        return Outcome::Findings(vec![finding(
-            Severity::Ok,
-            format!("the static setpoint varies over {range:.2} in. w.c. and moves on {} of {days} days", moving.len()),
-            caveats,
-            metrics,
-        )]);
+    // a hair of tolerance: setpoints are decimal values stored in binary
+    const EPS: f64 = 1e-9;
+    let (severity, summary) = match b.kind {
+        Kind::Insufficient => {
+            caveats.push("too few setpoint samples to tell a reset from a one-time step: judged on the range alone".into());
+            if b.range + EPS >= min_range {
+                (Severity::Ok, format!("the static setpoint spans {:.2} in. w.c.", b.range))
+            } else {
+                (Severity::Warn, format!("the static setpoint spans only {:.2} in. w.c.: no trim-and-respond reset", b.range))
+            }
+        }
+        Kind::Flat => (Severity::Warn, format!("the static setpoint spans only {:.2} in. w.c. over {} days: no trim-and-respond reset", b.range, b.days)),
+        Kind::Step => (Severity::Warn, format!("the static setpoint is not reset: {}", b.label)),
+        Kind::Reset => (Severity::Ok, format!("the static setpoint {}", b.label)),
+        Kind::Varies if b.rho.is_none() => {
+            caveats.push("no static-pressure requests or airflow trended with enough overlap: the setpoint moves repeatedly, but that it follows demand is not confirmed".into());
+            (Severity::Ok, format!("the static setpoint {}", b.label))
+        }
+        Kind::Varies | Kind::Unclear => (Severity::Info, format!("a static reset is not confirmed: the setpoint {}", b.label)),
     };
-    let pairs: Vec<(f64, f64)> = judged.iter().filter(|&&i| !d[i].is_nan()).map(|&i| (sp[i], d[i])).collect();
-    let rho = spearman(&pairs.iter().map(|p| p.0).collect::<Vec<_>>(), &pairs.iter().map(|p| p.1).collect::<Vec<_>>());
-    if let Some(r) = rho {
-        metrics.insert("rho_with_demand".into(), round2(r));
-    }
-    match rho {
-        Some(r) if r.abs() >= MIN_RHO => Outcome::Findings(vec![finding(
-            Severity::Ok,
-            format!("the static setpoint resets with {driver_name} (rank correlation {r:.2})"),
-            caveats,
-            metrics,
-        )]),
-        _ => Outcome::Findings(vec![finding(
-            Severity::Info,
-            format!("the static setpoint varies but not with {driver_name}: a reset is not confirmed"),
-            caveats,
-            metrics,
-        )]),
-    }
+    Outcome::Findings(vec![finding(severity, summary, caveats, metrics)])
 }
 
 #[cfg(test)]
@@ -270,12 +195,5 @@ mod tests {
         assert_eq!(run(&f).judged, 3);
         let f = Frame::from_rows(&[0, H], &[("airflow", vec![1.0, 2.0])]);
         assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["duct_static_sp".into()] });
-    }
-
-    #[test]
-    fn spearman_basics() {
-        assert_eq!(spearman(&[1.0, 2.0, 3.0, 4.0], &[10.0, 20.0, 30.0, 40.0]), Some(1.0));
-        assert_eq!(spearman(&[1.0, 2.0, 3.0, 4.0], &[4.0, 3.0, 2.0, 1.0]), Some(-1.0));
-        assert_eq!(spearman(&[1.0, 1.0, 1.0], &[1.0, 2.0, 3.0]), None);
     }
 }

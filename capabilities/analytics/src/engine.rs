@@ -299,6 +299,13 @@ pub fn month(ts: i64) -> usize {
     (if mp < 10 { mp + 3 } else { mp - 9 }) as usize
 }
 
+/// Whether a naive local timestamp falls in the schedule assumed when no occupancy is trended
+/// (weekdays 07:00-18:00).
+pub fn assumed_occupied(ts: i64) -> bool {
+    let hour = ts.rem_euclid(24 * NS_PER_HOUR) / NS_PER_HOUR;
+    weekday(ts) < 5 && (7..18).contains(&hour)
+}
+
 /// The median of the values (sorted in place); NaN when there are none.
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
@@ -307,6 +314,25 @@ pub fn median(v: &mut [f64]) -> f64 {
     v.sort_by(f64::total_cmp);
     let n = v.len();
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// The least-squares line through `(x, y)` pairs: `(slope, intercept, r2)`; `None` when there
+/// are fewer than two pairs or x does not vary. r2 is NaN when y does not vary.
+pub fn least_squares(pairs: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
+    let n = pairs.len() as f64;
+    if pairs.len() < 2 {
+        return None;
+    }
+    let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
+    let syy: f64 = pairs.iter().map(|p| (p.1 - my) * (p.1 - my)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let slope = sxy / sxx;
+    let r2 = if syy > 0.0 { sxy * sxy / (sxx * syy) } else { f64::NAN };
+    Some((slope, my - slope * mx, r2))
 }
 
 /// Two decimals, for metrics.

@@ -53,6 +53,10 @@ fn economizer_air_handlers() {
         let leak = verdict("leaking_valve", &f).unwrap();
         let setback = verdict("night_weekend_setback", &f).unwrap();
         let oaf = verdict("outdoor_air_fraction", &f).unwrap();
+        let sar = verdict("supply_air_reset", &f).unwrap();
+        if e.label.is_empty() {
+            assert!(sar <= Severity::Info, "{}: supply_air_reset {sar:?}", e.equip);
+        }
         // the weather here is mostly below the cooling cutoff, so no unit's outdoor air is an
         // excess, and every unit but the ones with an economizer fault keeps its minimum
         if !matches!(e.label.as_str(), "stuck_oa_damper" | "econ_lockout") {
@@ -88,6 +92,13 @@ fn g36_air_handlers_reset_static_pressure() {
     for e in g.equipment.iter().filter(|e| e.equip_class == "AHU") {
         let f = frame_of(&g, &e.equip);
         let v = verdict("static_pressure_reset", &f);
+        // the reheat scenario holds supply air at 50 °F with a flat setpoint: no reset
+        let sar = verdict("supply_air_reset", &f).unwrap();
+        if e.equip.contains("reheat_overlap") {
+            assert_eq!(sar, Severity::Warn, "{}", e.equip);
+        } else if e.label.is_empty() {
+            assert!(sar <= Severity::Info, "{}: supply_air_reset {sar:?}", e.equip);
+        }
         seen.push(format!("{} [{}]: {v:?}", e.equip, e.label));
         if e.label.is_empty() {
             assert!(v.is_some_and(|s| s <= Severity::Info), "{}", seen.join("\n"));

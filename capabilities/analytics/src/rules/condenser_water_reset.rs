@@ -87,10 +87,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         f.judged = n;
         return Outcome::Findings(vec![f]);
     }
-    let (mx, my) = (pairs.iter().map(|p| p.0).sum::<f64>() / n as f64, pairs.iter().map(|p| p.1).sum::<f64>() / n as f64);
-    let sxy: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
-    let sxx: f64 = pairs.iter().map(|p| (p.0 - mx) * (p.0 - mx)).sum();
-    let slope = sxy / sxx;
+    // the wet bulb spans at least MIN_WB_SPREAD_F here, so the fit exists
+    let slope = crate::engine::least_squares(&pairs).map_or(f64::NAN, |l| l.0);
     let design = params.number(spec, "design_approach_f");
     let excess = pairs.iter().map(|p| (p.1 - (p.0 + design)).max(0.0)).sum::<f64>() / n as f64;
     // a hair of tolerance: a fitted slope of exactly the threshold is not flat

@@ -9,6 +9,7 @@ pub mod outdoor_air_fraction;
 pub mod simultaneous_heat_cool;
 pub mod static_pressure_reset;
 pub mod supply_air_control;
+pub mod supply_air_reset;
 
 use crate::engine::{Frame, Outcome, Params, RuleSpec};
 
@@ -30,6 +31,7 @@ pub fn all() -> Vec<Rule> {
         Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
         Rule { spec: static_pressure_reset::spec, evaluate: static_pressure_reset::evaluate },
         Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },
+        Rule { spec: supply_air_reset::spec, evaluate: supply_air_reset::evaluate },
     ]
 }
 

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{median, month, on, round2, weekday, NS_PER_HOUR, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
 
 /// The minimum assumed when `min_oa_pct` is unset.
 const GENERIC_MIN_OA_PCT: f64 = 20.0;
@@ -73,12 +73,6 @@ pub fn spec() -> RuleSpec {
         ],
         judged_basis: "occupied fan-on samples with a stable temperature balance",
     }
-}
-
-/// Whether a naive timestamp falls in the assumed schedule (weekdays 07:00-18:00).
-fn assumed_occupied(ts: i64) -> bool {
-    let hour = ts.rem_euclid(24 * NS_PER_HOUR) / NS_PER_HOUR;
-    weekday(ts) < 5 && (7..18).contains(&hour)
 }
 
 /// Evaluate one equipment's frame.
@@ -238,6 +232,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::NS_PER_HOUR;
 
     /// 2024-01-01 (a Monday) 00:00 as a naive timestamp.
     const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;

@@ -251,20 +251,8 @@ pub fn generate(id: &str, seed: Option<u64>) -> Option<Generated> {
 /// oa_damper, cool_valve, heat_valve, supply_fan_status, supply_fan_speed, duct_static,
 /// occupancy. The returned `info` has id "ahu-year" and the requested span and step.
 pub fn ahu_year(equip: &str, days: u32, step_minutes: u32, seed: u64) -> Generated {
-    const KEEP: [&str; 12] = [
-        "oat",
-        "return_air_temp",
-        "mixed_air_temp",
-        "supply_air_temp",
-        "supply_air_temp_sp",
-        "oa_damper",
-        "cool_valve",
-        "heat_valve",
-        "supply_fan_status",
-        "supply_fan_speed",
-        "duct_static",
-        "occupancy",
-    ];
+    // the economizer unit's roles but outdoor humidity, the static setpoint and airflow
+    const DROP: [&str; 3] = ["outdoor_rh", "duct_static_sp", "airflow"];
     let step_minutes = step_minutes.max(1);
     let info = DatasetInfo {
         id: "ahu-year",
@@ -279,7 +267,7 @@ pub fn ahu_year(equip: &str, days: u32, step_minutes: u32, seed: u64) -> Generat
     let start_day = days_from_civil(2025, 1, 6);
     let w = Weather::new(seed, day_of_year(start_day, 2025) - 1, clock.total(), false);
     let mut table = ahu::simulate(&ahu::AhuCfg::default(), &w, &clock, seed, equip);
-    table.cols.retain(|(r, _)| KEEP.contains(r));
+    table.cols.retain(|(r, _)| !DROP.contains(r));
     let unit = Unit { equip: equip.to_string(), class: "AHU", scenario: "healthy", label: "", table };
     finish(info, seed, start_day, &clock, vec![unit])
 }

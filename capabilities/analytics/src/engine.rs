@@ -113,6 +113,18 @@ pub struct ParamSpec {
     pub calibrate: &'static str,
 }
 
+impl ParamSpec {
+    /// A number with an inclusive range.
+    pub fn number(name: &'static str, default: f64, unit: &'static str, range: (f64, f64), basis: &'static str, calibrate: &'static str) -> ParamSpec {
+        ParamSpec { name, default: ParamValue::Number(default), unit, range: Some(range), choices: &[], basis, calibrate }
+    }
+
+    /// An on/off flag.
+    pub fn flag(name: &'static str, default: bool, basis: &'static str, calibrate: &'static str) -> ParamSpec {
+        ParamSpec { name, default: ParamValue::Flag(Some(default)), unit: "flag", range: None, choices: &[], basis, calibrate }
+    }
+}
+
 /// What a rule reads.
 #[derive(Clone, Debug, Serialize)]
 pub struct Inputs {

@@ -75,3 +75,33 @@ mod tests {
         assert!((site_pressure_kpa(14.696, 0.0) - 101.325).abs() < 0.01);
     }
 }
+
+/// The two parameters that set the site's pressure, for rules that derive a wet bulb.
+pub fn site_params() -> [crate::ParamSpec; 2] {
+    [
+        crate::ParamSpec::number(
+            "elevation_ft",
+            0.0,
+            "ft",
+            (-300.0, 10000.0),
+            "a wet bulb derived at sea-level pressure reads high at altitude",
+            "Set the site's elevation when the wet bulb is derived from temperature and humidity.",
+        ),
+        crate::ParamSpec::number(
+            "pressure_psia",
+            0.0,
+            "psia (0: from the elevation)",
+            (0.0, 15.5),
+            "the site's barometric pressure, when known, beats one derived from elevation",
+            "Leave 0 to derive it from elevation_ft; a value must lie between 10 and 15.5 psia.",
+        ),
+    ]
+}
+
+/// The wet-bulb column (and whether it is derived) at the pressure the rule's site parameters
+/// give, with that pressure in kPa; or the skip that names the missing inputs.
+pub fn site_wet_bulb(spec: &crate::RuleSpec, frame: &crate::Frame, params: &crate::Params) -> Result<(Vec<f64>, bool, f64), crate::Outcome> {
+    let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
+    let (col, derived) = wet_bulb_column(frame, p_kpa).ok_or_else(|| crate::Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] })?;
+    Ok((col, derived, p_kpa))
+}

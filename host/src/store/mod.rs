@@ -438,7 +438,8 @@ impl StoreDir {
                 match rg.column(ts_idx).statistics() {
                     Some(Statistics::Int64(s)) if s.min_opt().is_some() && s.max_opt().is_some() => {
                         let unit = ts_unit_scale(builder.schema().field_with_name("ts").map(|f| f.data_type().clone()).ok());
-                        let (lo, hi) = (*s.min_opt().unwrap() * unit, *s.max_opt().unwrap() * unit);
+                        // saturating: a damaged file's statistics must not overflow
+                        let (lo, hi) = (s.min_opt().map_or(0, |v| v.saturating_mul(unit)), s.max_opt().map_or(0, |v| v.saturating_mul(unit)));
                         span = Some(match span {
                             None => (lo, hi),
                             Some((a, b)) => (a.min(lo), b.max(hi)),

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
-use crate::psychro::{site_pressure_kpa, wet_bulb_column};
+use crate::psychro::{site_params, site_wet_bulb};
 
 /// Fewest samples, and the least wet-bulb spread (°F), a slope is fitted on.
 const MIN_SAMPLES: usize = 24;
@@ -15,6 +15,7 @@ const MIN_WB_SPREAD_F: f64 = 5.0;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
+    let [elevation, pressure] = site_params();
     RuleSpec {
         id: "condenser_water_reset",
         families: &["chw_plant", "cooling_tower"],
@@ -33,24 +34,8 @@ pub fn spec() -> RuleSpec {
                 basis: "a reset that follows the wet bulb moves close to one for one; a third of that is a setpoint that barely moves",
                 calibrate: "Fit the slope on a plant known to reset (or on its design reset schedule) and set this well below it.",
             },
-            ParamSpec {
-                name: "elevation_ft",
-                default: ParamValue::Number(0.0),
-                unit: "ft",
-                range: Some((-300.0, 10000.0)),
-                choices: &[],
-                basis: "a wet bulb derived at sea-level pressure reads high at altitude",
-                calibrate: "Set the site's elevation when the wet bulb is derived from temperature and humidity.",
-            },
-            ParamSpec {
-                name: "pressure_psia",
-                default: ParamValue::Number(0.0),
-                unit: "psia (0: from the elevation)",
-                range: Some((0.0, 15.5)),
-                choices: &[],
-                basis: "the site's barometric pressure, when known, beats one derived from elevation",
-                calibrate: "Leave 0 to derive it from elevation_ft.",
-            },
+            elevation,
+            pressure,
             ParamSpec {
                 name: "design_approach_f",
                 default: ParamValue::Number(7.0),
@@ -70,9 +55,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let Some(cws) = frame.col("cw_supply_temp") else {
         return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
     };
-    let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
-    let Some((wb, derived)) = wet_bulb_column(frame, p_kpa) else {
-        return Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] };
+    let (wb, derived, p_kpa) = match site_wet_bulb(spec, frame, params) {
+        Ok(w) => w,
+        Err(skip) => return skip,
     };
     let fan = frame.col("tower_fan_speed");
     let pairs: Vec<(f64, f64)> = (0..frame.len())

@@ -63,15 +63,12 @@ pub fn spec() -> RuleSpec {
                 basis: "a trend sampled every dt minutes shows at most 60/dt reversals an hour, and fewer in practice: a threshold needs headroom below that ceiling",
                 calibrate: "Leave it unless a trend near the limit is known to resolve its oscillation.",
             },
-            ParamSpec {
-                name: "fan_gate",
-                default: ParamValue::Flag(Some(true)),
-                unit: "flag",
-                range: None,
-                choices: &[],
-                basis: "with the fan off the loop is not controlling",
-                calibrate: "Turn it off only for equipment whose loop runs with the fan stopped.",
-            },
+            ParamSpec::flag(
+                "fan_gate",
+                true,
+                "with the fan off the loop is not controlling",
+                "Turn it off only for equipment whose loop runs with the fan stopped.",
+            ),
         ],
         judged_basis: "fan-on steps within contiguous runs",
     }

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::psychro::{site_pressure_kpa, wet_bulb_column};
+use crate::psychro::{site_params, site_wet_bulb};
 use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
 
 /// Median approach over design that warns, and that faults.
@@ -16,6 +16,7 @@ const FAULT_RATIO: f64 = 1.7;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
+    let [elevation, pressure] = site_params();
     RuleSpec {
         id: "cooling_tower_approach",
         families: &["chw_plant", "cooling_tower"],
@@ -43,24 +44,8 @@ pub fn spec() -> RuleSpec {
                 basis: "only at full fan effort is a wide approach the tower's fault rather than its control choosing warmer water",
                 calibrate: "Lower it when the towers rarely reach full speed; the approach at part speed reads wider than at design.",
             },
-            ParamSpec {
-                name: "elevation_ft",
-                default: ParamValue::Number(0.0),
-                unit: "ft",
-                range: Some((-300.0, 10000.0)),
-                choices: &[],
-                basis: "a wet bulb derived at sea-level pressure reads high at altitude",
-                calibrate: "Set the site's elevation when the wet bulb is derived from temperature and humidity.",
-            },
-            ParamSpec {
-                name: "pressure_psia",
-                default: ParamValue::Number(0.0),
-                unit: "psia (0: from the elevation)",
-                range: Some((0.0, 15.5)),
-                choices: &[],
-                basis: "the site's barometric pressure, when known, beats one derived from elevation",
-                calibrate: "Leave 0 to derive it from elevation_ft; a value must lie between 10 and 15.5 psia.",
-            },
+            elevation,
+            pressure,
         ],
         judged_basis: "samples with the tower fan at full effort",
     }
@@ -71,9 +56,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let Some(cws) = frame.col("cw_supply_temp") else {
         return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
     };
-    let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
-    let Some((wbs, derived)) = wet_bulb_column(frame, p_kpa) else {
-        return Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] };
+    let (wbs, derived, p_kpa) = match site_wet_bulb(spec, frame, params) {
+        Ok(w) => w,
+        Err(skip) => return skip,
     };
     let fan = frame.col("tower_fan_speed");
     let effort = params.number(spec, "min_effort_pct");

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 
 /// Leak shares (percent of judged samples) that warn and that fault.
 const WARN_PCT: f64 = 10.0;
@@ -15,24 +15,6 @@ const FAULT_PCT: f64 = 30.0;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
-    let n = |name, default: f64, unit, range, basis, calibrate| ParamSpec {
-        name,
-        default: ParamValue::Number(default),
-        unit,
-        range: Some(range),
-        choices: &[],
-        basis,
-        calibrate,
-    };
-    let flag = |name, default: bool, basis, calibrate| ParamSpec {
-        name,
-        default: ParamValue::Flag(Some(default)),
-        unit: "flag",
-        range: None,
-        choices: &[],
-        basis,
-        calibrate,
-    };
     RuleSpec {
         id: "leaking_valve",
         families: &["air_handler"],
@@ -42,28 +24,28 @@ pub fn spec() -> RuleSpec {
             gating: &[],
         },
         params: vec![
-            n("fan_heat_f", 2.0, "°F", (0.5, 4.0),
+            ParamSpec::number("fan_heat_f", 2.0, "°F", (0.5, 4.0),
               "the supply fan warms the air it moves by a degree or two: that rise is not a heating leak",
               "Read supply minus mixed air with both valves shut on a unit known to be tight."),
-            n("delta_thr_f", 3.0, "°F", (1.0, 6.0),
+            ParamSpec::number("delta_thr_f", 3.0, "°F", (1.0, 6.0),
               "beyond sensor error of the two temperatures that are compared",
               "Raise it for units whose mixed-air sensor reads poorly (stratified mixing boxes)."),
-            n("valve_closed_thr", 5.0, "% of valve stroke", (0.0, 15.0),
+            ParamSpec::number("valve_closed_thr", 5.0, "% of valve stroke", (0.0, 15.0),
               "a command this low is a shut valve; above it the coil is meant to work",
               "Use the position below which the valve's actuator is fully seated."),
-            flag("coil_sensor_fan_heat", false,
+            ParamSpec::flag("coil_sensor_fan_heat", false,
                  "a coil-leaving sensor upstream of the fan sees no fan heat",
                  "Set true when the coil sensor sits downstream of the fan."),
-            n("measured_fan_heat_f", f64::NAN, "°F (unset: no fan heat credited to the cooling test)", (0.0, 4.0),
+            ParamSpec::number("measured_fan_heat_f", f64::NAN, "°F (unset: no fan heat credited to the cooling test)", (0.0, 4.0),
               "the unit's own measured fan rise, when known, sharpens the cooling-leak test",
               "Measure supply minus mixed air with both valves shut on the unit when known to be tight; leave unset otherwise."),
-            n("cool_delta_thr_f", f64::NAN, "°F (unset: delta_thr_f)", (0.5, 6.0),
+            ParamSpec::number("cool_delta_thr_f", f64::NAN, "°F (unset: delta_thr_f)", (0.5, 6.0),
               "the cooling test's margin, when it should differ from the heating one",
               "Leave unset to use delta_thr_f."),
-            flag("occupied_only", false,
+            ParamSpec::flag("occupied_only", false,
                  "out of occupied hours a unit may run a different sequence",
                  "Set true to judge occupied samples only (from the trended occupancy)."),
-            flag("judge_heating_on_supply_air", true,
+            ParamSpec::flag("judge_heating_on_supply_air", true,
                  "without a heating-coil sensor the supply air is the only place a heating leak shows",
                  "Set false for a dual-duct unit whose mapped supply air is the cold deck."),
         ],

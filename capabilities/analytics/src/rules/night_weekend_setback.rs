@@ -17,15 +17,6 @@ const HOLD_SHARE: f64 = 0.8;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
-    let num = |name, default: f64, unit, range, basis, calibrate| ParamSpec {
-        name,
-        default: ParamValue::Number(default),
-        unit,
-        range: Some(range),
-        choices: &[],
-        basis,
-        calibrate,
-    };
     RuleSpec {
         id: "night_weekend_setback",
         families: &["air_handler", "fan_coil", "heat_pump"],
@@ -35,10 +26,10 @@ pub fn spec() -> RuleSpec {
             gating: &["supply_fan_status", "supply_fan_speed"],
         },
         params: vec![
-            num("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
+            ParamSpec::number("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
                 "a common start of the occupied day, used only without an occupancy point",
                 "Use the building's scheduled occupied start."),
-            num("end_hour", 18.0, "hour of day (1-24)", (1.0, 24.0),
+            ParamSpec::number("end_hour", 18.0, "hour of day (1-24)", (1.0, 24.0),
                 "a common end of the occupied day, used only without an occupancy point",
                 "Use the building's scheduled occupied end."),
             ParamSpec {
@@ -50,19 +41,19 @@ pub fn spec() -> RuleSpec {
                 basis: "an office week, used only without an occupancy point",
                 calibrate: "List the days the building is occupied.",
             },
-            num("min_unoccupied_run_pct", 5.0, "% of unoccupied time", (0.0, 20.0),
+            ParamSpec::number("min_unoccupied_run_pct", 5.0, "% of unoccupied time", (0.0, 20.0),
                 "a few scattered unoccupied hours (a morning warm-up, a late meeting) are not a missing setback",
                 "Raise it for buildings with frequent after-hours use."),
-            num("unoccupied_heat_sp_f", f64::NAN, "°F (unset: the heat_sp point in unoccupied hours)", (45.0, 68.0),
+            ParamSpec::number("unoccupied_heat_sp_f", f64::NAN, "°F (unset: the heat_sp point in unoccupied hours)", (45.0, 68.0),
                 "the setback heating setpoint the fan may cycle to hold",
                 "Take it from the sequence's unoccupied heating setpoint."),
-            num("unoccupied_cool_sp_f", f64::NAN, "°F (unset: the cool_sp point in unoccupied hours)", (78.0, 95.0),
+            ParamSpec::number("unoccupied_cool_sp_f", f64::NAN, "°F (unset: the cool_sp point in unoccupied hours)", (78.0, 95.0),
                 "the setup cooling setpoint the fan may cycle to hold",
                 "Take it from the sequence's unoccupied cooling setpoint."),
-            num("min_setback_depth_f", 3.0, "°F", (1.0, 10.0),
+            ParamSpec::number("min_setback_depth_f", 3.0, "°F", (1.0, 10.0),
                 "without a setpoint, a zone held this far beyond its occupied temperature is set back",
                 "Use the smallest setback the sequence would apply."),
-            num("max_hold_duty_pct", 90.0, "% of the unoccupied hours the fan runs", (50.0, 100.0),
+            ParamSpec::number("max_hold_duty_pct", 90.0, "% of the unoccupied hours the fan runs", (50.0, 100.0),
                 "a fan that runs nearly all night is not cycling to hold a setback",
                 "Lower it for well-insulated buildings that should rarely need to cycle."),
         ],

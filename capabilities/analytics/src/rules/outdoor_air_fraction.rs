@@ -52,15 +52,12 @@ pub fn spec() -> RuleSpec {
                 basis: "with outdoor and return air close together the balance divides by a small number and sensor error dominates",
                 calibrate: "Raise it when the three temperature sensors are coarse or poorly placed (a stratified mixing box); lower it only with calibrated sensors.",
             },
-            ParamSpec {
-                name: "fan_gate",
-                default: ParamValue::Flag(Some(true)),
-                unit: "flag",
-                range: None,
-                choices: &[],
-                basis: "with the fan stopped the mixing-box sensors read still air, not a mix",
-                calibrate: "Keep it on; turn it off only when the fan signal is known wrong and every sample is a running one.",
-            },
+            ParamSpec::flag(
+                "fan_gate",
+                true,
+                "with the fan stopped the mixing-box sensors read still air, not a mix",
+                "Keep it on; turn it off only when the fan signal is known wrong and every sample is a running one.",
+            ),
             ParamSpec {
                 name: "min_oa_pct_by_month",
                 default: ParamValue::List(Vec::new()),
@@ -305,11 +302,13 @@ mod tests {
 
     #[test]
     fn the_threshold_boundary() {
-        // excess on exactly 20 % of cooling hours is a warning, just under it is not
-        let at = run(&frame(5, |_| 85.0, |i| if i % 5 == 0 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
-        let hours_flagged = at.conditions[0].flagged.len() as f64 / at.conditions[0].judged as f64;
-        let expect = if hours_flagged >= 0.2 { Severity::Warn } else { Severity::Ok };
-        assert_eq!(at.severity, expect);
+        // excess on exactly 20 % of cooling hours (the first of five weekdays) is a warning;
+        // one hour fewer is not
+        let at = run(&frame(5, |_| 85.0, |i| if i < 24 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
+        assert_eq!(at.metrics["excess_oa_pct"], 20.0);
+        assert_eq!(at.severity, Severity::Warn);
+        let under = run(&frame(5, |_| 85.0, |i| if i < 24 && i != 9 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
+        assert_eq!(under.severity, Severity::Ok, "{}", under.summary);
         let inside = run(&frame(5, |_| 85.0, |_| 24.9, 1.0), &with_min(20.0));
         assert_eq!(inside.metrics["excess_oa_pct"], 0.0);
     }

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 use crate::setpoint::{self, Kind};
 
 /// Supply air below this (°F) is cold: the precondition for reheat.
@@ -47,15 +47,12 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
         },
-        params: vec![ParamSpec {
-            name: "fan_gate",
-            default: ParamValue::Flag(Some(true)),
-            unit: "flag",
-            range: None,
-            choices: &[],
-            basis: "with the fan stopped the supply sensor reads still plenum air, which says nothing about a reset",
-            calibrate: "Keep it on; turn it off only when the fan signal is known wrong and every trended sample is a running one.",
-        }],
+        params: vec![ParamSpec::flag(
+                "fan_gate",
+                true,
+                "with the fan stopped the supply sensor reads still plenum air, which says nothing about a reset",
+                "Keep it on; turn it off only when the fan signal is known wrong and every trended sample is a running one.",
+            )],
         judged_basis: "occupied fan-on cooling samples",
     }
 }
@@ -222,7 +219,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::NS_PER_HOUR;
+    use crate::engine::{ParamValue, NS_PER_HOUR};
 
     /// 2024-01-01, a Monday, as a naive timestamp.
     const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;

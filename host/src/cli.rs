@@ -7,7 +7,6 @@ use std::path::{Path, PathBuf};
 use clap::{Args, Parser, Subcommand};
 use serde_json::{json, Value};
 
-use camber_common::canonical::sha256_hex;
 use camber_common::CapError;
 
 use crate::registry::{component_files, CallContext, Registry};
@@ -190,9 +189,10 @@ struct AccessArgs {
     /// Allow every facility the store registers as active (or leaves unregistered)
     #[arg(long, conflicts_with = "allow")]
     allow_all_active: bool,
-    /// The run config (JSON or YAML); its content is part of every call's token
+    /// A run config (JSON or YAML), read and checked at startup; repeatable, one per
+    /// facility. Its content is part of every call's token
     #[arg(long, value_name = "FILE")]
-    config: Option<PathBuf>,
+    config: Vec<PathBuf>,
     /// The trust floor: checks whose inputs score below it decline
     #[arg(long, default_value_t = 0.5)]
     min_trust: f64,
@@ -257,13 +257,16 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
         None => CallContext::without_store(allowed),
     };
     ctx.min_trust = a.min_trust;
-    if let Some(cfg) = &a.config {
-        let bytes = std::fs::read(cfg).map_err(|e| format!("--config: the run config cannot be read ({})", e.kind()))?;
-        ctx.config_digest = sha256_hex(&bytes);
+    if !a.config.is_empty() {
+        let configs = crate::runconfig::RunConfigs::load(&a.config)?;
+        ctx.config_digest = configs.digest.clone();
+        ctx.run_configs = std::sync::Arc::new(configs);
         let mut roots: Vec<PathBuf> = a.store.iter().cloned().collect();
-        roots.push(cfg.clone());
-        if let Some(parent) = cfg.parent() {
-            roots.push(parent.to_path_buf());
+        for cfg in &a.config {
+            roots.push(cfg.clone());
+            if let Some(parent) = cfg.parent() {
+                roots.push(parent.to_path_buf());
+            }
         }
         ctx.redactor = std::sync::Arc::new(crate::policy::Redactor::new(roots));
     }

@@ -28,6 +28,8 @@ pub struct Access {
     pub error: Option<CapError>,
     /// The licence wall of the store (`None` without a store).
     pub wall: Option<Arc<Wall>>,
+    /// The server's run configs, for `run-config`.
+    pub run_configs: Arc<crate::runconfig::RunConfigs>,
 }
 
 impl Access {
@@ -211,18 +213,34 @@ impl wit_store::Host for CallState {
     ) -> Result<wit_store::Frame, wit::StoreError> {
         let store = self.access.check(&facility_id)?;
         match retry_once(|| store.read_frame(&facility_id, &equip, &roles, start_ns, end_ns)) {
-            Ok(f) => {
-                let len = f.ts.len() as u32;
-                let regular = f.ts.len() >= 2 && f.ts.windows(2).all(|w| w[1] - w[0] == f.ts[1] - f.ts[0]);
-                let (start, step, ts) = if f.ts.len() == 1 {
-                    (f.ts[0], 0, Vec::new())
-                } else if regular {
-                    (f.ts[0], f.ts[1] - f.ts[0], Vec::new())
-                } else {
-                    (0, 0, f.ts)
-                };
-                Ok(wit_store::Frame { start, step, ts, len, roles: f.roles, values: f.values })
-            }
+            Ok(f) => Ok(wit_frame(f)),
+            Err(e) => Err(self.access.fail(e)),
+        }
+    }
+
+    fn read_grid(
+        &mut self,
+        facility_id: String,
+        equips: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+        step_ns: i64,
+    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+        let store = self.access.check(&facility_id)?;
+        match retry_once(|| store.read_grid(&facility_id, &equips, start_ns, end_ns, step_ns)) {
+            Ok(frames) => Ok(frames
+                .into_iter()
+                .map(|g| wit_store::EquipFrame { equip: g.equip, equip_class: g.equip_class, frame: wit_frame(g.frame) })
+                .collect()),
+            Err(e) => Err(self.access.fail(e)),
+        }
+    }
+
+    fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError> {
+        let store = self.access.check(&facility_id)?;
+        let configs = self.access.run_configs.clone();
+        match retry_once(|| crate::runconfig::run_config_for(&configs, &store, &facility_id)) {
+            Ok(v) => Ok(v.to_string()),
             Err(e) => Err(self.access.fail(e)),
         }
     }
@@ -230,6 +248,20 @@ impl wit_store::Host for CallState {
     fn catalog(&mut self) -> String {
         crate::catalog::json_text().to_string()
     }
+}
+
+/// A frame for the guest: evenly spaced timestamps as a start and a step, others listed.
+fn wit_frame(f: crate::store::Frame) -> wit_store::Frame {
+    let len = f.ts.len() as u32;
+    let regular = f.ts.len() >= 2 && f.ts.windows(2).all(|w| w[1] - w[0] == f.ts[1] - f.ts[0]);
+    let (start, step, ts) = if f.ts.len() == 1 {
+        (f.ts[0], 0, Vec::new())
+    } else if regular {
+        (f.ts[0], f.ts[1] - f.ts[0], Vec::new())
+    } else {
+        (0, 0, f.ts)
+    };
+    wit_store::Frame { start, step, ts, len, roles: f.roles, values: f.values }
 }
 
 /// A read that failed because a file went missing (a concurrent ingest replaced it between

@@ -10,6 +10,7 @@ pub mod ingest;
 pub mod licence;
 pub mod policy;
 pub mod registry;
+pub mod runconfig;
 pub mod runtime;
 pub mod serve;
 pub mod store;

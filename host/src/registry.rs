@@ -50,6 +50,8 @@ pub struct CallContext {
     pub caller: String,
     /// Digest of the loaded run config's content ("" when there is none).
     pub config_digest: String,
+    /// The run configs loaded and checked at startup (the calls read these, never the files).
+    pub run_configs: Arc<crate::runconfig::RunConfigs>,
     /// Set to stop the running guest at once (an MCP cancel, a dropped client).
     pub cancel: Option<Arc<AtomicBool>>,
     /// Known local roots taken out of every message.
@@ -66,6 +68,7 @@ impl CallContext {
             caps: Caps::default(),
             caller: "local".into(),
             config_digest: String::new(),
+            run_configs: Arc::new(crate::runconfig::RunConfigs::default()),
             cancel: None,
             redactor: Arc::new(Redactor::new(Vec::new())),
         }
@@ -381,7 +384,8 @@ impl Registry {
             max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
             caller: ctx.caller.clone(),
         };
-        let access = Access::new(ctx.store.clone(), readable, wall.clone());
+        let mut access = Access::new(ctx.store.clone(), readable, wall.clone());
+        access.run_configs = ctx.run_configs.clone();
         let comp = &self.components[cap.component];
         let (outcome, access) = self.runtime.call(
             &comp.pre,

@@ -7,7 +7,7 @@ use camber_common::CapError;
 use crate::bindings::camber::capability::store as wit;
 use crate::plugin::__guest::code_from_wit;
 
-pub use wit::{Facility, FacilityList, Frame, Point, PointTimes, Series, TimeRun};
+pub use wit::{EquipFrame, Facility, FacilityList, Frame, Point, PointTimes, Series, TimeRun};
 
 fn err(e: crate::bindings::camber::capability::types::StoreError) -> CapError {
     CapError::new(code_from_wit(e.code), e.message)
@@ -70,4 +70,16 @@ pub fn frame_times(f: &Frame) -> Vec<i64> {
         return f.ts.clone();
     }
     (0..f.len as i64).map(|i| f.start + i * f.step).collect()
+}
+
+/// Equipment frames on a time grid of `step_ns` in one pass over the facility: each equipment
+/// of `equips` (empty: all) with every role it stores, each value the mean of its slot.
+pub fn read_grid(facility_id: &str, equips: &[String], start_ns: Option<i64>, end_ns: Option<i64>, step_ns: i64) -> Result<Vec<EquipFrame>, CapError> {
+    wit::read_grid(facility_id, equips, start_ns, end_ns, step_ns).map_err(err)
+}
+
+/// The run config a run of this facility uses (see the WIT `run-config`), parsed.
+pub fn run_config(facility_id: &str) -> Result<serde_json::Value, CapError> {
+    let text = wit::run_config(facility_id).map_err(err)?;
+    serde_json::from_str(&text).map_err(|_| CapError::internal("the host's run config is not JSON"))
 }

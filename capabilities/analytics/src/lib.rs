@@ -5,9 +5,13 @@
 //! and what they are, and named sub-conditions. No I/O: the components that run rules read the
 //! store and hand the columns here, and the native tests exercise every rule directly.
 
+pub mod config;
 pub mod engine;
+pub mod family;
 pub mod psychro;
 pub mod rules;
+pub mod run;
 pub mod setpoint;
+pub mod trust;
 
 pub use engine::{Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};

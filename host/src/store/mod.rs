@@ -649,25 +649,13 @@ impl StoreDir {
             return Ok(frame);
         }
         let parts = self.parts(fid)?;
-        let months = |p: &Path| -> Option<(i64, i64)> {
-            let (y, m) = part_year_month(p)?;
-            let from = camber_common::time::days_from_civil(y, m.unwrap_or(1), 1) * 86_400_000_000_000;
-            let (ny, nm) = match m {
-                Some(12) => (y + 1, 1),
-                Some(m) => (y, m + 1),
-                None => (y + 1, 1),
-            };
-            Some((from, camber_common::time::days_from_civil(ny, nm, 1) * 86_400_000_000_000))
-        };
         let mut sorted = true;
         let mut last_ts = i64::MIN;
         let mut triples: Vec<(i64, u32, usize, f64)> = Vec::new();
         let mut seq = 0usize;
         for part in parts {
-            if let Some((from, to)) = months(&part) {
-                if start.is_some_and(|s| to <= s) || end.is_some_and(|e| from > e) {
-                    continue;
-                }
+            if !part_overlaps(&part, start, end) {
+                continue;
             }
             let batches = read_part_filtered(fid, &part, start, end)?;
             for b in batches {
@@ -739,6 +727,102 @@ impl StoreDir {
             }
         }
         Ok(frame)
+    }
+
+    /// Equipment frames on a time grid of `step` ns, in one pass over the facility's parts:
+    /// each equipment of `equips` (empty: every one) with every role it stores, each value the
+    /// mean of the role's samples in the slot `[k*step, (k+1)*step)` (labelled by its start),
+    /// over `[start, end]`. Only slots holding a sample are listed; NaN where a role has none.
+    pub fn read_grid(&self, fid: &str, equips: &[String], start: Option<i64>, end: Option<i64>, step: i64) -> Result<Vec<GridFrame>, StoreError> {
+        struct Acc {
+            equip: String,
+            class: String,
+            roles: Vec<String>,
+            slot_row: HashMap<i64, usize>,
+            last: Option<(i64, usize)>,
+            ts: Vec<i64>,
+            sum: Vec<Vec<f64>>,
+            count: Vec<Vec<u32>>,
+        }
+        let step = step.max(1);
+        let points = self.points(fid)?;
+        let mut accs: Vec<Acc> = Vec::new();
+        for p in points.iter().filter(|p| equips.is_empty() || equips.contains(&p.equip)) {
+            if accs.last().is_none_or(|a| a.equip != p.equip) {
+                accs.push(Acc { equip: p.equip.clone(), class: p.equip_class.clone(), roles: Vec::new(), slot_row: HashMap::new(), last: None, ts: Vec::new(), sum: Vec::new(), count: Vec::new() });
+            }
+            let a = accs.last_mut().expect("pushed above");
+            if !a.roles.contains(&p.role) {
+                a.roles.push(p.role.clone());
+                a.sum.push(Vec::new());
+                a.count.push(Vec::new());
+            }
+        }
+        if accs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let by_equip: HashMap<String, usize> = accs.iter().enumerate().map(|(i, a)| (a.equip.clone(), i)).collect();
+        for part in self.parts(fid)? {
+            if !part_overlaps(&part, start, end) {
+                continue;
+            }
+            for b in read_part_filtered(fid, &part, start, end)? {
+                let ts = ts_column(fid, &b)?;
+                let eq = dict_column(fid, &b, "equip")?;
+                let ro = dict_column(fid, &b, "role")?;
+                let val = value_column(fid, &b)?;
+                let eq_acc: Vec<Option<usize>> = eq.values.iter().map(|e| by_equip.get(e).copied()).collect();
+                // (equipment dictionary key, role dictionary key) -> the role's column
+                let mut table: HashMap<(usize, usize), Option<usize>> = HashMap::new();
+                for i in 0..b.num_rows() {
+                    let (Some(ek), Some(rk)) = (eq.key(i), ro.key(i)) else { continue };
+                    let Some(ai) = eq_acc[ek] else { continue };
+                    if ts.is_null(i) || val.is_null(i) {
+                        continue;
+                    }
+                    let t = ts.value(i);
+                    if start.is_some_and(|s| t < s) || end.is_some_and(|e| t > e) {
+                        continue;
+                    }
+                    let a = &mut accs[ai];
+                    let Some(col) = *table.entry((ek, rk)).or_insert_with(|| a.roles.iter().position(|r| *r == ro.values[rk])) else { continue };
+                    let slot = t.div_euclid(step) * step;
+                    let row = match a.last {
+                        Some((s, r)) if s == slot => r,
+                        _ => {
+                            let next = a.ts.len();
+                            let r = *a.slot_row.entry(slot).or_insert(next);
+                            if r == next {
+                                a.ts.push(slot);
+                                for (s, c) in a.sum.iter_mut().zip(a.count.iter_mut()) {
+                                    s.push(0.0);
+                                    c.push(0);
+                                }
+                            }
+                            a.last = Some((slot, r));
+                            r
+                        }
+                    };
+                    a.sum[col][row] += val.value(i);
+                    a.count[col][row] += 1;
+                }
+            }
+        }
+        Ok(accs
+            .into_iter()
+            .map(|a| {
+                let mut order: Vec<usize> = (0..a.ts.len()).collect();
+                order.sort_unstable_by_key(|&i| a.ts[i]);
+                let values = a
+                    .sum
+                    .iter()
+                    .zip(&a.count)
+                    .map(|(s, c)| order.iter().map(|&i| if c[i] == 0 { f64::NAN } else { s[i] / c[i] as f64 }).collect())
+                    .collect();
+                let ts = order.iter().map(|&i| a.ts[i]).collect();
+                GridFrame { equip: a.equip, equip_class: a.class, frame: Frame { ts, roles: a.roles, values } }
+            })
+            .collect())
     }
 
     /// A digest of the size and modification time of the registry, the catalog and every file
@@ -861,6 +945,26 @@ fn ts_unit_scale(dt: Option<DataType>) -> i64 {
         Some(DataType::Timestamp(TimeUnit::Microsecond, _)) => 1_000,
         _ => 1,
     }
+}
+
+/// One equipment's frame on a time grid, with its class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GridFrame {
+    pub equip: String,
+    pub equip_class: String,
+    pub frame: Frame,
+}
+
+/// Whether a part file's month (or year, in the old layout) can hold samples in `[start, end]`.
+fn part_overlaps(part: &Path, start: Option<i64>, end: Option<i64>) -> bool {
+    let Some((y, m)) = part_year_month(part) else { return true };
+    let from = camber_common::time::days_from_civil(y, m.unwrap_or(1), 1) * 86_400_000_000_000;
+    let (ny, nm) = match m {
+        Some(12) | None => (y + 1, 1),
+        Some(m) => (y, m + 1),
+    };
+    let to = camber_common::time::days_from_civil(ny, nm, 1) * 86_400_000_000_000;
+    !(start.is_some_and(|s| to <= s) || end.is_some_and(|e| from > e))
 }
 
 /// One equipment's roles on shared timestamps (NaN where a role has no sample).

@@ -1,0 +1,326 @@
+//! Run configs: which equipment a run judges, with which rules and parameters, on what time
+//! grid, under which trust floor, and which sensor references it compares. The format is the
+//! reference toolkit's (JSON, or YAML read into the same shape): `source`, `equipment`,
+//! `rules`, `resample`, `trust_gate`, `shared_oat`, `report.rcx.references`; other sections
+//! (`mapping`, `topology`, `report` options) are kept as written for the capabilities that
+//! read them.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::engine::{ParamValue, Params, RuleSpec};
+use crate::rules;
+
+/// The default time grid when a config names none (one hour, as the reference's).
+pub const DEFAULT_RESAMPLE_NS: i64 = 3_600_000_000_000;
+
+/// Which stored equipment a config runs on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EquipmentSel {
+    /// A class or family name ("AHU", "air_handler").
+    pub class: String,
+    /// Only these equipment ids of the class, when given.
+    pub equips: Option<Vec<String>>,
+}
+
+/// One rule a config runs and its parameter overrides.
+#[derive(Clone, Debug)]
+pub struct RuleSel {
+    pub id: String,
+    pub params: Params,
+}
+
+/// A sensor a config compares with a reference instrument (a duct logger, a weather station).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reference {
+    pub equip: String,
+    pub role: String,
+    pub label: String,
+}
+
+/// A parsed, checked run config.
+#[derive(Clone, Debug)]
+pub struct RunConfig {
+    /// The facility the config names (`source.facility_id`).
+    pub facility_id: Option<String>,
+    pub equipment: Vec<EquipmentSel>,
+    pub rules: Vec<RuleSel>,
+    /// The time grid, in nanoseconds.
+    pub resample_ns: i64,
+    /// `trust_gate.min_trust`, when the config asks for one.
+    pub min_trust: Option<f64>,
+    /// Outdoor air shared by every equipment: (equipment, role).
+    pub shared_oat: Option<(String, String)>,
+    /// equipment -> role -> the reference it is compared with.
+    pub references: BTreeMap<String, BTreeMap<String, Reference>>,
+    /// The window the config restricts runs to (`source.start` / `source.end`, as written).
+    pub start: Option<String>,
+    pub end: Option<String>,
+}
+
+/// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.
+pub fn parse_duration(s: &str) -> Option<i64> {
+    let t = s.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let n: i64 = if split == 0 { 1 } else { t[..split].parse().ok()? };
+    let unit = match t[split..].trim().to_ascii_lowercase().as_str() {
+        "s" | "sec" | "second" | "seconds" => 1_000_000_000,
+        "min" | "t" | "minute" | "minutes" | "m" => 60_000_000_000,
+        "h" | "hour" | "hours" | "hr" => 3_600_000_000_000,
+        "d" | "day" | "days" => 86_400_000_000_000,
+        _ => return None,
+    };
+    (n > 0).then_some(n * unit)
+}
+
+/// A parameter value from JSON, typed by the parameter's declaration.
+pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamValue, String> {
+    let Some(p) = spec.params.iter().find(|p| p.name == name) else {
+        let known: Vec<&str> = spec.params.iter().map(|p| p.name).collect();
+        return Err(format!("rule {} has no parameter '{name}' (its parameters: {})", spec.id, known.join(", ")));
+    };
+    let wrong = || format!("{}.{name} has the wrong type: expected {}", spec.id, kind_of(&p.default));
+    Ok(match (&p.default, v) {
+        (ParamValue::Number(_), Value::Number(n)) => ParamValue::Number(n.as_f64().ok_or_else(wrong)?),
+        (ParamValue::Number(_), Value::Null) => ParamValue::Number(f64::NAN),
+        (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
+        (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
+        (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        (ParamValue::List(_), Value::Array(a)) => ParamValue::List(a.iter().map(|x| x.as_f64().ok_or_else(wrong)).collect::<Result<_, _>>()?),
+        _ => return Err(wrong()),
+    })
+}
+
+fn kind_of(v: &ParamValue) -> &'static str {
+    match v {
+        ParamValue::Number(_) => "a number",
+        ParamValue::Flag(_) => "true or false",
+        ParamValue::Choice(_) => "one of its choices",
+        ParamValue::List(_) => "a list of numbers",
+    }
+}
+
+/// Overrides for one rule from a JSON object, checked against its declaration.
+pub fn params_from_json(spec: &RuleSpec, obj: &Map<String, Value>) -> Result<Params, String> {
+    let mut p = Params::default();
+    for (k, v) in obj {
+        p.values.insert(k.clone(), param_from_json(spec, k, v)?);
+    }
+    p.check(spec)?;
+    Ok(p)
+}
+
+/// The declaration of a rule id, or an error naming the close and the known ids.
+pub fn rule_spec(id: &str) -> Result<RuleSpec, String> {
+    let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+    if let Some(s) = specs.iter().find(|s| s.id == id) {
+        return Ok(s.clone());
+    }
+    let known: Vec<&str> = specs.iter().map(|s| s.id).collect();
+    let close: Vec<&str> = known.iter().copied().filter(|k| k.contains(id) || id.contains(k) || k.split('_').any(|w| w.len() > 3 && id.contains(w))).take(3).collect();
+    let hint = if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
+    Err(format!("unknown rule '{id}'{hint}; known rules: {}", known.join(", ")))
+}
+
+fn string_at<'a>(v: &'a Value, key: &str, place: &str) -> Result<Option<&'a str>, String> {
+    match v.get(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(_) => Err(format!("{place}: '{key}' must be a string")),
+    }
+}
+
+impl RunConfig {
+    /// Parse and check a config; the error says what is wrong and where, on one line.
+    pub fn from_value(v: &Value) -> Result<RunConfig, String> {
+        let Value::Object(top) = v else {
+            return Err("a run config must be a JSON object / YAML mapping at the top level".into());
+        };
+        let source = top.get("source").cloned().unwrap_or(Value::Null);
+        if !(source.is_null() || source.is_object()) {
+            return Err("'source' must be an object".into());
+        }
+        let facility_id = string_at(&source, "facility_id", "source")?.map(str::to_string);
+        let start = string_at(&source, "start", "source")?.map(str::to_string);
+        let end = string_at(&source, "end", "source")?.map(str::to_string);
+
+        let mut equipment = Vec::new();
+        match top.get("equipment") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, e) in items.iter().enumerate() {
+                    let Some(class) = e.get("class").and_then(Value::as_str) else {
+                        return Err(format!("equipment[{i}] must be an object with a \"class\" (e.g. {{\"class\": \"AHU\"}})"));
+                    };
+                    let equips = match e.get("equips") {
+                        None | Some(Value::Null) => None,
+                        Some(Value::Array(a)) => Some(a.iter().map(|x| x.as_str().map(str::to_string).ok_or(format!("equipment[{i}].equips must list equipment ids"))).collect::<Result<Vec<_>, _>>()?),
+                        Some(_) => return Err(format!("equipment[{i}].equips must be a list of equipment ids")),
+                    };
+                    equipment.push(EquipmentSel { class: class.to_string(), equips });
+                }
+            }
+            Some(Value::String(s)) => return Err(format!("'equipment' must be a list of {{\"class\": ...}} objects, not a string (write [{{\"class\": \"{s}\"}}])")),
+            Some(_) => return Err("'equipment' must be a list of {\"class\": ...} objects".into()),
+        }
+
+        let mut rules = Vec::new();
+        let top_params = top.get("parameters").and_then(Value::as_object);
+        match top.get("rules") {
+            None | Some(Value::Null) => {}
+            Some(Value::Array(items)) => {
+                for (i, r) in items.iter().enumerate() {
+                    let (id, obj) = match r {
+                        Value::String(s) => (s.as_str(), None),
+                        Value::Object(o) => match o.get("name").and_then(Value::as_str) {
+                            Some(n) => match o.get("params") {
+                                None | Some(Value::Null) => (n, None),
+                                Some(Value::Object(p)) => (n, Some(p)),
+                                Some(_) => return Err(format!("rules[{i}] ({n}): 'params' must be an object")),
+                            },
+                            None => return Err(format!("rules[{i}] must be a rule name or an object with a \"name\"")),
+                        },
+                        _ => return Err(format!("rules[{i}] must be a rule name or an object with a \"name\"")),
+                    };
+                    let spec = rule_spec(id).map_err(|e| format!("rules[{i}]: {e}"))?;
+                    // `parameters: {rule: {...}}` at the top level, then the entry's own
+                    let mut merged = Map::new();
+                    if let Some(p) = top_params.and_then(|t| t.get(id)).and_then(Value::as_object) {
+                        merged.extend(p.clone());
+                    }
+                    if let Some(p) = obj {
+                        merged.extend(p.clone());
+                    }
+                    let params = params_from_json(&spec, &merged).map_err(|e| format!("rules[{i}]: {e}"))?;
+                    rules.push(RuleSel { id: id.to_string(), params });
+                }
+            }
+            Some(Value::String(s)) => return Err(format!("'rules' must be a list of rule names, not a string (write [\"{s}\"])")),
+            Some(_) => return Err("'rules' must be a list of rule names".into()),
+        }
+        if let Some(p) = top_params {
+            for k in p.keys() {
+                if !rules.iter().any(|r| &r.id == k) {
+                    rule_spec(k).map_err(|e| format!("parameters: {e}"))?;
+                }
+            }
+        }
+
+        let resample_ns = match top.get("resample") {
+            None | Some(Value::Null) => DEFAULT_RESAMPLE_NS,
+            Some(Value::String(s)) => parse_duration(s).ok_or(format!("'resample' '{s}' is not a duration (e.g. \"15min\", \"1h\")"))?,
+            Some(_) => return Err("'resample' must be a duration such as \"15min\"".into()),
+        };
+        let min_trust = match top.get("trust_gate").and_then(|t| t.get("min_trust")) {
+            None | Some(Value::Null) => None,
+            Some(x) => match x.as_f64() {
+                Some(m) if (0.0..=1.0).contains(&m) => Some(m),
+                _ => return Err("trust_gate.min_trust must be a number between 0 and 1".into()),
+            },
+        };
+        let shared_oat = match top.get("shared_oat") {
+            None | Some(Value::Null) => None,
+            Some(so @ Value::Object(_)) => string_at(so, "equip", "shared_oat")?.map(|e| (e.to_string(), string_at(so, "role", "shared_oat").ok().flatten().unwrap_or("oat").to_string())),
+            Some(_) => return Err("'shared_oat' must be an object".into()),
+        };
+        let mut references: BTreeMap<String, BTreeMap<String, Reference>> = BTreeMap::new();
+        if let Some(refs) = top.get("report").and_then(|r| r.get("rcx")).and_then(|r| r.get("references")) {
+            let Value::Object(by_equip) = refs else {
+                return Err("report.rcx.references must map equipment ids to roles".into());
+            };
+            for (equip, roles) in by_equip {
+                let Value::Object(roles) = roles else {
+                    return Err(format!("report.rcx.references.{equip} must map roles to references"));
+                };
+                for (role, r) in roles {
+                    let place = format!("report.rcx.references.{equip}.{role}");
+                    let Some(req) = string_at(r, "equip", &place)? else {
+                        return Err(format!("{place} needs the reference's \"equip\""));
+                    };
+                    let rrole = string_at(r, "role", &place)?.unwrap_or(role);
+                    let label = string_at(r, "label", &place)?.unwrap_or("reference");
+                    references.entry(equip.clone()).or_default().insert(role.clone(), Reference { equip: req.to_string(), role: rrole.to_string(), label: label.to_string() });
+                }
+            }
+        }
+        Ok(RunConfig { facility_id, equipment, rules, resample_ns, min_trust, shared_oat, references, start, end })
+    }
+
+    /// The config of a store with no config of its own: every stored class, every rule at its
+    /// defaults, on the default grid; a weather equipment's outdoor air shared.
+    pub fn store_backed(facility_id: &str, classes: &[String], weather_equip: Option<&str>) -> Value {
+        let rules: Vec<Value> = rules::all().iter().map(|r| Value::String((r.spec)().id.to_string())).collect();
+        let mut v = serde_json::json!({
+            "source": {"kind": "store", "facility_id": facility_id},
+            "equipment": classes.iter().map(|c| serde_json::json!({"class": c})).collect::<Vec<_>>(),
+            "rules": rules,
+            "resample": "1h",
+        });
+        if let Some(w) = weather_equip {
+            v["shared_oat"] = serde_json::json!({"equip": w, "role": "oat"});
+        }
+        v
+    }
+
+    /// The rule's overrides from the config (empty when it does not run the rule).
+    pub fn params_of(&self, rule: &str) -> Option<&Params> {
+        self.rules.iter().find(|r| r.id == rule).map(|r| &r.params)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_reference_style_config_parses() {
+        let c = RunConfig::from_value(&json!({
+            "source": {"kind": "store", "store": "x", "facility_id": "ds-a"},
+            "resample": "15min",
+            "equipment": [{"class": "AHU", "marker_role": "mixed_air_temp"}],
+            "rules": ["supply_air_control", {"name": "leaking_valve", "params": {"fan_heat_f": 2.5, "occupied_only": true}}],
+            "trust_gate": {"min_trust": 0.7},
+            "report": {"rcx": {"references": {"AHU-1": {"supply_air_temp": {"equip": "LOGGER-1", "label": "duct logger"}}}}}
+        }))
+        .unwrap();
+        assert_eq!(c.facility_id.as_deref(), Some("ds-a"));
+        assert_eq!(c.resample_ns, 15 * 60_000_000_000);
+        assert_eq!(c.rules.len(), 2);
+        assert_eq!(c.params_of("leaking_valve").unwrap().values["fan_heat_f"], ParamValue::Number(2.5));
+        assert_eq!(c.min_trust, Some(0.7));
+        assert_eq!(c.references["AHU-1"]["supply_air_temp"], Reference { equip: "LOGGER-1".into(), role: "supply_air_temp".into(), label: "duct logger".into() });
+    }
+
+    #[test]
+    fn mistakes_are_named() {
+        let e = |v: Value| RunConfig::from_value(&v).unwrap_err();
+        assert!(e(json!([])).contains("top level"));
+        assert!(e(json!({"rules": "leaking_valve"})).contains("write [\"leaking_valve\"]"));
+        assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
+        assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"fan_heat_f": 99}}]})).contains("between 0.5 and 4"));
+        assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
+        assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));
+        assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));
+        assert!(e(json!({"equipment": [{"klass": "AHU"}]})).contains("equipment[0]"));
+        assert!(e(json!({"trust_gate": {"min_trust": 2}})).contains("min_trust"));
+    }
+
+    #[test]
+    fn durations() {
+        assert_eq!(parse_duration("1h"), Some(3_600_000_000_000));
+        assert_eq!(parse_duration("15T"), Some(900_000_000_000));
+        assert_eq!(parse_duration("H"), Some(3_600_000_000_000));
+        assert_eq!(parse_duration("0min"), None);
+        assert_eq!(parse_duration("5 parsecs"), None);
+    }
+
+    #[test]
+    fn the_store_backed_config_runs_every_rule() {
+        let v = RunConfig::store_backed("hq", &["AHU".into(), "WEATHER".into()], Some("WX-1"));
+        let c = RunConfig::from_value(&v).unwrap();
+        assert_eq!(c.rules.len(), rules::all().len());
+        assert_eq!(c.shared_oat, Some(("WX-1".into(), "oat".into())));
+    }
+}

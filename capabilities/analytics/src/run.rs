@@ -1,0 +1,346 @@
+//! One run: every rule a config selects on every equipment it covers, with the trust floor
+//! applied and the configured sensor references compared. Pure: the caller reads the frames
+//! (on the config's grid) and hands them in; `rule_run`, `finding_detail` and `sensor_trust`
+//! all call [`run`] or [`trust_of`] on the same frames, so they always agree.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::config::{Reference, RunConfig};
+use crate::engine::{Finding, Frame, Outcome, ParamValue, Params, RuleSpec, Severity};
+use crate::family::family_of;
+use crate::rules::{self, Rule};
+use crate::trust::{assess_frame, compare, Comparison, Trust};
+
+/// One equipment's run frame.
+#[derive(Clone, Debug)]
+pub struct EquipFrame {
+    pub equip: String,
+    pub class: String,
+    pub frame: Frame,
+}
+
+/// Where a parameter's value came from.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ParamUse {
+    pub name: &'static str,
+    pub value: ParamValue,
+    pub unit: &'static str,
+    /// "call" (the call's params), "config" (the run config), "default", or "fallback" (unset:
+    /// the rule falls back to its built-in behaviour).
+    pub source: &'static str,
+}
+
+/// A configured reference and how the point compared with it (`None`: nothing to compare).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RefResult {
+    pub equip: String,
+    pub role: String,
+    pub reference: String,
+    pub reference_role: String,
+    pub label: String,
+    pub comparison: Option<Comparison>,
+}
+
+/// A finding of the run, with its id and what it ran with.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunFinding {
+    /// `<rule>@<equip>`, `#2`, `#3` ... for more findings of one rule on one equipment.
+    pub id: String,
+    pub equip: String,
+    pub class: String,
+    pub finding: Finding,
+    pub params: Vec<ParamUse>,
+    /// Declined by the trust floor: the untrusted inputs and their scores.
+    pub declined: Vec<(String, f64)>,
+    /// References at warn or fault on a point the rule reads.
+    pub conditional_on: Vec<RefResult>,
+}
+
+/// A rule not run on an equipment for want of inputs.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Skip {
+    pub rule: String,
+    pub equip: String,
+    pub missing: Vec<String>,
+}
+
+/// Everything a run found.
+#[derive(Clone, Debug, Default)]
+pub struct RunResult {
+    /// Worst first.
+    pub findings: Vec<RunFinding>,
+    pub skipped: Vec<Skip>,
+    /// equipment -> role -> trust.
+    pub trust: BTreeMap<String, BTreeMap<String, Trust>>,
+    pub references: Vec<RefResult>,
+}
+
+impl RunResult {
+    /// How many checks the trust floor declined.
+    pub fn declined(&self) -> usize {
+        self.findings.iter().filter(|f| !f.declined.is_empty()).count()
+    }
+}
+
+/// What a call asks of the run on top of its config.
+#[derive(Clone, Debug, Default)]
+pub struct RunRequest {
+    /// Only these rules (`None`: every rule of the config).
+    pub rules: Option<Vec<String>>,
+    /// The call's parameter overrides, per rule.
+    pub params: BTreeMap<String, Params>,
+    /// The trust floor.
+    pub min_trust: f64,
+}
+
+/// The rules a run executes with the config's parameters: the config's, narrowed to the
+/// request's; an id the config does not run is an error naming the ones it does.
+pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule, RuleSpec, Params)>, String> {
+    let all = rules::all();
+    let mut out = Vec::new();
+    if let Some(wanted) = &req.rules {
+        let unknown: Vec<&String> = wanted.iter().filter(|w| !config.rules.iter().any(|r| &r.id == *w)).collect();
+        if !unknown.is_empty() {
+            let known: Vec<&str> = config.rules.iter().map(|r| r.id.as_str()).collect();
+            return Err(format!("the run config runs no rule {}; it runs {}", unknown.iter().map(|u| format!("'{u}'")).collect::<Vec<_>>().join(", "), known.join(", ")));
+        }
+    }
+    for sel in &config.rules {
+        if req.rules.as_ref().is_some_and(|w| !w.contains(&sel.id)) {
+            continue;
+        }
+        let Some(r) = all.iter().find(|r| (r.spec)().id == sel.id) else { continue };
+        let spec = (r.spec)();
+        let mut params = sel.params.clone();
+        if let Some(o) = req.params.get(&sel.id) {
+            params.values.extend(o.values.clone());
+        }
+        out.push((Rule { spec: r.spec, evaluate: r.evaluate }, spec, params));
+    }
+    Ok(out)
+}
+
+/// Whether a rule is written for an equipment class (an unrecognised class runs every rule,
+/// with a caveat).
+pub fn applies(spec: &RuleSpec, class: &str) -> bool {
+    family_of(class).is_none_or(|f| spec.families.contains(&f))
+}
+
+/// Each equipment's roles scored, as the trust floor and `sensor_trust` read them.
+pub fn trust_of(frames: &[EquipFrame], step_ns: i64) -> BTreeMap<String, BTreeMap<String, Trust>> {
+    frames.iter().map(|e| (e.equip.clone(), assess_frame(&e.frame, step_ns))).collect()
+}
+
+/// The configured references compared: each (equipment, role) of the config whose equipment
+/// is in the run, with the reference equipment's frame from `others` (or the run's).
+pub fn compare_references(config: &RunConfig, frames: &[EquipFrame], others: &[EquipFrame]) -> Vec<RefResult> {
+    let mut out = Vec::new();
+    for (equip, roles) in &config.references {
+        let Some(point_frame) = frames.iter().find(|e| &e.equip == equip) else { continue };
+        for (role, Reference { equip: req, role: rrole, label }) in roles {
+            let ref_frame = others.iter().chain(frames).find(|e| &e.equip == req);
+            let comparison = match (point_frame.frame.cols.get(role), ref_frame.and_then(|f| f.frame.cols.get(rrole).map(|c| (f, c)))) {
+                (Some(p), Some((rf, r))) => {
+                    let aligned = align(&rf.frame.ts, r, &point_frame.frame.ts);
+                    compare(role, p, &aligned, config.resample_ns)
+                }
+                _ => None,
+            };
+            out.push(RefResult { equip: equip.clone(), role: role.clone(), reference: req.clone(), reference_role: rrole.clone(), label: label.clone(), comparison });
+        }
+    }
+    out
+}
+
+/// `values` (at `from` times) placed on the `to` times; NaN where `from` has no sample.
+pub fn align(from: &[i64], values: &[f64], to: &[i64]) -> Vec<f64> {
+    let mut out = vec![f64::NAN; to.len()];
+    let mut j = 0;
+    for (i, t) in to.iter().enumerate() {
+        while j < from.len() && from[j] < *t {
+            j += 1;
+        }
+        if j < from.len() && from[j] == *t {
+            out[i] = values[j];
+        }
+    }
+    out
+}
+
+fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, params: &Params) -> Vec<ParamUse> {
+    spec.params
+        .iter()
+        .map(|p| {
+            let value = params.values.get(p.name).cloned().unwrap_or_else(|| p.default.clone());
+            let unset = matches!(value, ParamValue::Number(x) if x.is_nan()) || value == ParamValue::Flag(None);
+            let source = if req.params.get(spec.id).is_some_and(|o| o.values.contains_key(p.name)) {
+                "call"
+            } else if config.params_of(spec.id).is_some_and(|o| o.values.contains_key(p.name)) {
+                "config"
+            } else if unset {
+                "fallback"
+            } else {
+                "default"
+            };
+            ParamUse { name: p.name, value, unit: p.unit, source }
+        })
+        .collect()
+}
+
+/// Run every selected rule on every equipment frame. `others` are frames read only for
+/// references (a logger the config does not run rules on).
+pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: &[EquipFrame]) -> Result<RunResult, String> {
+    let selected = selected_rules(config, req)?;
+    let trust = trust_of(frames, config.resample_ns);
+    let references = compare_references(config, frames, others);
+    let mut findings = Vec::new();
+    let mut skipped = Vec::new();
+    for e in frames {
+        let scores = trust.get(&e.equip);
+        for (rule, spec, params) in &selected {
+            if !applies(spec, &e.class) {
+                continue;
+            }
+            let reads: Vec<&str> = spec.inputs.required.iter().chain(spec.inputs.optional).chain(spec.inputs.gating).copied().filter(|r| e.frame.col(r).is_some()).collect();
+            let gated = |r: &str| spec.inputs.required.contains(&r) || spec.inputs.gating.contains(&r);
+            let score = |r: &str| scores.and_then(|s| s.get(r)).map_or(0.0, |t| t.score);
+            let below: Vec<(String, f64)> = reads.iter().filter(|r| score(r) < req.min_trust).map(|r| (r.to_string(), score(r))).collect();
+            let uses = param_uses(spec, config, req, params);
+            let conditional_on: Vec<RefResult> = references.iter().filter(|x| x.equip == e.equip && reads.contains(&x.role.as_str()) && x.comparison.as_ref().is_some_and(|c| c.severity >= Severity::Warn)).cloned().collect();
+            let mut push = |finding: Finding, declined: Vec<(String, f64)>, n: usize| {
+                let id = if n == 0 { format!("{}@{}", spec.id, e.equip) } else { format!("{}@{}#{}", spec.id, e.equip, n + 1) };
+                findings.push(RunFinding { id, equip: e.equip.clone(), class: e.class.clone(), finding, params: uses.clone(), declined, conditional_on: conditional_on.clone() });
+            };
+            if below.iter().any(|(r, _)| gated(r)) {
+                let names: Vec<String> = below.iter().map(|(r, s)| format!("{r} (trust {s:.2})")).collect();
+                let mut f = Finding::not_judged(spec, "");
+                f.summary = format!("declined -- untrusted input(s): {}", names.join(", "));
+                f.caveats = vec![format!("an input scored below the trust floor {:.2}: a declined check is not a pass; see sensor_trust", req.min_trust)];
+                push(f, below, 0);
+                continue;
+            }
+            match (rule.evaluate)(spec, &e.frame, params) {
+                Outcome::Skipped { missing } => skipped.push(Skip { rule: spec.id.to_string(), equip: e.equip.clone(), missing }),
+                Outcome::Findings(list) => {
+                    for (n, mut f) in list.into_iter().enumerate() {
+                        if family_of(&e.class).is_none() {
+                            f.caveats.push(format!("the class '{}' is not a recognised equipment class: the rule ran on its roles alone", e.class));
+                        }
+                        for (r, s) in below.iter() {
+                            f.caveats.push(format!("optional input {r} scored {s:.2}, below the trust floor: the rule ran without trusting it"));
+                        }
+                        push(f, Vec::new(), n);
+                    }
+                }
+            }
+        }
+    }
+    findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
+    Ok(RunResult { findings, skipped, trust, references })
+}
+
+/// Add a shared outdoor-air column to a frame that has none, matched on timestamps.
+pub fn with_shared(mut frame: Frame, role: &str, ts: &[i64], values: &[f64]) -> Frame {
+    if frame.col(role).is_none() {
+        let aligned = align(ts, values, &frame.ts);
+        frame.cols.insert(role.to_string(), aligned);
+    }
+    frame
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const H: i64 = crate::engine::NS_PER_HOUR;
+
+    fn ahu(n: usize, sat_offset: f64) -> EquipFrame {
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
+        let wave = |base: f64| (0..n).map(|i| base + ((i as f64) * 0.37).sin()).collect::<Vec<f64>>();
+        let cols = vec![
+            ("mixed_air_temp", wave(60.0)),
+            ("supply_air_temp", wave(61.5 + sat_offset)),
+            ("cool_valve", vec![0.0; n]),
+            ("heat_valve", vec![0.0; n]),
+            ("supply_fan_status", vec![1.0; n]),
+        ];
+        EquipFrame { equip: "AHU-1".into(), class: "AHU".into(), frame: Frame::from_rows(&ts, &cols) }
+    }
+
+    fn config(v: serde_json::Value) -> RunConfig {
+        RunConfig::from_value(&v).unwrap()
+    }
+
+    #[test]
+    fn a_run_finds_skips_and_names_findings() {
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve", "cooling_tower_approach", "supply_air_control"]}));
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[ahu(200, 5.0)], &[]).unwrap();
+        assert_eq!(r.findings[0].id, "leaking_valve@AHU-1");
+        assert_eq!(r.findings[0].finding.severity, Severity::Fault);
+        // the tower rule is not written for an air handler: neither run nor skipped
+        assert!(r.findings.iter().all(|f| !f.id.starts_with("cooling_tower")));
+        assert_eq!(r.skipped, vec![Skip { rule: "supply_air_control".into(), equip: "AHU-1".into(), missing: vec!["supply_air_temp_sp".into()] }]);
+        assert_eq!(r.findings[0].params.iter().find(|p| p.name == "fan_heat_f").unwrap().source, "default");
+    }
+
+    #[test]
+    fn parameters_come_from_call_over_config_over_default() {
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "params": {"delta_thr_f": 4.0}}]}));
+        let mut req = RunRequest { min_trust: 0.5, ..Default::default() };
+        req.params.insert("leaking_valve".into(), Params { values: [("fan_heat_f".to_string(), ParamValue::Number(3.5))].into() });
+        let r = run(&c, &req, &[ahu(200, 5.0)], &[]).unwrap();
+        let src = |n: &str| r.findings[0].params.iter().find(|p| p.name == n).unwrap().source;
+        assert_eq!((src("fan_heat_f"), src("delta_thr_f"), src("valve_closed_thr"), src("measured_fan_heat_f")), ("call", "config", "default", "fallback"));
+        // a rule the config does not run is refused
+        let bad = RunRequest { rules: Some(vec!["g36_nope".into()]), ..req };
+        assert!(run(&c, &bad, &[ahu(10, 0.0)], &[]).unwrap_err().contains("'g36_nope'"));
+    }
+
+    #[test]
+    fn an_untrusted_required_input_declines_the_check() {
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve"]}));
+        let mut e = ahu(200, 5.0);
+        for (i, v) in e.frame.cols.get_mut("mixed_air_temp").unwrap().iter_mut().enumerate() {
+            if i % 3 != 0 {
+                *v = f64::NAN; // a third of the grid: coverage 0.34
+            }
+        }
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[e.clone()], &[]).unwrap();
+        assert_eq!(r.declined(), 1);
+        let f = &r.findings[0];
+        assert_eq!(f.finding.severity, Severity::Info);
+        assert!(f.finding.summary.starts_with("declined -- untrusted input(s): mixed_air_temp (trust 0.3"), "{}", f.finding.summary);
+        // the same score sensor_trust reads
+        assert_eq!(f.declined[0].1, r.trust["AHU-1"]["mixed_air_temp"].score);
+        // a lower floor runs it
+        let r = run(&c, &RunRequest { min_trust: 0.2, ..Default::default() }, &[e], &[]).unwrap();
+        assert_eq!(r.declined(), 0);
+    }
+
+    #[test]
+    fn a_reference_that_disagrees_makes_findings_conditional() {
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve"],
+            "report": {"rcx": {"references": {"AHU-1": {"supply_air_temp": {"equip": "LOGGER-1", "label": "duct logger"}}}}}}));
+        let e = ahu(200, 5.0);
+        let mut logger = e.frame.clone();
+        for v in logger.cols.get_mut("supply_air_temp").unwrap() {
+            *v -= 5.0;
+        }
+        let l = EquipFrame { equip: "LOGGER-1".into(), class: "LOGGER".into(), frame: logger };
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[e], &[l]).unwrap();
+        assert_eq!(r.references.len(), 1);
+        let cmp = r.references[0].comparison.as_ref().unwrap();
+        assert_eq!((cmp.bias, cmp.severity), (5.0, Severity::Fault));
+        assert_eq!(r.findings[0].conditional_on.len(), 1);
+    }
+
+    #[test]
+    fn alignment_and_shared_columns() {
+        assert!(align(&[1, 3], &[10.0, 30.0], &[0, 1, 2, 3])[1..].iter().zip([10.0, f64::NAN, 30.0]).all(|(a, b)| a == &b || (a.is_nan() && b.is_nan())));
+        let f = with_shared(Frame::from_rows(&[0, 1], &[("x", vec![1.0, 2.0])]), "oat", &[1], &[70.0]);
+        assert!(f.cols["oat"][0].is_nan() && f.cols["oat"][1] == 70.0);
+    }
+}

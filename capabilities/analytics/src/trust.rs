@@ -1,0 +1,346 @@
+//! Sensor trust: how far a point's trend can be believed, from what the trend itself shows
+//! (coverage on the run's grid, values outside what the role can physically read, one-sample
+//! spikes, a value frozen while the equipment runs), and how it compares with a reference
+//! instrument. The trust floor and the `sensor_trust` capability read the same [`assess_frame`]
+//! on the same frames, so a check is declined exactly when its input is listed below the floor.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::engine::{fan_on, median, round2, Frame, Severity, NS_PER_HOUR};
+
+/// A trust score at or above this is "trusted"; below [`SUSPECT`] "untrusted".
+pub const TRUSTED: f64 = 0.8;
+/// A trust score at or above this (and below [`TRUSTED`]) is "suspect".
+pub const SUSPECT: f64 = 0.5;
+/// A value held this long while the equipment runs is stuck.
+const STUCK_HOURS: f64 = 12.0;
+
+/// One point's trust.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Trust {
+    /// 0 (do not believe it) to 1.
+    pub score: f64,
+    /// "trusted", "suspect" or "untrusted".
+    pub verdict: &'static str,
+    /// What lowered the score ("low_coverage", "out_of_range", "spikes", "stuck", "never_changes", "few_samples").
+    pub flags: Vec<&'static str>,
+    /// Samples over the grid slots of the point's own span.
+    pub coverage: f64,
+    pub samples: usize,
+    /// Shares of the samples out of range, spiking, and (of the running samples) frozen.
+    pub out_of_range_share: f64,
+    pub spike_share: f64,
+    pub stuck_share: f64,
+    /// Whether the frozen-value read was on running samples only.
+    pub gated: bool,
+}
+
+/// What kind of signal a role is, from its name.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Kind {
+    /// A measurement: judged for spikes and frozen values.
+    Sensor,
+    /// A command or setpoint: held values are normal.
+    Command,
+    /// On/off.
+    Binary,
+}
+
+/// The kind of a role, its physical range and the least jump that can count as a spike.
+fn describe(role: &str) -> (Kind, Option<(f64, f64)>, f64) {
+    let r = role;
+    if r.contains("status") || r == "occupancy" || r.ends_with("_cmd") && r.contains("enable") {
+        return (Kind::Binary, Some((-0.01, 1.01)), 0.0);
+    }
+    if r.ends_with("_sp") || r.contains("setpoint") || r.ends_with("_requests") || r.contains("loop") {
+        return (Kind::Command, None, 0.0);
+    }
+    if r.contains("valve") || r.contains("damper") || r.contains("speed") || r.ends_with("_cmd") {
+        return (Kind::Command, Some((-1.0, 101.0)), 0.0);
+    }
+    if r == "oat" || r == "outdoor_air_temp" {
+        return (Kind::Sensor, Some((-60.0, 130.0)), 8.0);
+    }
+    if r.contains("water") || r.starts_with("chw") || r.starts_with("hw") || r.starts_with("cw") {
+        if r.ends_with("_temp") {
+            return (Kind::Sensor, Some((20.0, 250.0)), 8.0);
+        }
+    }
+    if r.ends_with("_temp") || r.ends_with("_wet_bulb") || r == "wet_bulb" {
+        return (Kind::Sensor, Some((-40.0, 200.0)), 8.0);
+    }
+    if r.ends_with("_rh") || r.contains("humidity") {
+        return (Kind::Sensor, Some((0.0, 100.0)), 15.0);
+    }
+    if r.contains("co2") {
+        return (Kind::Sensor, Some((150.0, 5000.0)), 300.0);
+    }
+    if r.contains("static") {
+        return (Kind::Sensor, Some((-1.0, 10.0)), 0.5);
+    }
+    if r.contains("airflow") || r.ends_with("_flow") {
+        return (Kind::Sensor, Some((-1.0, 1.0e6)), 0.0);
+    }
+    (Kind::Sensor, None, 0.0)
+}
+
+fn verdict(score: f64) -> &'static str {
+    if score >= TRUSTED {
+        "trusted"
+    } else if score >= SUSPECT {
+        "suspect"
+    } else {
+        "untrusted"
+    }
+}
+
+/// Score one point of a frame on a grid of `step_ns`; `running` gates the frozen-value read.
+pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]>, step_ns: i64) -> Trust {
+    let (kind, range, spike_floor) = describe(role);
+    let idx: Vec<usize> = (0..v.len()).filter(|&i| !v[i].is_nan()).collect();
+    let n = idx.len();
+    let mut flags = Vec::new();
+    if n == 0 {
+        return Trust { score: 0.0, verdict: "untrusted", flags: vec!["no_samples"], coverage: 0.0, samples: 0, out_of_range_share: 0.0, spike_share: 0.0, stuck_share: 0.0, gated: false };
+    }
+    let step = step_ns.max(1);
+    let slots = ((ts[idx[n - 1]] - ts[idx[0]]) / step + 1).max(1) as f64;
+    let coverage = (n as f64 / slots).min(1.0);
+    if coverage < 0.9 {
+        flags.push("low_coverage");
+    }
+    let out = range.map_or(0, |(lo, hi)| idx.iter().filter(|&&i| v[i] < lo || v[i] > hi).count());
+    let out_share = out as f64 / n as f64;
+    if out > 0 {
+        flags.push("out_of_range");
+    }
+    let (mut spike_share, mut stuck_share, mut gated) = (0.0, 0.0, false);
+    let mut stuck_run = false;
+    if kind == Kind::Sensor && n >= 3 {
+        // a spike leaves and comes back: it differs from both neighbours, the same way, by
+        // far more than the trend's usual step
+        let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).collect();
+        let typical = median(&mut steps);
+        let thr = (8.0 * typical).max(spike_floor).max(f64::MIN_POSITIVE);
+        let spikes = idx.windows(3).filter(|w| {
+            let (a, b, c) = (v[w[0]], v[w[1]], v[w[2]]);
+            let (d1, d2) = (b - a, b - c);
+            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr
+        });
+        spike_share = spikes.count() as f64 / n as f64;
+        if spike_share > 0.0 {
+            flags.push("spikes");
+        }
+        // frozen: identical values held for STUCK_HOURS or more of running samples
+        gated = running.is_some();
+        let runs_here = |i: usize| running.is_none_or(|r| r.get(i).copied().flatten() == Some(true));
+        let judged: Vec<usize> = idx.iter().copied().filter(|&i| runs_here(i)).collect();
+        let hours_per = step as f64 / NS_PER_HOUR as f64;
+        let (mut frozen, mut k) = (0usize, 0usize);
+        while k < judged.len() {
+            let mut j = k + 1;
+            while j < judged.len() && v[judged[j]] == v[judged[k]] {
+                j += 1;
+            }
+            if (j - k) as f64 * hours_per >= STUCK_HOURS {
+                frozen += j - k;
+                stuck_run = true;
+            }
+            k = j;
+        }
+        if !judged.is_empty() {
+            stuck_share = frozen as f64 / judged.len() as f64;
+        }
+        if stuck_share >= 0.999 && judged.len() as f64 * hours_per >= 14.0 * 24.0 {
+            flags.push("never_changes");
+        } else if stuck_run {
+            flags.push("stuck");
+        }
+    }
+    if n < 24 {
+        flags.push("few_samples");
+    }
+    let mut score = coverage * (1.0 - (3.0 * out_share).min(1.0)) * (1.0 - (2.0 * spike_share).min(1.0)) * (1.0 - 0.8 * stuck_share);
+    if stuck_run {
+        score = score.min(TRUSTED - 0.01);
+    }
+    let score = round2(score.clamp(0.0, 1.0));
+    Trust {
+        score,
+        verdict: verdict(score),
+        flags,
+        coverage: round2(coverage),
+        samples: n,
+        out_of_range_share: round2(out_share),
+        spike_share: (spike_share * 10_000.0).round() / 10_000.0,
+        stuck_share: round2(stuck_share),
+        gated,
+    }
+}
+
+/// Every role of an equipment's run frame scored; the fan (status, else speed, else airflow)
+/// gates the frozen-value read.
+pub fn assess_frame(frame: &Frame, step_ns: i64) -> BTreeMap<String, Trust> {
+    let fan = fan_on(frame);
+    let running = fan.as_ref().map(|(r, _)| r.as_slice());
+    frame.cols.iter().filter(|(_, c)| c.iter().any(|x| !x.is_nan())).map(|(role, c)| (role.clone(), assess(role, &frame.ts, c, running, step_ns))).collect()
+}
+
+/// A point compared with a reference instrument over their paired samples.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Comparison {
+    /// Median of point minus reference: positive means the point reads high.
+    pub bias: f64,
+    /// "high", "low" or "none".
+    pub sign: &'static str,
+    pub rmse: f64,
+    /// Pearson correlation (NaN when either side does not vary).
+    pub correlation: f64,
+    pub samples: usize,
+    pub overlap_hours: f64,
+    pub severity: Severity,
+}
+
+/// Bias levels (in the role's units) that warn and fault.
+fn bias_levels(role: &str) -> (f64, f64) {
+    let (_, range, _) = describe(role);
+    if role.contains("co2") {
+        (75.0, 200.0)
+    } else if role.contains("static") {
+        (0.2, 0.5)
+    } else if role.ends_with("_rh") || role.contains("humidity") || range == Some((-1.0, 101.0)) {
+        (5.0, 15.0)
+    } else {
+        (2.0, 5.0)
+    }
+}
+
+/// Compare a point with its reference on the same grid; `None` without a paired sample.
+pub fn compare(role: &str, point: &[f64], reference: &[f64], step_ns: i64) -> Option<Comparison> {
+    let pairs: Vec<(f64, f64)> = point.iter().zip(reference).filter(|(a, b)| !a.is_nan() && !b.is_nan()).map(|(a, b)| (*a, *b)).collect();
+    if pairs.is_empty() {
+        return None;
+    }
+    let n = pairs.len() as f64;
+    let mut diffs: Vec<f64> = pairs.iter().map(|(a, b)| a - b).collect();
+    let rmse = (diffs.iter().map(|d| d * d).sum::<f64>() / n).sqrt();
+    let bias = median(&mut diffs);
+    let (ma, mb) = (pairs.iter().map(|p| p.0).sum::<f64>() / n, pairs.iter().map(|p| p.1).sum::<f64>() / n);
+    let (mut sab, mut saa, mut sbb) = (0.0, 0.0, 0.0);
+    for (a, b) in &pairs {
+        sab += (a - ma) * (b - mb);
+        saa += (a - ma) * (a - ma);
+        sbb += (b - mb) * (b - mb);
+    }
+    let correlation = if saa > 0.0 && sbb > 0.0 { sab / (saa * sbb).sqrt() } else { f64::NAN };
+    let (warn, fault) = bias_levels(role);
+    let mut severity = if bias.abs() >= fault {
+        Severity::Fault
+    } else if bias.abs() >= warn {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    };
+    // a point that does not follow its reference at all is not a sensor to trust either
+    if pairs.len() >= 24 && correlation < 0.5 {
+        severity = Severity::Fault;
+    }
+    let bias = round2(bias);
+    Some(Comparison {
+        bias,
+        sign: if bias > 0.0 { "high" } else if bias < 0.0 { "low" } else { "none" },
+        rmse: round2(rmse),
+        correlation: round2(correlation),
+        samples: pairs.len(),
+        overlap_hours: round2(pairs.len() as f64 * step_ns as f64 / NS_PER_HOUR as f64),
+        severity,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: i64 = NS_PER_HOUR;
+
+    fn wave(n: usize) -> Vec<f64> {
+        (0..n).map(|i| 55.0 + 3.0 * ((i as f64) * 0.3).sin()).collect()
+    }
+
+    fn ts(n: usize) -> Vec<i64> {
+        (0..n as i64).map(|i| i * H).collect()
+    }
+
+    #[test]
+    fn a_clean_sensor_is_trusted() {
+        let t = assess("supply_air_temp", &ts(200), &wave(200), None, H);
+        assert_eq!((t.score, t.verdict, t.flags.len()), (1.0, "trusted", 0));
+    }
+
+    #[test]
+    fn gaps_lower_coverage() {
+        let mut v = wave(200);
+        for x in v.iter_mut().skip(50).take(100) {
+            *x = f64::NAN;
+        }
+        let t = assess("supply_air_temp", &ts(200), &v, None, H);
+        assert_eq!(t.coverage, 0.5);
+        assert_eq!(t.verdict, "suspect");
+        assert!(t.flags.contains(&"low_coverage"));
+    }
+
+    #[test]
+    fn out_of_range_and_spikes_are_caught() {
+        let mut v = wave(200);
+        v[10] = 400.0; // out of range and a spike
+        v[100] = 90.0; // a spike in range
+        let t = assess("supply_air_temp", &ts(200), &v, None, H);
+        assert!(t.flags.contains(&"out_of_range") && t.flags.contains(&"spikes"), "{t:?}");
+        assert!(t.score < 1.0);
+        let mut bad = wave(200);
+        for x in bad.iter_mut().take(60) {
+            *x = -200.0;
+        }
+        assert_eq!(assess("supply_air_temp", &ts(200), &bad, None, H).verdict, "untrusted");
+    }
+
+    #[test]
+    fn frozen_while_running_is_stuck_but_not_while_off() {
+        let n = 24 * 30;
+        let v = vec![55.0; n];
+        let on: Vec<Option<bool>> = vec![Some(true); n];
+        let t = assess("supply_air_temp", &ts(n), &v, Some(&on), H);
+        assert!(t.flags.contains(&"never_changes") && t.verdict == "untrusted", "{t:?}");
+        let off: Vec<Option<bool>> = vec![Some(false); n];
+        assert_eq!(assess("supply_air_temp", &ts(n), &v, Some(&off), H).verdict, "trusted");
+        // a setpoint held flat is normal
+        assert_eq!(assess("supply_air_temp_sp", &ts(n), &v, Some(&on), H).verdict, "trusted");
+        // one 12-hour freeze caps the score at suspect
+        let mut w = wave(n);
+        for x in w.iter_mut().skip(100).take(12) {
+            *x = 60.0;
+        }
+        let t = assess("supply_air_temp", &ts(n), &w, Some(&on), H);
+        assert_eq!((t.verdict, t.flags.contains(&"stuck")), ("suspect", true));
+    }
+
+    #[test]
+    fn comparison_with_a_reference() {
+        let r = wave(100);
+        let p: Vec<f64> = r.iter().map(|x| x + 3.0).collect();
+        let c = compare("supply_air_temp", &p, &r, H).unwrap();
+        assert_eq!((c.bias, c.sign, c.severity, c.samples), (3.0, "high", Severity::Warn, 100));
+        assert_eq!(c.correlation, 1.0);
+        let c = compare("supply_air_temp", &r, &r, H).unwrap();
+        assert_eq!((c.bias, c.sign, c.severity), (0.0, "none", Severity::Ok));
+        assert!(compare("supply_air_temp", &[f64::NAN], &[1.0], H).is_none());
+    }
+
+    #[test]
+    fn empty_points_are_untrusted() {
+        let t = assess("oat", &[0], &[f64::NAN], None, H);
+        assert_eq!(t.verdict, "untrusted");
+    }
+}

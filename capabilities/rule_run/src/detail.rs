@@ -1,0 +1,177 @@
+//! `finding_detail`: one finding of the same run as `rule_run`, in full.
+
+use camber_analytics::engine::ParamValue;
+use camber_analytics::run::RunFinding;
+use camber_analytics::engine::NS_PER_HOUR;
+use camber_analytics::Frame;
+
+const NS_PER_HOUR_F: f64 = NS_PER_HOUR as f64;
+use camber_common::time::iso_from_ns;
+use camber_sdk::{name, page, CapError, Context, Output};
+use serde_json::{json, Value};
+
+use crate::prepare::{prepare, run_block};
+use crate::run::{conditional_words, declined_banner, execute, metrics_json, reference_banners, reference_json, severity_str, share};
+
+/// A run of flagged samples with no gap longer than one and a half grid intervals.
+#[derive(Debug, PartialEq)]
+pub struct Span {
+    pub start: i64,
+    pub end: i64,
+    pub samples: usize,
+}
+
+/// The flagged samples (indices into `ts`) as contiguous spans.
+pub fn spans(ts: &[i64], flagged: &[u32], step_ns: i64) -> Vec<Span> {
+    let max_gap = step_ns as f64 * 1.5;
+    let mut out: Vec<Span> = Vec::new();
+    for &i in flagged {
+        let Some(&t) = ts.get(i as usize) else { continue };
+        match out.last_mut() {
+            Some(s) if (t - s.end) as f64 <= max_gap => {
+                s.end = t;
+                s.samples += 1;
+            }
+            _ => out.push(Span { start: t, end: t, samples: 1 }),
+        }
+    }
+    out
+}
+
+fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
+    spans(&frame.ts, flagged, step_ns)
+        .into_iter()
+        .map(|s| {
+            // a span of one sample stands for one grid interval
+            let hours = ((s.end - s.start) as f64 / NS_PER_HOUR_F) + step_ns as f64 / NS_PER_HOUR_F;
+            json!({"start": iso_from_ns(s.start), "end": iso_from_ns(s.end), "hours": (hours * 100.0).round() / 100.0, "samples": s.samples})
+        })
+        .collect()
+}
+
+fn param_json(v: &ParamValue) -> Value {
+    match v {
+        ParamValue::Number(x) if x.is_nan() => Value::Null,
+        ParamValue::Number(x) => json!(x),
+        ParamValue::Flag(f) => json!(f),
+        ParamValue::Choice(c) => json!(c),
+        ParamValue::List(l) => json!(l),
+    }
+}
+
+/// The evidence chart a rule's finding is read from: a scatter for the rules that judge one
+/// signal against another, else the inputs over time.
+fn chart(f: &RunFinding, frame: &Frame) -> Value {
+    let spec = (camber_analytics::rules::all().into_iter().find(|r| (r.spec)().id == f.finding.rule).expect("a run's rule exists").spec)();
+    let present = |r: &&str| frame.col(r).is_some();
+    let roles: Vec<&str> = spec.inputs.required.iter().chain(spec.inputs.gating).chain(spec.inputs.optional).copied().filter(present).collect();
+    let scatter = match spec.id {
+        "supply_air_reset" => Some(("supply_air_temp", "oat")),
+        "condenser_water_reset" => Some(("condenser_water_supply_temp", "wet_bulb")),
+        "outdoor_air_fraction" => Some(("outdoor_air_fraction", "oat")),
+        _ => None,
+    };
+    match scatter {
+        Some((y, x)) => json!({"kind": "scatter", "x": x, "y": y, "roles": roles, "highlight": "flagged samples"}),
+        None => json!({"kind": "timeseries", "roles": roles, "highlight": "flagged spans"}),
+    }
+}
+
+pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
+    let p = prepare(args, ctx, None)?;
+    let result = execute(args, &p)?;
+    let want = args["finding_id"].as_str().unwrap_or_default();
+    let Some(f) = result.findings.iter().find(|f| f.id == want) else {
+        let ids: Vec<String> = result.findings.iter().map(|f| f.id.clone()).collect();
+        let shown: Vec<String> = ids.iter().take(10).map(|i| name(i)).collect();
+        return Err(CapError::not_found(
+            format!("this run has no finding {}; pass the same arguments as the rule_run call. Its findings include {}", name(want), if shown.is_empty() { "none".into() } else { shown.join(", ") }),
+            json!({"argument": "finding_id", "unknown": [want], "available": ids.into_iter().take(50).collect::<Vec<_>>()}),
+        ));
+    };
+    let frame = &p.frames.iter().find(|e| e.equip == f.equip).expect("a finding's equipment was run").frame;
+    let step = p.config.resample_ns;
+    let w = frame.weights_hours();
+    let hours = |idx: &[u32]| (idx.iter().map(|&i| w[i as usize]).sum::<f64>() * 100.0).round() / 100.0;
+    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(50) as usize;
+    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let (violations, n1) = page(span_rows(frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
+    let judged_hours = if f.finding.judged == 0 { 0.0 } else { f.finding.conditions.iter().map(|c| c.judged_hours).fold(f64::NAN, f64::max) };
+    let judged_hours = if judged_hours.is_nan() { f.finding.judged as f64 * step as f64 / NS_PER_HOUR_F } else { judged_hours };
+    let note: Option<String> = if !f.declined.is_empty() {
+        Some("declined by the trust floor: nothing was judged".into())
+    } else if f.finding.judged == 0 {
+        Some(format!("no sample qualified ({}): nothing was judged", f.finding.judged_basis))
+    } else if f.finding.flagged.is_empty() {
+        Some(format!("none of the {} {} was flagged", f.finding.judged, f.finding.judged_basis))
+    } else {
+        None
+    };
+    let mut pages = vec![n1];
+    let mut facts = Vec::new();
+    let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), f.finding.summary.trim_end_matches('.'));
+    facts.push(json!({"id": "F1@finding_detail", "kind": "finding", "finding_id": f.id, "value": severity_str(f.finding.severity), "text": fact_text.clone()}));
+    let mut text = vec![format!("{fact_text} [F1@finding_detail].")];
+    let flagged_h = hours(&f.finding.flagged);
+    facts.push(json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "flagged": f.finding.flagged.len(), "share": share(f),
+        "text": format!("{} of {} {} flagged ({} h flagged)", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h)}));
+    text.push(format!("{} of {} {} were flagged, {} h in all [F2@finding_detail].", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h));
+    let conditions: Vec<Value> = f
+        .finding
+        .conditions
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let (rows, n) = page(span_rows(frame, &c.flagged, step), &format!("conditions.{}.violations", c.name), offset, limit, "in time order");
+            pages.push(n);
+            let sh = (c.judged > 0).then(|| (10_000.0 * c.flagged.len() as f64 / c.judged as f64).round() / 100.0);
+            let id = format!("F{}@finding_detail", k + 3);
+            facts.push(json!({"id": id, "kind": "condition", "condition": c.name, "value": sh, "judged": c.judged, "flagged": c.flagged.len(),
+                "text": format!("condition {}: {} of {} judged samples flagged", c.name, c.flagged.len(), c.judged)}));
+            json!({"name": c.name, "judged_samples": c.judged, "flagged_samples": c.flagged.len(), "judged_hours": (c.judged_hours * 100.0).round() / 100.0,
+                   "flagged_hours": (c.flagged_hours * 100.0).round() / 100.0, "share": sh, "violations": rows})
+        })
+        .collect();
+    let cond = conditional_words(f);
+    if !cond.is_empty() {
+        let id = format!("F{}@finding_detail", facts.len() + 1);
+        facts.push(json!({"id": id, "kind": "conditional_on", "value": f.conditional_on.len(), "text": format!("{} is {cond}", name(&f.id))}));
+        text.push(format!("It is {cond} [{id}]."));
+    }
+    let mut banners = p.banners.clone();
+    banners.extend(declined_banner(&result, p.min_trust).filter(|_| !f.declined.is_empty()));
+    banners.extend(reference_banners(&result, &[f]).into_iter().filter(|_| !f.conditional_on.is_empty()));
+    let data = json!({
+        "facility_id": p.fid,
+        "run": run_block(&p),
+        "finding_id": f.id, "rule": f.finding.rule, "equip": f.equip,
+        "severity": severity_str(f.finding.severity), "summary": f.finding.summary, "caveats": f.finding.caveats,
+        "metrics": metrics_json(&f.finding.metrics),
+        "params": f.params.iter().map(|u| json!({"name": u.name, "value": param_json(&u.value), "unit": u.unit, "source": u.source})).collect::<Vec<_>>(),
+        "judged_samples": f.finding.judged, "judged_basis": f.finding.judged_basis, "judged_hours": (judged_hours * 100.0).round() / 100.0,
+        "flagged_samples": f.finding.flagged.len(), "flagged_hours": flagged_h, "share": share(f),
+        "violations": violations, "violations_note": note,
+        "conditions": conditions,
+        "conditional_on": f.conditional_on.iter().map(reference_json).collect::<Vec<_>>(),
+        "declined": f.declined.iter().map(|(r, s)| json!({"role": r, "trust": s})).collect::<Vec<_>>(),
+        "chart": chart(f, frame),
+    });
+    let mut out = Output::new(data, text.join(" "), facts);
+    out.banners = banners;
+    out.pages.extend(pages.into_iter().flatten());
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_break_on_gaps_over_one_and_a_half_intervals() {
+        let ts: Vec<i64> = vec![0, 10, 20, 35, 50, 80];
+        assert_eq!(spans(&ts, &[0, 1, 2, 3, 4, 5], 10), vec![Span { start: 0, end: 20, samples: 3 }, Span { start: 35, end: 50, samples: 2 }, Span { start: 80, end: 80, samples: 1 }]);
+        // 15 is exactly one and a half intervals: still one span
+        assert_eq!(spans(&ts, &[2, 3], 10).len(), 1);
+        assert!(spans(&ts, &[], 10).is_empty());
+    }
+}

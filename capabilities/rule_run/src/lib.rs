@@ -1,0 +1,68 @@
+//! The run capabilities: `rule_run` (every rule of the facility's run config on its equipment,
+//! worst first), `finding_detail` (one finding of the same run in full: parameters and where
+//! each came from, flagged time spans per condition, the evidence chart that applies) and
+//! `sensor_trust` (the trust score of each point the run reads, scored on the same frames by
+//! the same function the trust floor uses, and the configured reference comparisons).
+
+mod detail;
+mod prepare;
+mod run;
+mod schemas;
+mod trust;
+
+use camber_sdk::{Capability, Plugin};
+
+fn plugin() -> Plugin {
+    Plugin::new()
+        .capability(
+            Capability::new("rule_run", run::rule_run)
+                .title("Run the fault-detection rules")
+                .description(
+                    "Runs the facility's fault-detection rules (its run config, else the dataset's template, else \
+                     every rule at its defaults on every stored equipment class) and returns the findings worst \
+                     first: finding_id (<rule>@<equip>), severity (fault / warn / info / ok), summary, caveats, \
+                     scalar metrics, the share of the samples the rule judged and what they are, and conditional_on \
+                     when a configured reference disagrees with an input; counts per severity; the rules skipped \
+                     for missing inputs. A check whose input scores below the trust floor is declined (info), \
+                     never passed. Narrow with rules, equips, start / end (site wall clock), params \
+                     ({rule: {param: value}}, see rule_params) and min_severity. Pages of 25 findings and 25 \
+                     skipped rules (limit, offset). Pass a finding_id with the same arguments to finding_detail.",
+                )
+                .input_schema(schemas::rule_run_input())
+                .output_schema(schemas::rule_run_output())
+                .cost("long-running"),
+        )
+        .capability(
+            Capability::new("finding_detail", detail::finding_detail)
+                .title("One finding in detail")
+                .description(
+                    "One finding of a rule_run (same facility_id, rules, params, equips, start and end, plus its \
+                     finding_id): every metric, the parameters it ran with and where each came from (call, config, \
+                     default, or the rule's built-in fallback), its flagged hours as contiguous time spans overall \
+                     and per named condition (or why there are none), the samples it judged, any reference it is \
+                     conditional on, and which evidence chart applies. No image.",
+                )
+                .input_schema(schemas::finding_detail_input())
+                .output_schema(schemas::finding_detail_output())
+                .cost("long-running"),
+        )
+        .capability(
+            Capability::new("sensor_trust", trust::sensor_trust)
+                .title("How far each sensor can be trusted")
+                .description(
+                    "Per point the trust score (0-1), verdict (trusted / suspect / untrusted), flags (low coverage, \
+                     out of range, spikes, stuck while running ...), coverage on the run's time grid and whether it \
+                     is below the trust floor (the server's, the config's or a higher min_trust), least trusted \
+                     first; and every configured reference comparison (bias = median of point minus reference, its \
+                     sign, RMSE, correlation, samples, overlap, verdict), a passing one too. view 'rules' (default) \
+                     scores the inputs the run's rules read, on the frames rule_run reads, so a check is declined \
+                     exactly when its input is listed below the floor; view 'report' scores every stored point of \
+                     the run's equipment. Filter by equips, roles, start / end. Pages of 100 points.",
+                )
+                .input_schema(schemas::sensor_trust_input())
+                .output_schema(schemas::sensor_trust_output())
+                .cost("reads every trend"),
+        )
+}
+
+camber_sdk::export_plugin!(plugin);

@@ -1,0 +1,159 @@
+//! What every run capability does first: the facility's run config (through the host's
+//! `run_config_for`), the equipment it covers narrowed to the call's selection, the window,
+//! the trust floor, and one read of the frames on the config's grid.
+
+use std::collections::BTreeSet;
+
+use camber_analytics::config::RunConfig;
+use camber_analytics::family::class_matches;
+use camber_analytics::run::{with_shared, EquipFrame};
+use camber_analytics::Frame;
+use camber_common::time::{iso_from_ns, ns_from_iso};
+use camber_sdk::{name, store, unknown_selection, CapError, Context};
+use serde_json::{json, Value};
+
+/// A run ready to go.
+pub struct Prepared {
+    pub fid: String,
+    pub config: RunConfig,
+    /// "caller", "dataset" or "store".
+    pub source: String,
+    pub from_config: bool,
+    pub banners: Vec<String>,
+    /// The floor in force: the caller's, or the config's when it asks more.
+    pub min_trust: f64,
+    /// Frames of the equipment the run judges.
+    pub frames: Vec<EquipFrame>,
+    /// Frames read only as references.
+    pub others: Vec<EquipFrame>,
+    /// The window the frames span (first and last grid slot read).
+    pub window: (Option<i64>, Option<i64>),
+}
+
+/// The string list argument `key`.
+pub fn strings(args: &Value, key: &str) -> Vec<String> {
+    args.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+fn when(args: &Value, key: &str) -> Result<Option<i64>, CapError> {
+    args.get(key).and_then(Value::as_str).map(|s| ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("{key} '{s}' is not a valid date or date-time")))).transpose()
+}
+
+fn to_frame(f: &store::Frame) -> Frame {
+    let ts = store::frame_times(f);
+    let cols = f.roles.iter().cloned().zip(f.values.iter().cloned()).collect();
+    Frame { ts, cols }
+}
+
+/// Prepare the run the arguments ask for. `extra_floor` is a caller's higher `min_trust`.
+pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<Prepared, CapError> {
+    let fid = args["facility_id"].as_str().unwrap_or_default().to_string();
+    let (start, end) = (when(args, "start")?, when(args, "end")?);
+    if let (Some(a), Some(b)) = (start, end) {
+        if b < a {
+            return Err(CapError::invalid("end is before start"));
+        }
+    }
+    let rc = store::run_config(&fid)?;
+    let config = RunConfig::from_value(&rc["config"]).map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
+    let mut banners: Vec<String> = rc["banner"].as_str().map(|b| vec![b.to_string()]).unwrap_or_default();
+
+    let points = store::points(&fid)?;
+    if points.is_empty() {
+        return Err(CapError::not_found(format!("facility '{fid}' has no stored data"), json!({"facility_id": fid})));
+    }
+    let stored: BTreeSet<String> = points.iter().map(|p| p.equip.clone()).collect();
+    let in_run = |equip: &str, class: &str| {
+        config.equipment.iter().any(|sel| class_matches(class, &sel.class) && sel.equips.as_ref().is_none_or(|l| l.iter().any(|e| e == equip)))
+    };
+    let run_equips: BTreeSet<String> = points.iter().filter(|p| in_run(&p.equip, &p.equip_class)).map(|p| p.equip.clone()).collect();
+    let wanted = strings(args, "equips");
+    let unknown: Vec<String> = wanted.iter().filter(|e| !stored.contains(*e)).cloned().collect();
+    if !unknown.is_empty() {
+        return Err(unknown_selection(&fid, "equips", "equipment", &unknown, stored));
+    }
+    let outside: Vec<String> = wanted.iter().filter(|e| !run_equips.contains(*e)).cloned().collect();
+    if !outside.is_empty() {
+        let shown: Vec<String> = outside.iter().map(|e| name(e)).collect();
+        return Err(CapError::not_found(
+            format!("the run config for facility '{fid}' runs no rule on equipment {}: its class is not in the config's equipment", shown.join(", ")),
+            json!({"argument": "equips", "unknown": outside, "available": run_equips.iter().take(50).collect::<Vec<_>>()}),
+        ));
+    }
+    let judged: BTreeSet<String> = if wanted.is_empty() { run_equips } else { wanted.into_iter().collect() };
+    let mut read: BTreeSet<String> = judged.clone();
+    for refs in config.references.iter().filter(|(e, _)| judged.contains(*e)).map(|(_, r)| r) {
+        read.extend(refs.values().map(|r| r.equip.clone()).filter(|e| stored.contains(e)));
+    }
+    if let Some((e, _)) = &config.shared_oat {
+        if stored.contains(e) {
+            read.insert(e.clone());
+        }
+    }
+    let parse_cfg = |s: &Option<String>| s.as_deref().and_then(ns_from_iso);
+    let (start, end) = (start.or(parse_cfg(&config.start)), end.or(parse_cfg(&config.end)));
+    let list: Vec<String> = read.into_iter().collect();
+    let grid = if list.is_empty() { Vec::new() } else { store::read_grid(&fid, &list, start, end, config.resample_ns)? };
+    if (start.is_some() || end.is_some()) && grid.iter().all(|g| g.frame.len == 0) {
+        let span = store::facilities()?.facilities.into_iter().find(|f| f.facility_id == fid);
+        let (first, last) = span.map_or((None, None), |f| (f.first_ns, f.last_ns));
+        let (f, l) = (first.map(iso_from_ns), last.map(iso_from_ns));
+        return Err(CapError::not_found(
+            format!(
+                "the window holds no stored sample of facility '{fid}': its data runs from {} to {}",
+                f.clone().unwrap_or_else(|| "-".into()),
+                l.clone().unwrap_or_else(|| "-".into())
+            ),
+            json!({"argument": if start.is_some() { "start" } else { "end" }, "first": f, "last": l}),
+        ));
+    }
+    let shared: Option<(String, Vec<i64>, Vec<f64>)> = config.shared_oat.as_ref().and_then(|(e, role)| {
+        let g = grid.iter().find(|g| &g.equip == e)?;
+        let k = g.frame.roles.iter().position(|r| r == role)?;
+        Some((role.clone(), store::frame_times(&g.frame), g.frame.values[k].clone()))
+    });
+    let (mut frames, mut others) = (Vec::new(), Vec::new());
+    let (mut lo, mut hi) = (None::<i64>, None::<i64>);
+    for g in &grid {
+        let mut frame = to_frame(&g.frame);
+        if let (Some(a), Some(b)) = (frame.ts.first(), frame.ts.last()) {
+            lo = Some(lo.map_or(*a, |x| x.min(*a)));
+            hi = Some(hi.map_or(*b, |x| x.max(*b)));
+        }
+        if judged.contains(&g.equip) {
+            if let Some((role, ts, v)) = &shared {
+                frame = with_shared(frame, role, ts, v);
+            }
+            frames.push(EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame });
+        } else {
+            others.push(EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame });
+        }
+    }
+    let floor = ctx.min_trust.max(config.min_trust.unwrap_or(0.0)).max(extra_floor.unwrap_or(0.0));
+    if config.min_trust.is_some_and(|m| m > ctx.min_trust) {
+        banners.push(format!("the run config asks a trust floor of {:.2}, above the server's {:.2}", floor, ctx.min_trust));
+    }
+    Ok(Prepared {
+        fid,
+        source: rc["source"].as_str().unwrap_or("store").to_string(),
+        from_config: rc["from_config"].as_bool().unwrap_or(false),
+        config,
+        banners,
+        min_trust: floor,
+        frames,
+        others,
+        window: (lo, hi),
+    })
+}
+
+/// The data block every run capability returns about its run.
+pub fn run_block(p: &Prepared) -> Value {
+    json!({
+        "source": p.source,
+        "from_config": p.from_config,
+        "resample_minutes": p.config.resample_ns as f64 / 60e9,
+        "min_trust": p.min_trust,
+        "window": {"start": p.window.0.map(iso_from_ns), "end": p.window.1.map(iso_from_ns)},
+        "equipment": p.frames.len(),
+    })
+}

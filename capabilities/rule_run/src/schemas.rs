@@ -1,0 +1,118 @@
+//! The input and output schemas of the run capabilities.
+
+use serde_json::{json, Value};
+
+fn base_props() -> serde_json::Map<String, Value> {
+    let ids = json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "minItems": 1, "maxItems": 500});
+    let date = |d: &str| json!({"type": "string", "minLength": 4, "maxLength": 40, "description": d});
+    let mut m = serde_json::Map::new();
+    m.insert("facility_id".into(), json!({"type": "string", "minLength": 1, "maxLength": 200}));
+    m.insert("equips".into(), ids.clone());
+    m.insert("start".into(), date("window start: an ISO date or date-time in the site's wall clock"));
+    m.insert("end".into(), date("window end (inclusive)"));
+    m
+}
+
+fn run_props() -> serde_json::Map<String, Value> {
+    let mut m = base_props();
+    m.insert("rules".into(), json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 100}, "minItems": 1, "maxItems": 100, "description": "only these rules of the run config"}));
+    m.insert("params".into(), json!({"type": "object", "description": "parameter overrides: {rule: {param: value}} (see rule_params)"}));
+    m
+}
+
+fn paged(mut m: serde_json::Map<String, Value>) -> serde_json::Map<String, Value> {
+    m.insert("limit".into(), json!({"type": "integer", "minimum": 1, "maximum": 1000}));
+    m.insert("offset".into(), json!({"type": "integer", "minimum": 0}));
+    m
+}
+
+fn object(required: &[&str], props: serde_json::Map<String, Value>) -> Value {
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false, "required": required, "properties": props})
+}
+
+const SEVERITY: &[&str] = &["ok", "info", "warn", "fault"];
+
+pub fn rule_run_input() -> Value {
+    let mut m = paged(run_props());
+    m.insert("min_severity".into(), json!({"type": "string", "enum": SEVERITY, "description": "list only findings at least this bad (counts stay whole)"}));
+    object(&["facility_id"], m)
+}
+
+pub fn finding_detail_input() -> Value {
+    let mut m = run_props();
+    m.insert("finding_id".into(), json!({"type": "string", "minLength": 3, "maxLength": 400, "description": "a finding_id from rule_run, e.g. leaking_valve@AHU-1"}));
+    m.insert("limit".into(), json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "time spans per list (default 50)"}));
+    m.insert("offset".into(), json!({"type": "integer", "minimum": 0}));
+    object(&["facility_id", "finding_id"], m)
+}
+
+pub fn sensor_trust_input() -> Value {
+    let mut m = paged(base_props());
+    m.insert("roles".into(), json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "minItems": 1, "maxItems": 500}));
+    m.insert("view".into(), json!({"type": "string", "enum": ["rules", "report"], "description": "rules (default): the inputs the run's rules read; report: every point of the run's equipment"}));
+    m.insert("min_trust".into(), json!({"type": "number", "minimum": 0, "maximum": 1, "description": "a floor above the server's"}));
+    object(&["facility_id"], m)
+}
+
+fn run_block() -> Value {
+    json!({"type": "object", "required": ["source", "from_config", "resample_minutes", "min_trust", "window", "equipment"]})
+}
+
+fn reference() -> Value {
+    json!({"type": "object", "required": ["equip", "role", "reference", "reference_role", "label", "comparison"]})
+}
+
+pub fn rule_run_output() -> Value {
+    let finding = json!({"type": "object",
+        "required": ["finding_id", "rule", "equip", "equip_class", "severity", "summary", "caveats", "metrics", "judged_samples", "judged_basis", "flagged_samples", "share"],
+        "properties": {
+            "finding_id": {"type": "string"}, "rule": {"type": "string"}, "equip": {"type": "string"}, "equip_class": {"type": "string"},
+            "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
+            "caveats": {"type": "array", "items": {"type": "string"}}, "metrics": {"type": "object"},
+            "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "flagged_samples": {"type": "integer"},
+            "share": {"type": ["number", "null"]}, "declined": {"type": "array"}, "conditional_on": {"type": "array", "items": reference()}
+        }});
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+        "required": ["facility_id", "run", "counts", "n_findings", "declined", "findings", "n_skipped", "skipped"],
+        "properties": {
+            "facility_id": {"type": "string"}, "run": run_block(),
+            "counts": {"type": "object", "required": ["fault", "warn", "info", "ok"], "properties": {
+                "fault": {"type": "integer"}, "warn": {"type": "integer"}, "info": {"type": "integer"}, "ok": {"type": "integer"}}},
+            "n_findings": {"type": "integer", "description": "findings listed at or above min_severity (the whole list)"},
+            "declined": {"type": "integer"},
+            "findings": {"type": "array", "items": finding},
+            "n_skipped": {"type": "integer"},
+            "skipped": {"type": "array", "items": {"type": "object", "required": ["rule", "equip", "missing"]}}
+        }})
+}
+
+pub fn finding_detail_output() -> Value {
+    let spans = json!({"type": "array", "items": {"type": "object", "required": ["start", "end", "hours", "samples"]}});
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+        "required": ["facility_id", "run", "finding_id", "rule", "equip", "severity", "summary", "caveats", "metrics", "params",
+                     "judged_samples", "judged_basis", "judged_hours", "flagged_samples", "flagged_hours", "share", "violations",
+                     "violations_note", "conditions", "conditional_on", "declined", "chart"],
+        "properties": {
+            "facility_id": {"type": "string"}, "run": run_block(), "finding_id": {"type": "string"}, "rule": {"type": "string"},
+            "equip": {"type": "string"}, "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
+            "caveats": {"type": "array"}, "metrics": {"type": "object"},
+            "params": {"type": "array", "items": {"type": "object", "required": ["name", "value", "unit", "source"]}},
+            "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "judged_hours": {"type": "number"},
+            "flagged_samples": {"type": "integer"}, "flagged_hours": {"type": "number"}, "share": {"type": ["number", "null"]},
+            "violations": spans.clone(), "violations_note": {"type": ["string", "null"]},
+            "conditions": {"type": "array", "items": {"type": "object", "required": ["name", "judged_samples", "flagged_samples", "judged_hours", "flagged_hours", "share", "violations"]}},
+            "conditional_on": {"type": "array", "items": reference()}, "declined": {"type": "array"},
+            "chart": {"type": "object", "required": ["kind", "roles"]}
+        }})
+}
+
+pub fn sensor_trust_output() -> Value {
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+        "required": ["facility_id", "run", "view", "min_trust", "n_points", "below_floor", "points", "references"],
+        "properties": {
+            "facility_id": {"type": "string"}, "run": run_block(), "view": {"type": "string"}, "min_trust": {"type": "number"},
+            "n_points": {"type": "integer"}, "below_floor": {"type": "integer"},
+            "points": {"type": "array", "items": {"type": "object", "required": ["equip", "role", "trust", "verdict", "flags", "coverage", "samples", "below_floor"]}},
+            "references": {"type": "array", "items": reference()}
+        }})
+}

@@ -5,6 +5,7 @@
 //! and what they are, and named sub-conditions. No I/O: the components that run rules read the
 //! store and hand the columns here, and the native tests exercise every rule directly.
 
+pub mod economizer;
 pub mod engine;
 pub mod psychro;
 pub mod rules;

@@ -9,5 +9,6 @@ pub mod engine;
 pub mod psychro;
 pub mod rules;
 pub mod setpoint;
+pub mod trim_respond;
 
 pub use engine::{Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};

@@ -13,6 +13,7 @@ pub mod psychro;
 pub mod rules;
 pub mod run;
 pub mod setpoint;
+pub mod trim_respond;
 pub mod trust;
 
 pub use engine::{Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};

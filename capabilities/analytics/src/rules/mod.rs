@@ -1,8 +1,11 @@
 //! The rules, one module each, and the list of them.
 
+pub mod actuator_stuck;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
+pub mod dx_refrigerant_charge;
+pub mod g36_afdd;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
@@ -22,9 +25,12 @@ pub struct Rule {
 /// Every rule, sorted by id.
 pub fn all() -> Vec<Rule> {
     vec![
+        Rule { spec: actuator_stuck::spec, evaluate: actuator_stuck::evaluate },
         Rule { spec: condenser_water_reset::spec, evaluate: condenser_water_reset::evaluate },
         Rule { spec: control_hunting::spec, evaluate: control_hunting::evaluate },
         Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
+        Rule { spec: dx_refrigerant_charge::spec, evaluate: dx_refrigerant_charge::evaluate },
+        Rule { spec: g36_afdd::spec, evaluate: g36_afdd::evaluate },
         Rule { spec: leaking_valve::spec, evaluate: leaking_valve::evaluate },
         Rule { spec: night_weekend_setback::spec, evaluate: night_weekend_setback::evaluate },
         Rule { spec: outdoor_air_fraction::spec, evaluate: outdoor_air_fraction::evaluate },

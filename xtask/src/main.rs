@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// The shipped capability components (crate names).
-const COMPONENTS: &[&str] = &["cap_check_citations", "cap_coverage", "cap_datasets", "cap_facilities", "cap_points", "cap_prompts", "cap_rule_params"];
+const COMPONENTS: &[&str] = &["cap_check_citations", "cap_coverage", "cap_datasets", "cap_facilities", "cap_points", "cap_prompts", "cap_rule_params", "cap_rule_run"];
 /// Components only the tests load: misbehaving at call time, and refused at load.
 const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
 const REFUSED_COMPONENTS: &[&str] = &["cap_badschema"];

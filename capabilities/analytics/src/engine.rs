@@ -54,6 +54,17 @@ impl Frame {
         self.ts.is_empty()
     }
 
+    /// The typical spacing of the samples (ns): the median gap between neighbours; `None` with
+    /// fewer than two samples.
+    pub fn typical_step(&self) -> Option<i64> {
+        let mut d: Vec<i64> = self.ts.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+        if d.is_empty() {
+            return None;
+        }
+        d.sort_unstable();
+        Some(d[d.len() / 2])
+    }
+
     /// How long each sample stands for, in hours: the spacing to the next sample, capped at
     /// 1.5 times the frame's typical spacing (so a gap is not counted as judged time).
     pub fn weights_hours(&self) -> Vec<f64> {
@@ -61,14 +72,8 @@ impl Frame {
         if n == 0 {
             return Vec::new();
         }
-        let mut diffs: Vec<i64> = self.ts.windows(2).map(|w| w[1] - w[0]).collect();
-        let typical = if diffs.is_empty() {
-            3_600_000_000_000
-        } else {
-            let mut d = diffs.clone();
-            d.sort_unstable();
-            d[d.len() / 2]
-        };
+        let mut diffs: Vec<i64> = self.ts.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+        let typical = self.typical_step().unwrap_or(NS_PER_HOUR);
         diffs.push(typical);
         let cap = typical as f64 * 1.5;
         diffs.iter().map(|&d| (d as f64).min(cap) / 3_600_000_000_000.0).collect()
@@ -293,6 +298,25 @@ pub fn fan_on(frame: &Frame) -> Option<(Vec<Option<bool>>, &'static str)> {
     Some((a.iter().map(|&v| known(v, &|x| x > 0.05 * p95)).collect(), "airflow proxy"))
 }
 
+/// A position or command on a 0-100 % scale: a column whose samples all lie within 0-1.5 (and
+/// none below -0.01) is read as a 0-1 fraction and scaled by 100; any other is returned as is.
+pub fn as_percent(col: &[f64]) -> Vec<f64> {
+    let (mut lo, mut hi, mut any) = (f64::INFINITY, f64::NEG_INFINITY, false);
+    for &v in col.iter().filter(|v| !v.is_nan()) {
+        (lo, hi, any) = (lo.min(v), hi.max(v), true);
+    }
+    let scale = if any && hi <= 1.5 && lo >= -0.01 { 100.0 } else { 1.0 };
+    col.iter().map(|v| v * scale).collect()
+}
+
+/// Whether a naive local timestamp falls in a weekly schedule: one of `days` (Monday = 0),
+/// from `start_hour` up to (not including) `end_hour`, hours as fractions of the day.
+pub fn in_schedule(ts: i64, start_hour: f64, end_hour: f64, days: &[f64]) -> bool {
+    let hour = ts.rem_euclid(24 * NS_PER_HOUR) as f64 / NS_PER_HOUR as f64;
+    let day = weekday(ts) as f64;
+    days.contains(&day) && hour >= start_hour && hour < end_hour
+}
+
 /// Nanoseconds in an hour: timestamps are naive local nanoseconds.
 pub const NS_PER_HOUR: i64 = 3_600_000_000_000;
 
@@ -383,6 +407,20 @@ mod tests {
         let flow = Frame::from_rows(&[0, 1, 2], &[("airflow", vec![10.0, 900.0, 1000.0])]);
         assert_eq!(fan_on(&flow).unwrap(), (vec![Some(false), Some(true), Some(true)], "airflow proxy"));
         assert!(fan_on(&Frame::from_rows(&[0], &[("oat", vec![1.0])])).is_none());
+    }
+
+    #[test]
+    fn percent_scale_and_schedule() {
+        assert_eq!(as_percent(&[0.0, 0.5, f64::NAN, 1.0])[..2], [0.0, 50.0]);
+        assert_eq!(as_percent(&[0.0, 2.0, 100.0]), vec![0.0, 2.0, 100.0]);
+        assert!(as_percent(&[f64::NAN]).iter().all(|v| v.is_nan()));
+        // 2024-01-01 was a Monday
+        let monday = 19_723 * 24 * NS_PER_HOUR;
+        let wd = [0.0, 1.0, 2.0, 3.0, 4.0];
+        assert!(in_schedule(monday + 7 * NS_PER_HOUR, 7.0, 18.0, &wd));
+        assert!(!in_schedule(monday + 18 * NS_PER_HOUR, 7.0, 18.0, &wd));
+        assert!(!in_schedule(monday + 5 * 24 * NS_PER_HOUR + 9 * NS_PER_HOUR, 7.0, 18.0, &wd));
+        assert!(in_schedule(monday + 23 * NS_PER_HOUR + NS_PER_HOUR / 2, 0.0, 24.0, &wd));
     }
 
     #[test]

@@ -1,12 +1,15 @@
 //! The rules, one module each, and the list of them. `reset_effectiveness` is not a rule: it is
 //! the analysis the two trim-and-respond effectiveness rules share.
 
+pub mod actuator_stuck;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
 pub mod dcv_verification;
+pub mod dx_refrigerant_charge;
 pub mod economizer_high_limit;
 pub mod free_cooling_missed;
+pub mod g36_afdd;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
@@ -30,12 +33,15 @@ pub struct Rule {
 /// Every rule, sorted by id.
 pub fn all() -> Vec<Rule> {
     vec![
+        Rule { spec: actuator_stuck::spec, evaluate: actuator_stuck::evaluate },
         Rule { spec: condenser_water_reset::spec, evaluate: condenser_water_reset::evaluate },
         Rule { spec: control_hunting::spec, evaluate: control_hunting::evaluate },
         Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
         Rule { spec: dcv_verification::spec, evaluate: dcv_verification::evaluate },
+        Rule { spec: dx_refrigerant_charge::spec, evaluate: dx_refrigerant_charge::evaluate },
         Rule { spec: economizer_high_limit::spec, evaluate: economizer_high_limit::evaluate },
         Rule { spec: free_cooling_missed::spec, evaluate: free_cooling_missed::evaluate },
+        Rule { spec: g36_afdd::spec, evaluate: g36_afdd::evaluate },
         Rule { spec: leaking_valve::spec, evaluate: leaking_valve::evaluate },
         Rule { spec: night_weekend_setback::spec, evaluate: night_weekend_setback::evaluate },
         Rule { spec: outdoor_air_fraction::spec, evaluate: outdoor_air_fraction::evaluate },

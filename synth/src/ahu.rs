@@ -105,6 +105,7 @@ pub fn simulate(cfg: &AhuCfg, w: &Weather, clock: &Clock, seed: u64, equip: &str
     let mut t = Table::new(&ROLES, clock.n);
     let mut rng = Rng::stream(seed, equip, "noise");
     let mut static_noise = Ar1::new(0.03, 20.0, clock.step as f64, &mut rng);
+    let mut static_sp = 1.5;
     let mut load_noise = Ar1::new(0.06, 90.0, 1.0, &mut rng);
     let occ_gain = 0.85 + 0.3 * rng.uniform();
 
@@ -205,8 +206,13 @@ pub fn simulate(cfg: &AhuCfg, w: &Weather, clock: &Clock, seed: u64, equip: &str
             t.set(FAN, i, if fan { 1.0 } else { 0.0 });
             t.set(SPD, i, speed);
             let sn = static_noise.step(&mut rng);
-            t.set(DSP, i, if fan { 1.5 + sn } else { 0.2 * sn.abs() });
-            t.set(DSPSP, i, 1.5);
+            // the duct static setpoint is reset with the airflow the boxes ask for (in 0.05 in.
+            // w.c. steps, held while the fan is off)
+            if fan {
+                static_sp = ((0.6 + 0.9 * cfm / cfg.design_cfm).clamp(0.6, 1.5) * 20.0).round() / 20.0;
+            }
+            t.set(DSP, i, if fan { static_sp + sn } else { 0.2 * sn.abs() });
+            t.set(DSPSP, i, static_sp);
             t.set(CFM, i, if fan { cfm * (1.0 + 0.02 * rng.normal()) } else { 0.0 });
             t.set(OCC, i, if occ { 1.0 } else { 0.0 });
         }

@@ -128,7 +128,7 @@ pub fn scenarios() -> Vec<(&'static str, SysCfg)> {
     let mut stuck = SysCfg { vav_labels: ["", "", "stuck_damper", "", "", ""], ..d() };
     stuck.zones[2].stuck = Some(35.0);
     let ov = "heating_cooling_overlap";
-    let mut reheat = SysCfg { sat_fixed: Some(50.0), vav_labels: [ov, ov, ov, ov, "", ""], ..d() };
+    let mut reheat = SysCfg { sat_fixed: Some(50.0), ahu_label: "sat_reset_disabled", vav_labels: [ov, ov, ov, ov, "", ""], ..d() };
     for z in reheat.zones.iter_mut().take(4) {
         z.min_frac = 0.75;
     }

@@ -31,7 +31,7 @@ use weather::Weather;
 
 /// Version of the models; bump it whenever the same id and seed would produce different data,
 /// so caches and recorded fixtures keyed on it are invalidated.
-pub const GENERATOR_VERSION: u32 = 2;
+pub const GENERATOR_VERSION: u32 = 3;
 
 /// One stored point's samples on a regular grid (NaN = no sample at that step).
 #[derive(Clone, Debug, PartialEq)]
@@ -196,6 +196,7 @@ fn info_g36() -> DatasetInfo {
             ("starved_by_air_handler", "box damper wide open but airflow well below setpoint because the air handler supplies too little static"),
             ("rogue_zone", "zone that always requests cooling and static pressure, pinning the air handler's resets"),
             ("stuck_damper", "box damper stuck at one position: airflow no longer follows its setpoint"),
+            ("sat_reset_disabled", "air handler holds its supply air at a fixed cold setpoint instead of resetting it with the zones' requests"),
             ("heating_cooling_overlap", "box reheats for most occupied hours while the air handler supplies cold air"),
         ],
     }

@@ -41,6 +41,10 @@ fn economizer_air_handlers() {
         if e.label.is_empty() {
             assert!(sar <= Severity::Info, "{}: supply_air_reset {sar:?}", e.equip);
         }
+        let spr = verdict("static_pressure_reset", &f).unwrap();
+        if e.label.is_empty() {
+            assert!(spr <= Severity::Info, "{}: static_pressure_reset {spr:?}", e.equip);
+        }
         // the weather here is mostly below the cooling cutoff, so no unit's outdoor air is an
         // excess, and every unit but the ones with an economizer fault keeps its minimum
         if !matches!(e.label.as_str(), "stuck_oa_damper" | "econ_lockout") {

@@ -11,7 +11,7 @@ use camber_sdk::{name, page, CapError, Context, Output};
 use serde_json::{json, Value};
 
 use crate::prepare::{prepare, run_block};
-use crate::run::{conditional_words, declined_banner, execute, metrics_json, reference_banners, reference_json, severity_str, share};
+use crate::run::{conditional_words, one, declined_banner, execute, metrics_json, reference_banners, reference_json, severity_str, share};
 
 /// A run of flagged samples with no gap longer than one and a half grid intervals.
 #[derive(Debug, PartialEq)]
@@ -109,7 +109,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     };
     let mut pages = vec![n1];
     let mut facts = Vec::new();
-    let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), f.finding.summary.trim_end_matches('.'));
+    let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), one(&f.finding.summary));
     facts.push(json!({"id": "F1@finding_detail", "kind": "finding", "finding_id": f.id, "value": severity_str(f.finding.severity), "text": fact_text.clone()}));
     let mut text = vec![format!("{fact_text} [F1@finding_detail].")];
     let flagged_h = hours(&f.finding.flagged);

@@ -204,7 +204,8 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     Ok(out)
 }
 
-/// A summary as one sentence (no trailing period).
-fn one(s: &str) -> String {
-    s.trim_end_matches('.').to_string()
+/// A rule's summary as one sentence for text and facts: no trailing period, and no
+/// abbreviation whose period would read as a sentence break ("in. w.c.").
+pub fn one(s: &str) -> String {
+    s.trim_end_matches('.').replace(" in. w.c.", " inches w.c.")
 }

@@ -1,0 +1,240 @@
+//! `rule_run`, `finding_detail` and `sensor_trust` through the sandbox, on the demo store's
+//! synthetic buildings: labelled faults are found, healthy units are not flagged, the trust
+//! floor and `sensor_trust` agree, run configs are honoured.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
+
+use camber_common::{CapError, CapabilityResult, ErrorCode};
+use camber_host::runconfig::RunConfigs;
+use camber_host::CallContext;
+use camber_tests::{demo_store, full_registry};
+use serde_json::{json, Value};
+
+const ECON: &str = "ds-synthetic-ahu-economizer";
+const G36: &str = "ds-synthetic-g36-vav";
+const CHW: &str = "ds-synthetic-chw-plant";
+
+fn store() -> &'static tempfile::TempDir {
+    static S: OnceLock<tempfile::TempDir> = OnceLock::new();
+    S.get_or_init(demo_store)
+}
+
+fn ctx() -> CallContext {
+    CallContext::new(store().path(), [ECON, G36, CHW].map(String::from))
+}
+
+fn call(name: &str, args: Value) -> Result<CapabilityResult, CapError> {
+    full_registry().call(name, &args, &ctx())
+}
+
+fn with_config(text: &str, file: &str) -> CallContext {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(file);
+    std::fs::write(&path, text).unwrap();
+    let configs = RunConfigs::load(&[path]).unwrap();
+    let mut c = ctx();
+    c.config_digest = configs.digest.clone();
+    c.run_configs = Arc::new(configs);
+    c
+}
+
+fn severity_rank(s: &str) -> u8 {
+    ["ok", "info", "warn", "fault"].iter().position(|x| *x == s).unwrap() as u8
+}
+
+/// Every finding of a run (all pages).
+fn all_findings(args: Value, c: &CallContext) -> (Value, Vec<Value>) {
+    let mut args = args;
+    args["limit"] = json!(1000);
+    let r = full_registry().call("rule_run", &args, c).unwrap();
+    let f = r.data["findings"].as_array().unwrap().clone();
+    (r.data, f)
+}
+
+#[test]
+fn economizer_faults_are_found_worst_first_with_ids_and_counts() {
+    let r = call("rule_run", json!({"facility_id": ECON})).unwrap();
+    assert_eq!(r.data["run"]["source"], "dataset");
+    assert!(r.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-ahu-economizer'")), "{:?}", r.banners);
+    let c = &r.data["counts"];
+    let total: u64 = ["fault", "warn", "info", "ok"].iter().map(|k| c[k].as_u64().unwrap()).sum();
+    assert_eq!(total, r.data["n_findings"].as_u64().unwrap());
+    assert!(r.truncated, "more than 25 findings: paged");
+    let (_, findings) = all_findings(json!({"facility_id": ECON}), &ctx());
+    let ranks: Vec<u8> = findings.iter().map(|f| severity_rank(f["severity"].as_str().unwrap())).collect();
+    assert!(ranks.windows(2).all(|w| w[0] >= w[1]), "worst first");
+    let by_id: BTreeMap<&str, &Value> = findings.iter().map(|f| (f["finding_id"].as_str().unwrap(), f)).collect();
+    for f in &findings {
+        assert_eq!(f["finding_id"], format!("{}@{}", f["rule"].as_str().unwrap(), f["equip"].as_str().unwrap()));
+    }
+    for (id, at_least) in [
+        ("free_cooling_missed@AHU__econ_lockout", "fault"),
+        ("free_cooling_missed@AHU__stuck_oa_damper", "fault"),
+        ("leaking_valve@AHU__leaking_cool_valve", "warn"),
+        ("simultaneous_heat_cool@AHU__simultaneous_heat_cool", "warn"),
+        ("night_weekend_setback@AHU__night_weekend_operation", "warn"),
+    ] {
+        let f = by_id.get(id).unwrap_or_else(|| panic!("{id} missing"));
+        assert!(severity_rank(f["severity"].as_str().unwrap()) >= severity_rank(at_least), "{id}: {}", f["severity"]);
+    }
+    for f in findings.iter().filter(|f| f["equip"] == "AHU__healthy" || f["equip"] == "AHU__near_miss") {
+        assert!(severity_rank(f["severity"].as_str().unwrap()) <= 1, "healthy unit flagged: {f}");
+    }
+    // the first fact carries the counts the text states
+    assert!(r.text.contains("[F1@rule_run-"), "{}", r.text);
+    assert_eq!(r.facts[0]["value"], json!(total));
+    let warn = call("rule_run", json!({"facility_id": ECON, "min_severity": "warn"})).unwrap();
+    assert!(warn.data["findings"].as_array().unwrap().iter().all(|f| severity_rank(f["severity"].as_str().unwrap()) >= 2));
+    assert_eq!(warn.data["counts"], r.data["counts"], "counts stay whole");
+}
+
+#[test]
+fn selections_and_refusals() {
+    let one = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy"]})).unwrap();
+    let ids: Vec<&str> = one.data["findings"].as_array().unwrap().iter().map(|f| f["finding_id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["leaking_valve@AHU__healthy"]);
+    let e = call("rule_run", json!({"facility_id": ECON, "equips": ["AHU-9"]})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    assert_eq!(e.data.as_ref().unwrap()["unknown"], json!(["AHU-9"]));
+    let e = call("rule_run", json!({"facility_id": ECON, "rules": ["no_such_rule"]})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
+    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": 99}}})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams);
+    assert!(e.message.contains("between 0.5 and 4"), "{}", e.message);
+    let e = call("rule_run", json!({"facility_id": ECON, "start": "2019-01-01", "end": "2019-02-01"})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    assert_eq!(e.data.as_ref().unwrap()["first"], "2025-04-28T00:00:00");
+    let e = call("sensor_trust", json!({"facility_id": ECON, "roles": ["co2"]})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    let e = call("finding_detail", json!({"facility_id": ECON, "finding_id": "leaking_valve@AHU-9"})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    assert!(e.message.contains("leaking_valve@AHU-9"), "{}", e.message);
+    // a window inside the data narrows the run
+    let w = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "start": "2025-05-01", "end": "2025-05-07"})).unwrap();
+    assert_eq!(w.data["run"]["window"]["start"], "2025-05-01T00:00:00");
+    // call parameters are applied and reported as such
+    let d = call("finding_detail", json!({"facility_id": ECON, "finding_id": "leaking_valve@AHU__healthy", "params": {"leaking_valve": {"fan_heat_f": 3.0}}})).unwrap();
+    let p: BTreeMap<&str, &Value> = d.data["params"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p)).collect();
+    assert_eq!((p["fan_heat_f"]["value"].clone(), p["fan_heat_f"]["source"].clone()), (json!(3.0), json!("call")));
+    assert_eq!(p["delta_thr_f"]["source"], "default");
+    assert_eq!(p["measured_fan_heat_f"]["source"], "fallback");
+}
+
+#[test]
+fn finding_detail_spans_and_conditions() {
+    let d = call("finding_detail", json!({"facility_id": ECON, "finding_id": "simultaneous_heat_cool@AHU__simultaneous_heat_cool"})).unwrap();
+    assert_eq!(d.data["severity"], "fault");
+    let spans = d.data["violations"].as_array().unwrap();
+    assert!(!spans.is_empty());
+    let samples: u64 = spans.iter().map(|s| s["samples"].as_u64().unwrap()).sum();
+    assert!(samples <= d.data["flagged_samples"].as_u64().unwrap());
+    for s in spans {
+        assert!(s["start"].as_str().unwrap() <= s["end"].as_str().unwrap());
+    }
+    assert!(d.data["violations_note"].is_null());
+    assert!(d.data["chart"]["kind"].is_string());
+    // a clean finding says why there are no spans
+    let ok = call("finding_detail", json!({"facility_id": ECON, "finding_id": "leaking_valve@AHU__healthy"})).unwrap();
+    assert!(ok.data["violations"].as_array().unwrap().is_empty());
+    assert!(ok.data["violations_note"].as_str().unwrap().contains("was flagged"), "{}", ok.data["violations_note"]);
+    // G36 conditions each with their own judged samples
+    let g = call("finding_detail", json!({"facility_id": ECON, "finding_id": "g36_afdd@AHU__leaking_cool_valve"})).unwrap();
+    let conds = g.data["conditions"].as_array().unwrap();
+    assert!(conds.iter().any(|c| c["name"] == "FC8" && c["flagged_samples"].as_u64().unwrap() > 0), "{conds:?}");
+}
+
+#[test]
+fn the_trust_floor_and_sensor_trust_agree() {
+    // a floor of 1.0 declines every check with an input short of perfect coverage
+    let c = with_config(&format!("source: {{facility_id: {ECON}}}\nequipment: [{{class: AHU}}]\nresample: 15min\nrules: [leaking_valve, simultaneous_heat_cool]\ntrust_gate: {{min_trust: 1.0}}\n"), "strict.yaml");
+    let (data, findings) = all_findings(json!({"facility_id": ECON}), &c);
+    let declined: Vec<&Value> = findings.iter().filter(|f| f.get("declined").is_some()).collect();
+    assert!(!declined.is_empty());
+    assert_eq!(data["declined"].as_u64().unwrap() as usize, declined.len());
+    let t = full_registry().call("sensor_trust", &json!({"facility_id": ECON, "limit": 1000}), &c).unwrap();
+    assert_eq!(t.data["min_trust"], 1.0);
+    let below: BTreeMap<(String, String), f64> = t.data["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["below_floor"] == true)
+        .map(|p| ((p["equip"].as_str().unwrap().to_string(), p["role"].as_str().unwrap().to_string()), p["trust"].as_f64().unwrap()))
+        .collect();
+    for f in &declined {
+        assert_eq!(f["severity"], "info");
+        assert!(f["summary"].as_str().unwrap().starts_with("declined -- untrusted input(s): "));
+        for d in f["declined"].as_array().unwrap() {
+            let key = (f["equip"].as_str().unwrap().to_string(), d["role"].as_str().unwrap().to_string());
+            assert_eq!(below.get(&key).copied(), d["trust"].as_f64(), "{key:?}: sensor_trust and the floor read one score");
+        }
+    }
+    // the default floor declines nothing on these clean trends
+    let r = call("rule_run", json!({"facility_id": ECON})).unwrap();
+    assert_eq!(r.data["declined"], 0);
+    let t = call("sensor_trust", json!({"facility_id": ECON, "view": "report"})).unwrap();
+    assert_eq!(t.data["below_floor"], 0);
+    let scores: Vec<f64> = t.data["points"].as_array().unwrap().iter().map(|p| p["trust"].as_f64().unwrap()).collect();
+    assert!(scores.windows(2).all(|w| w[0] <= w[1]), "least trusted first");
+}
+
+#[test]
+fn a_run_config_with_references() {
+    let cfg = json!({
+        "source": {"kind": "store", "facility_id": ECON},
+        "resample": "1h",
+        "equipment": [{"class": "AHU", "equips": ["AHU__leaking_cool_valve", "AHU__sat_sensor_bias"]}],
+        "rules": [{"name": "leaking_valve", "params": {"delta_thr_f": 4.0}}],
+        "report": {"rcx": {"references": {
+            "AHU__sat_sensor_bias": {"oat": {"equip": "AHU__healthy", "label": "weather station"}},
+            "AHU__leaking_cool_valve": {"mixed_air_temp": {"equip": "AHU__healthy", "role": "return_air_temp", "label": "a misplaced logger"},
+                                        "supply_air_temp": {"equip": "AHU__healthy", "role": "co2", "label": "nothing"}}
+        }}}
+    });
+    let c = with_config(&cfg.to_string(), "refs.json");
+    let r = full_registry().call("rule_run", &json!({"facility_id": ECON}), &c).unwrap();
+    assert_eq!(r.data["run"]["source"], "caller");
+    assert_eq!(r.data["run"]["resample_minutes"], 60.0);
+    let ids: Vec<&str> = r.data["findings"].as_array().unwrap().iter().map(|f| f["finding_id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), 2, "{ids:?}");
+    // a unit of the class the config does not list is not in the run
+    let e = full_registry().call("rule_run", &json!({"facility_id": ECON, "equips": ["AHU__healthy"]}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    let t = full_registry().call("sensor_trust", &json!({"facility_id": ECON}), &c).unwrap();
+    let refs = t.data["references"].as_array().unwrap();
+    assert_eq!(refs.len(), 3);
+    let find = |e: &str, role: &str| refs.iter().find(|x| x["equip"] == e && x["role"] == role).unwrap();
+    let oat = &find("AHU__sat_sensor_bias", "oat")["comparison"];
+    assert_eq!(oat["verdict"], "ok", "the same weather: {oat}");
+    assert!(oat["bias"].as_f64().unwrap().abs() < 0.5);
+    let mat = &find("AHU__leaking_cool_valve", "mixed_air_temp")["comparison"];
+    assert!(mat["verdict"] != "ok", "{mat}");
+    assert!(find("AHU__leaking_cool_valve", "supply_air_temp")["comparison"].is_null());
+    assert!(t.banners.iter().any(|b| b.contains("could not be compared")), "{:?}", t.banners);
+    // the disagreeing reference makes the leak finding on that unit conditional
+    let leak = r.data["findings"].as_array().unwrap().iter().find(|f| f["equip"] == "AHU__leaking_cool_valve").unwrap();
+    assert_eq!(leak["conditional_on"][0]["role"], "mixed_air_temp");
+    assert!(r.facts.iter().any(|f| f["id"].as_str().unwrap().starts_with("C1@rule_run")));
+    assert!(r.banners.iter().any(|b| b.contains("treat each as a sensor problem first")));
+    // the config is part of the token
+    let plain = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"]})).unwrap();
+    assert_ne!(plain.facts[0]["id"], r.facts[0]["id"]);
+}
+
+/// Detection and false alarms of the whole run against each dataset's labels.
+#[test]
+fn fidelity_against_the_labels() {
+    let mut report = Vec::new();
+    for (fid, ds) in [(ECON, "synthetic-ahu-economizer"), (G36, "synthetic-g36-vav"), (CHW, "synthetic-chw-plant")] {
+        let g = camber_synth::generate(ds, None).unwrap();
+        let (_, findings) = all_findings(json!({"facility_id": fid}), &ctx());
+        let flagged = |equip: &str| findings.iter().any(|f| f["equip"] == equip && severity_rank(f["severity"].as_str().unwrap()) >= 2);
+        let labelled: Vec<&camber_synth::EquipmentInfo> = g.equipment.iter().filter(|e| !e.label.is_empty()).collect();
+        let found: Vec<&str> = labelled.iter().filter(|e| flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
+        let missed: Vec<&str> = labelled.iter().filter(|e| !flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
+        let false_alarms: Vec<&str> = g.equipment.iter().filter(|e| e.label.is_empty() && flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
+        report.push(format!("{ds}: detected {}/{} labelled, missed {missed:?}, false alarms {false_alarms:?}", found.len(), labelled.len()));
+        assert!(false_alarms.is_empty(), "{ds}: a rule fires on a healthy unit: {false_alarms:?}");
+    }
+    eprintln!("{}", report.join("\n"));
+}

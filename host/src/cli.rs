@@ -486,6 +486,9 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
         ("points", json!({"facility_id": fids[1], "equip_class": "VAV", "limit": 4})),
         ("coverage", json!({"facility_id": fids[0], "group_by": "equip", "limit": 3})),
         ("dataset_search", json!({"query": "synthetic chilled", "limit": 3})),
+        ("rule_run", json!({"facility_id": fids[0], "min_severity": "warn", "limit": 5})),
+        ("finding_detail", json!({"facility_id": fids[0], "finding_id": "leaking_valve@AHU__leaking_cool_valve", "limit": 3})),
+        ("sensor_trust", json!({"facility_id": fids[1], "limit": 3})),
         ("points", json!({"facility_id": fids[0], "equip": "AHU-9"})),
         ("points", json!({"facility_id": "elsewhere"})),
     ];

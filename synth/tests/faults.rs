@@ -196,6 +196,13 @@ fn g36_ahu_checks(g: &Generated, ahu: &str, vavs: &[String]) -> Fired {
     if p < 0.3 && starved >= 3 {
         out.push(("static_too_low", p));
     }
+    // a supply-air setpoint that never moves while the zones ask for resets
+    let sat_sp = col(g, ahu, "supply_air_temp_sp");
+    let sp: Vec<f64> = on.iter().map(|&i| sat_sp[i]).filter(|v| !v.is_nan()).collect();
+    let range = sp.iter().copied().fold(f64::NEG_INFINITY, f64::max) - sp.iter().copied().fold(f64::INFINITY, f64::min);
+    if !sp.is_empty() && range < 1.0 {
+        out.push(("sat_reset_disabled", range));
+    }
     out
 }
 

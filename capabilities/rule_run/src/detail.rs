@@ -168,10 +168,12 @@ mod tests {
 
     #[test]
     fn spans_break_on_gaps_over_one_and_a_half_intervals() {
-        let ts: Vec<i64> = vec![0, 10, 20, 35, 50, 80];
-        assert_eq!(spans(&ts, &[0, 1, 2, 3, 4, 5], 10), vec![Span { start: 0, end: 20, samples: 3 }, Span { start: 35, end: 50, samples: 2 }, Span { start: 80, end: 80, samples: 1 }]);
-        // 15 is exactly one and a half intervals: still one span
-        assert_eq!(spans(&ts, &[2, 3], 10).len(), 1);
+        let ts: Vec<i64> = vec![0, 10, 20, 36, 50, 80];
+        assert_eq!(spans(&ts, &[0, 1, 2, 3, 4, 5], 10), vec![Span { start: 0, end: 20, samples: 3 }, Span { start: 36, end: 50, samples: 2 }, Span { start: 80, end: 80, samples: 1 }]);
+        // a gap of exactly one and a half intervals does not break a span
+        assert_eq!(spans(&[0, 15], &[0, 1], 10).len(), 1);
+        // unflagged samples between flagged ones break it
+        assert_eq!(spans(&ts, &[0, 2], 10).len(), 2);
         assert!(spans(&ts, &[], 10).is_empty());
     }
 }

@@ -392,8 +392,126 @@ fn serve_benchmarks() {
     let _ = server.wait();
 }
 
+/// The AHU-year at 1-minute resolution as an analytics frame.
+fn ahu_year_frame() -> camber_analytics::run::EquipFrame {
+    let g = camber_synth::ahu_year("AHU-1", 365, 1, 7);
+    let n = g.series[0].values.len();
+    let ts: Vec<i64> = (0..n).map(|i| g.series[0].ts(i)).collect();
+    let cols = g.series.iter().map(|s| (s.role.clone(), s.values.clone())).collect();
+    camber_analytics::run::EquipFrame { equip: "AHU-1".into(), class: "AHU".into(), frame: camber_analytics::Frame { ts, cols } }
+}
+
+/// `camber-bench rules-year`: every rule on one AHU-year at 1-minute resolution, in a fresh
+/// process so its peak memory is the run's own. Prints ms, findings, rows, peak delta bytes.
+fn rules_year_child() {
+    use camber_analytics::config::RunConfig;
+    use camber_analytics::run::{run, RunRequest};
+    let e = ahu_year_frame();
+    let rows = e.frame.ts.len();
+    let cfg = RunConfig::from_value(&RunConfig::store_backed("bench", &["AHU".into()], None)).unwrap();
+    let cfg = RunConfig { resample_ns: 60_000_000_000, ..cfg };
+    let (_, before) = memory();
+    let t = Instant::now();
+    let r = run(&cfg, &RunRequest { min_trust: 0.5, ..Default::default() }, std::slice::from_ref(&e), &[]).unwrap();
+    let took = t.elapsed();
+    let (peak, _) = memory();
+    println!("{} {} {} {}", took.as_secs_f64() * 1e3, r.findings.len(), rows, peak.saturating_sub(before));
+}
+
+/// The rule engine and the run capabilities.
+fn rules_benchmarks() {
+    let me = std::env::current_exe().unwrap();
+    let mut runs = Vec::new();
+    let mut last = String::new();
+    for _ in 0..3 {
+        let out = Command::new(&me).arg("rules-year").output().unwrap();
+        last = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        runs.push(last.split_whitespace().next().unwrap().parse::<f64>().unwrap());
+    }
+    runs.sort_by(f64::total_cmp);
+    let f: Vec<&str> = last.split_whitespace().collect();
+    println!(
+        "every rule on one AHU-year at 1 minute ({} rows x 12 roles, engine only): median {:.0} ms of 3 fresh processes, {} findings, peak memory {} above the frame",
+        f[2], runs[1], f[1], mib(f[3].parse().unwrap())
+    );
+
+    // through the sandbox: the demo store's synthetic buildings
+    let dir = tempfile::tempdir().unwrap();
+    for ds in ["synthetic-ahu-economizer", "synthetic-g36-vav", "synthetic-chw-plant"] {
+        camber_host::datasets::ingest(dir.path(), ds, None, false, Duration::from_secs(30)).unwrap();
+    }
+    let reg = registry_from(&[components_dir()]).unwrap();
+    let fids = ["ds-synthetic-ahu-economizer", "ds-synthetic-g36-vav", "ds-synthetic-chw-plant"];
+    let ctx = CallContext::new(dir.path(), fids.map(String::from));
+    for fid in fids {
+        for cap in ["rule_run", "sensor_trust"] {
+            let args = json!({"facility_id": fid});
+            let first = Instant::now();
+            let r = reg.call(cap, &args, &ctx).unwrap();
+            let first = first.elapsed();
+            let mut v = Vec::new();
+            for _ in 0..10 {
+                let t = Instant::now();
+                reg.call(cap, &args, &ctx).unwrap();
+                v.push(t.elapsed());
+            }
+            let (p50, _, _) = stats(v);
+            println!(
+                "{cap} {fid} ({} equipment, {} grid): first {}, median of 10 {}",
+                r.data["run"]["equipment"], r.data["run"]["resample_minutes"], ms(first), ms(p50)
+            );
+        }
+    }
+
+    // the AHU-year at 1 minute through the sandbox: store read, wasm, every rule
+    let store = tempfile::tempdir().unwrap();
+    {
+        let e = ahu_year_frame();
+        let mut rows = Vec::new();
+        for (role, c) in &e.frame.cols {
+            for (i, v) in c.iter().enumerate() {
+                if !v.is_nan() {
+                    rows.push((e.frame.ts[i], "AHU-1".to_string(), "AHU".to_string(), role.clone(), *v));
+                }
+            }
+        }
+        camber_host::fixture::write_facility(store.path(), "year", &rows, json!({"state": "active"})).unwrap();
+    }
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("year.json");
+    let mut text = camber_analytics::config::RunConfig::store_backed("year", &["AHU".into()], None);
+    text["resample"] = json!("1min");
+    std::fs::write(&cfg, text.to_string()).unwrap();
+    let mut ctx = CallContext::new(store.path(), ["year".to_string()]);
+    let configs = camber_host::runconfig::RunConfigs::load(&[cfg]).unwrap();
+    ctx.config_digest = configs.digest.clone();
+    ctx.run_configs = std::sync::Arc::new(configs);
+    let mut v = Vec::new();
+    for _ in 0..3 {
+        let t = Instant::now();
+        match reg.call("rule_run", &json!({"facility_id": "year"}), &ctx) {
+            Ok(_) => v.push(t.elapsed()),
+            Err(e) => {
+                println!("rule_run on the AHU-year at 1 minute: refused: {}", e.message);
+                return;
+            }
+        }
+    }
+    let (p50, _, _) = stats(v);
+    println!("rule_run on one AHU-year at 1 minute through the sandbox (store read, grid, every rule): median of 3 {}", ms(p50));
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("rules-year") {
+        rules_year_child();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("rules") {
+        println!("camber-bench rules ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
+        rules_benchmarks();
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("read-frame") {
         read_frame_child(&args[2]);
         return;

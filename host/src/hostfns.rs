@@ -30,6 +30,8 @@ pub struct Access {
     pub wall: Option<Arc<Wall>>,
     /// The server's run configs, for `run-config`.
     pub run_configs: Arc<crate::runconfig::RunConfigs>,
+    /// The caller's trust floor (`ctx.min_trust`), which `run-config` raises to a config's.
+    pub min_trust: f64,
 }
 
 impl Access {
@@ -239,7 +241,8 @@ impl wit_store::Host for CallState {
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError> {
         let store = self.access.check(&facility_id)?;
         let configs = self.access.run_configs.clone();
-        match retry_once(|| crate::runconfig::run_config_for(&configs, &store, &facility_id)) {
+        let floor = self.access.min_trust;
+        match retry_once(|| crate::runconfig::run_config_for(&configs, &store, &facility_id, floor)) {
             Ok(v) => Ok(v.to_string()),
             Err(e) => Err(self.access.fail(e)),
         }

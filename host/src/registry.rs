@@ -386,6 +386,7 @@ impl Registry {
         };
         let mut access = Access::new(ctx.store.clone(), readable, wall.clone());
         access.run_configs = ctx.run_configs.clone();
+        access.min_trust = ctx.min_trust;
         let comp = &self.components[cap.component];
         let (outcome, access) = self.runtime.call(
             &comp.pre,

@@ -96,9 +96,30 @@ fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, clas
     }))
 }
 
-/// The config a run of `fid` uses, for the guest: `{config, source, from_config, banner}`.
-/// `source` is "caller", "dataset" or "store".
-pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value, StoreError> {
+/// The config a run of `fid` uses, for the guest: `{config, source, from_config, banners,
+/// min_trust}`. `source` is "caller", "dataset" or "store"; `min_trust` is the trust floor the
+/// run applies: the caller's (`floor`), or the config's `trust_gate.min_trust` when higher.
+pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: f64) -> Result<Value, StoreError> {
+    let mut out = effective(configs, store, fid)?;
+    // checked at load (caller configs) or written here (templates): a number in [0, 1]
+    let asked = out["config"]["trust_gate"]["min_trust"].as_f64();
+    let mut banners: Vec<String> = out["banner"].as_str().map(str::to_string).into_iter().collect();
+    let min_trust = match asked {
+        Some(m) if m > floor => {
+            banners.push(format!("the run config asks a trust floor of {m:.2}, above this server's {floor:.2}: the run applies {m:.2}"));
+            m
+        }
+        _ => floor,
+    };
+    out["banners"] = json!(banners);
+    out["min_trust"] = json!(min_trust);
+    if let Some(o) = out.as_object_mut() {
+        o.remove("banner");
+    }
+    Ok(out)
+}
+
+fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value, StoreError> {
     if let Some(l) = configs.for_facility(fid) {
         return Ok(json!({"config": l.value, "source": "caller", "from_config": true, "banner": null}));
     }

@@ -139,7 +139,22 @@ fn finding_detail_spans_and_conditions() {
         assert!(s["start"].as_str().unwrap() <= s["end"].as_str().unwrap());
     }
     assert!(d.data["violations_note"].is_null());
-    assert!(d.data["chart"]["kind"].is_string());
+    assert_eq!(d.data["chart"]["kind"], "timeseries");
+    // every role a chart names is one the equipment stores
+    for (fid, id) in [(ECON, "supply_air_reset@AHU__leaking_cool_valve"), (CHW, "condenser_water_reset@TOWER__fixed_cw_setpoint"), (ECON, "outdoor_air_fraction@AHU__healthy")] {
+        let c = call("finding_detail", json!({"facility_id": fid, "finding_id": id})).unwrap().data["chart"].clone();
+        assert_eq!(c["kind"], "scatter", "{id}: {c}");
+        let equip = id.split('@').nth(1).unwrap();
+        let stored: Vec<String> = call("points", json!({"facility_id": fid, "equip": equip})).unwrap().data["points"].as_array().unwrap().iter().map(|p| p["role"].as_str().unwrap().to_string()).collect();
+        let named: Vec<&Value> = c["roles"].as_array().unwrap().iter().chain(c.get("x_from").and_then(Value::as_array).into_iter().flatten()).chain(c.get("y_from").and_then(Value::as_array).into_iter().flatten()).collect();
+        for r in named {
+            assert!(stored.iter().any(|s| s == r.as_str().unwrap()), "{id}: {r} is not stored");
+        }
+        for axis in ["x", "y"] {
+            let a = c[axis].as_str().unwrap();
+            assert!(stored.iter().any(|s| s == a) || c.get(format!("{axis}_from")).is_some(), "{id}: axis {a}");
+        }
+    }
     // a clean finding says why there are no spans
     let ok = call("finding_detail", json!({"facility_id": ECON, "finding_id": "leaking_valve@AHU__healthy"})).unwrap();
     assert!(ok.data["violations"].as_array().unwrap().is_empty());
@@ -160,6 +175,12 @@ fn the_trust_floor_and_sensor_trust_agree() {
     assert_eq!(data["declined"].as_u64().unwrap() as usize, declined.len());
     let t = full_registry().call("sensor_trust", &json!({"facility_id": ECON, "limit": 1000}), &c).unwrap();
     assert_eq!(t.data["min_trust"], 0.6);
+    assert!(t.banners.iter().any(|b| b.contains("asks a trust floor of 0.60, above this server's 0.50")), "{:?}", t.banners);
+    // a caller may ask more than the floor, never less
+    let higher = full_registry().call("sensor_trust", &json!({"facility_id": ECON, "min_trust": 0.9}), &c).unwrap();
+    assert_eq!(higher.data["min_trust"], 0.9);
+    let lower = full_registry().call("sensor_trust", &json!({"facility_id": ECON, "min_trust": 0.1}), &c).unwrap();
+    assert_eq!(lower.data["min_trust"], 0.6);
     let below: BTreeMap<(String, String), f64> = t.data["points"]
         .as_array()
         .unwrap()

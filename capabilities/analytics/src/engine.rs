@@ -102,6 +102,19 @@ pub enum ParamValue {
     List(Vec<f64>),
 }
 
+impl ParamValue {
+    /// The value as JSON for a caller: an unset number (NaN) is null.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            ParamValue::Number(x) if x.is_nan() => serde_json::Value::Null,
+            ParamValue::Number(x) => serde_json::json!(x),
+            ParamValue::Flag(f) => serde_json::json!(f),
+            ParamValue::Choice(c) => serde_json::json!(c),
+            ParamValue::List(l) => serde_json::json!(l),
+        }
+    }
+}
+
 /// One tunable parameter of a rule.
 #[derive(Clone, Debug, Serialize)]
 pub struct ParamSpec {

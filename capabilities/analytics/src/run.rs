@@ -117,7 +117,7 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
         if let Some(o) = req.params.get(&sel.id) {
             params.values.extend(o.values.clone());
         }
-        out.push((Rule { spec: r.spec, evaluate: r.evaluate }, spec, params));
+        out.push((*r, spec, params));
     }
     Ok(out)
 }

@@ -51,7 +51,7 @@ enum Kind {
 /// The kind of a role, its physical range and the least jump that can count as a spike.
 fn describe(role: &str) -> (Kind, Option<(f64, f64)>, f64) {
     let r = role;
-    if r.contains("status") || r == "occupancy" || r.ends_with("_cmd") && r.contains("enable") {
+    if r.contains("status") || r == "occupancy" || (r.ends_with("_cmd") && r.contains("enable")) {
         return (Kind::Binary, Some((-0.01, 1.01)), 0.0);
     }
     if r.ends_with("_sp") || r.contains("setpoint") || r.ends_with("_requests") || r.contains("loop") {
@@ -63,10 +63,9 @@ fn describe(role: &str) -> (Kind, Option<(f64, f64)>, f64) {
     if r == "oat" || r == "outdoor_air_temp" {
         return (Kind::Sensor, Some((-60.0, 130.0)), 8.0);
     }
-    if r.contains("water") || r.starts_with("chw") || r.starts_with("hw") || r.starts_with("cw") {
-        if r.ends_with("_temp") {
-            return (Kind::Sensor, Some((20.0, 250.0)), 8.0);
-        }
+    let water = r.contains("water") || r.starts_with("chw") || r.starts_with("hw") || r.starts_with("cw");
+    if water && r.ends_with("_temp") {
+        return (Kind::Sensor, Some((20.0, 250.0)), 8.0);
     }
     if r.ends_with("_temp") || r.ends_with("_wet_bulb") || r == "wet_bulb" {
         return (Kind::Sensor, Some((-40.0, 200.0)), 8.0);

@@ -2,7 +2,7 @@
 //! for, and their tunable parameters (default, unit, range or choices; with `detail`, why the
 //! default is what it is and how to set it for a real building). Reads no building data.
 
-use camber_analytics::engine::{ParamValue, RuleSpec};
+use camber_analytics::engine::RuleSpec;
 use camber_analytics::rules;
 use camber_sdk::{name, page, CapError, Capability, Context, Output, Plugin};
 use serde_json::{json, Value};
@@ -49,15 +49,6 @@ fn output_schema() -> Value {
     })
 }
 
-fn default_json(v: &ParamValue) -> Value {
-    match v {
-        ParamValue::Number(x) if x.is_nan() => Value::Null,
-        ParamValue::Number(x) => json!(x),
-        ParamValue::Flag(f) => json!(f),
-        ParamValue::Choice(c) => json!(c),
-        ParamValue::List(l) => json!(l),
-    }
-}
 
 /// One rule's row.
 pub fn row(s: &RuleSpec, detail: bool) -> Value {
@@ -65,7 +56,7 @@ pub fn row(s: &RuleSpec, detail: bool) -> Value {
         .params
         .iter()
         .map(|p| {
-            let mut r = json!({"name": p.name, "default": default_json(&p.default), "unit": p.unit});
+            let mut r = json!({"name": p.name, "default": p.default.to_json(), "unit": p.unit});
             if let Some((lo, hi)) = p.range {
                 r["range"] = json!([lo, hi]);
             }

@@ -1,6 +1,5 @@
 //! `finding_detail`: one finding of the same run as `rule_run`, in full.
 
-use camber_analytics::engine::ParamValue;
 use camber_analytics::run::RunFinding;
 use camber_analytics::engine::NS_PER_HOUR;
 use camber_analytics::Frame;
@@ -49,30 +48,40 @@ fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
         .collect()
 }
 
-fn param_json(v: &ParamValue) -> Value {
-    match v {
-        ParamValue::Number(x) if x.is_nan() => Value::Null,
-        ParamValue::Number(x) => json!(x),
-        ParamValue::Flag(f) => json!(f),
-        ParamValue::Choice(c) => json!(c),
-        ParamValue::List(l) => json!(l),
-    }
-}
 
-/// The evidence chart a rule's finding is read from: a scatter for the rules that judge one
-/// signal against another, else the inputs over time.
+/// The evidence chart a rule's finding is read from: a scatter of one signal against its
+/// driver for the rules that judge such a relation, else the inputs the rule read over time.
+/// Every role it names is one the frame holds; a derived axis says what it is derived from.
 fn chart(f: &RunFinding, frame: &Frame) -> Value {
     let spec = (camber_analytics::rules::all().into_iter().find(|r| (r.spec)().id == f.finding.rule).expect("a run's rule exists").spec)();
-    let present = |r: &&str| frame.col(r).is_some();
-    let roles: Vec<&str> = spec.inputs.required.iter().chain(spec.inputs.gating).chain(spec.inputs.optional).copied().filter(present).collect();
+    let mut roles: Vec<&str> = Vec::new();
+    for r in spec.inputs.required.iter().chain(spec.inputs.gating).chain(spec.inputs.optional) {
+        if frame.col(r).is_some() && !roles.contains(r) {
+            roles.push(r);
+        }
+    }
+    let has = |r: &str| roles.contains(&r);
     let scatter = match spec.id {
-        "supply_air_reset" => Some(("supply_air_temp", "oat")),
-        "condenser_water_reset" => Some(("condenser_water_supply_temp", "wet_bulb")),
-        "outdoor_air_fraction" => Some(("outdoor_air_fraction", "oat")),
+        "supply_air_reset" if has("oat") => Some(json!({"x": "oat", "y": "supply_air_temp"})),
+        "condenser_water_reset" => {
+            if has("wetbulb_temp") {
+                Some(json!({"x": "wetbulb_temp", "y": "cw_supply_temp"}))
+            } else if has("oat") {
+                Some(json!({"x": "wet bulb", "x_from": ["oat", "outdoor_rh"], "y": "cw_supply_temp"}))
+            } else {
+                None
+            }
+        }
+        "outdoor_air_fraction" if has("oat") => Some(json!({"x": "oat", "y": "outdoor-air fraction", "y_from": ["mixed_air_temp", "return_air_temp", "oat"]})),
         _ => None,
     };
     match scatter {
-        Some((y, x)) => json!({"kind": "scatter", "x": x, "y": y, "roles": roles, "highlight": "flagged samples"}),
+        Some(mut c) => {
+            c["kind"] = json!("scatter");
+            c["roles"] = json!(roles);
+            c["highlight"] = json!("flagged samples");
+            c
+        }
         None => json!({"kind": "timeseries", "roles": roles, "highlight": "flagged spans"}),
     }
 }
@@ -147,7 +156,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "finding_id": f.id, "rule": f.finding.rule, "equip": f.equip,
         "severity": severity_str(f.finding.severity), "summary": f.finding.summary, "caveats": f.finding.caveats,
         "metrics": metrics_json(&f.finding.metrics),
-        "params": f.params.iter().map(|u| json!({"name": u.name, "value": param_json(&u.value), "unit": u.unit, "source": u.source})).collect::<Vec<_>>(),
+        "params": f.params.iter().map(|u| json!({"name": u.name, "value": u.value.to_json(), "unit": u.unit, "source": u.source})).collect::<Vec<_>>(),
         "judged_samples": f.finding.judged, "judged_basis": f.finding.judged_basis, "judged_hours": (judged_hours * 100.0).round() / 100.0,
         "flagged_samples": f.finding.flagged.len(), "flagged_hours": flagged_h, "share": share(f),
         "violations": violations, "violations_note": note,

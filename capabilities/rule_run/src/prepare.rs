@@ -20,7 +20,8 @@ pub struct Prepared {
     pub source: String,
     pub from_config: bool,
     pub banners: Vec<String>,
-    /// The floor in force: the caller's, or the config's when it asks more.
+    /// The floor in force: the host's (the caller's, or the config's when it asks more), or a
+    /// higher one the call asks for.
     pub min_trust: f64,
     /// Frames of the equipment the run judges.
     pub frames: Vec<EquipFrame>,
@@ -56,7 +57,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     }
     let rc = store::run_config(&fid)?;
     let config = RunConfig::from_value(&rc["config"]).map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
-    let mut banners: Vec<String> = rc["banner"].as_str().map(|b| vec![b.to_string()]).unwrap_or_default();
+    let banners: Vec<String> = rc["banners"].as_array().map(|a| a.iter().filter_map(|b| b.as_str().map(str::to_string)).collect()).unwrap_or_default();
 
     let points = store::points(&fid)?;
     if points.is_empty() {
@@ -129,10 +130,9 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
             others.push(EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame });
         }
     }
-    let floor = ctx.min_trust.max(config.min_trust.unwrap_or(0.0)).max(extra_floor.unwrap_or(0.0));
-    if config.min_trust.is_some_and(|m| m > ctx.min_trust) {
-        banners.push(format!("the run config asks a trust floor of {:.2}, above the server's {:.2}", floor, ctx.min_trust));
-    }
+    // the floor is the host's decision (the caller's, or the config's when higher); a caller
+    // may only ask for more
+    let floor = rc["min_trust"].as_f64().unwrap_or(ctx.min_trust).max(extra_floor.unwrap_or(0.0));
     Ok(Prepared {
         fid,
         source: rc["source"].as_str().unwrap_or("store").to_string(),

@@ -38,7 +38,7 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
                 continue;
             }
             let mut flags = t.flags.clone();
-            if let Some(c) = references.iter().find(|r| &r.equip == &e.equip && &r.role == role).and_then(|r| r.comparison.as_ref()) {
+            if let Some(c) = references.iter().find(|r| r.equip == e.equip && &r.role == role).and_then(|r| r.comparison.as_ref()) {
                 match c.severity {
                     Severity::Fault => flags.push("reference_fault"),
                     Severity::Warn => flags.push("reference_warn"),

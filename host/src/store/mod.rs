@@ -772,8 +772,10 @@ impl StoreDir {
                 let ro = dict_column(fid, &b, "role")?;
                 let val = value_column(fid, &b)?;
                 let eq_acc: Vec<Option<usize>> = eq.values.iter().map(|e| by_equip.get(e).copied()).collect();
-                // (equipment dictionary key, role dictionary key) -> the role's column
-                let mut table: HashMap<(usize, usize), Option<usize>> = HashMap::new();
+                // (equipment dictionary key, role dictionary key) -> the role's column, worked out
+                // once per pair: the dictionaries are small, the rows many
+                let n_roles = ro.values.len();
+                let mut table: Vec<Option<Option<usize>>> = vec![None; eq.values.len() * n_roles];
                 for i in 0..b.num_rows() {
                     let (Some(ek), Some(rk)) = (eq.key(i), ro.key(i)) else { continue };
                     let Some(ai) = eq_acc[ek] else { continue };
@@ -785,7 +787,7 @@ impl StoreDir {
                         continue;
                     }
                     let a = &mut accs[ai];
-                    let Some(col) = *table.entry((ek, rk)).or_insert_with(|| a.roles.iter().position(|r| *r == ro.values[rk])) else { continue };
+                    let Some(col) = *table[ek * n_roles + rk].get_or_insert_with(|| a.roles.iter().position(|r| *r == ro.values[rk])) else { continue };
                     let slot = t.div_euclid(step) * step;
                     let row = match a.last {
                         Some((s, r)) if s == slot => r,

@@ -25,6 +25,7 @@ pub mod supply_air_reset_compliance;
 use crate::engine::{Frame, Outcome, Params, RuleSpec};
 
 /// A rule: its declaration and its evaluation.
+#[derive(Clone, Copy)]
 pub struct Rule {
     pub spec: fn() -> RuleSpec,
     pub evaluate: fn(&RuleSpec, &Frame, &Params) -> Outcome,

@@ -1,8 +1,10 @@
 //! Run configs as the host serves them: the files named with `--config`, read and checked once
 //! at startup (the calls read this snapshot, never the files), and `run_config_for`, which
 //! decides the config a run of one facility uses: the caller's when it names the facility,
-//! else the packaged template of the synthetic dataset the facility was ingested from, else a
-//! config backed by the store (every stored class, every rule at its defaults).
+//! else the packaged template of the catalog dataset the facility was ingested from (camber's
+//! own synthetic datasets, or one of the reference toolkit's catalog, whose templates are
+//! packaged in `templates/reference-datasets.json`), else a config backed by the store (every
+//! stored class, every rule at its defaults).
 
 use std::path::PathBuf;
 
@@ -80,6 +82,24 @@ impl RunConfigs {
     }
 }
 
+/// The reference toolkit's run templates for its catalog datasets, as
+/// `scripts/import-reference-templates.py` keeps them: the grid, the classes, the rules built
+/// here (with the template's parameters), `not_built` (the template's other rules) and the
+/// sections other capabilities read.
+const REFERENCE_TEMPLATES: &str = include_str!("../templates/reference-datasets.json");
+
+/// A reference catalog dataset's packaged template for facility `fid`, and a banner naming
+/// the template's rules this server has not built.
+fn reference_template(dataset_id: &str, fid: &str) -> Option<(Value, Option<String>)> {
+    let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).ok()?;
+    let mut t = all.get(dataset_id)?.clone();
+    let o = t.as_object_mut()?;
+    let not_built: Vec<String> = o.remove("not_built").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+    o.insert("source".into(), json!({"kind": "store", "facility_id": fid}));
+    let banner = (!not_built.is_empty()).then(|| format!("the template names rules this server has not built, which did not run: {}", not_built.join(", ")));
+    Some((t, banner))
+}
+
 /// The packaged run template of a camber synthetic dataset, on the facility's own classes and
 /// at the dataset's native interval.
 fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, classes: &[String]) -> Option<Value> {
@@ -103,7 +123,7 @@ pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: 
     let mut out = effective(configs, store, fid)?;
     // checked at load (caller configs) or written here (templates): a number in [0, 1]
     let asked = out["config"]["trust_gate"]["min_trust"].as_f64();
-    let mut banners: Vec<String> = out["banner"].as_str().map(str::to_string).into_iter().collect();
+    let mut banners: Vec<String> = ["banner", "banner2"].iter().filter_map(|k| out[*k].as_str().map(str::to_string)).collect();
     let min_trust = match asked {
         Some(m) if m > floor => {
             banners.push(format!("the run config asks a trust floor of {m:.2}, above this server's {floor:.2}: the run applies {m:.2}"));
@@ -115,6 +135,7 @@ pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: 
     out["min_trust"] = json!(min_trust);
     if let Some(o) = out.as_object_mut() {
         o.remove("banner");
+        o.remove("banner2");
     }
     Ok(out)
 }
@@ -136,6 +157,10 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
         if let Some(t) = dataset_template(id, fid, step, &classes) {
             let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
             return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
+        }
+        if let Some((t, not_built)) = reference_template(id, fid) {
+            let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
+            return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner, "banner2": not_built}));
         }
     }
     let config = RunConfig::store_backed(fid, &classes, weather.as_deref());
@@ -170,5 +195,25 @@ mod tests {
         assert!(e.starts_with("--config: bad.json: ") && e.contains("unknown rule 'leaky'") && !e.contains(&dir.path().display().to_string()), "{e}");
         let e = RunConfigs::load(&[good.clone(), good]).unwrap_err();
         assert!(e.contains("already names"));
+    }
+
+    #[test]
+    fn every_packaged_reference_template_is_a_valid_config() {
+        let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).unwrap();
+        let ids: Vec<&String> = all.as_object().unwrap().keys().collect();
+        assert!(ids.len() >= 30, "{ids:?}");
+        for id in ids {
+            let (t, banner) = reference_template(id, "ds-x").unwrap();
+            let parsed = RunConfig::from_value(&t).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(parsed.facility_id.as_deref(), Some("ds-x"));
+            assert!(t.get("_comment").is_none() && t.get("not_built").is_none(), "{id}");
+            // a template whose rules are all unbuilt says so
+            if parsed.rules.is_empty() && !all[id]["not_built"].as_array().unwrap().is_empty() {
+                assert!(banner.is_some(), "{id}");
+            }
+        }
+        let (g36, banner) = reference_template("synthetic-g36-vav-fleet", "f").unwrap();
+        assert!(g36["rules"].as_array().unwrap().iter().any(|r| r == "sat_reset_effectiveness"));
+        assert!(banner.unwrap().contains("unmet_setpoint_hours"));
     }
 }

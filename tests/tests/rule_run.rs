@@ -105,9 +105,20 @@ fn selections_and_refusals() {
     assert_eq!(e.data.as_ref().unwrap()["unknown"], json!(["AHU-9"]));
     let e = call("rule_run", json!({"facility_id": ECON, "rules": ["no_such_rule"]})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
-    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": 99}}})).unwrap_err();
+    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": "warm"}}})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
-    assert!(e.message.contains("between 0.5 and 4"), "{}", e.message);
+    assert!(e.message.contains("leaking_valve.fan_heat_f has the wrong type"), "{}", e.message);
+    // outside its sensible range a value runs, and each finding that used it says so
+    let odd = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy"], "params": {"leaking_valve": {"fan_heat_f": 9}}})).unwrap();
+    let caveats = &odd.data["findings"][0]["caveats"];
+    assert!(caveats.to_string().contains("fan_heat_f = 9 is outside its sensible range"), "{caveats}");
+    // per-equipment overrides from a call: a pattern on the equipment id
+    let per = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy", "AHU__near_miss"], "params": {"leaking_valve": {"equips": {"AHU__near*": {"fan_heat_f": 3}}}}})).unwrap();
+    let detail = |id: &str| call("finding_detail", json!({"facility_id": ECON, "finding_id": id, "params": {"leaking_valve": {"equips": {"AHU__near*": {"fan_heat_f": 3}}}}})).unwrap();
+    assert_eq!(per.data["findings"].as_array().unwrap().len(), 2);
+    let fan_heat = |d: &CapabilityResult| d.data["params"].as_array().unwrap().iter().find(|p| p["name"] == "fan_heat_f").unwrap().clone();
+    assert_eq!(fan_heat(&detail("leaking_valve@AHU__near_miss")), json!({"name": "fan_heat_f", "value": 3.0, "unit": "°F", "source": "call"}));
+    assert_eq!(fan_heat(&detail("leaking_valve@AHU__healthy"))["source"], "default");
     let e = call("rule_run", json!({"facility_id": ECON, "start": "2019-01-01", "end": "2019-02-01"})).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
     assert_eq!(e.data.as_ref().unwrap()["first"], "2025-04-28T00:00:00");

@@ -87,7 +87,18 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        (ParamValue::Map(_), Value::Null) => ParamValue::Map(BTreeMap::new()),
+        (ParamValue::Map(_), Value::Object(m)) => ParamValue::Map(m.iter().map(|(k, x)| Ok((k.clone(), x.as_f64().ok_or_else(wrong)?))).collect::<Result<_, String>>()?),
         (ParamValue::List(_), Value::Array(a)) => ParamValue::List(a.iter().map(|x| x.as_f64().ok_or_else(wrong)).collect::<Result<_, _>>()?),
+        // a month-by-month list may name some months only: {"6": 11.9, "7": 11.9}
+        (ParamValue::List(_), Value::Object(m)) if name.ends_with("_by_month") => {
+            let mut months = vec![f64::NAN; 12];
+            for (k, x) in m {
+                let slot = k.parse::<usize>().ok().filter(|m| (1..=12).contains(m)).ok_or(format!("{}.{name}: '{k}' is not a month number (1-12)", spec.id))?;
+                months[slot - 1] = x.as_f64().ok_or_else(wrong)?;
+            }
+            ParamValue::List(months)
+        }
         _ => return Err(wrong()),
     })
 }
@@ -98,6 +109,7 @@ fn kind_of(v: &ParamValue) -> &'static str {
         ParamValue::Flag(_) => "true or false",
         ParamValue::Choice(_) => "one of its choices",
         ParamValue::List(_) => "a list of numbers",
+        ParamValue::Map(_) => "an object of named numbers (or of equipment patterns to such objects)",
     }
 }
 
@@ -105,10 +117,44 @@ fn kind_of(v: &ParamValue) -> &'static str {
 pub fn params_from_json(spec: &RuleSpec, obj: &Map<String, Value>) -> Result<Params, String> {
     let mut p = Params::default();
     for (k, v) in obj {
+        // a call's per-equipment overrides sit beside its parameters
+        if k == "equips" && !spec.params.iter().any(|s| s.name == "equips") {
+            p.by_equip.extend(equip_overrides(spec, v, spec.id)?);
+            continue;
+        }
+        // named numbers keyed by equipment patterns: {"RTU-*": {"subcooling_f": 10}}
+        let is_map = spec.params.iter().any(|s| s.name == k && matches!(s.default, ParamValue::Map(_)));
+        if let (true, Value::Object(m)) = (is_map, v) {
+            if m.values().any(Value::is_object) {
+                for (pattern, inner) in m {
+                    let value = param_from_json(spec, k, inner)?;
+                    p.by_equip.push((pattern.clone(), [(k.clone(), value)].into()));
+                }
+                continue;
+            }
+        }
         p.values.insert(k.clone(), param_from_json(spec, k, v)?);
     }
     p.check(spec)?;
     Ok(p)
+}
+
+/// A rule entry's `equips`: overrides for the equipment each pattern matches
+/// (`{"AHU-2*": {"fan_heat_f": 2.5}}`), checked like the rule's own.
+fn equip_overrides(spec: &RuleSpec, v: &Value, place: &str) -> Result<Vec<(String, BTreeMap<String, ParamValue>)>, String> {
+    let Value::Object(m) = v else {
+        return Err(format!("{place}: 'equips' must map equipment patterns to parameter objects"));
+    };
+    let mut out = Vec::new();
+    for (pattern, inner) in m {
+        let Value::Object(o) = inner else {
+            return Err(format!("{place}: equips.{pattern} must be an object of parameters"));
+        };
+        let p = params_from_json(spec, o)?;
+        out.push((pattern.clone(), p.values));
+        out.extend(p.by_equip);
+    }
+    Ok(out)
 }
 
 /// The declaration of a rule id, or an error naming the close and the known ids.
@@ -192,7 +238,13 @@ impl RunConfig {
                     if let Some(p) = obj {
                         merged.extend(p.clone());
                     }
-                    let params = params_from_json(&spec, &merged).map_err(|e| format!("rules[{i}]: {e}"))?;
+                    let mut params = params_from_json(&spec, &merged).map_err(|e| format!("rules[{i}]: {e}"))?;
+                    if let Some(e) = r.get("equips").filter(|e| !e.is_null()) {
+                        let place = format!("rules[{i}] ({id})");
+                        let mut own = equip_overrides(&spec, e, &place).map_err(|e| if e.starts_with("rules[") { e } else { format!("{place}: {e}") })?;
+                        own.append(&mut params.by_equip);
+                        params.by_equip = own;
+                    }
                     rules.push(RuleSel { id: id.to_string(), params });
                 }
             }
@@ -299,12 +351,23 @@ mod tests {
         assert!(e(json!([])).contains("top level"));
         assert!(e(json!({"rules": "leaking_valve"})).contains("write [\"leaking_valve\"]"));
         assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
-        assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"fan_heat_f": 99}}]})).contains("between 0.5 and 4"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));
         assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));
         assert!(e(json!({"equipment": [{"klass": "AHU"}]})).contains("equipment[0]"));
         assert!(e(json!({"trust_gate": {"min_trust": 2}})).contains("min_trust"));
+        assert!(e(json!({"rules": [{"name": "outdoor_air_fraction", "params": {"min_oa_pct_by_month": {"13": 5}}}]})).contains("not a month number"));
+    }
+
+    #[test]
+    fn a_month_map_names_some_months_and_leaves_the_rest_to_the_year_round_value() {
+        let c = RunConfig::from_value(&json!({"rules": [{"name": "outdoor_air_fraction", "params": {"min_oa_pct": 30, "min_oa_pct_by_month": {"6": 11.9, "7": 12}}}]})).unwrap();
+        let ParamValue::List(l) = &c.params_of("outdoor_air_fraction").unwrap().values["min_oa_pct_by_month"] else { panic!() };
+        assert_eq!(l.len(), 12);
+        assert_eq!((l[5], l[6]), (11.9, 12.0));
+        assert_eq!(crate::engine::by_month(l, 6, 30.0), 11.9);
+        assert_eq!(crate::engine::by_month(l, 1, 30.0), 30.0);
+        assert_eq!(crate::engine::by_month(&[], 1, 30.0), 30.0);
     }
 
     #[test]

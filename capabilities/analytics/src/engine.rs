@@ -100,6 +100,9 @@ pub enum ParamValue {
     Choice(String),
     /// A list of numbers, each within the spec's range.
     List(Vec<f64>),
+    /// Named numbers (a manufacturer's targets: `{"subcooling_f": 10, "superheat_f": 8}`),
+    /// each name one of the spec's `choices`.
+    Map(BTreeMap<String, f64>),
 }
 
 impl ParamValue {
@@ -111,6 +114,8 @@ impl ParamValue {
             ParamValue::Flag(f) => serde_json::json!(f),
             ParamValue::Choice(c) => serde_json::json!(c),
             ParamValue::List(l) => serde_json::json!(l),
+            ParamValue::Map(m) if m.is_empty() => serde_json::Value::Null,
+            ParamValue::Map(m) => serde_json::json!(m),
         }
     }
 }
@@ -150,6 +155,16 @@ pub struct Inputs {
     pub optional: &'static [&'static str],
     /// Optional inputs the verdict depends on: present, they gate the check like required ones.
     pub gating: &'static [&'static str],
+    /// Groups of optional inputs the rule needs one of (either valve of a coil pair): a
+    /// present member gates the check like a required input.
+    pub one_of: &'static [&'static [&'static str]],
+}
+
+impl Inputs {
+    /// Whether `role`, when present, gates the check: required, gating, or in a one-of group.
+    pub fn gates(&self, role: &str) -> bool {
+        self.required.contains(&role) || self.gating.contains(&role) || self.one_of.iter().any(|g| g.contains(&role))
+    }
 }
 
 /// A rule's declaration.
@@ -167,9 +182,38 @@ pub struct RuleSpec {
 #[derive(Clone, Debug, Default)]
 pub struct Params {
     pub values: BTreeMap<String, ParamValue>,
+    /// Overrides for some equipment only, keyed by a pattern on the equipment id (`*` any
+    /// run of characters, `?` one); the first pattern that matches an equipment applies.
+    pub by_equip: Vec<(String, BTreeMap<String, ParamValue>)>,
 }
 
 impl Params {
+    /// The values one equipment runs with: these, with the first matching pattern's on top.
+    pub fn for_equip(&self, equip: &str) -> Params {
+        let mut values = self.values.clone();
+        if let Some((_, o)) = self.by_equip.iter().find(|(pat, _)| wildmatch::WildMatch::new(pat).matches(equip)) {
+            values.extend(o.clone());
+        }
+        Params { values, by_equip: Vec::new() }
+    }
+
+    /// These overrides with `other`'s on top (a call's on a config's); per-equipment
+    /// overrides of `other` come first, so they win for the equipment they match.
+    pub fn overlay(&self, other: &Params) -> Params {
+        let mut values = self.values.clone();
+        values.extend(other.values.clone());
+        let by_equip = other.by_equip.iter().chain(&self.by_equip).cloned().collect();
+        Params { values, by_equip }
+    }
+
+    /// The named numbers `name` (empty when unset).
+    pub fn map(&self, spec: &RuleSpec, name: &str) -> BTreeMap<String, f64> {
+        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+            Some(ParamValue::Map(m)) => m.clone(),
+            _ => BTreeMap::new(),
+        }
+    }
+
     /// The number `name`, from the overrides or the spec's default.
     pub fn number(&self, spec: &RuleSpec, name: &str) -> f64 {
         match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
@@ -202,23 +246,42 @@ impl Params {
         }
     }
 
-    /// Check overrides against the spec: known names, numbers in range.
-    pub fn check(&self, spec: &RuleSpec) -> Result<(), String> {
+    /// The overrides outside their parameter's sensible range, each as a caveat. A range is
+    /// advice, as the reference's (its own dataset templates go below some): a value outside
+    /// it runs, and every finding that used it says so.
+    pub fn outside_range(&self, spec: &RuleSpec) -> Vec<String> {
+        let mut out = Vec::new();
         for (k, v) in &self.values {
+            let Some((lo, hi)) = spec.params.iter().find(|p| &p.name == k).and_then(|p| p.range) else { continue };
+            let numbers: Vec<f64> = match v {
+                ParamValue::Number(x) => vec![*x],
+                ParamValue::List(l) => l.clone(),
+                ParamValue::Map(m) => m.iter().filter(|(n, _)| n.as_str() != "tolerance_f").map(|(_, x)| *x).collect(),
+                _ => Vec::new(),
+            };
+            if let Some(x) = numbers.iter().find(|x| !x.is_nan() && !(lo..=hi).contains(*x)) {
+                out.push(format!("{k} = {x} is outside its sensible range {lo} to {hi} (rule_params): a setting to confirm"));
+            }
+        }
+        out
+    }
+
+    /// Check overrides against the spec: known names, the right kinds, choices among the
+    /// spec's (numbers outside their range are not refused: see [`Params::outside_range`]).
+    pub fn check(&self, spec: &RuleSpec) -> Result<(), String> {
+        for (k, v) in self.values.iter().chain(self.by_equip.iter().flat_map(|(_, o)| o.iter())) {
             let Some(p) = spec.params.iter().find(|p| p.name == k) else {
                 return Err(format!("rule {} has no parameter '{k}'", spec.id));
             };
             match (v, &p.default, p.range) {
-                (ParamValue::Number(x), ParamValue::Number(_), Some((lo, hi))) if !(lo..=hi).contains(x) => {
-                    return Err(format!("{}.{k} must be between {lo} and {hi}, got {x}", spec.id));
-                }
                 (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
                     return Err(format!("{}.{k} must be one of {}, got '{c}'", spec.id, p.choices.join(", ")));
                 }
-                (ParamValue::List(v), ParamValue::List(_), Some((lo, hi))) if v.iter().any(|x| !(lo..=hi).contains(x)) => {
-                    return Err(format!("{}.{k}: every value must be between {lo} and {hi}", spec.id));
+                (ParamValue::Map(m), ParamValue::Map(_), _) if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) => {
+                    return Err(format!("{}.{k} takes numbers named {}", spec.id, p.choices.join(", ")));
                 }
-                (ParamValue::List(_), ParamValue::List(_), _)
+                (ParamValue::Map(_), ParamValue::Map(_), _)
+                | (ParamValue::List(_), ParamValue::List(_), _)
                 | (ParamValue::Number(_), ParamValue::Number(_), _)
                 | (ParamValue::Flag(_), ParamValue::Flag(_), _)
                 | (ParamValue::Choice(_), ParamValue::Choice(_), _) => {}
@@ -339,6 +402,15 @@ pub fn weekday(ts: i64) -> i64 {
 }
 
 /// Month 1-12 of a naive local timestamp (the civil calendar from days since 1970-01-01).
+/// A month-by-month parameter's value for `month` (1-12): its entry, or `fallback` when the
+/// list is empty or leaves that month unset (NaN: a `{"6": 11.9}` map names some months only).
+pub fn by_month(list: &[f64], month: usize, fallback: f64) -> f64 {
+    match list.get(month.wrapping_sub(1)) {
+        Some(v) if !v.is_nan() => *v,
+        _ => fallback,
+    }
+}
+
 pub fn month(ts: i64) -> usize {
     let z = ts.div_euclid(24 * NS_PER_HOUR) + 719_468;
     let doe = z.rem_euclid(146_097);

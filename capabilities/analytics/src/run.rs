@@ -113,10 +113,7 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
         }
         let Some(r) = all.iter().find(|r| (r.spec)().id == sel.id) else { continue };
         let spec = (r.spec)();
-        let mut params = sel.params.clone();
-        if let Some(o) = req.params.get(&sel.id) {
-            params.values.extend(o.values.clone());
-        }
+        let params = req.params.get(&sel.id).map_or_else(|| sel.params.clone(), |o| sel.params.overlay(o));
         out.push((*r, spec, params));
     }
     Ok(out)
@@ -169,15 +166,16 @@ pub fn align(from: &[i64], values: &[f64], to: &[i64]) -> Vec<f64> {
     out
 }
 
-fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, params: &Params) -> Vec<ParamUse> {
+fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str, params: &Params) -> Vec<ParamUse> {
+    let sets = |o: Option<&Params>, name: &str| o.is_some_and(|o| o.for_equip(equip).values.contains_key(name));
     spec.params
         .iter()
         .map(|p| {
             let value = params.values.get(p.name).cloned().unwrap_or_else(|| p.default.clone());
-            let unset = matches!(value, ParamValue::Number(x) if x.is_nan()) || value == ParamValue::Flag(None);
-            let source = if req.params.get(spec.id).is_some_and(|o| o.values.contains_key(p.name)) {
+            let unset = matches!(value, ParamValue::Number(x) if x.is_nan()) || value == ParamValue::Flag(None) || value == ParamValue::Map(Default::default());
+            let source = if sets(req.params.get(spec.id), p.name) {
                 "call"
-            } else if config.params_of(spec.id).is_some_and(|o| o.values.contains_key(p.name)) {
+            } else if sets(config.params_of(spec.id), p.name) {
                 "config"
             } else if unset {
                 "fallback"
@@ -203,11 +201,12 @@ pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: 
             if !applies(spec, &e.class) {
                 continue;
             }
+            let params = &params.for_equip(&e.equip);
             let reads: Vec<&str> = spec.inputs.required.iter().chain(spec.inputs.optional).chain(spec.inputs.gating).copied().filter(|r| e.frame.col(r).is_some()).collect();
-            let gated = |r: &str| spec.inputs.required.contains(&r) || spec.inputs.gating.contains(&r);
+            let gated = |r: &str| spec.inputs.gates(r);
             let score = |r: &str| scores.and_then(|s| s.get(r)).map_or(0.0, |t| t.score);
             let below: Vec<(String, f64)> = reads.iter().filter(|r| score(r) < req.min_trust).map(|r| (r.to_string(), score(r))).collect();
-            let uses = param_uses(spec, config, req, params);
+            let uses = param_uses(spec, config, req, &e.equip, params);
             let conditional_on: Vec<RefResult> = references.iter().filter(|x| x.equip == e.equip && reads.contains(&x.role.as_str()) && x.comparison.as_ref().is_some_and(|c| c.severity >= Severity::Warn)).cloned().collect();
             let mut push = |finding: Finding, declined: Vec<(String, f64)>, n: usize| {
                 let id = if n == 0 { format!("{}@{}", spec.id, e.equip) } else { format!("{}@{}#{}", spec.id, e.equip, n + 1) };
@@ -231,6 +230,7 @@ pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: 
                         for (r, s) in below.iter() {
                             f.caveats.push(format!("optional input {r} scored {s:.2}, below the trust floor: the rule ran without trusting it"));
                         }
+                        f.caveats.extend(params.outside_range(spec));
                         push(f, Vec::new(), n);
                     }
                 }
@@ -290,13 +290,53 @@ mod tests {
     fn parameters_come_from_call_over_config_over_default() {
         let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "params": {"delta_thr_f": 4.0}}]}));
         let mut req = RunRequest { min_trust: 0.5, ..Default::default() };
-        req.params.insert("leaking_valve".into(), Params { values: [("fan_heat_f".to_string(), ParamValue::Number(3.5))].into() });
+        req.params.insert("leaking_valve".into(), Params { values: [("fan_heat_f".to_string(), ParamValue::Number(3.5))].into(), ..Default::default() });
         let r = run(&c, &req, &[ahu(200, 5.0)], &[]).unwrap();
         let src = |n: &str| r.findings[0].params.iter().find(|p| p.name == n).unwrap().source;
         assert_eq!((src("fan_heat_f"), src("delta_thr_f"), src("valve_closed_thr"), src("measured_fan_heat_f")), ("call", "config", "default", "fallback"));
         // a rule the config does not run is refused
         let bad = RunRequest { rules: Some(vec!["g36_nope".into()]), ..req };
         assert!(run(&c, &bad, &[ahu(10, 0.0)], &[]).unwrap_err().contains("'g36_nope'"));
+    }
+
+    #[test]
+    fn per_equipment_overrides_apply_to_the_equipment_they_match() {
+        // AHU-1's supply air is 6.5 °F over its mixed air: a fault at the 2 °F default fan
+        // heat, nothing with 6 °F of fan heat, which the config sets for AHU-1* only
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "equips": {"AHU-1*": {"fan_heat_f": 4.0}, "AHU-*": {"fan_heat_f": 1.0}}}]}));
+        let mut other = ahu(200, 5.0);
+        other.equip = "AHU-2".into();
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[ahu(200, 5.0), other], &[]).unwrap();
+        let of = |e: &str| r.findings.iter().find(|f| f.equip == e).unwrap();
+        let fan_heat = |e: &str| of(e).params.iter().find(|p| p.name == "fan_heat_f").map(|p| (p.value.clone(), p.source)).unwrap();
+        assert_eq!(fan_heat("AHU-1"), (ParamValue::Number(4.0), "config"), "the first matching pattern wins");
+        assert_eq!(fan_heat("AHU-2"), (ParamValue::Number(1.0), "config"));
+        assert!(of("AHU-1").finding.severity < of("AHU-2").finding.severity, "{:?} {:?}", of("AHU-1").finding.summary, of("AHU-2").finding.summary);
+        // a call's own pattern comes before the config's
+        let mut req = RunRequest { min_trust: 0.5, ..Default::default() };
+        let mut call = Params::default();
+        call.by_equip.push(("AHU-2".into(), [("fan_heat_f".to_string(), ParamValue::Number(3.0))].into()));
+        req.params.insert("leaking_valve".into(), call);
+        let r = run(&c, &req, &[ahu(200, 5.0)], &[]).unwrap();
+        assert_eq!(r.findings[0].params.iter().find(|p| p.name == "fan_heat_f").unwrap().source, "config");
+        // a bad override is named; one outside its sensible range runs with a caveat
+        let e = RunConfig::from_value(&json!({"rules": [{"name": "leaking_valve", "equips": {"AHU-1": {"fan_heat_f": "hot"}}}]})).unwrap_err();
+        assert!(e.contains("rules[0]") && e.contains("wrong type"), "{e}");
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "equips": {"AHU-1": {"fan_heat_f": 9}}}]}));
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[ahu(200, 5.0)], &[]).unwrap();
+        assert!(r.findings[0].finding.caveats.iter().any(|c| c.contains("fan_heat_f = 9 is outside its sensible range 0.5 to 4")), "{:?}", r.findings[0].finding.caveats);
+    }
+
+    #[test]
+    fn manufacturer_targets_keyed_by_equipment_pattern() {
+        let c = config(json!({"rules": [{"name": "dx_refrigerant_charge", "params": {"targets": {"HP_A__*": {"subcooling_f": 8.6}, "HP_B__*": {"subcooling_f": 9.7, "tolerance_f": 2}}}}]}));
+        let p = c.params_of("dx_refrigerant_charge").unwrap();
+        let spec = crate::config::rule_spec("dx_refrigerant_charge").unwrap();
+        assert_eq!(p.for_equip("HP_B__low").map(&spec, "targets")["tolerance_f"], 2.0);
+        assert_eq!(p.for_equip("HP_A__ok").map(&spec, "targets")["subcooling_f"], 8.6);
+        assert!(p.for_equip("RTU-1").map(&spec, "targets").is_empty());
+        let e = RunConfig::from_value(&json!({"rules": [{"name": "dx_refrigerant_charge", "params": {"targets": {"subcooling": 8}}}]})).unwrap_err();
+        assert!(e.contains("subcooling_f"), "{e}");
     }
 
     #[test]
@@ -318,6 +358,28 @@ mod tests {
         // a lower floor runs it
         let r = run(&c, &RunRequest { min_trust: 0.2, ..Default::default() }, &[e], &[]).unwrap();
         assert_eq!(r.declined(), 0);
+    }
+
+    #[test]
+    fn a_present_member_of_a_one_of_group_gates_like_a_required_input() {
+        // leaking_valve needs one of its valves: an untrusted cool valve declines the check,
+        // while an untrusted optional input (the fan status) only adds a caveat
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve"]}));
+        let sparse = |role: &str| {
+            let mut e = ahu(200, 5.0);
+            for (i, v) in e.frame.cols.get_mut(role).unwrap().iter_mut().enumerate() {
+                if i % 3 != 0 {
+                    *v = f64::NAN;
+                }
+            }
+            run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[e], &[]).unwrap()
+        };
+        let valve = sparse("cool_valve");
+        assert_eq!(valve.declined(), 1);
+        assert!(valve.findings[0].finding.summary.contains("cool_valve (trust 0.3"), "{}", valve.findings[0].finding.summary);
+        let fan = sparse("supply_fan_status");
+        assert_eq!(fan.declined(), 0);
+        assert!(fan.findings[0].finding.caveats.iter().any(|c| c.contains("optional input supply_fan_status")), "{:?}", fan.findings[0].finding.caveats);
     }
 
     #[test]

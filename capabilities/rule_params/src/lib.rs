@@ -73,7 +73,7 @@ pub fn row(s: &RuleSpec, detail: bool) -> Value {
     json!({
         "rule": s.id, "kind": "rule", "run_with": "rule_run",
         "equip_families": s.families,
-        "inputs": {"required": s.inputs.required, "optional": s.inputs.optional, "gating": s.inputs.gating},
+        "inputs": {"required": s.inputs.required, "optional": s.inputs.optional, "gating": s.inputs.gating, "one_of": s.inputs.one_of},
         "params": params,
     })
 }

@@ -16,7 +16,7 @@ fn base_props() -> serde_json::Map<String, Value> {
 fn run_props() -> serde_json::Map<String, Value> {
     let mut m = base_props();
     m.insert("rules".into(), json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 100}, "minItems": 1, "maxItems": 100, "description": "only these rules of the run config"}));
-    m.insert("params".into(), json!({"type": "object", "description": "parameter overrides: {rule: {param: value}} (see rule_params)"}));
+    m.insert("params".into(), json!({"type": "object", "description": "parameter overrides: {rule: {param: value}} (see rule_params); {rule: {\"equips\": {\"AHU-1*\": {param: value}}}} for the equipment a pattern matches"}));
     m
 }
 

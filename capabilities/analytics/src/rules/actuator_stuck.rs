@@ -76,6 +76,7 @@ pub fn spec() -> RuleSpec {
                 "supply_fan_status",
             ],
             gating: &[],
+            one_of: &[&["damper", "heat_valve_position", "heat_valve", "cool_valve"]],
         },
         params: vec![
             ParamSpec {

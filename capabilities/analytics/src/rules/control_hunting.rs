@@ -16,7 +16,7 @@ pub fn spec() -> RuleSpec {
     RuleSpec {
         id: "control_hunting",
         families: &["air_handler", "terminal", "fan_coil", "hw_plant", "chw_plant"],
-        inputs: Inputs { required: &[], optional: &["supply_fan_status", "supply_fan_speed", "airflow"], gating: &[] },
+        inputs: Inputs { required: &[], optional: &["supply_fan_status", "supply_fan_speed", "airflow"], gating: &[], one_of: &[] },
         params: vec![
             ParamSpec {
                 name: "warn_per_hr",

@@ -66,6 +66,7 @@ pub fn spec() -> RuleSpec {
                 "supply_fan_speed",
             ],
             gating: &["oa_airflow", "oa_damper"],
+            one_of: &[],
         },
         params: vec![
             ParamSpec::number("min_modulation", 0.1, "fraction of the OA signal's p95 ((p95 - p5) / p95)", (0.02, 0.5),

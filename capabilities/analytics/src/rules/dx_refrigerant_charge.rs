@@ -42,6 +42,7 @@ pub fn spec() -> RuleSpec {
             required: &["subcooling_temp"],
             optional: &["superheat_temp", "oat", "return_air_temp", "supply_air_temp", "compressor_status", "reversing_valve_cmd"],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec::flag("freeze_if_missing", true,
@@ -49,12 +50,12 @@ pub fn spec() -> RuleSpec {
                 "Keep it on for a first run on a known-good period; turn it off once references are stored, so a later run cannot take a faulty period as the reference. Used by evaluate_periods only."),
             ParamSpec {
                 name: "targets",
-                default: ParamValue::List(Vec::new()),
-                unit: "°F: [target of the charging metric, target superheat] (the second optional)",
+                default: ParamValue::Map(BTreeMap::new()),
+                unit: "°F, named: subcooling_f, superheat_f, tolerance_f (for every unit, or keyed by equipment patterns)",
                 range: Some((5.0, 20.0)),
-                choices: &[],
+                choices: &["subcooling_f", "superheat_f", "tolerance_f"],
                 basis: "the nameplate or installation manual gives the subcooling (or, for a fixed orifice, the superheat) the unit is charged to",
-                calibrate: "Copy the charging target from the manufacturer's chart at the conditions the unit mostly runs in, and with metric subcooling the target superheat as a second value to cross-check a low charge; set it per unit. Taking it from the trend being judged is circular. Empty: only the universal subcooling limits apply, and metric superheat declines.",
+                calibrate: "Copy the charging target from the manufacturer's chart at the conditions the unit mostly runs in, with the target superheat beside it to cross-check a low charge and the manual's tolerance if it differs: {\"subcooling_f\": 10, \"superheat_f\": 8}. Different models: key the targets by equipment patterns ({\"RTU-1*\": {...}}). Taking them from the trend being judged is circular. Unset: only the universal subcooling limits apply, and metric superheat declines.",
             },
             ParamSpec::number("tolerance_f", 3.0, "°F (either side of the target)", (1.0, 5.0),
                 "manufacturers' charging instructions commonly allow about 3 °F either side of the target",
@@ -143,8 +144,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let Some(values) = frame.col(role) else {
         return Outcome::Skipped { missing: vec![role.to_string()] };
     };
-    let targets = params.list(spec, "targets");
-    let target = targets.first().copied();
+    let targets = params.map(spec, "targets");
+    let target = targets.get(if metric == "superheat" { "superheat_f" } else { "subcooling_f" }).copied();
     if target.is_none() && metric == "superheat" {
         return declined(spec, "no target superheat for this unit (set targets from the nameplate, or compare with a fault-free period)", Vec::new());
     }
@@ -165,7 +166,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("n_cooling_rows".into(), rows.len() as f64);
     let (severity, verdict, summary) = match target {
         Some(t) => {
-            let tol = params.number(spec, "tolerance_f");
+            let tol = targets.get("tolerance_f").copied().unwrap_or_else(|| params.number(spec, "tolerance_f"));
             let dev = med - t;
             let severity = if dev.abs() >= 2.0 * tol {
                 Severity::Fault
@@ -209,7 +210,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 let sh_med = median(&mut rows_of(&cooling, sh));
                 if !sh_med.is_nan() {
                     metrics.insert("superheat_median_f".into(), round2(sh_med));
-                    if let (Some(&t_sh), Some(true)) = (targets.get(1), verdict) {
+                    if let (Some(&t_sh), Some(true)) = (targets.get("superheat_f"), verdict) {
                         metrics.insert("target_superheat_f".into(), t_sh);
                         metrics.insert("superheat_corroborates".into(), if sh_med - t_sh >= CORROBORATE_SH_F { 1.0 } else { 0.0 });
                     }
@@ -541,7 +542,8 @@ mod tests {
 
     fn targets(t: &[f64]) -> Params {
         let mut p = Params::default();
-        p.values.insert("targets".into(), ParamValue::List(t.to_vec()));
+        let named = ["subcooling_f", "superheat_f"].iter().zip(t).map(|(k, v)| (k.to_string(), *v)).collect();
+        p.values.insert("targets".into(), ParamValue::Map(named));
         p
     }
 
@@ -589,7 +591,7 @@ mod tests {
         p.values.insert("metric".into(), ParamValue::Choice("superheat".into()));
         assert_eq!(run(&frame(48, |_| 10.0), &p).severity, Severity::Info);
         // with one, a high superheat is a low charge
-        p.values.insert("targets".into(), ParamValue::List(vec![5.0]));
+        p.values.insert("targets".into(), ParamValue::Map([("superheat_f".to_string(), 5.0)].into()));
         let r = run(&frame(48, |_| 10.0), &p);
         assert_eq!((r.severity, r.metrics["low_charge"], r.metrics["deviation_f"]), (Severity::Warn, 1.0, 5.0));
     }

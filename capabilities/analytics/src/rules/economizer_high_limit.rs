@@ -25,6 +25,7 @@ pub fn spec() -> RuleSpec {
             required: &["oa_damper", "oat"],
             optional: &["mixed_air_temp", "return_air_temp", "oa_airflow", "airflow", "supply_fan_status", "supply_fan_speed"],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec::number("high_limit_f", 65.0, "°F", (55.0, 80.0),

@@ -32,6 +32,7 @@ pub fn spec() -> RuleSpec {
             required: &["cool_valve", "oat"],
             optional: &["oa_damper", "mixed_air_temp", "return_air_temp", "supply_fan_status", "supply_fan_speed", "airflow"],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec::number("high_limit_f", 60.0, "°F (outdoor air dry-bulb)", (45.0, 75.0),

@@ -111,6 +111,7 @@ pub fn spec() -> RuleSpec {
                 "cooldown",
             ],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec {
@@ -135,7 +136,7 @@ pub fn spec() -> RuleSpec {
                 range: Some((0.0, 100.0)),
                 choices: &[],
                 basis: "a sequence with a seasonal minimum changes the fraction FC6 should compare against",
-                calibrate: "Give twelve values, one per month, the same ones outdoor_air_fraction uses; leave empty to use min_oa_pct all year.",
+                calibrate: "Give twelve values, one per month, the same ones outdoor_air_fraction uses; or map some months only ({\"6\": 12, \"7\": 12}), the others keeping min_oa_pct; leave empty to use min_oa_pct all year.",
             },
             ParamSpec::number("mode_delay_min", 30.0, "min", (0.0, 120.0),
                 "G36 §5.16.14 ModeDelay: judging waits this long after a fan start or a zone-group mode change",
@@ -165,7 +166,7 @@ pub fn spec() -> RuleSpec {
                 range: Some((0.0, 60.0)),
                 choices: &[],
                 basis: "a sequence whose minimum position changes with the season moves the line between free cooling and minimum outdoor air",
-                calibrate: "Give twelve positions, one per month, from the sequence; leave empty to use oa_damper_min (or the learned minimum) all year.",
+                calibrate: "Give twelve positions, one per month, from the sequence; or map some months only ({\"6\": 28}); leave empty to use oa_damper_min (or the learned minimum) all year.",
             },
             ParamSpec {
                 name: "occupancy_gate",
@@ -352,7 +353,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         caveats.push("no outdoor-air damper point: heating (OS#1) and free cooling (OS#2) are read from the valves alone, so idle running at minimum outdoor air counts as free cooling".into());
     }
-    let econ_above = |i: usize| -> f64 { tol + if by_month_damper.is_empty() { oa_min } else { by_month_damper[month(ts[i]) - 1] } };
+    let econ_above = |i: usize| -> f64 { tol + crate::engine::by_month(&by_month_damper, month(ts[i]), oa_min) };
 
     // operating state per sample
     let os: Vec<u8> = (0..n)
@@ -445,7 +446,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 let span = o[i] - r[i];
                 if span.abs() >= OA_SPAN_MIN_F { (100.0 * (m[i] - r[i]) / span).clamp(-50.0, 150.0) } else { f64::NAN }
             });
-            let minimum = (0..n).map(|i| if by_month_min.is_empty() { min_oa } else { by_month_min[month(ts[i]) - 1] });
+            let minimum = (0..n).map(|i| crate::engine::by_month(&by_month_min, month(ts[i]), min_oa));
             caveats.push("FC6 compares the outdoor-air fraction from the air temperatures with the configured minimum (G36 uses the active minimum setpoint over measured airflow)".into());
             Some((pct.collect(), minimum.collect()))
         }

@@ -22,6 +22,7 @@ pub fn spec() -> RuleSpec {
             required: &["mixed_air_temp", "supply_air_temp"],
             optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "occupancy"],
             gating: &[],
+            one_of: &[&["cool_valve", "heat_valve"]],
         },
         params: vec![
             ParamSpec::number("fan_heat_f", 2.0, "°F", (0.5, 4.0),

@@ -24,6 +24,7 @@ pub fn spec() -> RuleSpec {
             required: &[],
             optional: &["supply_fan_status", "supply_fan_speed", "occupancy", "space_temp", "return_air_temp", "heat_sp", "cool_sp"],
             gating: &["supply_fan_status", "supply_fan_speed"],
+            one_of: &[],
         },
         params: vec![
             ParamSpec::number("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
@@ -250,7 +251,7 @@ mod tests {
         assert_eq!(run(&f).severity, Severity::Info, "all occupied: nothing unoccupied to judge");
         let mut p = Params::default();
         p.values.insert("occupied_days".into(), ParamValue::List(vec![0.0, 9.0]));
-        assert!(p.check(&spec()).is_err());
+        assert!(p.check(&spec()).is_ok() && p.outside_range(&spec())[0].contains("occupied_days = 9 is outside"));
         let g = Frame::from_rows(&[0, H], &[("space_temp", vec![70.0, 70.0])]);
         assert!(matches!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
     }

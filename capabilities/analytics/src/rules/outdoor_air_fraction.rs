@@ -23,6 +23,7 @@ pub fn spec() -> RuleSpec {
             required: &["mixed_air_temp", "return_air_temp"],
             optional: &["oat", "oa_damper", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy"],
             gating: &["oat"],
+            one_of: &[],
         },
         params: vec![
             ParamSpec {
@@ -65,7 +66,7 @@ pub fn spec() -> RuleSpec {
                 range: Some((0.0, 100.0)),
                 choices: &[],
                 basis: "some sequences schedule a different minimum by season",
-                calibrate: "Give twelve values, one per month, from the sequence; leave empty to use min_oa_pct all year.",
+                calibrate: "Give twelve values, one per month, from the sequence; or map some months only ({\"6\": 12, \"7\": 12}), the others keeping min_oa_pct; leave empty to use min_oa_pct all year.",
             },
         ],
         judged_basis: "occupied fan-on samples with a stable temperature balance",
@@ -127,7 +128,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             out_of_range += 1;
             continue;
         }
-        let min = if by_month.is_empty() { min_all } else { by_month[month(frame.ts[i]) - 1] };
+        let min = crate::engine::by_month(&by_month, month(frame.ts[i]), min_all);
         judged.push((i as u32, oaf, min, o > cutoff));
     }
     if judged.len() < MIN_SAMPLES {

@@ -72,7 +72,7 @@ pub fn spec(r: &Reset) -> RuleSpec {
     RuleSpec {
         id: r.id,
         families: &["air_handler"],
-        inputs: Inputs { required: r.required, optional: r.optional, gating: &[] },
+        inputs: Inputs { required: r.required, optional: r.optional, gating: &[], one_of: &[] },
         params: vec![
             ParamSpec::number("min_cycles", 12.0, "count (T&R cycles)", (6.0, 500.0),
                 "a dozen compared samples is the least that shows a pattern rather than a moment",

@@ -21,6 +21,7 @@ pub fn spec() -> RuleSpec {
             required: &["heat_valve", "cool_valve"],
             optional: &["supply_fan_status", "occupancy", "supply_air_temp", "cool_coil_leaving_temp", "return_air_humidity"],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec {
@@ -300,7 +301,8 @@ mod tests {
     fn parameters_are_checked() {
         let mut p = Params::default();
         p.values.insert("warn_pct".into(), ParamValue::Number(50.0));
-        assert!(p.check(&spec()).unwrap_err().contains("between"));
+        assert!(p.check(&spec()).is_ok());
+        assert!(p.outside_range(&spec())[0].contains("warn_pct = 50 is outside its sensible range"), "{:?}", p.outside_range(&spec()));
         let mut p = Params::default();
         p.values.insert("nope".into(), ParamValue::Number(1.0));
         assert!(p.check(&spec()).is_err());

@@ -19,6 +19,7 @@ pub fn spec() -> RuleSpec {
             required: &["duct_static_sp"],
             optional: &["supply_fan_status", "static_pressure_requests", "airflow"],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec {

@@ -15,6 +15,7 @@ pub fn spec() -> RuleSpec {
             required: &["supply_air_temp", "supply_air_temp_sp"],
             optional: &["supply_fan_status", "occupancy"],
             gating: &[],
+            one_of: &[],
         },
         params: vec![
             ParamSpec {

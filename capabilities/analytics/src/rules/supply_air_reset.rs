@@ -46,6 +46,7 @@ pub fn spec() -> RuleSpec {
                 "sat_reset_requests",
             ],
             gating: &[],
+            one_of: &[],
         },
         params: vec![ParamSpec::flag(
                 "fan_gate",

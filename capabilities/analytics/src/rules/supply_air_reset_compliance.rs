@@ -4,6 +4,8 @@
 //! target by more than `tol_f` on `warn_pct` % of the judged samples, with a mean gap of at least
 //! `warn_gap_f`, is reheat the sequence does not need. Supply air well above the target in warm
 //! weather (`track_gap_f`) is a cooling shortfall instead. Judged on fan-on, occupied samples.
+//! With the zones' requests trended, that excess is measured above the T-max the requests
+//! allow: warm supply air the zones do not ask to be colder is what they want, not a shortfall.
 //!
 //! G36 lowers T-max itself by trim-and-respond when zones send SAT reset requests. With the
 //! requests trended, T-max is rebuilt from them ([`crate::trim_respond`]), so supply air that
@@ -35,6 +37,7 @@ pub fn spec() -> RuleSpec {
             required: &["supply_air_temp"],
             optional: &["oat", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy", "sat_reset_requests"],
             gating: &["oat"],
+            one_of: &[],
         },
         params: vec![
             ParamSpec::number("min_clg_sat", 55.0, "°F", (45.0, 60.0),
@@ -123,7 +126,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let pct_below = 100.0 * below.len() as f64 / k;
     let mean_gap = gap.iter().sum::<f64>() / k;
     let mae = gap.iter().map(|g| g.abs()).sum::<f64>() / k;
-    let warm: Vec<(usize, f64)> = judged.iter().zip(&gap).filter(|(&i, _)| oat[i] >= oat_min).map(|(&i, g)| (i, -g)).collect();
+    // warm-weather excess: with requests trended, above the warmest air the zones' requests
+    // accept (T-max); supply air above the map but within it is what the zones asked for
+    let warm: Vec<(usize, f64)> = judged
+        .iter()
+        .zip(&gap)
+        .filter(|(&i, _)| oat[i] >= oat_min)
+        .map(|(&i, g)| (i, if requests.is_some() { sat[i] - t_max_at[i] } else { -g }))
+        .collect();
     let above: Vec<u32> = warm.iter().filter(|(_, over)| *over > tol).map(|(i, _)| *i as u32).collect();
     let (pct_above, mean_above) = if warm.is_empty() {
         (None, None)
@@ -159,9 +169,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         "colder than G36's map would run it; whether the unit's own sequence asks for more is not known".to_string()
     } else if not_tracking {
         format!(
-            "not tracking: {:.0}% of warm-weather samples run {:+.1} °F above the target, a cooling shortfall or a setpoint held high",
+            "not tracking: {:.0}% of warm-weather samples run {:+.1} °F above {}, a cooling shortfall or a setpoint held high",
             pct_above.unwrap_or(0.0),
-            mean_above.unwrap_or(0.0)
+            mean_above.unwrap_or(0.0),
+            if requests.is_some() { "the T-max the zones' requests allow" } else { "the target" }
         )
     } else if explained {
         format!("colder than the map with T-max at {t_max} °F ({fixed_pct:.0}% of samples), but the zones' SAT reset requests hold T-max down: the air handler follows its reset and the cold air is the zones' demand")
@@ -325,6 +336,18 @@ mod tests {
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert!(f.summary.contains("not tracking"), "{}", f.summary);
         assert_eq!(f.metrics["pct_above_target"], 100.0);
+    }
+
+    #[test]
+    fn warm_supply_air_the_zones_accept_is_tracking_and_refused_air_is_not() {
+        // supply air 6 °F above G36's map, capped at the 65 °F ceiling, requests trended
+        let base = frame(10, |o, _| (g36(o) + 6.0).min(65.0));
+        let n = base.len();
+        let idle = run(&with(base.clone(), "sat_reset_requests", vec![0.0; n]), &Params::default());
+        assert_ne!(idle.severity, Severity::Warn, "no zone asks for colder air: {}", idle.summary);
+        let calling = run(&with(base, "sat_reset_requests", vec![4.0; n]), &Params::default());
+        assert_eq!(calling.severity, Severity::Warn, "{}", calling.summary);
+        assert!(calling.summary.contains("requests allow"), "{}", calling.summary);
     }
 
     #[test]

@@ -6,6 +6,9 @@ implementation, camber-toolkit 0.110.0). Each subcommand prints one JSON documen
   points STORE FID [ARGS]    the reference's `points` data for one facility
   facilities STORE FID...    the reference's `facilities` data
   write STORE DATADIR ID     the reference generates and ingests one of its synthetic datasets
+  rule_run STORE FID ID      the reference's rule_run on facility FID with dataset ID's template:
+                             seconds, findings (rule, equip, severity), labels, template rules
+  score STORE ID             the reference's own `camber datasets score` of dataset ID
 """
 
 import json
@@ -49,6 +52,38 @@ def write(store, datadir, dataset_id):
     return {"ok": True}
 
 
+def rule_run(store, fid, dataset_id):
+    import tempfile
+    import time
+
+    from camber.capabilities import CallContext, Caps, default_registry
+
+    camber = sys.prefix + "/bin/camber"
+    with tempfile.TemporaryDirectory() as d:
+        cfg = d + "/template.json"
+        subprocess.run([camber, "datasets", "config", dataset_id, "--store", store, "--out", cfg],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        template = json.load(open(cfg))
+        ctx = CallContext(store=store, allowed_facilities=frozenset([fid]), config=cfg,
+                          caps=Caps(max_seconds=900, max_rows=100000, max_bytes=100_000_000))
+        t = time.time()
+        res = default_registry().call("rule_run", {"facility_id": fid}, ctx)
+        seconds = time.time() - t
+    entries = json.load(open(store + "/_facilities.json"))
+    labels = entries[fid]["dataset"].get("labels") or {}
+    rules = [r if isinstance(r, str) else r["name"] for r in template.get("rules", [])]
+    found = [{"rule": f["rule"], "equip": f["equip"], "severity": f["severity"]} for f in res.data["findings"]]
+    return {"seconds": seconds, "findings": found, "labels": labels, "rules": rules}
+
+
+def score(store, dataset_id):
+    camber = sys.prefix + "/bin/camber"
+    out = subprocess.run([camber, "datasets", "score", dataset_id, "--store", store, "--json"],
+                         check=True, capture_output=True, text=True).stdout
+    d = json.loads(out)
+    return {"overall": d["overall"], "suite": d.get("suite", [])}
+
+
 def main():
     cmd, rest = sys.argv[1], sys.argv[2:]
     if cmd == "summary":
@@ -58,6 +93,10 @@ def main():
         out = call(rest[0], "points", {"facility_id": rest[1], **args}, [rest[1]])
     elif cmd == "facilities":
         out = call(rest[0], "facilities", {}, rest[1:])
+    elif cmd == "rule_run":
+        out = rule_run(rest[0], rest[1], rest[2])
+    elif cmd == "score":
+        out = score(rest[0], rest[1])
     elif cmd == "write":
         out = write(rest[0], rest[1], rest[2])
     else:

@@ -201,8 +201,9 @@ fn main() -> ExitCode {
             c.args(rest);
             run(c, "cargo test")
         }),
-        "bench" => build(true, true).and_then(|_| {
+        "bench" => build(true, true).and_then(|_| python_env()).and_then(|python| {
             let mut c = cargo();
+            c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache-release"));
             c.args(["run", "--release", "-p", "camber-tests", "--bin", "camber-bench", "--"]);
             c.args(rest);

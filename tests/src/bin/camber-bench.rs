@@ -501,8 +501,118 @@ fn rules_benchmarks() {
     println!("rule_run on one AHU-year at 1 minute through the sandbox (store read, grid, every rule): median of 3 {}", ms(p50));
 }
 
+/// The reference toolkit's synthetic datasets: generated on this machine, so the side by side
+/// runs offline.
+const REFERENCE_SYNTHETIC: &[&str] = &[
+    "synthetic-g36-vav-fleet",
+    "synthetic-g36-rcx-chains",
+    "synthetic-ahu-excess-oa",
+    "synthetic-ahu-sensor-bias",
+    "synthetic-ahu-maintenance",
+    "synthetic-hw-plant-lockout",
+    "synthetic-hw-plant-cycling",
+    "synthetic-heat-pump",
+    "synthetic-chw-plant-staging",
+    "synthetic-chw-plant-multi",
+];
+
+/// Detection against the labels: (true positives, false negatives, false alarms, true
+/// negatives) over the labelled equipment; an equipment is flagged when a warn or fault
+/// finding of `rules` (all when `None`) names it.
+fn confusion(findings: &[(String, String, String)], labels: &serde_json::Map<String, serde_json::Value>, rules: Option<&[String]>) -> ([usize; 4], Vec<String>) {
+    let mut c = [0; 4];
+    let mut alarms = Vec::new();
+    for (equip, label) in labels {
+        let faulty = label.as_str().is_some_and(|l| !l.is_empty());
+        let fired: Vec<&str> = findings
+            .iter()
+            .filter(|(r, e, sev)| e == equip && (sev == "warn" || sev == "fault") && rules.is_none_or(|rs| rs.contains(r)))
+            .map(|(r, _, _)| r.as_str())
+            .collect();
+        let i = match (faulty, !fired.is_empty()) {
+            (true, true) => 0,
+            (true, false) => 1,
+            (false, true) => 2,
+            (false, false) => 3,
+        };
+        if i == 2 {
+            alarms.push(format!("{equip} ({})", fired.join(", ")));
+        }
+        c[i] += 1;
+    }
+    (c, alarms)
+}
+
+/// Side by side with the reference on its own synthetic datasets, in one store it writes:
+/// its rule_run with each dataset's template against ours with the packaged template, and
+/// detection against the labels.
+fn reference_benchmarks() {
+    let store = camber_tests::target_dir().join("camber-refstore");
+    let downloads = camber_tests::target_dir().join("camber-refdata");
+    let entries = |s: &std::path::Path| -> serde_json::Value { std::fs::read_to_string(s.join("_facilities.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(json!({})) };
+    for id in REFERENCE_SYNTHETIC {
+        if entries(&store).get(format!("ds-{id}")).is_none() {
+            let t = Instant::now();
+            camber_tests::reference(&["write", store.to_str().unwrap(), downloads.to_str().unwrap(), id]);
+            eprintln!("the reference generated and ingested {id} in {}", ms(t.elapsed()));
+        }
+    }
+    let reg = registry_from(&[components_dir()]).unwrap();
+    let fids: Vec<String> = REFERENCE_SYNTHETIC.iter().map(|id| format!("ds-{id}")).collect();
+    let ctx = CallContext::new(&store, fids.clone());
+    let built: Vec<String> = camber_analytics::rules::all().iter().map(|r| (r.spec)().id.to_string()).collect();
+    println!("| dataset | labelled (faulty / healthy) | reference: its template | reference, time | reference: the rules built here | camber: packaged template | camber, time |");
+    println!("|---|---|---|---|---|---|---|");
+    for (id, fid) in REFERENCE_SYNTHETIC.iter().zip(&fids) {
+        let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, id]);
+        let labels = theirs["labels"].as_object().cloned().unwrap_or_default();
+        let triples = |v: &serde_json::Value, rule: &str, equip: &str| -> Vec<(String, String, String)> {
+            v.as_array().unwrap().iter().map(|f| (f[rule].as_str().unwrap().to_string(), f[equip].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string())).collect()
+        };
+        let their_findings = triples(&theirs["findings"], "rule", "equip");
+        let template: Vec<String> = theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+        let shared: Vec<String> = template.iter().filter(|r| built.contains(r)).cloned().collect();
+        let args = json!({"facility_id": fid, "limit": 1000});
+        let mut times = Vec::new();
+        let mut ours = None;
+        for _ in 0..5 {
+            let t = Instant::now();
+            let r = reg.call("rule_run", &args, &ctx).unwrap();
+            times.push(t.elapsed());
+            ours = Some(r);
+        }
+        let ours = ours.unwrap();
+        let (p50, _, _) = stats(times);
+        let our_findings = triples(&ours.data["findings"], "rule", "equip");
+        let (all, _) = confusion(&their_findings, &labels, None);
+        let (fw, fw_alarms) = confusion(&their_findings, &labels, Some(&shared));
+        let (us_, our_alarms) = confusion(&our_findings, &labels, None);
+        let faulty = labels.values().filter(|l| l.as_str().is_some_and(|l| !l.is_empty())).count();
+        let cell = |c: [usize; 4]| format!("{}/{} found, {} false alarms", c[0], c[0] + c[1], c[2]);
+        println!(
+            "| {id} | {faulty} / {} | {} ({} rules) | {:.1} s | {} ({}) | {} | {} |",
+            labels.len() - faulty,
+            cell(all),
+            template.len(),
+            theirs["seconds"].as_f64().unwrap_or(f64::NAN),
+            cell(fw),
+            if shared.is_empty() { "none".to_string() } else { shared.join(", ") },
+            cell(us_),
+            ms(p50)
+        );
+        if !fw_alarms.is_empty() || !our_alarms.is_empty() {
+            println!("|   false alarms | | | | {} | | {} | |", fw_alarms.join("; "), our_alarms.join("; "));
+        }
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("reference") {
+        println!("camber-bench reference ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
+        reference_benchmarks();
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("rules-year") {
         rules_year_child();
         return;

@@ -163,6 +163,22 @@ pub struct RuleSpec {
     pub judged_basis: &'static str,
 }
 
+/// Something that declares tunable parameters: a rule, a drift detector.
+pub trait ParamDecl {
+    /// The id named in error messages.
+    fn decl_id(&self) -> &str;
+    fn param_specs(&self) -> &[ParamSpec];
+}
+
+impl ParamDecl for RuleSpec {
+    fn decl_id(&self) -> &str {
+        self.id
+    }
+    fn param_specs(&self) -> &[ParamSpec] {
+        &self.params
+    }
+}
+
 /// Parameter values a run uses: overrides on top of the rule's defaults.
 #[derive(Clone, Debug, Default)]
 pub struct Params {
@@ -171,58 +187,59 @@ pub struct Params {
 
 impl Params {
     /// The number `name`, from the overrides or the spec's default.
-    pub fn number(&self, spec: &RuleSpec, name: &str) -> f64 {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn number(&self, spec: &impl ParamDecl, name: &str) -> f64 {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Number(x)) => *x,
             _ => f64::NAN,
         }
     }
 
     /// The choice `name`.
-    pub fn choice(&self, spec: &RuleSpec, name: &str) -> String {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn choice(&self, spec: &impl ParamDecl, name: &str) -> String {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Choice(c)) => c.clone(),
             _ => String::new(),
         }
     }
 
     /// The list `name`.
-    pub fn list(&self, spec: &RuleSpec, name: &str) -> Vec<f64> {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn list(&self, spec: &impl ParamDecl, name: &str) -> Vec<f64> {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::List(v)) => v.clone(),
             _ => Vec::new(),
         }
     }
 
     /// The flag `name` (`None`: unknown).
-    pub fn flag(&self, spec: &RuleSpec, name: &str) -> Option<bool> {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn flag(&self, spec: &impl ParamDecl, name: &str) -> Option<bool> {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Flag(f)) => *f,
             _ => None,
         }
     }
 
     /// Check overrides against the spec: known names, numbers in range.
-    pub fn check(&self, spec: &RuleSpec) -> Result<(), String> {
+    pub fn check(&self, spec: &impl ParamDecl) -> Result<(), String> {
+        let id = spec.decl_id();
         for (k, v) in &self.values {
-            let Some(p) = spec.params.iter().find(|p| p.name == k) else {
-                return Err(format!("rule {} has no parameter '{k}'", spec.id));
+            let Some(p) = spec.param_specs().iter().find(|p| p.name == k) else {
+                return Err(format!("rule {id} has no parameter '{k}'"));
             };
             match (v, &p.default, p.range) {
                 (ParamValue::Number(x), ParamValue::Number(_), Some((lo, hi))) if !(lo..=hi).contains(x) => {
-                    return Err(format!("{}.{k} must be between {lo} and {hi}, got {x}", spec.id));
+                    return Err(format!("{id}.{k} must be between {lo} and {hi}, got {x}"));
                 }
                 (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
-                    return Err(format!("{}.{k} must be one of {}, got '{c}'", spec.id, p.choices.join(", ")));
+                    return Err(format!("{id}.{k} must be one of {}, got '{c}'", p.choices.join(", ")));
                 }
                 (ParamValue::List(v), ParamValue::List(_), Some((lo, hi))) if v.iter().any(|x| !(lo..=hi).contains(x)) => {
-                    return Err(format!("{}.{k}: every value must be between {lo} and {hi}", spec.id));
+                    return Err(format!("{id}.{k}: every value must be between {lo} and {hi}"));
                 }
                 (ParamValue::List(_), ParamValue::List(_), _)
                 | (ParamValue::Number(_), ParamValue::Number(_), _)
                 | (ParamValue::Flag(_), ParamValue::Flag(_), _)
                 | (ParamValue::Choice(_), ParamValue::Choice(_), _) => {}
-                _ => return Err(format!("{}.{k} has the wrong type", spec.id)),
+                _ => return Err(format!("{id}.{k} has the wrong type")),
             }
         }
         Ok(())

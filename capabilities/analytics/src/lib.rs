@@ -6,6 +6,7 @@
 //! store and hand the columns here, and the native tests exercise every rule directly.
 
 pub mod config;
+pub mod drift;
 pub mod economizer;
 pub mod engine;
 pub mod family;

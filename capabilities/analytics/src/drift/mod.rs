@@ -133,8 +133,11 @@ pub struct Part {
     /// sensor or the supply air).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub basis: Option<String>,
-    /// The lowest load judged, and the load span a slope needs (load units).
+    /// The lowest load judged, and the load span a slope needs (load units); null in JSON when
+    /// not a number.
+    #[serde(with = "finite_or_null")]
     pub min_load: f64,
+    #[serde(with = "finite_or_null")]
     pub min_span: f64,
     /// Where `min_load` came from: `explicit`, `size_relative`, `learned_vfd_floor`, `default`
     /// or `fixed`.
@@ -177,6 +180,19 @@ impl Part {
             scale_p95: None,
             confound_median: None,
         }
+    }
+}
+
+/// A number JSON cannot hold (NaN, infinite) as null, and null back as NaN.
+mod finite_or_null {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
+        if v.is_finite() { s.serialize_f64(*v) } else { s.serialize_none() }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
     }
 }
 

@@ -202,3 +202,18 @@ fn empty_frames_and_hand_built_ragged_columns_do_not_panic() {
         let _ = judge(&s, &pump_frame(300, 0, 0.0), &Frame::default(), &p);
     }
 }
+
+#[test]
+fn a_baseline_with_a_declined_part_and_odd_numbers_round_trips() {
+    let s = spec("coil_leak_drift").unwrap();
+    let p = Params { values: [("judge_heating_on_supply_air".to_string(), ParamValue::Flag(Some(false))), ("min_mat_span_f".to_string(), ParamValue::Number(f64::NAN))].into() };
+    let mat = |i: usize| 50.0 + 30.0 * ((i * 17) % 61) as f64 / 61.0;
+    let f = frame(200, 0, &[("mixed_air_temp", &mat), ("supply_air_temp", &|i| mat(i) + 1.0 + 0.3 * noise(i)), ("cool_valve", &|_| 0.0), ("heat_valve", &|_| 0.0)]);
+    let b = fit(&s, &f, &p).unwrap();
+    assert!(b.parts[0].fit.is_some() && b.parts[1].declined.is_some());
+    let json = serde_json::to_string(&b).unwrap();
+    assert!(json.contains("\"min_span\":null"), "{json}");
+    let back: Baseline = serde_json::from_str(&json).unwrap();
+    assert!(back.parts[0].min_span.is_nan() && back.parts[1].fit.is_none());
+    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+}

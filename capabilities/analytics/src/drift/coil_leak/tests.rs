@@ -193,3 +193,25 @@ fn occupied_only_uses_the_trended_occupancy_else_the_assumed_schedule() {
     occ.cols.insert("occupancy".into(), vec![1.0; 150]);
     assert_eq!(one(judge(&spec(), &window(600, 0, 0.0, 0.0), &occ, &p)).conditions[0].judged, 96);
 }
+
+#[test]
+fn reference_out_of_scope_and_level_baselines() {
+    // /tmp/driftref/ref2.py "coil_out_of_scope": the reference judges 100 samples, leaves 50 out
+    // of scope, and gives fault, -1.7788 °F, -15.374σ, rise median -0.596 °F
+    let cur = frame(150, 300, &[
+        (MAT, &|i| if i % 3 == 0 { 40.0 } else { mat(i) }),
+        (SAT, &|i| (if i % 3 == 0 { 40.0 } else { mat(i) }) + 1.2 - 1.8 + 0.4 * noise(i)),
+        ("cool_valve", &|_| 0.0),
+        ("supply_fan_status", &|_| 1.0),
+    ]);
+    let m = run(&cur, &Params::default()).metrics;
+    assert_eq!((m["coil_leak_cooling_n_current"], m["coil_leak_cooling_n_out_of_scope"]), (100.0, 50.0));
+    assert!(close(m["coil_leak_cooling_drift_f"], -1.7788, 1e-3) && close(m["coil_leak_cooling_drift_sigma"], -15.374, 0.02) && close(m["coil_leak_cooling_rise_median_f"], -0.596, 1e-3), "{m:?}");
+    // "coil_level": mixed air held near 60 °F fits a flat level; the reference gives fault,
+    // -1.798 °F, -20.7382σ, sigma 0.0867 °F on 300 samples, 150 judged
+    let steady = |leak: f64| move |n: usize, start: usize| frame(n, start, &[(MAT, &|i| 60.0 + 2.0 * noise(i + 7)), (SAT, &|i| 60.0 + 2.0 * noise(i + 7) + 1.0 - leak + 0.3 * noise(i)), ("cool_valve", &|_| 0.0)]);
+    let f = one(judge(&spec(), &steady(0.0)(300, 0), &steady(1.8)(150, 300), &Params::default()));
+    let m = &f.metrics;
+    assert_eq!((f.severity, m["coil_leak_cooling_baseline_n"], m["coil_leak_cooling_n_current"]), (Severity::Fault, 300.0, 150.0));
+    assert!(close(m["coil_leak_cooling_drift_f"], -1.798, 1e-3) && close(m["coil_leak_cooling_drift_sigma"], -20.7382, 0.05) && close(m["coil_leak_cooling_baseline_sigma_f"], 0.0867, 1e-4), "{m:?}");
+}

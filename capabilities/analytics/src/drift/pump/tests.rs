@@ -386,3 +386,35 @@ fn timestamps_are_hourly_from_the_reference_start() {
     assert_eq!(all().len(), 11);
     assert!(spec("hw_pump_power_drift").is_some());
 }
+
+#[test]
+fn reference_gates_and_flat_levels() {
+    let d = super::spec(Signal::Flow, Loop::Chw);
+    // a drive parked at 25 % every fifth hour (/tmp/driftref/ref2.py "vfd_floor"): the reference
+    // learns a 25 % floor, gates at 27 %, and gives warn, -19.8362 gpm, -13.42σ on 120 samples
+    let sp = |i: usize| if i.is_multiple_of(5) { 25.0 } else { speed(i) + 10.0 };
+    let vfd = |deficit: f64| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &|i| 8.0 * sp(i) - deficit + 5.0 * noise(i)), ("chw_pump_speed", &sp)]);
+    let f = one(judge(&d, &vfd(0.0)(300, 0), &vfd(20.0)(150, 300), &Params::default()));
+    let m = &f.metrics;
+    assert_eq!((f.severity, m["pump_flow_speed_gate_pct"], m["pump_flow_vfd_floor_pct"], m["pump_flow_n_current"]), (Severity::Warn, 27.0, 25.0, 120.0));
+    assert!(close(m["pump_flow_drift_gpm"], -19.8362, 1e-3) && close(m["pump_flow_drift_sigma"], -13.42, 0.01) && close(m["pump_flow_baseline_sigma_gpm"], 1.4781, 1e-4), "{m:?}");
+    // a constant-speed pump ("constant_speed"): the reference gives fault, -39.935 gpm,
+    // -13.8136σ, sigma 2.891 gpm; at another speed ("constant_speed_other") it declines
+    let cs = |deficit: f64, at: Option<f64>| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &|i| 800.0 - deficit + 10.0 * noise(i)), ("chw_pump_speed", &|i| at.unwrap_or(80.0 + 0.2 * noise(i + 3)))]);
+    let f = one(judge(&d, &cs(0.0, None)(300, 0), &cs(40.0, None)(150, 300), &Params::default()));
+    assert!(f.severity == Severity::Fault && close(f.metrics["pump_flow_drift_gpm"], -39.935, 1e-3) && close(f.metrics["pump_flow_drift_sigma"], -13.8136, 0.01) && close(f.metrics["pump_flow_baseline_sigma_gpm"], 2.891, 1e-4), "{:?}", f.metrics);
+    assert_eq!(one(judge(&d, &cs(0.0, None)(300, 0), &cs(0.0, Some(60.0))(150, 300), &Params::default())).severity, Severity::Info);
+    // a small pump ("small_power"): the reference gates at 3.831461 gpm with a 7.662921 gpm span,
+    // floors 0.032009 / 0.064017 kW, and gives warn, +0.0501 kW at 17.29σ (its sigma rounded to
+    // 0.0029 kW; this one is not rounded, hence the looser sigma tolerance)
+    let pw = super::spec(Signal::Power, Loop::Chw);
+    let fl = |i: usize| 10.0 + 30.0 * ((i * 31) % 89) as f64 / 89.0;
+    let sm = |excess: f64| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &fl), ("power", &|i| 0.2 + 0.01 * fl(i) + excess + 0.01 * noise(i))]);
+    let b = fit(&pw, &sm(0.0)(300, 0), &Params::default()).unwrap();
+    assert!(close(b.parts[0].min_load, 3.831461, 1e-6) && close(b.parts[0].min_span, 7.662921, 1e-6), "{:?}", b.parts[0]);
+    let f = one(evaluate(&pw, &b, &sm(0.05)(150, 300), &Params::default()));
+    let m = &f.metrics;
+    assert_eq!(f.severity, Severity::Warn);
+    assert!(close(m["pump_power_warn_floor_kw"], 0.032, 1e-4) && close(m["pump_power_fault_floor_kw"], 0.064, 1e-4) && close(m["pump_power_drift_kw"], 0.0501, 1e-4), "{m:?}");
+    assert!(close(m["pump_power_drift_sigma"], 17.2929, 0.3), "{m:?}");
+}

@@ -6,7 +6,7 @@ fn mat(i: usize) -> f64 {
     50.0 + 30.0 * ((i * 17) % 61) as f64 / 61.0
 }
 
-/// An air handler's window as /tmp/driftref/ref.py builds it: the cooling valve open every
+/// An air handler's window as reference/drift_ref.py builds it: the cooling valve open every
 /// fourth hour, the heating valve shut, the fan off every seventh hour, and a valve-shut rise of
 /// about 1.2 °F (moving a little with the mixed air) lowered by `cool_leak` and raised by
 /// `heat_leak`.
@@ -196,7 +196,7 @@ fn occupied_only_uses_the_trended_occupancy_else_the_assumed_schedule() {
 
 #[test]
 fn reference_out_of_scope_and_level_baselines() {
-    // /tmp/driftref/ref2.py "coil_out_of_scope": the reference judges 100 samples, leaves 50 out
+    // reference/drift_ref.py "coil_out_of_scope": the reference judges 100 samples, leaves 50 out
     // of scope, and gives fault, -1.7788 °F, -15.374σ, rise median -0.596 °F
     let cur = frame(150, 300, &[
         (MAT, &|i| if i % 3 == 0 { 40.0 } else { mat(i) }),

@@ -297,7 +297,7 @@ fn confounds_are_caveats_not_verdicts() {
 
 // ------------------------------------------------------------------ against the reference
 //
-// Each frame below is built exactly as /tmp/driftref/ref.py builds it for camber-toolkit 0.110.0
+// Each frame below is built exactly as reference/drift_ref.py builds it for camber-toolkit 0.110.0
 // (the detector classes' analyze_periods on a fresh in-memory BaselineStore). The reference
 // rounds its fit (intercept and sigma to 4 decimals) before scoring; this fit does not, so the
 // figures agree to about 1e-3.
@@ -390,7 +390,7 @@ fn timestamps_are_hourly_from_the_reference_start() {
 #[test]
 fn reference_gates_and_flat_levels() {
     let d = super::spec(Signal::Flow, Loop::Chw);
-    // a drive parked at 25 % every fifth hour (/tmp/driftref/ref2.py "vfd_floor"): the reference
+    // a drive parked at 25 % every fifth hour (reference/drift_ref.py "vfd_floor"): the reference
     // learns a 25 % floor, gates at 27 %, and gives warn, -19.8362 gpm, -13.42σ on 120 samples
     let sp = |i: usize| if i.is_multiple_of(5) { 25.0 } else { speed(i) + 10.0 };
     let vfd = |deficit: f64| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &|i| 8.0 * sp(i) - deficit + 5.0 * noise(i)), ("chw_pump_speed", &sp)]);

@@ -178,6 +178,22 @@ pub struct RuleSpec {
     pub judged_basis: &'static str,
 }
 
+/// Something that declares tunable parameters: a rule, a drift detector.
+pub trait ParamDecl {
+    /// The id named in error messages.
+    fn decl_id(&self) -> &str;
+    fn param_specs(&self) -> &[ParamSpec];
+}
+
+impl ParamDecl for RuleSpec {
+    fn decl_id(&self) -> &str {
+        self.id
+    }
+    fn param_specs(&self) -> &[ParamSpec] {
+        &self.params
+    }
+}
+
 /// Parameter values a run uses: overrides on top of the rule's defaults.
 #[derive(Clone, Debug, Default)]
 pub struct Params {
@@ -207,40 +223,40 @@ impl Params {
     }
 
     /// The named numbers `name` (empty when unset).
-    pub fn map(&self, spec: &RuleSpec, name: &str) -> BTreeMap<String, f64> {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn map(&self, spec: &impl ParamDecl, name: &str) -> BTreeMap<String, f64> {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Map(m)) => m.clone(),
             _ => BTreeMap::new(),
         }
     }
 
     /// The number `name`, from the overrides or the spec's default.
-    pub fn number(&self, spec: &RuleSpec, name: &str) -> f64 {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn number(&self, spec: &impl ParamDecl, name: &str) -> f64 {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Number(x)) => *x,
             _ => f64::NAN,
         }
     }
 
     /// The choice `name`.
-    pub fn choice(&self, spec: &RuleSpec, name: &str) -> String {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn choice(&self, spec: &impl ParamDecl, name: &str) -> String {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Choice(c)) => c.clone(),
             _ => String::new(),
         }
     }
 
     /// The list `name`.
-    pub fn list(&self, spec: &RuleSpec, name: &str) -> Vec<f64> {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn list(&self, spec: &impl ParamDecl, name: &str) -> Vec<f64> {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::List(v)) => v.clone(),
             _ => Vec::new(),
         }
     }
 
     /// The flag `name` (`None`: unknown).
-    pub fn flag(&self, spec: &RuleSpec, name: &str) -> Option<bool> {
-        match self.values.get(name).or_else(|| spec.params.iter().find(|p| p.name == name).map(|p| &p.default)) {
+    pub fn flag(&self, spec: &impl ParamDecl, name: &str) -> Option<bool> {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
             Some(ParamValue::Flag(f)) => *f,
             _ => None,
         }
@@ -249,10 +265,10 @@ impl Params {
     /// The overrides outside their parameter's sensible range, each as a caveat. A range is
     /// advice, as the reference's (its own dataset templates go below some): a value outside
     /// it runs, and every finding that used it says so.
-    pub fn outside_range(&self, spec: &RuleSpec) -> Vec<String> {
+    pub fn outside_range(&self, spec: &impl ParamDecl) -> Vec<String> {
         let mut out = Vec::new();
         for (k, v) in &self.values {
-            let Some((lo, hi)) = spec.params.iter().find(|p| &p.name == k).and_then(|p| p.range) else { continue };
+            let Some((lo, hi)) = spec.param_specs().iter().find(|p| &p.name == k).and_then(|p| p.range) else { continue };
             let numbers: Vec<f64> = match v {
                 ParamValue::Number(x) => vec![*x],
                 ParamValue::List(l) => l.clone(),
@@ -268,24 +284,25 @@ impl Params {
 
     /// Check overrides against the spec: known names, the right kinds, choices among the
     /// spec's (numbers outside their range are not refused: see [`Params::outside_range`]).
-    pub fn check(&self, spec: &RuleSpec) -> Result<(), String> {
+    pub fn check(&self, spec: &impl ParamDecl) -> Result<(), String> {
+        let id = spec.decl_id();
         for (k, v) in self.values.iter().chain(self.by_equip.iter().flat_map(|(_, o)| o.iter())) {
-            let Some(p) = spec.params.iter().find(|p| p.name == k) else {
-                return Err(format!("rule {} has no parameter '{k}'", spec.id));
+            let Some(p) = spec.param_specs().iter().find(|p| p.name == k) else {
+                return Err(format!("rule {id} has no parameter '{k}'"));
             };
             match (v, &p.default, p.range) {
                 (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
-                    return Err(format!("{}.{k} must be one of {}, got '{c}'", spec.id, p.choices.join(", ")));
+                    return Err(format!("{id}.{k} must be one of {}, got '{c}'", p.choices.join(", ")));
                 }
                 (ParamValue::Map(m), ParamValue::Map(_), _) if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) => {
-                    return Err(format!("{}.{k} takes numbers named {}", spec.id, p.choices.join(", ")));
+                    return Err(format!("{id}.{k} takes numbers named {}", p.choices.join(", ")));
                 }
                 (ParamValue::Map(_), ParamValue::Map(_), _)
                 | (ParamValue::List(_), ParamValue::List(_), _)
                 | (ParamValue::Number(_), ParamValue::Number(_), _)
                 | (ParamValue::Flag(_), ParamValue::Flag(_), _)
                 | (ParamValue::Choice(_), ParamValue::Choice(_), _) => {}
-                _ => return Err(format!("{}.{k} has the wrong type", spec.id)),
+                _ => return Err(format!("{id}.{k} has the wrong type")),
             }
         }
         Ok(())

@@ -3,9 +3,12 @@
 //! calibration advice) and evaluates aligned columns of one equipment into findings: a
 //! severity, a summary, caveats, scalar metrics, the flagged samples, the samples it judged
 //! and what they are, and named sub-conditions. No I/O: the components that run rules read the
-//! store and hand the columns here, and the native tests exercise every rule directly.
+//! store and hand the columns here, and the native tests exercise every rule directly. The
+//! opt-in drift detectors ([`drift`]) judge a window against the same equipment's own
+//! known-good past instead of a fixed limit.
 
 pub mod config;
+pub mod drift;
 pub mod economizer;
 pub mod engine;
 pub mod family;

@@ -21,7 +21,14 @@ fn lists_rules_with_parameters_and_detail_on_request() {
     assert_eq!(ids, sorted);
     assert!(ids.contains(&"simultaneous_heat_cool"));
     assert!(rows[0]["params"][0].get("basis").is_none());
-    assert!(r.text.starts_with(&format!("{n} rule(s) match")), "{}", r.text);
+    assert!(r.text.starts_with(&format!("{n} match (19 rule(s), 11 drift detector(s)")), "{}", r.text);
+    // the drift detectors are listed with the capability that runs them
+    let pumps: Vec<&Value> = rows.iter().filter(|x| x["kind"] == "drift_detector").collect();
+    assert!(pumps.iter().all(|x| x["run_with"] == "drift" && x["drift_family"].is_string()), "{pumps:?}");
+    let d = call(json!({"rules": ["pump_flow_drift"], "detail": true})).unwrap();
+    let flow = &d.data["rules"][0];
+    assert_eq!((flow["kind"].as_str(), flow["drift_family"].as_str()), (Some("drift_detector"), Some("pump")));
+    assert!(flow["params"].as_array().unwrap().iter().any(|p| p["name"] == "warn_gpm" && p["basis"].is_string()));
     let d = call(json!({"detail": true})).unwrap();
     assert_eq!(d.data["rules"].as_array().unwrap().len().min(10), d.data["rules"].as_array().unwrap().len());
     assert!(d.data["rules"][0]["params"][0]["basis"].is_string());

@@ -105,6 +105,9 @@ fn selections_and_refusals() {
     assert_eq!(e.data.as_ref().unwrap()["unknown"], json!(["AHU-9"]));
     let e = call("rule_run", json!({"facility_id": ECON, "rules": ["no_such_rule"]})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
+    let e = call("rule_run", json!({"facility_id": ECON, "rules": ["coil_leak_drift"]})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams);
+    assert!(e.message.contains("drift detector"), "{}", e.message);
     let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": "warm"}}})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     assert!(e.message.contains("leaking_valve.fan_heat_f has the wrong type"), "{}", e.message);

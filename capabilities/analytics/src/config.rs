@@ -163,6 +163,9 @@ pub fn rule_spec(id: &str) -> Result<RuleSpec, String> {
     if let Some(s) = specs.iter().find(|s| s.id == id) {
         return Ok(s.clone());
     }
+    if crate::drift::spec(id).is_some() {
+        return Err(format!("'{id}' is a drift detector: the drift capability runs it, not rule_run (rule_params lists it with run_with drift)"));
+    }
     let known: Vec<&str> = specs.iter().map(|s| s.id).collect();
     let close: Vec<&str> = known.iter().copied().filter(|k| k.contains(id) || id.contains(k) || k.split('_').any(|w| w.len() > 3 && id.contains(w))).take(3).collect();
     let hint = if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
@@ -351,6 +354,7 @@ mod tests {
         assert!(e(json!([])).contains("top level"));
         assert!(e(json!({"rules": "leaking_valve"})).contains("write [\"leaking_valve\"]"));
         assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
+        assert!(e(json!({"rules": ["pump_flow_drift"]})).contains("is a drift detector"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));
         assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));

@@ -1,8 +1,10 @@
-//! The `rule_params` capability: the rules camber runs, the equipment families each is written
-//! for, and their tunable parameters (default, unit, range or choices; with `detail`, why the
-//! default is what it is and how to set it for a real building). Reads no building data.
+//! The `rule_params` capability: the rules camber runs and the opt-in drift detectors (which
+//! the drift capability runs, not rule_run), the equipment families each is written for, and
+//! their tunable parameters (default, unit, range or choices; with `detail`, why the default is
+//! what it is and how to set it for a real building). Reads no building data.
 
-use camber_analytics::engine::RuleSpec;
+use camber_analytics::drift::{self, DetectorSpec};
+use camber_analytics::engine::{Inputs, ParamSpec, RuleSpec};
 use camber_analytics::rules;
 use camber_sdk::{name, page, CapError, Capability, Context, Output, Plugin};
 use serde_json::{json, Value};
@@ -14,7 +16,7 @@ fn input_schema() -> Value {
         "additionalProperties": false,
         "properties": {
             "rules": {"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 100}, "minItems": 1, "maxItems": 100,
-                      "description": "only these rule ids"},
+                      "description": "only these rule or drift detector ids"},
             "query": {"type": "string", "minLength": 1, "maxLength": 200,
                       "description": "words that must all appear in a rule's id, families or parameter names (case-insensitive)"},
             "detail": {"type": "boolean", "description": "also each parameter's basis and calibration advice (pages of 10)"},
@@ -39,6 +41,7 @@ fn output_schema() -> Value {
                 "properties": {
                     "rule": {"type": "string"},
                     "kind": {"type": "string", "enum": ["rule", "drift_detector"]},
+                    "drift_family": {"type": "string", "description": "a detector's family, the prefix of its finding ids (pump:pump_flow_drift@CHWP-1)"},
                     "run_with": {"type": "string", "enum": ["rule_run", "drift"]},
                     "equip_families": {"type": "array", "items": {"type": "string"}},
                     "inputs": {"type": "object"},
@@ -50,8 +53,31 @@ fn output_schema() -> Value {
 }
 
 
-/// One rule's row.
-pub fn row(s: &RuleSpec, detail: bool) -> Value {
+/// What rule_params lists of a rule or a drift detector.
+pub struct Entry<'a> {
+    pub id: &'static str,
+    pub kind: &'static str,
+    pub run_with: &'static str,
+    pub drift_family: Option<&'static str>,
+    pub families: &'a [&'static str],
+    pub inputs: &'a Inputs,
+    pub params: &'a [ParamSpec],
+}
+
+impl<'a> From<&'a RuleSpec> for Entry<'a> {
+    fn from(s: &'a RuleSpec) -> Self {
+        Entry { id: s.id, kind: "rule", run_with: "rule_run", drift_family: None, families: s.families, inputs: &s.inputs, params: &s.params }
+    }
+}
+
+impl<'a> From<&'a DetectorSpec> for Entry<'a> {
+    fn from(s: &'a DetectorSpec) -> Self {
+        Entry { id: s.id, kind: "drift_detector", run_with: "drift", drift_family: Some(s.drift_family), families: s.families, inputs: &s.inputs, params: &s.params }
+    }
+}
+
+/// One entry's row.
+pub fn row(s: &Entry, detail: bool) -> Value {
     let params: Vec<Value> = s
         .params
         .iter()
@@ -70,19 +96,24 @@ pub fn row(s: &RuleSpec, detail: bool) -> Value {
             r
         })
         .collect();
-    json!({
-        "rule": s.id, "kind": "rule", "run_with": "rule_run",
+    let mut r = json!({
+        "rule": s.id, "kind": s.kind, "run_with": s.run_with,
         "equip_families": s.families,
         "inputs": {"required": s.inputs.required, "optional": s.inputs.optional, "gating": s.inputs.gating, "one_of": s.inputs.one_of},
         "params": params,
-    })
+    });
+    if let Some(f) = s.drift_family {
+        r["drift_family"] = json!(f);
+    }
+    r
 }
 
-/// Whether every word of `query` is in the rule's id, families or parameter names.
-pub fn matches(s: &RuleSpec, query: &str) -> bool {
+/// Whether every word of `query` is in the entry's id, kind, families or parameter names.
+pub fn matches(s: &Entry, query: &str) -> bool {
     let hay = format!(
-        "{} {} {}",
+        "{} {} {} {}",
         s.id,
+        s.kind,
         s.families.join(" "),
         s.params.iter().map(|p| p.name).collect::<Vec<_>>().join(" ")
     )
@@ -94,14 +125,17 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let detail = args.get("detail").and_then(Value::as_bool).unwrap_or(false);
     let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(if detail { 10 } else { 25 }) as usize;
     let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
-    let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+    let rule_specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+    let detectors: Vec<DetectorSpec> = drift::all();
+    let mut specs: Vec<Entry> = rule_specs.iter().map(Entry::from).chain(detectors.iter().map(Entry::from)).collect();
+    specs.sort_by_key(|e| e.id);
     let wanted: Vec<String> = args.get("rules").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
     let unknown: Vec<String> = wanted.iter().filter(|w| !specs.iter().any(|s| s.id == w.as_str())).cloned().collect();
     if !unknown.is_empty() {
         let ids: Vec<&str> = specs.iter().map(|s| s.id).collect();
         return Err(CapError::not_found(
             format!(
-                "no rule {}; the rules are {}",
+                "no rule or drift detector {}; they are {}",
                 unknown.iter().map(|u| name(u)).collect::<Vec<_>>().join(", "),
                 ids.iter().take(10).map(|i| name(i)).collect::<Vec<_>>().join(", ")
             ),
@@ -109,7 +143,7 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         ));
     }
     let query = args.get("query").and_then(Value::as_str);
-    let selected: Vec<&RuleSpec> = specs
+    let selected: Vec<&Entry> = specs
         .iter()
         .filter(|s| wanted.is_empty() || wanted.iter().any(|w| w == s.id))
         .filter(|s| query.is_none_or(|q| matches(s, q)))
@@ -118,11 +152,13 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let rows: Vec<Value> = selected.iter().map(|s| row(s, detail)).collect();
     let (rows, notice) = page(rows, "rules", offset, limit, "by rule id");
     let n_params: usize = selected.iter().map(|s| s.params.len()).sum();
+    let n_drift = selected.iter().filter(|s| s.kind == "drift_detector").count();
+    let what = if n_drift == 0 { format!("{count} rule(s) match") } else { format!("{count} match ({} rule(s), {n_drift} drift detector(s), which the drift capability runs)", count - n_drift) };
     let facts = vec![json!({
-        "id": "F1@rule_params", "kind": "rule_count", "value": count, "params": n_params,
-        "text": format!("{count} rule(s) match, with {n_params} tunable parameter(s) between them"),
+        "id": "F1@rule_params", "kind": "rule_count", "value": count, "drift_detectors": n_drift, "params": n_params,
+        "text": format!("{what}, with {n_params} tunable parameter(s) between them"),
     })];
-    let text = format!("{count} rule(s) match, with {n_params} tunable parameter(s) between them [F1@rule_params].");
+    let text = format!("{what}, with {n_params} tunable parameter(s) between them [F1@rule_params].");
     let mut out = Output::new(json!({"count": count, "rules": rows}), text, facts);
     out.pages.extend(notice);
     Ok(out)
@@ -133,7 +169,8 @@ fn plugin() -> Plugin {
         Capability::new("rule_params", rule_params)
             .title("Rules and their parameters")
             .description(
-                "List the rules camber runs: each rule's id, the equipment families it is written for, the \
+                "List the rules camber runs, and the opt-in drift detectors (kind drift_detector, run_with drift: \
+                 the drift capability runs them, rule_run does not): each one's id, the equipment families it is written for, the \
                  inputs it reads (required, optional, and optional ones that gate its verdict) and its tunable \
                  parameters with defaults, units and ranges or choices; with detail, why each default is what it \
                  is and how to set it for a real building. Filter by rules (ids) or a query. Use it to explain a \
@@ -154,7 +191,7 @@ mod tests {
     #[test]
     fn rows_and_queries() {
         let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
-        let s = specs.iter().find(|s| s.id == "leaking_valve").unwrap();
+        let s = &Entry::from(specs.iter().find(|s| s.id == "leaking_valve").unwrap());
         let r = row(s, true);
         assert_eq!(r["run_with"], "rule_run");
         let p = r["params"].as_array().unwrap().iter().find(|p| p["name"] == "measured_fan_heat_f").unwrap();
@@ -163,5 +200,10 @@ mod tests {
         assert!(row(s, false)["params"][0].get("basis").is_none());
         assert!(matches(s, "LEAKING fan_heat"));
         assert!(!matches(s, "chiller"));
+        assert_eq!(r["inputs"]["one_of"], json!([["cool_valve", "heat_valve"]]));
+        let d = drift::spec("pump_flow_drift").unwrap();
+        let r = row(&Entry::from(&d), false);
+        assert_eq!((r["kind"].as_str(), r["run_with"].as_str(), r["drift_family"].as_str()), (Some("drift_detector"), Some("drift"), Some("pump")));
+        assert!(matches(&Entry::from(&d), "drift_detector flow"));
     }
 }

@@ -6,8 +6,10 @@ implementation, camber-toolkit 0.110.0). Each subcommand prints one JSON documen
   points STORE FID [ARGS]    the reference's `points` data for one facility
   facilities STORE FID...    the reference's `facilities` data
   write STORE DATADIR ID     the reference generates and ingests one of its synthetic datasets
-  rule_run STORE FID ID      the reference's rule_run on facility FID with dataset ID's template:
-                             seconds, findings (rule, equip, severity), labels, template rules
+  rule_run STORE FID ID [CONFIG]
+                             the reference's rule_run on facility FID with dataset ID's template
+                             (or the run config CONFIG): seconds, findings (rule, equip,
+                             severity), labels, the config's rules
   score STORE ID             the reference's own `camber datasets score` of dataset ID
 """
 
@@ -52,7 +54,7 @@ def write(store, datadir, dataset_id):
     return {"ok": True}
 
 
-def rule_run(store, fid, dataset_id):
+def rule_run(store, fid, dataset_id, config=None):
     import tempfile
     import time
 
@@ -60,9 +62,10 @@ def rule_run(store, fid, dataset_id):
 
     camber = sys.prefix + "/bin/camber"
     with tempfile.TemporaryDirectory() as d:
-        cfg = d + "/template.json"
-        subprocess.run([camber, "datasets", "config", dataset_id, "--store", store, "--out", cfg],
-                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        cfg = config or d + "/template.json"
+        if not config:
+            subprocess.run([camber, "datasets", "config", dataset_id, "--store", store, "--out", cfg],
+                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         template = json.load(open(cfg))
         ctx = CallContext(store=store, allowed_facilities=frozenset([fid]), config=cfg,
                           caps=Caps(max_seconds=900, max_rows=100000, max_bytes=100_000_000))
@@ -94,7 +97,7 @@ def main():
     elif cmd == "facilities":
         out = call(rest[0], "facilities", {}, rest[1:])
     elif cmd == "rule_run":
-        out = rule_run(rest[0], rest[1], rest[2])
+        out = rule_run(rest[0], rest[1], rest[2], rest[3] if len(rest) > 3 else None)
     elif cmd == "score":
         out = score(rest[0], rest[1])
     elif cmd == "write":

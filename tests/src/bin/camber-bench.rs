@@ -561,15 +561,12 @@ fn reference_benchmarks() {
     let fids: Vec<String> = REFERENCE_SYNTHETIC.iter().map(|id| format!("ds-{id}")).collect();
     let ctx = CallContext::new(&store, fids.clone());
     let built: Vec<String> = camber_analytics::rules::all().iter().map(|r| (r.spec)().id.to_string()).collect();
-    println!("| dataset | labelled (faulty / healthy) | reference: its template | reference, time | reference: the rules built here | camber: packaged template | camber, time |");
-    println!("|---|---|---|---|---|---|---|");
+    println!("| dataset | labelled (faulty / healthy) | reference: `datasets score` | reference: its template | reference, time | reference: the rules built here | camber: packaged template | camber, time |");
+    println!("|---|---|---|---|---|---|---|---|");
     for (id, fid) in REFERENCE_SYNTHETIC.iter().zip(&fids) {
         let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, id]);
         let labels = theirs["labels"].as_object().cloned().unwrap_or_default();
-        let triples = |v: &serde_json::Value, rule: &str, equip: &str| -> Vec<(String, String, String)> {
-            v.as_array().unwrap().iter().map(|f| (f[rule].as_str().unwrap().to_string(), f[equip].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string())).collect()
-        };
-        let their_findings = triples(&theirs["findings"], "rule", "equip");
+        let their_findings = triples_of(&theirs["findings"]);
         let template: Vec<String> = theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
         let shared: Vec<String> = template.iter().filter(|r| built.contains(r)).cloned().collect();
         let args = json!({"facility_id": fid, "limit": 1000});
@@ -583,15 +580,19 @@ fn reference_benchmarks() {
         }
         let ours = ours.unwrap();
         let (p50, _, _) = stats(times);
-        let our_findings = triples(&ours.data["findings"], "rule", "equip");
+        let our_findings = triples_of(&ours.data["findings"]);
         let (all, _) = confusion(&their_findings, &labels, None);
         let (fw, fw_alarms) = confusion(&their_findings, &labels, Some(&shared));
         let (us_, our_alarms) = confusion(&our_findings, &labels, None);
         let faulty = labels.values().filter(|l| l.as_str().is_some_and(|l| !l.is_empty())).count();
         let cell = |c: [usize; 4]| format!("{}/{} found, {} false alarms", c[0], c[0] + c[1], c[2]);
+        let official = camber_tests::reference(&["score", store.to_str().unwrap(), id]);
+        let o = &official["overall"];
+        let n = |k: &str| o[k].as_u64().unwrap_or(0) as usize;
         println!(
-            "| {id} | {faulty} / {} | {} ({} rules) | {:.1} s | {} ({}) | {} | {} |",
+            "| {id} | {faulty} / {} | {} | {} ({} rules) | {:.1} s | {} ({}) | {} | {} |",
             labels.len() - faulty,
+            cell([n("tp"), n("fn"), n("fp"), n("tn")]),
             cell(all),
             template.len(),
             theirs["seconds"].as_f64().unwrap_or(f64::NAN),
@@ -601,9 +602,56 @@ fn reference_benchmarks() {
             ms(p50)
         );
         if !fw_alarms.is_empty() || !our_alarms.is_empty() {
-            println!("|   false alarms | | | | {} | | {} | |", fw_alarms.join("; "), our_alarms.join("; "));
+            println!("|   false alarms | | | | | {} | {} | |", fw_alarms.join("; "), our_alarms.join("; "));
         }
     }
+
+    // the same run config through both: every rule built here on the G36 fleet's 56 equipment
+    let fid = "ds-synthetic-g36-vav-fleet";
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("first-wave.json");
+    let config = json!({"source": {"kind": "store", "store": store, "facility_id": fid}, "resample": "1h",
+        "equipment": [{"class": "AHU"}, {"class": "VAV"}], "rules": built});
+    std::fs::write(&cfg, config.to_string()).unwrap();
+    let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-g36-vav-fleet", cfg.to_str().unwrap()]);
+    let mut ctx = CallContext::new(&store, [fid.to_string()]);
+    let configs = camber_host::runconfig::RunConfigs::load(&[cfg]).unwrap();
+    ctx.config_digest = configs.digest.clone();
+    ctx.run_configs = std::sync::Arc::new(configs);
+    let args = json!({"facility_id": fid, "limit": 1000});
+    let first = Instant::now();
+    let ours = reg.call("rule_run", &args, &ctx).unwrap();
+    let first = first.elapsed();
+    let mut v = Vec::new();
+    for _ in 0..10 {
+        let t = Instant::now();
+        reg.call("rule_run", &args, &ctx).unwrap();
+        v.push(t.elapsed());
+    }
+    let (p50, _, _) = stats(v);
+    let fired = |fs: &[(String, String, String)]| -> std::collections::BTreeSet<(String, String)> {
+        fs.iter().filter(|f| f.2 == "warn" || f.2 == "fault").map(|f| (f.0.clone(), f.1.clone())).collect()
+    };
+    let (a, b) = (fired(&triples_of(&theirs["findings"])), fired(&triples_of(&ours.data["findings"])));
+    println!(
+        "rule_run, the {} rules built here on {fid} ({} equipment, 1 h): reference {:.1} s; camber first {}, median of 10 {}; warn/fault findings: reference {}, camber {}, in both {}",
+        built.len(),
+        ours.data["run"]["equipment"],
+        theirs["seconds"].as_f64().unwrap_or(f64::NAN),
+        ms(first),
+        ms(p50),
+        a.len(),
+        b.len(),
+        a.intersection(&b).count()
+    );
+    for x in a.symmetric_difference(&b) {
+        println!("  only in {}: {} on {}", if a.contains(x) { "the reference" } else { "camber" }, x.0, x.1);
+    }
+}
+
+/// `(rule, equip, severity)` of a findings list.
+fn triples_of(v: &serde_json::Value) -> Vec<(String, String, String)> {
+    v.as_array().unwrap().iter().map(|f| (f["rule"].as_str().unwrap().to_string(), f["equip"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string())).collect()
 }
 
 fn main() {

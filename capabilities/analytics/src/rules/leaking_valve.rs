@@ -3,13 +3,14 @@
 //! leak lifts the air across the unit beyond the fan's own heat plus `delta_thr_f`; a cooling
 //! leak pulls it below the mixed air by `cool_delta_thr_f` (or, with a measured fan heat, below
 //! that rise less the margin). A coil with its own leaving-air sensor is judged on it. Warning
-//! at 10 % and fault at 30 % of the judged samples for the worse coil.
+//! at 10 % and fault at 30 % of the judged time (each sample weighted by the time it stands
+//! for) for the worse coil.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 
-/// Leak shares (percent of judged samples) that warn and that fault.
+/// Leak shares (percent of judged time) that warn and that fault.
 const WARN_PCT: f64 = 10.0;
 const FAULT_PCT: f64 = 30.0;
 
@@ -75,7 +76,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let coil_fan = params.flag(spec, "coil_sensor_fan_heat") == Some(true);
     let heat_on_sat = params.flag(spec, "judge_heating_on_supply_air") != Some(false);
     let shut = |c: Option<&[f64]>, i: usize| c.is_none_or(|v| !v[i].is_nan() && v[i] <= closed);
+    let w = frame.weights_hours();
     let (mut judged, mut heat_judged, mut cool_judged) = (Vec::new(), 0usize, 0usize);
+    let (mut heat_judged_h, mut cool_judged_h) = (0.0f64, 0.0f64);
     let (mut heat_leaks, mut cool_leaks) = (Vec::new(), Vec::new());
     for i in 0..frame.len() {
         if mat[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) || !shut(cv, i) || !shut(hv, i) {
@@ -90,6 +93,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         };
         if let Some(r) = heat_rise {
             heat_judged += 1;
+            heat_judged_h += w[i];
             if r > delta {
                 heat_leaks.push(i as u32);
             }
@@ -101,6 +105,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         };
         if let Some(r) = cool_rise {
             cool_judged += 1;
+            cool_judged_h += w[i];
             if r < fan_credit - cool_delta {
                 cool_leaks.push(i as u32);
             }
@@ -109,11 +114,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if judged.is_empty() {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no running sample with both valves shut")]);
     }
-    let w = frame.weights_hours();
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
-    let (heat_h, cool_h, judged_h) = (hours(&heat_leaks), hours(&cool_leaks), hours(&judged));
-    let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
-    let (heat_pct, cool_pct) = (pct(heat_leaks.len(), heat_judged), pct(cool_leaks.len(), cool_judged));
+    // `+ 0.0` turns the empty sum's -0.0 into 0.0
+    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let (heat_h, cool_h) = (hours(&heat_leaks), hours(&cool_leaks));
+    // shares of time, not of samples: an unevenly logged trend is not judged by its density
+    let pct = |h: f64, of: f64| if of > 0.0 { 100.0 * h / of } else { 0.0 };
+    let (heat_pct, cool_pct) = (pct(heat_h, heat_judged_h), pct(cool_h, cool_judged_h));
     let worst = heat_pct.max(cool_pct);
     let severity = if worst >= FAULT_PCT {
         Severity::Fault
@@ -136,15 +142,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     Outcome::Findings(vec![Finding {
         rule: spec.id,
         severity,
-        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of {}", spec.judged_basis),
+        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis),
         caveats,
         metrics,
         flagged,
         judged: judged.len(),
         judged_basis: spec.judged_basis,
         conditions: vec![
-            Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: judged_h, flagged_hours: heat_h },
-            Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: judged_h, flagged_hours: cool_h },
+            Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: heat_judged_h, flagged_hours: heat_h },
+            Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: cool_judged_h, flagged_hours: cool_h },
         ],
     }])
 }

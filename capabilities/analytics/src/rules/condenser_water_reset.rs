@@ -150,6 +150,68 @@ mod tests {
         assert_eq!(run(&f).severity, Severity::Info);
     }
 
+    /// `base`'s rows with `keep` selecting them, in the order given (repeats allowed).
+    fn rows(base: &Frame, keep: &[usize]) -> Frame {
+        Frame::from_rows(
+            &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
+            &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn duplicates_disorder_and_a_gap_give_the_same_fit() {
+        for cws in [&(|w: f64| w + 7.0) as &dyn Fn(f64) -> f64, &|_| 85.0, &|w| 70.0 + 0.2 * w] {
+            let base = frame(cws, 60.0);
+            // every row twice, newest first, then interleaved (97 is coprime with 192)
+            let order: Vec<usize> = (0..192).map(|i| (i * 97) % 192).map(|j| if j < 96 { 95 - j } else { j - 96 }).collect();
+            let messy = rows(&base, &order);
+            assert_eq!(messy.ts, base.ts);
+            let (a, b) = (run(&messy), run(&base));
+            assert_eq!((a.severity, &a.metrics, a.judged), (b.severity, &b.metrics, b.judged));
+            assert_eq!(b.judged, 96);
+        }
+        // a day and a half missing from the middle: the same slope on what is left
+        let keep: Vec<usize> = (0..96).filter(|i| !(30..66).contains(i)).collect();
+        let ok = run(&rows(&frame(|w| w + 7.0, 60.0), &keep));
+        assert_eq!((ok.severity, ok.judged, ok.metrics["reset_slope"]), (Severity::Ok, 60, 1.0));
+        let flat = run(&rows(&frame(|_| 85.0, 60.0), &keep));
+        assert_eq!((flat.severity, flat.judged), (Severity::Warn, 60));
+    }
+
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: 17 minutes mostly, with
+    /// 1- and 5-minute steps between.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// Four days at uneven steps, the wet bulb climbing from 60 to 75 °F each day.
+    fn uneven(cws: impl Fn(f64) -> f64, fan: impl Fn(usize) -> f64) -> Frame {
+        let mut ts = vec![0i64];
+        while *ts.last().unwrap() < 4 * 24 * H {
+            let k = ts.len() - 1;
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        let n = ts.len();
+        let wb: Vec<f64> = ts.iter().map(|&t| 60.0 + 15.0 * (t % (24 * H)) as f64 / (24 * H) as f64).collect();
+        Frame::from_rows(&ts, &[("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()), ("wetbulb_temp", wb), ("tower_fan_speed", (0..n).map(fan).collect())])
+    }
+
+    #[test]
+    fn irregular_sampling() {
+        let r = run(&uneven(|w| w + 7.0, |_| 60.0));
+        assert_eq!((r.severity, r.metrics["reset_slope"]), (Severity::Ok, 1.0), "{}", r.summary);
+        let n = r.judged;
+        assert!(n > 500, "{n}");
+        let r = run(&uneven(|_| 85.0, |_| 60.0));
+        assert_eq!((r.severity, r.metrics["reset_slope"]), (Severity::Warn, 0.0));
+        // the tower off on the densely logged samples: those are not judged, the fit is unchanged
+        let r = run(&uneven(|w| w + 7.0, |k| if STEPS[k % 5] < 17 { 0.0 } else { 60.0 }));
+        assert_eq!((r.severity, r.metrics["reset_slope"]), (Severity::Ok, 1.0));
+        assert!(r.judged < n * 2 / 3, "{} of {n}", r.judged);
+        // just either side of reset_slope_flat at uneven steps
+        assert_eq!(run(&uneven(|w| 70.0 + 0.3 * w, |_| 60.0)).severity, Severity::Ok);
+        assert_eq!(run(&uneven(|w| 70.0 + 0.29 * w, |_| 60.0)).severity, Severity::Warn);
+    }
+
     #[test]
     fn gaps_duplicates_and_missing_inputs() {
         let mut f = frame(|w| w + 7.0, 60.0);

@@ -159,6 +159,87 @@ mod tests {
         assert_eq!((r.severity, r.judged), (Severity::Info, 0));
     }
 
+    fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
+        let mut params = Params::default();
+        for (k, v) in p {
+            params.values.insert(k.to_string(), ParamValue::Number(*v));
+        }
+        match evaluate(&spec(), f, &params) {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_threshold_boundaries() {
+        // the fault at 1.7 x design_approach_f (7 °F): 11.9 °F is a fault, just under a warning
+        assert_eq!(run(&frame(|_| 11.9, 100.0)).severity, Severity::Fault);
+        assert_eq!(run(&frame(|_| 11.89, 100.0)).severity, Severity::Warn);
+        // both levels follow design_approach_f: 6.5 and 8.5 °F for a 5 °F design
+        let design = [("design_approach_f", 5.0)];
+        assert_eq!(run_with(&frame(|_| 6.49, 100.0), &design).severity, Severity::Ok);
+        assert_eq!(run_with(&frame(|_| 6.5, 100.0), &design).severity, Severity::Warn);
+        assert_eq!(run_with(&frame(|_| 8.49, 100.0), &design).severity, Severity::Warn);
+        let f = run_with(&frame(|_| 8.5, 100.0), &design);
+        assert_eq!((f.severity, f.metrics["design_approach_f"], f.flagged.len()), (Severity::Fault, 5.0, 100));
+        // min_effort_pct (90 %): a fan at it is judged, just below it is not
+        assert_eq!(run(&frame(|_| 13.0, 90.0)).judged, 100);
+        assert_eq!(run(&frame(|_| 13.0, 89.9)).judged, 0);
+        assert_eq!(run_with(&frame(|_| 13.0, 70.0), &[("min_effort_pct", 70.0)]).severity, Severity::Fault);
+        assert_eq!(run_with(&frame(|_| 13.0, 69.9), &[("min_effort_pct", 70.0)]).severity, Severity::Info);
+    }
+
+    #[test]
+    fn a_stopped_tower_is_not_judged() {
+        // the tower off on every other hour, its basin water far above the wet bulb; running at
+        // full speed otherwise with a clean 6 °F approach
+        let mut f = frame(|i| if i % 2 == 0 { 20.0 } else { 6.0 }, 100.0);
+        f.cols.insert("tower_fan_speed".into(), (0..100).map(|i| if i % 2 == 0 { 0.0 } else { 100.0 }).collect());
+        let r = run(&f);
+        assert_eq!((r.severity, r.judged, r.metrics["median_approach_f"]), (Severity::Ok, 50, 6.0), "{}", r.summary);
+        assert!(r.flagged.is_empty(), "no stopped sample is flagged");
+        // an unknown fan speed is not judged either
+        f.cols.get_mut("tower_fan_speed").unwrap()[1] = f64::NAN;
+        assert_eq!(run(&f).judged, 49);
+        // without the fan speed the stopped hours would be judged, and fault the tower
+        f.cols.remove("tower_fan_speed");
+        let ungated = run(&f);
+        assert_eq!((ungated.severity, ungated.judged), (Severity::Fault, 100));
+        assert!(ungated.caveats.iter().any(|c| c.contains("no tower fan speed")), "{:?}", ungated.caveats);
+    }
+
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
+    /// 1- and 5-minute steps between.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// `frame`'s signals on 200 samples at uneven steps.
+    fn uneven(approach: impl Fn(usize) -> f64) -> Frame {
+        let n = 200;
+        let mut ts = vec![0i64];
+        for k in 0..n - 1 {
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        let wb: Vec<f64> = (0..n).map(|i| 70.0 + (i % 7) as f64).collect();
+        let cws: Vec<f64> = (0..n).map(|i| wb[i] + approach(i)).collect();
+        Frame::from_rows(&ts, &[("cw_supply_temp", cws), ("wetbulb_temp", wb), ("tower_fan_speed", vec![100.0; n])])
+    }
+
+    #[test]
+    fn irregular_sampling() {
+        let clean = run(&uneven(|_| 6.0));
+        assert_eq!((clean.severity, clean.judged), (Severity::Ok, 200));
+        let fouled = run(&uneven(|_| 13.0));
+        assert_eq!((fouled.severity, fouled.metrics["median_approach_f"]), (Severity::Fault, 13.0));
+        // a wide approach on the densely logged samples only (2 in 5, 6 of every 57 minutes)
+        // does not decide the median; those samples are still flagged
+        let r = run(&uneven(|k| if STEPS[k % 5] < 17 { 13.0 } else { 6.0 }));
+        assert_eq!((r.severity, r.metrics["median_approach_f"], r.flagged.len()), (Severity::Ok, 6.0, 80));
+        // and a wide approach on the sparse samples (3 in 5, 51 of every 57 minutes) does
+        let r = run(&uneven(|k| if STEPS[k % 5] == 17 { 13.0 } else { 6.0 }));
+        assert_eq!((r.severity, r.metrics["median_approach_f"]), (Severity::Fault, 13.0));
+    }
+
     #[test]
     fn a_derived_wet_bulb() {
         let wb = wet_bulb_f(86.0, 50.0, 101.325);

@@ -3,13 +3,14 @@
 //! leak lifts the air across the unit beyond the fan's own heat plus `delta_thr_f`; a cooling
 //! leak pulls it below the mixed air by `cool_delta_thr_f` (or, with a measured fan heat, below
 //! that rise less the margin). A coil with its own leaving-air sensor is judged on it. Warning
-//! at 10 % and fault at 30 % of the judged samples for the worse coil.
+//! at 10 % and fault at 30 % of the judged time (each sample weighted by the time it stands
+//! for) for the worse coil.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 
-/// Leak shares (percent of judged samples) that warn and that fault.
+/// Leak shares (percent of judged time) that warn and that fault.
 const WARN_PCT: f64 = 10.0;
 const FAULT_PCT: f64 = 30.0;
 
@@ -75,7 +76,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let coil_fan = params.flag(spec, "coil_sensor_fan_heat") == Some(true);
     let heat_on_sat = params.flag(spec, "judge_heating_on_supply_air") != Some(false);
     let shut = |c: Option<&[f64]>, i: usize| c.is_none_or(|v| !v[i].is_nan() && v[i] <= closed);
+    let w = frame.weights_hours();
     let (mut judged, mut heat_judged, mut cool_judged) = (Vec::new(), 0usize, 0usize);
+    let (mut heat_judged_h, mut cool_judged_h) = (0.0f64, 0.0f64);
     let (mut heat_leaks, mut cool_leaks) = (Vec::new(), Vec::new());
     for i in 0..frame.len() {
         if mat[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) || !shut(cv, i) || !shut(hv, i) {
@@ -90,6 +93,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         };
         if let Some(r) = heat_rise {
             heat_judged += 1;
+            heat_judged_h += w[i];
             if r > delta {
                 heat_leaks.push(i as u32);
             }
@@ -101,6 +105,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         };
         if let Some(r) = cool_rise {
             cool_judged += 1;
+            cool_judged_h += w[i];
             if r < fan_credit - cool_delta {
                 cool_leaks.push(i as u32);
             }
@@ -109,11 +114,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if judged.is_empty() {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no running sample with both valves shut")]);
     }
-    let w = frame.weights_hours();
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
-    let (heat_h, cool_h, judged_h) = (hours(&heat_leaks), hours(&cool_leaks), hours(&judged));
-    let pct = |n: usize, of: usize| if of == 0 { 0.0 } else { 100.0 * n as f64 / of as f64 };
-    let (heat_pct, cool_pct) = (pct(heat_leaks.len(), heat_judged), pct(cool_leaks.len(), cool_judged));
+    // `+ 0.0` turns the empty sum's -0.0 into 0.0
+    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let (heat_h, cool_h) = (hours(&heat_leaks), hours(&cool_leaks));
+    // shares of time, not of samples: an unevenly logged trend is not judged by its density
+    let pct = |h: f64, of: f64| if of > 0.0 { 100.0 * h / of } else { 0.0 };
+    let (heat_pct, cool_pct) = (pct(heat_h, heat_judged_h), pct(cool_h, cool_judged_h));
     let worst = heat_pct.max(cool_pct);
     let severity = if worst >= FAULT_PCT {
         Severity::Fault
@@ -136,15 +142,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     Outcome::Findings(vec![Finding {
         rule: spec.id,
         severity,
-        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of {}", spec.judged_basis),
+        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis),
         caveats,
         metrics,
         flagged,
         judged: judged.len(),
         judged_basis: spec.judged_basis,
         conditions: vec![
-            Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: judged_h, flagged_hours: heat_h },
-            Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: judged_h, flagged_hours: cool_h },
+            Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: heat_judged_h, flagged_hours: heat_h },
+            Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: cool_judged_h, flagged_hours: cool_h },
         ],
     }])
 }
@@ -189,6 +195,89 @@ mod tests {
         // 10 % of samples is a warning, 9 % is not
         assert_eq!(run(&frame(|i| if i < 10 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Warn);
         assert_eq!(run(&frame(|i| if i < 9 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Ok);
+    }
+
+    fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
+        let mut params = Params::default();
+        for (k, v) in p {
+            params.values.insert(k.to_string(), crate::engine::ParamValue::Number(*v));
+        }
+        match evaluate(&spec(), f, &params) {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_threshold_boundaries() {
+        // heating: a rise of exactly fan_heat_f + delta_thr_f (2 + 3 °F) is not a leak; beyond it is
+        assert_eq!(run(&frame(|_| 5.0, 0.0, 1.0)).severity, Severity::Ok);
+        let over = run(&frame(|_| 5.1, 0.0, 1.0));
+        assert_eq!((over.severity, over.metrics["heating_leak_pct"]), (Severity::Fault, 100.0));
+        assert_eq!(run_with(&frame(|_| 3.0, 0.0, 1.0), &[("delta_thr_f", 1.0)]).severity, Severity::Ok);
+        assert_eq!(run_with(&frame(|_| 3.1, 0.0, 1.0), &[("delta_thr_f", 1.0)]).severity, Severity::Fault);
+        assert_eq!(run_with(&frame(|_| 4.0, 0.0, 1.0), &[("fan_heat_f", 1.0)]).severity, Severity::Ok);
+        assert_eq!(run_with(&frame(|_| 4.1, 0.0, 1.0), &[("fan_heat_f", 1.0)]).severity, Severity::Fault);
+        // cooling: cool_delta_thr_f replaces delta_thr_f when set
+        assert_eq!(run_with(&frame(|_| -1.0, 0.0, 1.0), &[("cool_delta_thr_f", 1.0)]).severity, Severity::Ok);
+        let cool = run_with(&frame(|_| -1.1, 0.0, 1.0), &[("cool_delta_thr_f", 1.0)]);
+        assert_eq!((cool.severity, cool.metrics["cooling_leak_pct"]), (Severity::Fault, 100.0));
+        // valve_closed_thr (5 %): a valve at it is shut and judged, just above it is not
+        assert_eq!(run(&frame(|_| -6.0, 5.0, 1.0)).judged, 100);
+        assert_eq!(run(&frame(|_| -6.0, 5.1, 1.0)).judged, 0);
+        assert_eq!(run_with(&frame(|_| -6.0, 10.0, 1.0), &[("valve_closed_thr", 10.0)]).severity, Severity::Fault);
+        assert_eq!(run_with(&frame(|_| -6.0, 10.1, 1.0), &[("valve_closed_thr", 10.0)]).severity, Severity::Info);
+        // the fault share: 30 % of judged samples is a fault, 29 % a warning
+        assert_eq!(run(&frame(|i| if i < 29 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Warn);
+        assert_eq!(run(&frame(|i| if i < 30 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Fault);
+    }
+
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
+    /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// 200 samples at uneven steps (40 whole cycles of 57 minutes), as `frame` otherwise.
+    fn uneven(sat_minus_mat: impl Fn(usize) -> f64) -> Frame {
+        let n = 200;
+        let mut ts = vec![0i64];
+        for k in 0..n - 1 {
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        let sat: Vec<f64> = (0..n).map(|i| 60.0 + sat_minus_mat(i)).collect();
+        Frame::from_rows(&ts, &[("mixed_air_temp", vec![60.0; n]), ("supply_air_temp", sat), ("cool_valve", vec![0.0; n]), ("heat_valve", vec![0.0; n]), ("supply_fan_status", vec![1.0; n])])
+    }
+
+    #[test]
+    fn irregular_sampling_is_weighted_by_time() {
+        // a tight unit and a leaking one keep their verdicts at uneven steps
+        assert_eq!(run(&uneven(|_| 1.5)).severity, Severity::Ok);
+        let all = run(&uneven(|_| -6.0));
+        assert_eq!((all.severity, all.judged), (Severity::Fault, 200));
+        // 40 cycles of 57 minutes: the judged time is 38 h, not 200 samples' worth
+        assert!((all.conditions[1].judged_hours - 38.0).abs() < 1e-9, "{}", all.conditions[1].judged_hours);
+        // the leak shows only on the densely logged samples (those followed by a 1- or 5-minute
+        // step): 2 of every 5 samples (40 %, a fault by count) but 6 of every 57 minutes
+        let r = run(&uneven(|k| if STEPS[k % 5] < 17 { -6.0 } else { 0.0 }));
+        assert_eq!(r.conditions[1].flagged.len(), 80);
+        assert!((r.conditions[1].flagged_hours - 4.0).abs() < 1e-9, "{}", r.conditions[1].flagged_hours);
+        assert_eq!(r.metrics["cooling_leak_pct"], 10.53, "the share of judged time, 6/57");
+        assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
+    }
+
+    #[test]
+    fn a_data_gap_is_not_judged_time() {
+        // hours 40-79 missing; the leak on the last 20 hours
+        let base = frame(|i| if i >= 80 { -6.0 } else { 0.0 }, 0.0, 1.0);
+        let keep: Vec<usize> = (0..100).filter(|i| !(40..80).contains(i)).collect();
+        let f = Frame::from_rows(
+            &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
+            &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
+        );
+        let r = run(&f);
+        // the sample before the gap stands for 1.5 h, not 41
+        assert_eq!((r.judged, r.conditions[1].judged_hours, r.conditions[1].flagged_hours), (60, 60.5, 20.0));
+        assert_eq!(r.severity, Severity::Fault);
     }
 
     #[test]

@@ -244,6 +244,173 @@ mod tests {
         }
     }
 
+    /// `frame`'s rows reversed, each twice, then interleaved (a fixed permutation).
+    fn shuffled_with_duplicates(base: &Frame) -> Frame {
+        let n = base.len();
+        // 11 is coprime with 2n, so i * 11 mod 2n visits every row once
+        let order: Vec<usize> = (0..2 * n).map(|i| (i * 11) % (2 * n)).map(|j| if j < n { n - 1 - j } else { j - n }).collect();
+        let ts: Vec<i64> = order.iter().map(|&i| base.ts[i]).collect();
+        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), order.iter().map(|&i| v[i]).collect())).collect();
+        Frame::from_rows(&ts, &cols)
+    }
+
+    #[test]
+    fn duplicates_and_disorder_give_the_same_finding() {
+        for fan in [
+            &(|d: i64, h: i64| if d >= 5 || (7..13).contains(&h) { 1.0 } else { 0.0 }) as &dyn Fn(i64, i64) -> f64,
+            &|_, _| 1.0,
+            &|d, h| if d < 5 && (7..18).contains(&h) { 1.0 } else { 0.0 },
+        ] {
+            let base = frame(fan);
+            let messy = shuffled_with_duplicates(&base);
+            assert_eq!(messy.ts, base.ts, "the frame sorts and merges the rows");
+            let (a, b) = (run(&messy), run(&base));
+            assert_eq!((a.severity, &a.metrics, &a.flagged, &a.summary), (b.severity, &b.metrics, &b.flagged, &b.summary));
+        }
+        // the weekend-running warning survives the shuffle with its figures
+        let w = run(&shuffled_with_duplicates(&frame(|d, h| if d >= 5 || (7..13).contains(&h) { 1.0 } else { 0.0 })));
+        assert_eq!(w.severity, Severity::Warn, "{}", w.summary);
+        assert_eq!(w.metrics["unoccupied_hours"], 226.0, "14 x 24 h less ten weekdays of 11 occupied hours");
+        assert_eq!(w.flagged.len(), 96, "the four weekend days");
+    }
+
+    #[test]
+    fn a_data_gap_is_not_judged_time() {
+        // always on; the first weekend (Saturday and Sunday, 48 h) missing
+        let base = frame(|_, _| 1.0);
+        let keep: Vec<usize> = (0..base.len()).filter(|i| !(120..168).contains(i)).collect();
+        let gapped = Frame::from_rows(
+            &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
+            &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
+        );
+        let (b, g) = (run(&base), run(&gapped));
+        assert_eq!(b.metrics["unoccupied_hours"], 226.0);
+        // the sample before the gap stands for 1.5 typical steps, not for the 49 h to the next one
+        assert_eq!(g.metrics["unoccupied_hours"], 226.0 - 48.0 + 0.5);
+        assert_eq!((g.severity, g.metrics["unoccupied_run_pct"]), (Severity::Fault, 100.0));
+        // the same weekend present but with no fan reading: not judged either
+        let mut unknown = base.clone();
+        let fan = unknown.cols.get_mut("supply_fan_status").unwrap();
+        fan[120..168].iter_mut().for_each(|v| *v = f64::NAN);
+        assert_eq!(run(&unknown).metrics["unoccupied_hours"], 226.0 - 48.0);
+        // a scheduled unit with a gap in its nights stays ok
+        let sched = frame(|d, h| if d < 5 && (7..18).contains(&h) { 1.0 } else { 0.0 });
+        // Monday 19:00 to Tuesday 06:00 (12 h) missing, after the unoccupied 18:00 sample
+        let keep: Vec<usize> = (0..sched.len()).filter(|i| !(19..31).contains(i)).collect();
+        let gapped = Frame::from_rows(
+            &keep.iter().map(|&i| sched.ts[i]).collect::<Vec<_>>(),
+            &sched.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
+        );
+        let r = run(&gapped);
+        assert_eq!((r.severity, r.metrics["unoccupied_hours"]), (Severity::Ok, 226.0 - 12.0 + 0.5), "{}", r.summary);
+    }
+
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
+    /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// Uneven timestamps over `days` days from Monday 00:00.
+    fn uneven(days: i64) -> Vec<i64> {
+        let mut ts = vec![MONDAY];
+        while *ts.last().unwrap() < MONDAY + days * 24 * H - 17 * MINUTE {
+            let k = ts.len() - 1;
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        ts
+    }
+
+    fn uneven_frame(fan: impl Fn(usize, i64, f64) -> f64) -> Frame {
+        let ts = uneven(14);
+        // (sample index, weekday, hour of day as a fraction)
+        let f: Vec<f64> = ts.iter().enumerate().map(|(k, &t)| fan(k, weekday(t), (t - MONDAY).rem_euclid(24 * H) as f64 / H as f64)).collect();
+        Frame::from_rows(&ts, &[("supply_fan_status", f)])
+    }
+
+    #[test]
+    fn irregular_sampling_is_weighted_by_time() {
+        let f = uneven_frame(|_, _, _| 0.0);
+        assert_eq!(f.typical_step(), Some(17 * MINUTE));
+        assert!(f.weights_hours().iter().all(|&w| w <= 17.0 / 60.0 + 1e-12), "no step is capped");
+        // a scheduled unit is ok, an always-on one a fault, at uneven steps too
+        let sched = run(&uneven_frame(|_, d, h| if d < 5 && (7.0..18.0).contains(&h) { 1.0 } else { 0.0 }));
+        assert_eq!((sched.severity, sched.metrics["unoccupied_run_pct"]), (Severity::Ok, 0.0), "{}", sched.summary);
+        let on = run(&uneven_frame(|_, _, _| 1.0));
+        assert_eq!((on.severity, on.metrics["unoccupied_run_pct"]), (Severity::Fault, 100.0));
+        // unoccupied hours are time, not samples: 14 x 24 h less 110 occupied hours
+        // (within the 17 minutes a sample can straddle each of the twenty schedule edges)
+        assert!((on.metrics["unoccupied_hours"] - 226.0).abs() < 1.0, "{}", on.metrics["unoccupied_hours"]);
+        // the fan logged on at night only on the densely logged samples (those followed by a
+        // 1- or 5-minute step): 2 of 5 unoccupied samples, but 6 of 57 minutes
+        let dense = |k: usize| STEPS[k % 5] < 17;
+        let r = run(&uneven_frame(|k, d, h| {
+            let occupied = d < 5 && (7.0..18.0).contains(&h);
+            if (occupied && h < 13.0) || (!occupied && dense(k)) { 1.0 } else { 0.0 }
+        }));
+        let un = r.metrics["unoccupied_run_pct"];
+        assert!((9.5..11.5).contains(&un), "time share 6/57 = 10.5 %, not the 40 % sample share: {un}");
+        // under half the occupied share (mornings, about 55 %): the setback works
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        let occ = r.metrics["occupied_run_pct"];
+        assert!((52.0..57.0).contains(&occ), "6 of 11 occupied hours: {occ}");
+    }
+
+    /// 100 occupied hours then 100 unoccupied ones (from the occupancy point), the fan on for
+    /// the first `occ_on` of the first and the first `un_on` of the second; no zone temperature.
+    fn split(occ_on: usize, un_on: usize) -> Frame {
+        let mut f = zoned(occ_on, un_on);
+        f.cols.remove("space_temp");
+        f
+    }
+
+    /// As [`split`], with the zone at 70 °F occupied and 55.5 °F unoccupied.
+    fn zoned(occ_on: usize, un_on: usize) -> Frame {
+        let ts: Vec<i64> = (0..200).map(|i| MONDAY + i * H).collect();
+        let fan: Vec<f64> = (0..200).map(|i| if (i < 100 && i < occ_on) || (i >= 100 && i - 100 < un_on) { 1.0 } else { 0.0 }).collect();
+        let occ: Vec<f64> = (0..200).map(|i| if i < 100 { 1.0 } else { 0.0 }).collect();
+        let zone: Vec<f64> = (0..200).map(|i| if i < 100 { 70.0 } else { 55.5 }).collect();
+        Frame::from_rows(&ts, &[("supply_fan_status", fan), ("occupancy", occ), ("space_temp", zone)])
+    }
+
+    fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
+        let mut params = Params::default();
+        for (k, v) in p {
+            params.values.insert(k.to_string(), ParamValue::Number(*v));
+        }
+        match evaluate(&spec(), f, &params) {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+
+    #[test]
+    fn the_threshold_boundaries() {
+        // min_unoccupied_run_pct (5 %): the fan off all occupied time, so only this test can pass
+        let below = run_with(&split(0, 4), &[]);
+        assert_eq!((below.severity, below.metrics["unoccupied_run_pct"]), (Severity::Ok, 4.0));
+        assert_eq!(run_with(&split(0, 5), &[]).severity, Severity::Warn, "exactly min_unoccupied_run_pct is not under it");
+        assert_eq!(run_with(&split(0, 9), &[("min_unoccupied_run_pct", 10.0)]).severity, Severity::Ok);
+        assert_eq!(run_with(&split(0, 10), &[("min_unoccupied_run_pct", 10.0)]).severity, Severity::Warn);
+        // half the occupied share: 60 % occupied, so under 30 % unoccupied is a setback
+        assert_eq!(run_with(&split(60, 29), &[]).severity, Severity::Ok);
+        assert_eq!(run_with(&split(60, 30), &[]).severity, Severity::Warn);
+        // a fault from half the unoccupied time
+        assert_eq!(run_with(&split(0, 49), &[]).severity, Severity::Warn);
+        let half = run_with(&split(0, 50), &[]);
+        assert_eq!((half.severity, half.flagged.len()), (Severity::Fault, 50));
+        // max_hold_duty_pct (90 %): a fan cycling to hold a 55 °F setback is judged held up to it
+        let heat = ("unoccupied_heat_sp_f", 55.0);
+        let held = run_with(&zoned(100, 90), &[heat]);
+        assert_eq!(held.severity, Severity::Ok, "{}", held.summary);
+        assert!(held.summary.contains("cycling to hold"), "{}", held.summary);
+        assert_eq!(run_with(&zoned(100, 91), &[heat]).severity, Severity::Fault);
+        assert_eq!(run_with(&zoned(100, 80), &[heat, ("max_hold_duty_pct", 80.0)]).severity, Severity::Ok);
+        assert_eq!(run_with(&zoned(100, 81), &[heat, ("max_hold_duty_pct", 80.0)]).severity, Severity::Fault);
+        // and held only within HOLD_BAND_F of the setback setpoint
+        assert_eq!(run_with(&zoned(100, 90), &[("unoccupied_heat_sp_f", 54.5)]).severity, Severity::Ok, "55.5 is 1.0 °F off");
+        assert_eq!(run_with(&zoned(100, 90), &[("unoccupied_heat_sp_f", 54.4)]).severity, Severity::Fault, "55.5 is 1.1 °F off");
+    }
+
     #[test]
     fn occupancy_point_lists_and_missing_inputs() {
         let ts: Vec<i64> = (0..48).map(|i| MONDAY + i * H).collect();

@@ -354,6 +354,52 @@ mod tests {
         assert_eq!(g.metrics["n_valid"], 33.0); // three weekdays remain
     }
 
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
+    /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// Five days from Monday at uneven steps, outdoor air at 85 °F, return at 72 °F, mixed air
+    /// from an outdoor-air fraction `oaf(k)` % at the k-th sample.
+    fn uneven(oaf: impl Fn(usize) -> f64) -> Frame {
+        let mut ts = vec![MONDAY];
+        while *ts.last().unwrap() < MONDAY + 5 * 24 * NS_PER_HOUR {
+            let k = ts.len() - 1;
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        let n = ts.len();
+        let m: Vec<f64> = (0..n).map(|k| 72.0 + oaf(k) / 100.0 * (85.0 - 72.0)).collect();
+        Frame::from_rows(&ts, &[("oat", vec![85.0; n]), ("mixed_air_temp", m), ("return_air_temp", vec![72.0; n]), ("supply_fan_status", vec![1.0; n])])
+    }
+
+    #[test]
+    fn irregular_sampling_is_weighted_by_time() {
+        let f = uneven(|_| 20.0);
+        assert_eq!(f.typical_step(), Some(17 * MINUTE));
+        let ok = run(&f, &with_min(20.0));
+        assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
+        // the judged time is five weekdays of 11 occupied hours, whatever the sample count
+        let h = ok.conditions[1].judged_hours;
+        assert!((h - 55.0).abs() < 1.0, "{h}");
+        assert!(ok.metrics["n_valid"] > 250.0);
+        let hot = run(&uneven(|_| 60.0), &with_min(20.0));
+        assert_eq!((hot.severity, hot.metrics["excess_oa_pct"]), (Severity::Fault, 100.0));
+        // excess only on the densely logged samples (those followed by a 1- or 5-minute step):
+        // 40 % of the samples, a warning by count, but 6 of every 57 minutes
+        let dense = |k: usize| STEPS[k % 5] < 17;
+        let r = run(&uneven(|k| if dense(k) { 60.0 } else { 20.0 }), &with_min(20.0));
+        let x = r.metrics["excess_oa_pct"];
+        assert!((9.5..11.5).contains(&x), "time share 6/57 = 10.5 %, not the 40 % sample share: {x}");
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        let share = r.conditions[0].flagged.len() as f64 / r.conditions[0].judged as f64;
+        assert!((share - 0.4).abs() < 0.01, "{share}");
+        // the same for short samples: the under-ventilated share is of time
+        let r = run(&uneven(|k| if dense(k) { 5.0 } else { 20.0 }), &with_min(20.0));
+        let u = r.metrics["under_vent_pct"];
+        assert!((9.5..11.5).contains(&u), "{u}");
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+    }
+
     #[test]
     fn a_monthly_minimum_and_the_generic_default() {
         let mut p = Params::default();

@@ -187,6 +187,58 @@ mod tests {
         assert_eq!(under.severity, Severity::Warn);
     }
 
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
+    /// 1- and 5-minute steps between.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// Fourteen days at uneven steps: `sp(k, hour)` the setpoint, the requests `|hour - 12|`
+    /// (hour of day as a fraction), the fan `fan(k)`.
+    fn uneven(sp: impl Fn(usize, f64) -> f64, fan: impl Fn(usize) -> f64) -> Frame {
+        let mut ts = vec![0i64];
+        while *ts.last().unwrap() < 14 * 24 * H {
+            let k = ts.len() - 1;
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        let hour: Vec<f64> = ts.iter().map(|&t| (t % (24 * H)) as f64 / H as f64).collect();
+        let n = ts.len();
+        Frame::from_rows(&ts, &[
+            ("duct_static_sp", (0..n).map(|k| sp(k, hour[k])).collect()),
+            ("static_pressure_requests", hour.iter().map(|h| (h - 12.0).abs()).collect()),
+            ("supply_fan_status", (0..n).map(fan).collect()),
+        ])
+    }
+
+    #[test]
+    fn irregular_sampling() {
+        let follows = |_: usize, h: f64| 0.6 + 0.05 * (h - 12.0).abs();
+        let r = run(&uneven(follows, |_| 1.0));
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert!(r.metrics["rho_with_demand"] > 0.9);
+        assert_eq!((r.metrics["days_judged"], r.metrics["moving_days"]), (14.0, 14.0));
+        let n = r.judged;
+        let fixed = run(&uneven(|_, _| 1.5, |_| 1.0));
+        assert_eq!(fixed.severity, Severity::Warn, "{}", fixed.summary);
+        let step = run(&uneven(|k, _| if k < n / 2 { 1.5 } else { 1.0 }, |_| 1.0));
+        assert_eq!(step.severity, Severity::Warn);
+        assert!(step.summary.contains("not a reset"), "{}", step.summary);
+        // the fan off on the densely logged samples: those are not judged, the verdict holds
+        let r = run(&uneven(follows, |k| if STEPS[k % 5] < 17 { 0.0 } else { 1.0 }));
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert_eq!(r.judged, (0..n).filter(|k| STEPS[k % 5] == 17).count());
+    }
+
+    #[test]
+    #[ignore = "known gap, reported: setpoint::classify judges a day held by its share of samples, not of time"]
+    fn irregular_sampling_a_held_day_is_judged_by_time() {
+        // held at 1.5 in. w.c. 56 of every 57 minutes, dipping to 1.0 for the minute logged
+        // densely (change-of-value logging): a fifth of the samples but under 2 % of the time
+        // at the dip, so every day sits at its held value well past HELD_SHARE (90 %)
+        let r = run(&uneven(|k, _| if STEPS[k % 5] == 1 { 1.0 } else { 1.5 }, |_| 1.0));
+        assert_eq!(r.metrics["moving_days"], 0.0, "{}", r.summary);
+        assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
+    }
+
     #[test]
     fn equipment_off_gaps_and_a_missing_setpoint() {
         let r = run(&frame(3, |_| 1.5, None, 0.0));

@@ -308,6 +308,64 @@ mod tests {
     }
 
     #[test]
+    fn the_threshold_boundaries() {
+        // the cold share: exactly half the judged hours below 58 °F warns (the_slope_and_share_boundaries),
+        // one hour fewer (43 of 88) does not
+        let under = run(&frame(10, |_, i| if (i / 24) % 2 == 0 && i != 9 { 55.0 } else { 60.0 }));
+        assert_eq!(under.metrics["pct_sat_below_58"], 48.86);
+        assert_eq!(under.severity, Severity::Info, "{}", under.summary);
+        assert!(under.flagged.is_empty());
+        // LOW_SAT_F: supply air at 58 °F is not cold, a hair below it is
+        let at = run(&frame(10, |_, _| 58.0));
+        assert_eq!((at.severity, at.metrics["pct_sat_below_58"]), (Severity::Info, 0.0));
+        let below = run(&frame(10, |_, _| 57.99));
+        assert_eq!((below.severity, below.metrics["pct_sat_below_58"]), (Severity::Warn, 100.0));
+        assert_eq!(below.flagged.len(), 88);
+    }
+
+    const MINUTE: i64 = 60_000_000_000;
+    /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
+    /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
+    const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
+
+    /// As `frame`, over ten days from Monday at uneven steps; `sat(oat, k)` at the k-th sample.
+    fn uneven(sat: impl Fn(f64, usize) -> f64) -> Frame {
+        let mut ts = vec![MONDAY];
+        while *ts.last().unwrap() < MONDAY + 10 * 24 * NS_PER_HOUR {
+            let k = ts.len() - 1;
+            ts.push(ts[k] + STEPS[k % 5] * MINUTE);
+        }
+        let hour = |t: i64| (t - MONDAY).rem_euclid(24 * NS_PER_HOUR) as f64 / NS_PER_HOUR as f64;
+        let oat: Vec<f64> = ts.iter().map(|&t| 75.0 - 15.0 * ((hour(t) - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
+        let s: Vec<f64> = (0..ts.len()).map(|k| sat(oat[k], k)).collect();
+        let n = ts.len();
+        Frame::from_rows(&ts, &[("oat", oat), ("supply_air_temp", s), ("cool_valve", vec![40.0; n]), ("supply_fan_status", vec![1.0; n])])
+    }
+
+    #[test]
+    fn irregular_sampling_is_weighted_by_time() {
+        let f = uneven(|o, _| reset(o));
+        assert_eq!(f.typical_step(), Some(17 * MINUTE));
+        let r = run(&f);
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert!(r.metrics["slope_per_F"] < -0.1);
+        // eight weekdays of 11 occupied hours, whatever the sample count
+        let h = r.conditions[0].judged_hours;
+        assert!((h - 88.0).abs() < 1.0, "{h}");
+        let pinned = run(&uneven(|_, _| 54.0));
+        assert_eq!((pinned.severity, pinned.metrics["pct_sat_below_58"]), (Severity::Warn, 100.0));
+        // cold on three samples of every five (those followed by 17, 1 and 5 minutes): 60 % of
+        // the samples, a warning by count, but 23 of every 57 minutes (40 %)
+        let r = run(&uneven(|_, k| if k % 5 <= 1 || k % 5 == 3 { 54.0 } else { 60.0 }));
+        let share = r.conditions[0].flagged.len() as f64 / r.judged as f64;
+        assert!((share - 0.6).abs() < 0.01, "{share}");
+        let pct = r.metrics["pct_sat_below_58"];
+        assert!((39.0..42.0).contains(&pct), "time share 23/57 = 40.4 %, not the 60 % sample share: {pct}");
+        assert!(r.metrics["slope_per_F"].abs() < 0.1, "{}", r.summary);
+        assert_eq!(r.severity, Severity::Info, "{}", r.summary);
+    }
+
+    #[test]
     fn off_unoccupied_and_heating_samples_are_not_judged() {
         let base = frame(10, |_, _| 54.0);
         let n = base.len();

@@ -110,27 +110,28 @@ pub fn spearman(x: &[f64], y: &[f64]) -> Option<f64> {
     (sxx > 0.0 && syy > 0.0).then(|| sxy / (sxx * syy).sqrt())
 }
 
-/// Counts of the values rounded to steps of `tol`, keyed by step number.
-fn level_counts(x: &[f64], tol: f64) -> BTreeMap<i64, usize> {
-    let mut counts = BTreeMap::new();
-    for v in x {
-        *counts.entry((v / tol).round() as i64).or_insert(0) += 1;
+/// The time at each value rounded to steps of `tol` (the samples' weights), keyed by step.
+fn level_weights(x: &[f64], w: &[f64], tol: f64) -> BTreeMap<i64, f64> {
+    let mut levels = BTreeMap::new();
+    for (v, wi) in x.iter().zip(w) {
+        *levels.entry((v / tol).round() as i64).or_insert(0.0) += wi;
     }
-    counts
+    levels
 }
 
-/// The share of a day's samples within `tol` of its commonest (rounded) value.
-fn modal_share(x: &[f64], tol: f64) -> f64 {
-    let counts = level_counts(x, tol);
+/// The share of a day's time within `tol` of its commonest (rounded) value.
+fn modal_share(x: &[f64], w: &[f64], tol: f64) -> f64 {
     // the commonest step; on a tie the lowest
-    let (mut best, mut best_n) = (0i64, 0usize);
-    for (&k, &n) in &counts {
-        if n > best_n {
-            (best, best_n) = (k, n);
+    let (mut best, mut best_w) = (0i64, f64::NEG_INFINITY);
+    for (&k, &t) in &level_weights(x, w, tol) {
+        if t > best_w {
+            (best, best_w) = (k, t);
         }
     }
     let mode = best as f64 * tol;
-    x.iter().filter(|v| (**v - mode).abs() <= tol + EPS).count() as f64 / x.len() as f64
+    let total: f64 = w.iter().sum();
+    let at: f64 = x.iter().zip(w).filter(|(v, _)| (**v - mode).abs() <= tol + EPS).map(|(_, wi)| wi).sum();
+    if total > 0.0 { at / total } else { 0.0 }
 }
 
 /// Up/down cycles: reversals between moves of at least `move_min`, halved.
@@ -151,11 +152,15 @@ fn cycles(x: &[f64], move_min: f64) -> usize {
 }
 
 /// Classify a setpoint from the samples a rule judges (`ts` sorted; NaN setpoints are
-/// dropped). `driver` is aligned with `sp` and named for the label; `min_range` (the whole
-/// window) and `move_min` (within a day) are in the setpoint's unit, which `unit` names.
-pub fn classify(ts: &[i64], sp: &[f64], driver: Option<(&str, &[f64])>, min_range: f64, move_min: f64, unit: &str) -> Behaviour {
+/// dropped). `weights` is the time each sample stands for (the frame's `weights_hours`), so a
+/// day's held share and the held levels are shares of time, not of samples: a trend logged on
+/// change of value has many samples where the setpoint moves. `driver` is aligned with `sp`
+/// and named for the label; `min_range` (the whole window) and `move_min` (within a day) are in
+/// the setpoint's unit, which `unit` names.
+pub fn classify(ts: &[i64], sp: &[f64], weights: &[f64], driver: Option<(&str, &[f64])>, min_range: f64, move_min: f64, unit: &str) -> Behaviour {
     let keep: Vec<usize> = (0..sp.len()).filter(|&i| !sp[i].is_nan()).collect();
     let values: Vec<f64> = keep.iter().map(|&i| sp[i]).collect();
+    let w: Vec<f64> = keep.iter().map(|&i| weights.get(i).copied().filter(|x| x.is_finite()).unwrap_or(0.0)).collect();
     let n = values.len();
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
     let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -171,18 +176,19 @@ pub fn classify(ts: &[i64], sp: &[f64], driver: Option<(&str, &[f64])>, min_rang
         .iter()
         .filter(|(_, idx)| {
             let x: Vec<f64> = idx.iter().map(|&j| values[j]).collect();
+            let xw: Vec<f64> = idx.iter().map(|&j| w[j]).collect();
             let (a, b) = x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
-            b - a + EPS >= move_min && modal_share(&x, tol) < HELD_SHARE
+            b - a + EPS >= move_min && modal_share(&x, &xw, tol) < HELD_SHARE
         })
         .map(|(d, _)| **d)
         .collect();
     let (days, moving_days) = (judged_days.len(), moving.len());
     let cyc = cycles(&values, move_min);
-    let counts = level_counts(&values, tol);
-    let mut ordered: Vec<(i64, usize)> = counts.into_iter().collect();
-    ordered.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let held_share = ordered.iter().take(3).map(|l| l.1).sum::<usize>() as f64 / n.max(1) as f64;
-    let levels: Vec<f64> = ordered.iter().filter(|l| l.1 as f64 >= 0.01 * n as f64).take(3).map(|l| l.0 as f64 * tol).collect();
+    let total: f64 = w.iter().sum();
+    let mut ordered: Vec<(i64, f64)> = level_weights(&values, &w, tol).into_iter().collect();
+    ordered.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let held_share = if total > 0.0 { ordered.iter().take(3).map(|l| l.1).sum::<f64>() / total } else { 0.0 };
+    let levels: Vec<f64> = ordered.iter().filter(|l| l.1 >= 0.01 * total).take(3).map(|l| l.0 as f64 * tol).collect();
     let u = if unit.is_empty() { String::new() } else { format!(" {unit}") };
     let result = |kind: Kind, label: String, rho: Option<f64>| Behaviour { kind, range, samples: n, days, moving_days, cycles: cyc, levels: levels.clone(), rho, label };
     if n < MIN_SAMPLES {
@@ -246,14 +252,14 @@ mod tests {
     #[test]
     fn flat_step_and_insufficient() {
         let (ts, sp) = hourly(10, |_| 1.5);
-        assert_eq!(classify(&ts, &sp, None, 0.15, 0.05, "in. w.c.").kind, Kind::Flat);
+        assert_eq!(classify(&ts, &sp, &vec![1.0; sp.len()], None, 0.15, 0.05, "in. w.c.").kind, Kind::Flat);
         let (ts, sp) = hourly(10, |i| if i < 120 { 1.5 } else { 1.0 });
-        let b = classify(&ts, &sp, None, 0.15, 0.05, "in. w.c.");
+        let b = classify(&ts, &sp, &vec![1.0; sp.len()], None, 0.15, 0.05, "in. w.c.");
         assert_eq!(b.kind, Kind::Step, "{}", b.label);
         assert_eq!(b.levels.len(), 2);
         assert_eq!(b.moving_days, 0, "the step day sits at one value 21 of 24 hours: held");
         let (ts, sp) = hourly(10, |_| f64::NAN);
-        assert_eq!(classify(&ts, &sp, None, 0.15, 0.05, "").kind, Kind::Insufficient);
+        assert_eq!(classify(&ts, &sp, &vec![1.0; sp.len()], None, 0.15, 0.05, "").kind, Kind::Insufficient);
     }
 
     #[test]
@@ -262,22 +268,22 @@ mod tests {
         let demand = |i: usize| ((i % 24) as f64 / 24.0 * std::f64::consts::TAU).sin();
         let (ts, sp) = hourly(10, |i| 1.0 + 0.4 * demand(i));
         let d: Vec<f64> = (0..sp.len()).map(demand).collect();
-        let b = classify(&ts, &sp, Some(("requests", &d)), 0.15, 0.05, "in. w.c.");
+        let b = classify(&ts, &sp, &vec![1.0; sp.len()], Some(("requests", &d)), 0.15, 0.05, "in. w.c.");
         assert_eq!(b.kind, Kind::Reset, "{}", b.label);
         assert_eq!(b.moving_days, 10);
         assert!(b.rho.unwrap() > 0.99);
         // against noise unrelated to the setpoint: varies, not confirmed
         let unrelated: Vec<f64> = (0..sp.len()).map(|i| ((i * 7919) % 13) as f64).collect();
-        let v = classify(&ts, &sp, Some(("requests", &unrelated)), 0.15, 0.05, "in. w.c.");
+        let v = classify(&ts, &sp, &vec![1.0; sp.len()], Some(("requests", &unrelated)), 0.15, 0.05, "in. w.c.");
         assert_eq!(v.kind, Kind::Varies, "{}", v.label);
-        assert_eq!(classify(&ts, &sp, None, 0.15, 0.05, "").kind, Kind::Varies);
+        assert_eq!(classify(&ts, &sp, &vec![1.0; sp.len()], None, 0.15, 0.05, "").kind, Kind::Varies);
     }
 
     #[test]
     fn moving_on_too_few_days_without_held_levels_is_unclear() {
         // one slow ramp over a two-day window: too short for moving days, no reversals, no held level
         let (ts, sp) = hourly(2, |i| 1.0 + i as f64 * 0.01);
-        let b = classify(&ts, &sp, None, 0.15, 0.05, "");
+        let b = classify(&ts, &sp, &vec![1.0; sp.len()], None, 0.15, 0.05, "");
         assert_eq!(b.kind, Kind::Unclear, "{}", b.label);
         assert_eq!(b.cycles, 0);
     }

@@ -118,7 +118,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let driver = [("SAT reset requests", frame.col("sat_reset_requests")), ("outdoor air", oat)]
             .into_iter()
             .find_map(|(name, c)| c.filter(|c| c.iter().any(|v| !v.is_nan())).map(|c| (name, keep.iter().map(|&i| c[i]).collect::<Vec<f64>>())));
-        let b = setpoint::classify(&ts, &sp, driver.as_ref().map(|(n, d)| (*n, d.as_slice())), SP_MIN_RANGE_F, SP_MOVE_MIN_F, "°F");
+        let sp_w: Vec<f64> = keep.iter().map(|&i| w[i]).collect();
+        let b = setpoint::classify(&ts, &sp, &sp_w, driver.as_ref().map(|(n, d)| (*n, d.as_slice())), SP_MIN_RANGE_F, SP_MOVE_MIN_F, "°F");
         let dev: Vec<f64> = (0..frame.len()).filter(|&i| running(i) && cooling(i) && plausible(sat[i]) && plausible(sp_col[i])).map(|i| sat[i] - sp_col[i]).collect();
         let mean_dev = (!dev.is_empty()).then(|| dev.iter().sum::<f64>() / dev.len() as f64);
         metrics.insert("sp_range_f".into(), round2(b.range));

@@ -86,6 +86,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let w = frame.weights_hours();
     let (mut occ_h, mut occ_run_h, mut un_h, mut un_run_h) = (0.0, 0.0, 0.0, 0.0);
+    let mut un_n = 0usize;
     let mut flagged = Vec::new();
     for i in 0..frame.len() {
         if !known(i) {
@@ -98,6 +99,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             }
         } else {
             un_h += w[i];
+            un_n += 1;
             if running(i) {
                 un_run_h += w[i];
                 flagged.push(i as u32);
@@ -171,7 +173,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats,
         metrics,
         flagged: if effective { Vec::new() } else { flagged },
-        judged: frame.len(),
+        judged: un_n,
         judged_basis: spec.judged_basis,
         conditions: Vec::new(),
     }])
@@ -293,6 +295,8 @@ mod tests {
         let fan = unknown.cols.get_mut("supply_fan_status").unwrap();
         fan[120..168].iter_mut().for_each(|v| *v = f64::NAN);
         assert_eq!(run(&unknown).metrics["unoccupied_hours"], 226.0 - 48.0);
+        // judged: the unoccupied samples with a known fan state, not the whole frame
+        assert_eq!((b.judged, run(&unknown).judged), (226, 226 - 48));
         // a scheduled unit with a gap in its nights stays ok
         let sched = frame(|d, h| if d < 5 && (7..18).contains(&h) { 1.0 } else { 0.0 });
         // Monday 19:00 to Tuesday 06:00 (12 h) missing, after the unoccupied 18:00 sample

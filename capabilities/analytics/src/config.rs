@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use crate::engine::{ParamValue, Params, RuleSpec};
+use crate::engine::{EquipOverride, ParamValue, Params, RuleSpec};
 use crate::rules;
 
 /// The default time grid when a config names none (one hour, as the reference's).
@@ -141,7 +141,7 @@ pub fn params_from_json(spec: &RuleSpec, obj: &Map<String, Value>) -> Result<Par
 
 /// A rule entry's `equips`: overrides for the equipment each pattern matches
 /// (`{"AHU-2*": {"fan_heat_f": 2.5}}`), checked like the rule's own.
-fn equip_overrides(spec: &RuleSpec, v: &Value, place: &str) -> Result<Vec<(String, BTreeMap<String, ParamValue>)>, String> {
+fn equip_overrides(spec: &RuleSpec, v: &Value, place: &str) -> Result<Vec<EquipOverride>, String> {
     let Value::Object(m) = v else {
         return Err(format!("{place}: 'equips' must map equipment patterns to parameter objects"));
     };

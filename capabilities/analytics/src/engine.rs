@@ -200,8 +200,11 @@ pub struct Params {
     pub values: BTreeMap<String, ParamValue>,
     /// Overrides for some equipment only, keyed by a pattern on the equipment id (`*` any
     /// run of characters, `?` one); the first pattern that matches an equipment applies.
-    pub by_equip: Vec<(String, BTreeMap<String, ParamValue>)>,
+    pub by_equip: Vec<EquipOverride>,
 }
+
+/// A pattern on equipment ids and the parameter values the equipment it matches runs with.
+pub type EquipOverride = (String, BTreeMap<String, ParamValue>);
 
 impl Params {
     /// The values one equipment runs with: these, with the first matching pattern's on top.
@@ -268,7 +271,7 @@ impl Params {
     pub fn outside_range(&self, spec: &impl ParamDecl) -> Vec<String> {
         let mut out = Vec::new();
         for (k, v) in &self.values {
-            let Some((lo, hi)) = spec.param_specs().iter().find(|p| &p.name == k).and_then(|p| p.range) else { continue };
+            let Some((lo, hi)) = spec.param_specs().iter().find(|p| p.name == k).and_then(|p| p.range) else { continue };
             let numbers: Vec<f64> = match v {
                 ParamValue::Number(x) => vec![*x],
                 ParamValue::List(l) => l.clone(),
@@ -338,15 +341,21 @@ pub struct Finding {
 impl Finding {
     /// The answer when no sample qualified: an info finding that says so (not a pass).
     pub fn not_judged(spec: &RuleSpec, why: &str) -> Finding {
+        Finding::unjudged(spec.id, spec.judged_basis, why, "no sample qualified; this is not a pass")
+    }
+
+    /// An info finding that judged nothing, saying why and what that means (a rule's or a
+    /// drift detector's).
+    pub fn unjudged(rule: &'static str, judged_basis: &'static str, why: &str, caveat: &str) -> Finding {
         Finding {
-            rule: spec.id,
+            rule,
             severity: Severity::Info,
             summary: format!("not judged: {why}"),
-            caveats: vec!["no sample qualified; this is not a pass".into()],
+            caveats: vec![caveat.to_string()],
             metrics: BTreeMap::new(),
             flagged: Vec::new(),
             judged: 0,
-            judged_basis: spec.judged_basis,
+            judged_basis,
             conditions: Vec::new(),
         }
     }

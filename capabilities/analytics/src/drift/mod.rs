@@ -261,17 +261,7 @@ pub fn judge(spec: &DetectorSpec, baseline_window: &Frame, current: &Frame, para
 
 /// The answer when nothing could be judged: an info finding that says why (not a pass).
 pub fn not_judged(spec: &DetectorSpec, why: &str) -> Finding {
-    Finding {
-        rule: spec.id,
-        severity: Severity::Info,
-        summary: format!("not judged: {why}"),
-        caveats: vec!["nothing was compared with the baseline; this is not a pass".into()],
-        metrics: BTreeMap::new(),
-        flagged: Vec::new(),
-        judged: 0,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }
+    Finding::unjudged(spec.id, spec.judged_basis, why, "nothing was compared with the baseline; this is not a pass")
 }
 
 // ---------------------------------------------------------------- shared by the detectors

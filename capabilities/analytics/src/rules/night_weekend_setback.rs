@@ -88,20 +88,20 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (mut occ_h, mut occ_run_h, mut un_h, mut un_run_h) = (0.0, 0.0, 0.0, 0.0);
     let mut un_n = 0usize;
     let mut flagged = Vec::new();
-    for i in 0..frame.len() {
+    for (i, wi) in w.iter().enumerate() {
         if !known(i) {
             continue;
         }
         if occupied(i) {
-            occ_h += w[i];
+            occ_h += wi;
             if running(i) {
-                occ_run_h += w[i];
+                occ_run_h += wi;
             }
         } else {
-            un_h += w[i];
+            un_h += wi;
             un_n += 1;
             if running(i) {
-                un_run_h += w[i];
+                un_run_h += wi;
                 flagged.push(i as u32);
             }
         }

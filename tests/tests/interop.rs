@@ -96,4 +96,29 @@ fn a_store_the_reference_writes_is_served_by_camber() {
     for k in ["facility_id", "name", "state", "start", "end", "n_points", "n_equipment"] {
         assert_eq!(a[k], b[k], "{k}");
     }
+
+    // the same analysis: the dataset's template (packaged here; its three rules are built), the
+    // same warn and fault findings as the reference's rule_run with that template
+    let ours = full_registry().call("rule_run", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap();
+    assert!(ours.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-ahu-sensor-bias'")), "{:?}", ours.banners);
+    let theirs = reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-ahu-sensor-bias"]);
+    let fired = |v: &Value| -> std::collections::BTreeSet<(String, String, String)> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["severity"] == "warn" || f["severity"] == "fault")
+            .map(|f| (f["rule"].as_str().unwrap().to_string(), f["equip"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string()))
+            .collect()
+    };
+    let template: Vec<&str> = theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
+    assert_eq!(template, ["supply_air_control", "supply_air_reset_compliance", "leaking_valve"]);
+    assert_eq!(fired(&ours.data["findings"]), fired(&theirs["findings"]));
+    assert!(!fired(&ours.data["findings"]).is_empty());
+    // the template's duct loggers: the biased sensor is caught, and what reads it is conditional
+    let trust = full_registry().call("sensor_trust", &json!({"facility_id": fid}), &ctx).unwrap();
+    let refs = trust.data["references"].as_array().unwrap();
+    let biased = refs.iter().find(|r| r["equip"] == "AHU__sat_bias").unwrap();
+    assert_eq!((biased["comparison"]["bias"].as_f64(), biased["comparison"]["verdict"].as_str()), (Some(3.0), Some("warn")));
+    let leak = ours.data["findings"].as_array().unwrap().iter().find(|f| f["finding_id"] == "leaking_valve@AHU__sat_bias").unwrap();
+    assert_eq!(leak["conditional_on"][0]["reference"], "LOGGER__sat_bias");
 }

@@ -119,8 +119,10 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     let mut stuck_run = false;
     if kind == Kind::Sensor && n >= 3 {
         // a spike leaves and comes back: it differs from both neighbours, the same way, by
-        // far more than the trend's usual step
-        let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).collect();
+        // far more than the trend's usual step when it moves (a point that sits still half the
+        // time, a box's airflow at zero overnight, would otherwise make its daytime noise
+        // read as spikes)
+        let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).filter(|d| *d > 0.0).collect();
         let typical = median(&mut steps);
         let thr = (8.0 * typical).max(spike_floor).max(f64::MIN_POSITIVE);
         let spikes = idx.windows(3).filter(|w| {
@@ -288,6 +290,24 @@ mod tests {
         assert_eq!(t.coverage, 0.5);
         assert_eq!(t.verdict, "suspect");
         assert!(t.flags.contains(&"low_coverage"));
+    }
+
+    #[test]
+    fn noise_on_a_signal_that_rests_at_zero_is_not_spikes() {
+        // a box's airflow: zero at night and over weekends (most of the steps are none), 850-1000
+        // cfm on weekdays with hour-to-hour noise
+        let n = 24 * 21;
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * NS_PER_HOUR).collect();
+        let on = |i: usize| (i / 24) % 7 < 5 && (6..18).contains(&(i % 24));
+        let v: Vec<f64> = (0..n).map(|i| if on(i) { 900.0 + [60.0, -70.0, 95.0, -40.0][i % 4] } else { 0.0 }).collect();
+        let fan: Vec<Option<bool>> = (0..n).map(|i| Some(on(i))).collect();
+        let t = assess("airflow", &ts, &v, Some(&fan), NS_PER_HOUR);
+        assert_eq!(t.spike_share, 0.0, "{t:?}");
+        assert!(t.score >= 0.8, "{t:?}");
+        // one real spike on that signal is still one
+        let mut w = v.clone();
+        w[30] = 9000.0;
+        assert!(assess("airflow", &ts, &w, Some(&fan), NS_PER_HOUR).flags.contains(&"spikes"));
     }
 
     #[test]

@@ -14,8 +14,18 @@ use crate::engine::{fan_on, median, round2, Frame, Severity, NS_PER_HOUR};
 pub const TRUSTED: f64 = 0.8;
 /// A trust score at or above this (and below [`TRUSTED`]) is "suspect".
 pub const SUSPECT: f64 = 0.5;
-/// A value held this long while the equipment runs is stuck.
-const STUCK_HOURS: f64 = 12.0;
+/// A value held this long while the equipment runs is stuck: a real temperature, humidity,
+/// flow or pressure reading moves within a day (the reference's limit; CO2 gets two, as an empty
+/// building can sit at the outdoor background over a weekend).
+fn stuck_hours(role: &str) -> f64 {
+    if role.contains("co2") { 48.0 } else { 24.0 }
+}
+
+/// Roles that rest at an "off" reading near zero (a flow with its pump stopped, an unfired
+/// boiler's gas rate): a run at rest is not frozen, and a jump to or from rest is not a spike.
+fn rests_at_zero(role: &str) -> bool {
+    role.contains("flow") || role.contains("power") || role.contains("rate") || role.contains("static") || role == "pump_head" || role.contains("energy")
+}
 
 /// One point's trust.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -54,7 +64,7 @@ fn describe(role: &str) -> (Kind, Option<(f64, f64)>, f64) {
     if r.contains("status") || r == "occupancy" || (r.ends_with("_cmd") && r.contains("enable")) {
         return (Kind::Binary, Some((-0.01, 1.01)), 0.0);
     }
-    if r.ends_with("_sp") || r.contains("setpoint") || r.ends_with("_requests") || r.contains("loop") {
+    if r.ends_with("_sp") || r.contains("setpoint") || r.ends_with("_requests") || r.contains("loop") || r.contains("stage") {
         return (Kind::Command, None, 0.0);
     }
     if r.contains("valve") || r.contains("damper") || r.contains("speed") || r.ends_with("_cmd") {
@@ -125,16 +135,25 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).filter(|d| *d > 0.0).collect();
         let typical = median(&mut steps);
         let thr = (8.0 * typical).max(spike_floor).max(f64::MIN_POSITIVE);
+        // "at rest": within 2 % of the point's 99th-percentile magnitude, for a role that rests
+        let rest = if rests_at_zero(role) {
+            let mut mags: Vec<f64> = idx.iter().map(|&i| v[i].abs()).collect();
+            mags.sort_by(f64::total_cmp);
+            0.02 * mags[((mags.len() - 1) as f64 * 0.99) as usize]
+        } else {
+            f64::NEG_INFINITY
+        };
+        let at_rest = |x: f64| x.abs() <= rest;
         let spikes = idx.windows(3).filter(|w| {
             let (a, b, c) = (v[w[0]], v[w[1]], v[w[2]]);
             let (d1, d2) = (b - a, b - c);
-            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr
+            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr && !at_rest(a) && !at_rest(b) && !at_rest(c)
         });
         spike_share = spikes.count() as f64 / n as f64;
         if spike_share > 0.0 {
             flags.push("spikes");
         }
-        // frozen: identical values held for STUCK_HOURS or more of running samples
+        // frozen: identical values held for a day (stuck_hours) or more of running samples
         gated = running.is_some();
         let runs_here = |i: usize| running.is_none_or(|r| r.get(i).copied().flatten() == Some(true));
         let judged: Vec<usize> = idx.iter().copied().filter(|&i| runs_here(i)).collect();
@@ -145,7 +164,7 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
             while j < judged.len() && v[judged[j]] == v[judged[k]] {
                 j += 1;
             }
-            if (j - k) as f64 * hours_per >= STUCK_HOURS {
+            if (j - k) as f64 * hours_per >= stuck_hours(role) && !at_rest(v[judged[k]]) {
                 frozen += j - k;
                 stuck_run = true;
             }
@@ -184,9 +203,16 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
 /// Every role of an equipment's run frame scored; the fan (status, else speed, else airflow)
 /// gates the frozen-value read.
 pub fn assess_frame(frame: &Frame, step_ns: i64) -> BTreeMap<String, Trust> {
-    let fan = fan_on(frame);
-    let running = fan.as_ref().map(|(r, _)| r.as_slice());
+    let fan = fan_on(frame).map(|(r, _)| r).or_else(|| plant_running(frame));
+    let running = fan.as_deref();
     frame.cols.iter().filter(|(_, c)| c.iter().any(|x| !x.is_nan())).map(|(role, c)| (role.clone(), assess(role, &frame.ts, c, running, step_ns))).collect()
+}
+
+/// When equipment without a fan runs: a plant's, pump's, chiller's or boiler's own run status
+/// (`pump_status`, `chiller_status`, ...), the first one the frame has.
+fn plant_running(frame: &Frame) -> Option<Vec<Option<bool>>> {
+    let (_, c) = frame.cols.iter().find(|(k, c)| k.ends_with("_status") && c.iter().any(|x| !x.is_nan()))?;
+    Some(c.iter().map(|&x| (!x.is_nan()).then(|| crate::engine::on(x))).collect())
 }
 
 /// A point compared with a reference instrument over their paired samples.
@@ -306,7 +332,7 @@ mod tests {
         assert!(t.score >= 0.8, "{t:?}");
         // one real spike on that signal is still one
         let mut w = v.clone();
-        w[30] = 9000.0;
+        w[34] = 9000.0; // Tuesday 10:00
         assert!(assess("airflow", &ts, &w, Some(&fan), NS_PER_HOUR).flags.contains(&"spikes"));
     }
 
@@ -336,13 +362,40 @@ mod tests {
         assert_eq!(assess("supply_air_temp", &ts(n), &v, Some(&off), H).verdict, "trusted");
         // a setpoint held flat is normal
         assert_eq!(assess("supply_air_temp_sp", &ts(n), &v, Some(&on), H).verdict, "trusted");
-        // one 12-hour freeze caps the score at suspect
-        let mut w = wave(n);
-        for x in w.iter_mut().skip(100).take(12) {
-            *x = 60.0;
-        }
-        let t = assess("supply_air_temp", &ts(n), &w, Some(&on), H);
+        // one day-long freeze caps the score at suspect; half a day is not a freeze
+        let frozen = |hours: usize| {
+            let mut w = wave(n);
+            for x in w.iter_mut().skip(100).take(hours) {
+                *x = 60.0;
+            }
+            assess("supply_air_temp", &ts(n), &w, Some(&on), H)
+        };
+        let t = frozen(24);
         assert_eq!((t.verdict, t.flags.contains(&"stuck")), ("suspect", true));
+        assert!(!frozen(23).flags.contains(&"stuck"));
+        // CO2 in an empty building may sit at the outdoor level over a weekend
+        let co2: Vec<f64> = (0..n).map(|i| if (100..140).contains(&i) { 420.0 } else { 600.0 + 100.0 * (i as f64 * 0.3).sin() }).collect();
+        assert!(!assess("co2", &ts(n), &co2, Some(&on), H).flags.contains(&"stuck"));
+        // a flow resting at zero for days is a stopped pump, not a frozen meter
+        let flow: Vec<f64> = (0..n).map(|i| if (100..300).contains(&i) { 0.0 } else { 800.0 + 20.0 * (i as f64 * 0.3).sin() }).collect();
+        assert!(!assess("chw_flow", &ts(n), &flow, Some(&on), H).flags.contains(&"stuck"));
+        let held: Vec<f64> = flow.iter().map(|x| if *x == 0.0 { 640.0 } else { *x }).collect();
+        assert!(assess("chw_flow", &ts(n), &held, Some(&on), H).flags.contains(&"stuck"));
+    }
+
+    #[test]
+    fn a_plant_without_a_fan_is_gated_by_its_own_run_status() {
+        // the loop's supply temperature sits at 60 °F for two days while the pump is stopped
+        let n = 24 * 10;
+        let stopped = |i: usize| (48..96).contains(&i);
+        let chws: Vec<f64> = (0..n).map(|i| if stopped(i) { 60.0 } else { 44.0 + (i as f64 * 0.4).sin() }).collect();
+        let pump: Vec<f64> = (0..n).map(|i| if stopped(i) { 0.0 } else { 1.0 }).collect();
+        let f = Frame::from_rows(&ts(n), &[("chw_supply_temp", chws.clone()), ("pump_status", pump)]);
+        let t = &assess_frame(&f, H)["chw_supply_temp"];
+        assert!(t.gated && !t.flags.contains(&"stuck"), "{t:?}");
+        // without the status the same hold reads as frozen
+        let g = Frame::from_rows(&ts(n), &[("chw_supply_temp", chws)]);
+        assert!(assess_frame(&g, H)["chw_supply_temp"].flags.contains(&"stuck"));
     }
 
     #[test]

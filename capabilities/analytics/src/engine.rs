@@ -453,14 +453,20 @@ pub fn assumed_occupied(ts: i64) -> bool {
     weekday(ts) < 5 && (7..18).contains(&hour)
 }
 
-/// The median of the values (sorted in place); NaN when there are none.
+/// The median of the values (reordered in place, not sorted); NaN when there are none.
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    v.sort_by(f64::total_cmp);
+    // selection, not a sort: linear time (the slice is left partially reordered)
     let n = v.len();
-    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+    let (left, &mut upper, _) = v.select_nth_unstable_by(n / 2, f64::total_cmp);
+    if n % 2 == 1 {
+        upper
+    } else {
+        let lower = left.iter().copied().max_by(f64::total_cmp).unwrap_or(upper);
+        (lower + upper) / 2.0
+    }
 }
 
 /// The least-squares line through `(x, y)` pairs: `(slope, intercept, r2)`; `None` when there

@@ -138,8 +138,8 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         // "at rest": within 2 % of the point's 99th-percentile magnitude, for a role that rests
         let rest = if rests_at_zero(role) {
             let mut mags: Vec<f64> = idx.iter().map(|&i| v[i].abs()).collect();
-            mags.sort_by(f64::total_cmp);
-            0.02 * mags[((mags.len() - 1) as f64 * 0.99) as usize]
+            let k = ((mags.len() - 1) as f64 * 0.99) as usize;
+            0.02 * *mags.select_nth_unstable_by(k, f64::total_cmp).1
         } else {
             f64::NEG_INFINITY
         };

@@ -2,10 +2,10 @@
 """Regenerate host/templates/reference-datasets.json from the run templates the reference
 implementation (camber-toolkit 0.110.0) packages for its catalog datasets.
 
-Kept per dataset: the time grid, the equipment classes, the rules this server has built (with
-the template's tuned parameters), the names of the rules it has not, and the sections other
-capabilities read (topology, shared_oat, drift, mv, report.rcx references and loads). Dropped:
-the prose (`_comment`, per-rule `basis` notes) and the store path.
+Kept per dataset: the time grid, the equipment classes, the rules with the template's tuned
+parameters (a run leaves out those this server has not built, and its banner names them), and
+the sections other capabilities read (topology, shared_oat, drift, mv, report.rcx references and
+loads). Dropped: the prose (`_comment`, per-rule `basis` notes) and the store path.
 
   python3 scripts/import-reference-templates.py PYTHON_WITH_CAMBER_TOOLKIT
 """
@@ -19,22 +19,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "host" / "templates" / "reference-datasets.json"
 
 
-def built_rules():
-    """The rule ids camber-analytics implements (read from its rules/ directory)."""
-    names = set()
-    for p in (ROOT / "capabilities" / "analytics" / "src" / "rules").glob("*.rs"):
-        text = p.read_text()
-        if "pub fn spec()" in text:
-            names.add(p.stem)
-    return names
-
-
 def main():
     python = sys.argv[1]
     where = subprocess.run(
         [python, "-c", "import camber.datasets, pathlib; print(pathlib.Path(camber.datasets.__file__).parent / 'configs')"],
         check=True, capture_output=True, text=True).stdout.strip()
-    ours = built_rules()
     out = {}
     for path in sorted(pathlib.Path(where).glob("*.json")):
         t = json.loads(path.read_text())
@@ -42,17 +31,14 @@ def main():
         if t.get("resample"):
             entry["resample"] = t["resample"]
         entry["equipment"] = [{k: v for k, v in e.items() if k in ("class", "equips", "marker_role")} for e in t.get("equipment", [])]
-        rules, not_built = [], []
+        rules = []
         for r in t.get("rules", []):
             name = r if isinstance(r, str) else r["name"]
-            if name not in ours:
-                not_built.append(name)
-            elif isinstance(r, str) or not r.get("params"):
+            if isinstance(r, str) or not r.get("params"):
                 rules.append(name)
             else:
                 rules.append({"name": name, "params": r["params"]})
         entry["rules"] = rules
-        entry["not_built"] = not_built
         for key in ("topology", "shared_oat", "drift", "mv"):
             if key in t:
                 entry[key] = t[key]

@@ -83,21 +83,17 @@ impl RunConfigs {
 }
 
 /// The reference toolkit's run templates for its catalog datasets, as
-/// `scripts/import-reference-templates.py` keeps them: the grid, the classes, the rules built
-/// here (with the template's parameters), `not_built` (the template's other rules) and the
-/// sections other capabilities read.
+/// `scripts/import-reference-templates.py` keeps them: the grid, the classes, the rules with the
+/// template's parameters (a run leaves out those not built here and says so) and the sections
+/// other capabilities read.
 const REFERENCE_TEMPLATES: &str = include_str!("../templates/reference-datasets.json");
 
-/// A reference catalog dataset's packaged template for facility `fid`, and a banner naming
-/// the template's rules this server has not built.
-fn reference_template(dataset_id: &str, fid: &str) -> Option<(Value, Option<String>)> {
+/// A reference catalog dataset's packaged template, for facility `fid`.
+fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
     let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).ok()?;
     let mut t = all.get(dataset_id)?.clone();
-    let o = t.as_object_mut()?;
-    let not_built: Vec<String> = o.remove("not_built").and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
-    o.insert("source".into(), json!({"kind": "store", "facility_id": fid}));
-    let banner = (!not_built.is_empty()).then(|| format!("the template names rules this server has not built, which did not run: {}", not_built.join(", ")));
-    Some((t, banner))
+    t.as_object_mut()?.insert("source".into(), json!({"kind": "store", "facility_id": fid}));
+    Some(t)
 }
 
 /// The packaged run template of a camber synthetic dataset, on the facility's own classes and
@@ -123,7 +119,12 @@ pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: 
     let mut out = effective(configs, store, fid)?;
     // checked at load (caller configs) or written here (templates): a number in [0, 1]
     let asked = out["config"]["trust_gate"]["min_trust"].as_f64();
-    let mut banners: Vec<String> = ["banner", "banner2"].iter().filter_map(|k| out[*k].as_str().map(str::to_string)).collect();
+    let mut banners: Vec<String> = out["banner"].as_str().map(str::to_string).into_iter().collect();
+    if let Ok(c) = RunConfig::from_value(&out["config"]) {
+        if !c.not_built.is_empty() {
+            banners.push(format!("the run config names rules this server has not built, which did not run: {}", c.not_built.join(", ")));
+        }
+    }
     let min_trust = match asked {
         Some(m) if m > floor => {
             banners.push(format!("the run config asks a trust floor of {m:.2}, above this server's {floor:.2}: the run applies {m:.2}"));
@@ -135,7 +136,6 @@ pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: 
     out["min_trust"] = json!(min_trust);
     if let Some(o) = out.as_object_mut() {
         o.remove("banner");
-        o.remove("banner2");
     }
     Ok(out)
 }
@@ -158,9 +158,9 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
             let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
             return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
         }
-        if let Some((t, not_built)) = reference_template(id, fid) {
+        if let Some(t) = reference_template(id, fid) {
             let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
-            return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner, "banner2": not_built}));
+            return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
         }
     }
     let config = RunConfig::store_backed(fid, &classes, weather.as_deref());
@@ -198,22 +198,37 @@ mod tests {
     }
 
     #[test]
+    fn a_config_naming_rules_not_built_here_runs_the_rest_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![(0i64, "AHU-1".to_string(), "AHU".to_string(), "supply_air_temp".to_string(), 55.0)];
+        crate::fixture::write_facility(dir.path(), "hq", &rows, json!({"state": "active"})).unwrap();
+        let store = StoreDir::open(dir.path()).unwrap();
+        let file = dir.path().join("hq.json");
+        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "filter_fouling"]}"#).unwrap();
+        let configs = RunConfigs::load(&[file]).unwrap();
+        let out = run_config_for(&configs, &store, "hq", 0.5).unwrap();
+        assert_eq!(out["source"], "caller");
+        let banners = out["banners"].to_string();
+        assert!(banners.contains("has not built, which did not run: filter_fouling"), "{banners}");
+        // a name neither tool has is still refused at startup
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, r#"{"rules": ["filter_fooling"]}"#).unwrap();
+        assert!(RunConfigs::load(&[bad]).unwrap_err().contains("unknown rule 'filter_fooling'"));
+    }
+
+    #[test]
     fn every_packaged_reference_template_is_a_valid_config() {
         let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).unwrap();
         let ids: Vec<&String> = all.as_object().unwrap().keys().collect();
         assert!(ids.len() >= 30, "{ids:?}");
         for id in ids {
-            let (t, banner) = reference_template(id, "ds-x").unwrap();
+            let t = reference_template(id, "ds-x").unwrap();
             let parsed = RunConfig::from_value(&t).unwrap_or_else(|e| panic!("{id}: {e}"));
             assert_eq!(parsed.facility_id.as_deref(), Some("ds-x"));
-            assert!(t.get("_comment").is_none() && t.get("not_built").is_none(), "{id}");
-            // a template whose rules are all unbuilt says so
-            if parsed.rules.is_empty() && !all[id]["not_built"].as_array().unwrap().is_empty() {
-                assert!(banner.is_some(), "{id}");
-            }
+            assert!(t.get("_comment").is_none(), "{id}");
         }
-        let (g36, banner) = reference_template("synthetic-g36-vav-fleet", "f").unwrap();
-        assert!(g36["rules"].as_array().unwrap().iter().any(|r| r == "sat_reset_effectiveness"));
-        assert!(banner.unwrap().contains("unmet_setpoint_hours"));
+        let g36 = RunConfig::from_value(&reference_template("synthetic-g36-vav-fleet", "f").unwrap()).unwrap();
+        assert!(g36.rules.iter().any(|r| r.id == "sat_reset_effectiveness"));
+        assert!(g36.not_built.iter().any(|r| r == "unmet_setpoint_hours"));
     }
 }

@@ -78,6 +78,30 @@ fn a_store_camber_writes_is_read_by_pyarrow_and_served_by_the_reference() {
 }
 
 #[test]
+fn an_event_rule_on_the_references_maintenance_dataset() {
+    // the reference's hunting valve: reversals are events, counted apart from hours, and the
+    // valve is an input control_hunting declares (scored in sensor_trust's rules view, charted)
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    reference(&["write", store.to_str().unwrap(), dir.path().join("data").to_str().unwrap(), "synthetic-ahu-maintenance"]);
+    let fid = "ds-synthetic-ahu-maintenance";
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let d = full_registry().call("finding_detail", &json!({"facility_id": fid, "finding_id": "control_hunting@AHU__hunting"}), &ctx).unwrap();
+    assert_eq!(d.data["severity"], "warn");
+    let events = d.data["events"].as_u64().unwrap();
+    assert_eq!(events, d.data["flagged_samples"].as_u64().unwrap());
+    assert!(events > 0 && d.data["flagged_hours"].is_null());
+    assert_eq!(d.data["conditions"][0]["events"], events);
+    assert!(d.text.contains(&format!("{events} events were flagged")), "{}", d.text);
+    assert!(d.data["chart"]["roles"].as_array().unwrap().iter().any(|r| r == "cool_valve"), "{}", d.data["chart"]);
+    let t = full_registry().call("sensor_trust", &json!({"facility_id": fid, "equips": ["AHU__hunting"], "limit": 1000}), &ctx).unwrap();
+    assert!(t.data["points"].as_array().unwrap().iter().any(|p| p["role"] == "cool_valve"));
+    // the same finding from the reference's own rule_run with the dataset's template
+    let theirs = reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-ahu-maintenance"]);
+    assert!(theirs["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "control_hunting" && f["equip"] == "AHU__hunting" && f["severity"] == "warn"));
+}
+
+#[test]
 fn a_store_the_reference_writes_is_served_by_camber() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
@@ -119,6 +143,11 @@ fn a_store_the_reference_writes_is_served_by_camber() {
     let refs = trust.data["references"].as_array().unwrap();
     let biased = refs.iter().find(|r| r["equip"] == "AHU__sat_bias").unwrap();
     assert_eq!((biased["comparison"]["bias"].as_f64(), biased["comparison"]["verdict"].as_str()), (Some(3.0), Some("warn")));
+    // the point it disagrees with is suspect whatever its own score, listed before the trusted
+    let first = &trust.data["points"][0];
+    assert_eq!((first["equip"].as_str(), first["role"].as_str(), first["verdict"].as_str()), (Some("AHU__sat_bias"), Some("supply_air_temp"), Some("suspect")));
+    assert_eq!(first["below_floor"], false);
+    assert!(first["flags"].as_array().unwrap().iter().any(|f| f == "reference_warn"));
     let leak = ours.data["findings"].as_array().unwrap().iter().find(|f| f["finding_id"] == "leaking_valve@AHU__sat_bias").unwrap();
     assert_eq!(leak["conditional_on"][0]["reference"], "LOGGER__sat_bias");
 }

@@ -177,6 +177,18 @@ fn finding_detail_spans_and_conditions() {
     let g = call("finding_detail", json!({"facility_id": ECON, "finding_id": "g36_afdd@AHU__leaking_cool_valve"})).unwrap();
     let conds = g.data["conditions"].as_array().unwrap();
     assert!(conds.iter().any(|c| c["name"] == "FC8" && c["flagged_samples"].as_u64().unwrap() > 0), "{conds:?}");
+    // an unset parameter shows the value the rule fell back to (the learned minimum damper)
+    let learned = g.data["params"].as_array().unwrap().iter().find(|p| p["name"] == "oa_damper_min").unwrap().clone();
+    assert_eq!((learned["source"].as_str(), learned["value"].as_f64()), (Some("fallback"), g.data["metrics"]["oa_damper_min"].as_f64()));
+    assert!(learned["value"].is_number());
+    // a warning that rests on whole-window figures says so
+    let flat = call("finding_detail", json!({"facility_id": G36, "finding_id": "static_pressure_reset@AHU__low_static"})).unwrap();
+    assert_eq!(flat.data["severity"], "warn");
+    assert!(flat.data["violations_note"].as_str().unwrap().contains("rests on figures of the whole window"), "{}", flat.data["violations_note"]);
+    // the pressure unit "in. w.c." does not cut the summary: nothing was removed, no "-0"
+    assert!(!flat.banners.iter().any(|b| b.contains("were removed")), "{:?}", flat.banners);
+    assert!(flat.text.starts_with("\"static_pressure_reset@AHU__low_static\" is warn: the static setpoint spans"), "{}", flat.text);
+    assert!(!flat.text.contains("-0 h"), "{}", flat.text);
 }
 
 #[test]

@@ -57,7 +57,26 @@ pub struct RunConfig {
     /// The window the config restricts runs to (`source.start` / `source.end`, as written).
     pub start: Option<String>,
     pub end: Option<String>,
+    /// Rules the config names that the reference toolkit has and this engine has not built
+    /// ([`REFERENCE_ONLY_RULES`]): kept out of the run and named in its banner.
+    pub not_built: Vec<String>,
 }
+
+/// The rule ids of the reference toolkit (camber-toolkit 0.110.0's rule_params) that this
+/// engine has not built yet. A config written for the reference may name them: they are left
+/// out of the run with a banner instead of refusing the config; any other unknown id is a
+/// mistake and refused.
+pub const REFERENCE_ONLY_RULES: &[&str] = &[
+    "airflow_tracking", "boiler_short_cycle", "boiler_summer_lockout", "chiller_approach_fouling", "chiller_efficiency",
+    "chiller_staging", "chiller_staging_fleet", "chw_plant_reset", "chw_pump_dp_reset", "chw_supply_tracking",
+    "co2_ventilation", "co2_ventilation_system", "cohort_airflow", "cohort_space_temp", "compressor_short_cycle",
+    "compressor_staging", "condenser_bypass_leak", "damper_census", "dcv_system_verification", "dx_indoor_airflow",
+    "filter_fouling", "heatpump_defrost", "hp_capacity_shortfall", "hp_mode_vs_need", "hp_room_imbalance",
+    "hw_plant_deltat", "hw_pump_dp_reset", "hw_pump_summer_lockout", "overcooling_min_flow", "overcooling_severity",
+    "reheat_capacity_shortfall", "reheat_minimization_g36", "reheat_penalty", "sat_cohort_starvation",
+    "sat_rogue_zone_census", "source_loop_deltat", "static_cohort_starvation", "static_rogue_zone_census",
+    "unmet_setpoint_hours", "zones_heat_cool_census",
+];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.
 pub fn parse_duration(s: &str) -> Option<i64> {
@@ -87,6 +106,9 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(wrong)).collect::<Result<_, _>>()?),
+        // the comma-separated spelling: "damper,cool_valve"
+        (ParamValue::Names(_), Value::String(t)) => ParamValue::Names(t.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()),
         (ParamValue::Map(_), Value::Null) => ParamValue::Map(BTreeMap::new()),
         (ParamValue::Map(_), Value::Object(m)) => ParamValue::Map(m.iter().map(|(k, x)| Ok((k.clone(), x.as_f64().ok_or_else(wrong)?))).collect::<Result<_, String>>()?),
         (ParamValue::List(_), Value::Array(a)) => ParamValue::List(a.iter().map(|x| x.as_f64().ok_or_else(wrong)).collect::<Result<_, _>>()?),
@@ -110,6 +132,7 @@ fn kind_of(v: &ParamValue) -> &'static str {
         ParamValue::Choice(_) => "one of its choices",
         ParamValue::List(_) => "a list of numbers",
         ParamValue::Map(_) => "an object of named numbers (or of equipment patterns to such objects)",
+        ParamValue::Names(_) => "a list of names",
     }
 }
 
@@ -215,6 +238,7 @@ impl RunConfig {
         }
 
         let mut rules = Vec::new();
+        let mut not_built = Vec::new();
         let top_params = top.get("parameters").and_then(Value::as_object);
         match top.get("rules") {
             None | Some(Value::Null) => {}
@@ -232,6 +256,10 @@ impl RunConfig {
                         },
                         _ => return Err(format!("rules[{i}] must be a rule name or an object with a \"name\"")),
                     };
+                    if REFERENCE_ONLY_RULES.contains(&id) {
+                        not_built.push(id.to_string());
+                        continue;
+                    }
                     let spec = rule_spec(id).map_err(|e| format!("rules[{i}]: {e}"))?;
                     // `parameters: {rule: {...}}` at the top level, then the entry's own
                     let mut merged = Map::new();
@@ -256,7 +284,7 @@ impl RunConfig {
         }
         if let Some(p) = top_params {
             for k in p.keys() {
-                if !rules.iter().any(|r| &r.id == k) {
+                if !rules.iter().any(|r| &r.id == k) && !REFERENCE_ONLY_RULES.contains(&k.as_str()) {
                     rule_spec(k).map_err(|e| format!("parameters: {e}"))?;
                 }
             }
@@ -299,7 +327,7 @@ impl RunConfig {
                 }
             }
         }
-        Ok(RunConfig { facility_id, equipment, rules, resample_ns, min_trust, shared_oat, references, start, end })
+        Ok(RunConfig { facility_id, equipment, rules, resample_ns, min_trust, shared_oat, references, start, end, not_built })
     }
 
     /// The config of a store with no config of its own: every stored class, every rule at its
@@ -355,6 +383,9 @@ mod tests {
         assert!(e(json!({"rules": "leaking_valve"})).contains("write [\"leaking_valve\"]"));
         assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
         assert!(e(json!({"rules": ["pump_flow_drift"]})).contains("is a drift detector"));
+        // a rule of the reference not built here is left out, not refused
+        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "filter_fouling", "params": {"x": 1}}], "parameters": {"unmet_setpoint_hours": {"y": 2}}})).unwrap();
+        assert_eq!((c.rules.len(), c.not_built.clone()), (1, vec!["filter_fouling".to_string()]));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));
         assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));

@@ -103,6 +103,8 @@ pub enum ParamValue {
     /// Named numbers (a manufacturer's targets: `{"subcooling_f": 10, "superheat_f": 8}`),
     /// each name one of the spec's `choices`.
     Map(BTreeMap<String, f64>),
+    /// A list of names (roles), each one of the spec's `choices`.
+    Names(Vec<String>),
 }
 
 impl ParamValue {
@@ -113,9 +115,12 @@ impl ParamValue {
             ParamValue::Number(x) => serde_json::json!(x),
             ParamValue::Flag(f) => serde_json::json!(f),
             ParamValue::Choice(c) => serde_json::json!(c),
+            // an empty list is an unset one (a month-by-month value given for no month)
+            ParamValue::List(l) if l.is_empty() => serde_json::Value::Null,
             ParamValue::List(l) => serde_json::json!(l),
             ParamValue::Map(m) if m.is_empty() => serde_json::Value::Null,
             ParamValue::Map(m) => serde_json::json!(m),
+            ParamValue::Names(n) => serde_json::json!(n),
         }
     }
 }
@@ -153,7 +158,9 @@ impl ParamSpec {
 pub struct Inputs {
     pub required: &'static [&'static str],
     pub optional: &'static [&'static str],
-    /// Optional inputs the verdict depends on: present, they gate the check like required ones.
+    /// Optional inputs the verdict depends on, as alternatives in order: the first one present
+    /// gates the check like a required input ("oa_airflow" else "oa_damper"); `a+b` is an
+    /// alternative that needs both ("wetbulb_temp" else "oat+outdoor_rh").
     pub gating: &'static [&'static str],
     /// Groups of optional inputs the rule needs one of (either valve of a coil pair): a
     /// present member gates the check like a required input.
@@ -161,9 +168,30 @@ pub struct Inputs {
 }
 
 impl Inputs {
-    /// Whether `role`, when present, gates the check: required, gating, or in a one-of group.
-    pub fn gates(&self, role: &str) -> bool {
-        self.required.contains(&role) || self.gating.contains(&role) || self.one_of.iter().any(|g| g.contains(&role))
+    /// Every role the rule reads, each once: required, optional, then group members.
+    pub fn roles(&self) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = Vec::new();
+        let gating = self.gating.iter().flat_map(|g| g.split('+'));
+        for r in self.required.iter().copied().chain(self.optional.iter().copied()).chain(self.one_of.iter().flat_map(|g| g.iter().copied())).chain(gating) {
+            if !out.contains(&r) {
+                out.push(r);
+            }
+        }
+        out
+    }
+
+    /// The roles that gate the check on a frame with the roles `present`: the required ones,
+    /// the present members of its one-of groups, and the first present alternative of its
+    /// gating inputs.
+    pub fn gated(&self, present: impl Fn(&str) -> bool) -> Vec<&'static str> {
+        let mut out: Vec<&'static str> = self.required.to_vec();
+        out.extend(self.one_of.iter().flat_map(|g| g.iter().copied()).filter(|r| present(r)));
+        if let Some(alt) = self.gating.iter().find(|alt| alt.split('+').all(&present)) {
+            out.extend(alt.split('+'));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 
@@ -223,6 +251,14 @@ impl Params {
         values.extend(other.values.clone());
         let by_equip = other.by_equip.iter().chain(&self.by_equip).cloned().collect();
         Params { values, by_equip }
+    }
+
+    /// The names `name`.
+    pub fn names(&self, spec: &impl ParamDecl, name: &str) -> Vec<String> {
+        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
+            Some(ParamValue::Names(n)) => n.clone(),
+            _ => Vec::new(),
+        }
     }
 
     /// The named numbers `name` (empty when unset).
@@ -300,7 +336,11 @@ impl Params {
                 (ParamValue::Map(m), ParamValue::Map(_), _) if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) => {
                     return Err(format!("{id}.{k} takes numbers named {}", p.choices.join(", ")));
                 }
-                (ParamValue::Map(_), ParamValue::Map(_), _)
+                (ParamValue::Names(n), ParamValue::Names(_), _) if n.iter().any(|x| !p.choices.contains(&x.as_str())) => {
+                    return Err(format!("{id}.{k} takes names among {}", p.choices.join(", ")));
+                }
+                (ParamValue::Names(_), ParamValue::Names(_), _)
+                | (ParamValue::Map(_), ParamValue::Map(_), _)
                 | (ParamValue::List(_), ParamValue::List(_), _)
                 | (ParamValue::Number(_), ParamValue::Number(_), _)
                 | (ParamValue::Flag(_), ParamValue::Flag(_), _)
@@ -321,6 +361,11 @@ pub struct Condition {
     pub judged_hours: f64,
     pub flagged_hours: f64,
 }
+
+/// The metric in which a rule whose flagged samples are instants (a control loop's direction
+/// reversals) counts them: finding_detail reports such events apart from hours, since an event
+/// stands for no stretch of time.
+pub const EVENTS_METRIC: &str = "events";
 
 /// What a rule found on one equipment.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -490,7 +535,8 @@ pub fn least_squares(pairs: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
 
 /// Two decimals, for metrics.
 pub fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+    // + 0.0: an empty float sum is -0.0, which would print as "-0"
+    (x * 100.0).round() / 100.0 + 0.0
 }
 
 /// Whether an on/off signal reads on.

@@ -6,8 +6,8 @@ fn p_sat(t: f64) -> f64 {
     0.61094 * (17.625 * t / (t + 243.04)).exp()
 }
 
-/// The site's pressure in kPa: from `psia` when above 0, else from the elevation (ft; 0 is sea
-/// level) by the standard atmosphere.
+/// The site's pressure in kPa: from `psia` when set (above 0), else from the elevation (ft;
+/// unset is sea level) by the standard atmosphere.
 pub fn site_pressure_kpa(psia: f64, elevation_ft: f64) -> f64 {
     if psia > 0.0 {
         return psia * 6.894_757;
@@ -81,19 +81,19 @@ pub fn site_params() -> [crate::ParamSpec; 2] {
     [
         crate::ParamSpec::number(
             "elevation_ft",
-            0.0,
-            "ft",
+            f64::NAN,
+            "ft (unset: sea level)",
             (-300.0, 10000.0),
             "a wet bulb derived at sea-level pressure reads high at altitude",
             "Set the site's elevation when the wet bulb is derived from temperature and humidity.",
         ),
         crate::ParamSpec::number(
             "pressure_psia",
-            0.0,
-            "psia (0: from the elevation)",
-            (0.0, 15.5),
+            f64::NAN,
+            "psia (unset: from the elevation)",
+            (10.0, 15.5),
             "the site's barometric pressure, when known, beats one derived from elevation",
-            "Leave 0 to derive it from elevation_ft; a value must lie between 10 and 15.5 psia.",
+            "Leave it unset to derive it from elevation_ft; set the site's barometric pressure when it is known.",
         ),
     ]
 }

@@ -202,15 +202,24 @@ pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: 
                 continue;
             }
             let params = &params.for_equip(&e.equip);
-            let reads: Vec<&str> = spec.inputs.required.iter().chain(spec.inputs.optional).chain(spec.inputs.gating).copied().filter(|r| e.frame.col(r).is_some()).collect();
-            let gated = |r: &str| spec.inputs.gates(r);
+            let reads: Vec<&str> = spec.inputs.roles().into_iter().filter(|r| e.frame.col(r).is_some()).collect();
+            let gates = spec.inputs.gated(|r| e.frame.col(r).is_some());
+            let gated = |r: &str| gates.contains(&r);
             let score = |r: &str| scores.and_then(|s| s.get(r)).map_or(0.0, |t| t.score);
             let below: Vec<(String, f64)> = reads.iter().filter(|r| score(r) < req.min_trust).map(|r| (r.to_string(), score(r))).collect();
             let uses = param_uses(spec, config, req, &e.equip, params);
             let conditional_on: Vec<RefResult> = references.iter().filter(|x| x.equip == e.equip && reads.contains(&x.role.as_str()) && x.comparison.as_ref().is_some_and(|c| c.severity >= Severity::Warn)).cloned().collect();
             let mut push = |finding: Finding, declined: Vec<(String, f64)>, n: usize| {
                 let id = if n == 0 { format!("{}@{}", spec.id, e.equip) } else { format!("{}@{}#{}", spec.id, e.equip, n + 1) };
-                findings.push(RunFinding { id, equip: e.equip.clone(), class: e.class.clone(), finding, params: uses.clone(), declined, conditional_on: conditional_on.clone() });
+                // an unset parameter ran with the rule's built-in fallback: its value, when the
+                // rule reports it as a metric of the same name
+                let mut params = uses.clone();
+                for u in params.iter_mut().filter(|u| u.source == "fallback") {
+                    if let Some(x) = finding.metrics.get(u.name) {
+                        u.value = ParamValue::Number(*x);
+                    }
+                }
+                findings.push(RunFinding { id, equip: e.equip.clone(), class: e.class.clone(), finding, params, declined, conditional_on: conditional_on.clone() });
             };
             if below.iter().any(|(r, _)| gated(r)) {
                 let names: Vec<String> = below.iter().map(|(r, s)| format!("{r} (trust {s:.2})")).collect();
@@ -361,6 +370,21 @@ mod tests {
     }
 
     #[test]
+    fn gating_alternatives_gate_in_order() {
+        // the wet-bulb source: a wet-bulb point, else outdoor air and humidity together
+        let i = crate::engine::Inputs { required: &["cw_supply_temp"], optional: &["wetbulb_temp", "oat", "outdoor_rh"], gating: &["wetbulb_temp", "oat+outdoor_rh"], one_of: &[] };
+        let with = |have: &'static [&'static str]| i.gated(move |r| have.contains(&r));
+        assert_eq!(with(&["cw_supply_temp", "wetbulb_temp", "oat", "outdoor_rh"]), ["cw_supply_temp", "wetbulb_temp"]);
+        assert_eq!(with(&["cw_supply_temp", "oat", "outdoor_rh"]), ["cw_supply_temp", "oat", "outdoor_rh"]);
+        assert_eq!(with(&["cw_supply_temp", "oat"]), ["cw_supply_temp"]);
+        assert_eq!(i.roles(), ["cw_supply_temp", "wetbulb_temp", "oat", "outdoor_rh"]);
+        // a rule reads the flow, else the damper: an untrusted damper beside a good flow does not decline
+        let dcv = crate::config::rule_spec("dcv_verification").unwrap();
+        assert_eq!(dcv.inputs.gated(|r| ["co2", "oa_airflow", "oa_damper"].contains(&r)), ["co2", "oa_airflow"]);
+        assert_eq!(dcv.inputs.gated(|r| ["co2", "oa_damper"].contains(&r)), ["co2", "oa_damper"]);
+    }
+
+    #[test]
     fn a_present_member_of_a_one_of_group_gates_like_a_required_input() {
         // leaking_valve needs one of its valves: an untrusted cool valve declines the check,
         // while an untrusted optional input (the fan status) only adds a caveat
@@ -376,6 +400,7 @@ mod tests {
         };
         let valve = sparse("cool_valve");
         assert_eq!(valve.declined(), 1);
+        assert_eq!(valve.findings[0].finding.summary.matches("cool_valve").count(), 1, "each input named once");
         assert!(valve.findings[0].finding.summary.contains("cool_valve (trust 0.3"), "{}", valve.findings[0].finding.summary);
         let fan = sparse("supply_fan_status");
         assert_eq!(fan.declined(), 0);

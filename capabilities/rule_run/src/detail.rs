@@ -1,7 +1,7 @@
 //! `finding_detail`: one finding of the same run as `rule_run`, in full.
 
 use camber_analytics::run::RunFinding;
-use camber_analytics::engine::NS_PER_HOUR;
+use camber_analytics::engine::{round2, Severity, EVENTS_METRIC, NS_PER_HOUR};
 use camber_analytics::Frame;
 
 const NS_PER_HOUR_F: f64 = NS_PER_HOUR as f64;
@@ -43,7 +43,7 @@ fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
         .map(|s| {
             // a span of one sample stands for one grid interval
             let hours = ((s.end - s.start) as f64 / NS_PER_HOUR_F) + step_ns as f64 / NS_PER_HOUR_F;
-            json!({"start": iso_from_ns(s.start), "end": iso_from_ns(s.end), "hours": (hours * 100.0).round() / 100.0, "samples": s.samples})
+            json!({"start": iso_from_ns(s.start), "end": iso_from_ns(s.end), "hours": round2(hours), "samples": s.samples})
         })
         .collect()
 }
@@ -55,7 +55,7 @@ fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
 fn chart(f: &RunFinding, frame: &Frame) -> Value {
     let spec = (camber_analytics::rules::all().into_iter().find(|r| (r.spec)().id == f.finding.rule).expect("a run's rule exists").spec)();
     let mut roles: Vec<&str> = Vec::new();
-    for r in spec.inputs.required.iter().chain(spec.inputs.gating).chain(spec.inputs.optional) {
+    for r in spec.inputs.roles().iter() {
         if frame.col(r).is_some() && !roles.contains(r) {
             roles.push(r);
         }
@@ -101,7 +101,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let frame = &p.frames.iter().find(|e| e.equip == f.equip).expect("a finding's equipment was run").frame;
     let step = p.config.resample_ns;
     let w = frame.weights_hours();
-    let hours = |idx: &[u32]| (idx.iter().map(|&i| w[i as usize]).sum::<f64>() * 100.0).round() / 100.0;
+    let hours = |idx: &[u32]| round2(idx.iter().map(|&i| w[i as usize]).sum::<f64>());
     let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(50) as usize;
     let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
     let (violations, n1) = page(span_rows(frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
@@ -111,6 +111,8 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         Some("declined by the trust floor: nothing was judged".into())
     } else if f.finding.judged == 0 {
         Some(format!("no sample qualified ({}): nothing was judged", f.finding.judged_basis))
+    } else if f.finding.flagged.is_empty() && f.finding.severity >= Severity::Warn {
+        Some(format!("the verdict rests on figures of the whole window (its metrics), not on flagged samples: none of the {} {} was flagged by itself", f.finding.judged, f.finding.judged_basis))
     } else if f.finding.flagged.is_empty() {
         Some(format!("none of the {} {} was flagged", f.finding.judged, f.finding.judged_basis))
     } else {
@@ -121,10 +123,18 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), one(&f.finding.summary));
     facts.push(json!({"id": "F1@finding_detail", "kind": "finding", "finding_id": f.id, "value": severity_str(f.finding.severity), "text": fact_text.clone()}));
     let mut text = vec![format!("{fact_text} [F1@finding_detail].")];
+    // an event rule's flagged samples are instants: counted as events, not summed as hours
+    let events = f.finding.metrics.get(EVENTS_METRIC).map(|_| f.finding.flagged.len());
     let flagged_h = hours(&f.finding.flagged);
-    facts.push(json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "flagged": f.finding.flagged.len(), "share": share(f),
-        "text": format!("{} of {} {} flagged ({} h flagged)", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h)}));
-    text.push(format!("{} of {} {} were flagged, {} h in all [F2@finding_detail].", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h));
+    if let Some(n) = events {
+        facts.push(json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "events": n, "share": share(f),
+            "text": format!("{n} events flagged in {} {} ({} h judged)", f.finding.judged, f.finding.judged_basis, round2(judged_hours))}));
+        text.push(format!("{n} events were flagged in {} {}, over {} h judged [F2@finding_detail].", f.finding.judged, f.finding.judged_basis, round2(judged_hours)));
+    } else {
+        facts.push(json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "flagged": f.finding.flagged.len(), "share": share(f),
+            "text": format!("{} of {} {} flagged ({} h flagged)", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h)}));
+        text.push(format!("{} of {} {} were flagged, {} h in all [F2@finding_detail].", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h));
+    }
     let conditions: Vec<Value> = f
         .finding
         .conditions
@@ -137,8 +147,13 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             let id = format!("F{}@finding_detail", k + 3);
             facts.push(json!({"id": id, "kind": "condition", "condition": c.name, "value": sh, "judged": c.judged, "flagged": c.flagged.len(),
                 "text": format!("condition {}: {} of {} judged samples flagged", c.name, c.flagged.len(), c.judged)}));
-            json!({"name": c.name, "judged_samples": c.judged, "flagged_samples": c.flagged.len(), "judged_hours": (c.judged_hours * 100.0).round() / 100.0,
-                   "flagged_hours": (c.flagged_hours * 100.0).round() / 100.0, "share": sh, "violations": rows})
+            let mut row = json!({"name": c.name, "judged_samples": c.judged, "flagged_samples": c.flagged.len(), "judged_hours": round2(c.judged_hours),
+                   "flagged_hours": round2(c.flagged_hours), "share": sh, "violations": rows});
+            if events.is_some() {
+                row["events"] = json!(c.flagged.len());
+                row["flagged_hours"] = Value::Null;
+            }
+            row
         })
         .collect();
     let cond = conditional_words(f);
@@ -157,8 +172,8 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "severity": severity_str(f.finding.severity), "summary": f.finding.summary, "caveats": f.finding.caveats,
         "metrics": metrics_json(&f.finding.metrics),
         "params": f.params.iter().map(|u| json!({"name": u.name, "value": u.value.to_json(), "unit": u.unit, "source": u.source})).collect::<Vec<_>>(),
-        "judged_samples": f.finding.judged, "judged_basis": f.finding.judged_basis, "judged_hours": (judged_hours * 100.0).round() / 100.0,
-        "flagged_samples": f.finding.flagged.len(), "flagged_hours": flagged_h, "share": share(f),
+        "judged_samples": f.finding.judged, "judged_basis": f.finding.judged_basis, "judged_hours": round2(judged_hours),
+        "flagged_samples": f.finding.flagged.len(), "flagged_hours": if events.is_some() { Value::Null } else { json!(flagged_h) }, "events": events, "share": share(f),
         "violations": violations, "violations_note": note,
         "conditions": conditions,
         "conditional_on": f.conditional_on.iter().map(reference_json).collect::<Vec<_>>(),

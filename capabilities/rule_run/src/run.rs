@@ -68,7 +68,7 @@ pub fn reference_json(r: &RefResult) -> Value {
 
 /// Metrics as JSON (a NaN is null).
 pub fn metrics_json(m: &BTreeMap<String, f64>) -> Value {
-    Value::Object(m.iter().map(|(k, v)| (k.clone(), if v.is_finite() { json!(v) } else { Value::Null })).collect())
+    Value::Object(m.iter().map(|(k, v)| (k.clone(), if v.is_finite() { json!(v + 0.0) } else { Value::Null })).collect())
 }
 
 /// The share (percent) of the judged samples a finding flagged, when it judged any.

@@ -28,7 +28,7 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         let read_by_rules: BTreeSet<&str> = selected
             .iter()
             .filter(|(_, spec, _)| applies(spec, &e.class))
-            .flat_map(|(_, spec, _)| spec.inputs.required.iter().chain(spec.inputs.optional).chain(spec.inputs.gating).copied())
+            .flat_map(|(_, spec, _)| spec.inputs.roles())
             .collect();
         for (role, t) in scores.get(&e.equip).into_iter().flatten() {
             if view == "rules" && !read_by_rules.contains(role.as_str()) {
@@ -38,17 +38,28 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
                 continue;
             }
             let mut flags = t.flags.clone();
+            let mut t = t.clone();
             if let Some(c) = references.iter().find(|r| r.equip == e.equip && &r.role == role).and_then(|r| r.comparison.as_ref()) {
                 match c.severity {
                     Severity::Fault => flags.push("reference_fault"),
                     Severity::Warn => flags.push("reference_warn"),
                     _ => {}
                 }
+                // an offset has no shape in the trend: a disagreeing reference makes the point
+                // suspect whatever its score (which, and below_floor, stay as they are)
+                if c.severity >= Severity::Warn && t.verdict == "trusted" {
+                    t.verdict = "suspect";
+                }
             }
-            rows.push((e.equip.clone(), role.clone(), t.clone(), flags));
+            rows.push((e.equip.clone(), role.clone(), t, flags));
         }
     }
-    rows.sort_by(|a, b| a.2.score.total_cmp(&b.2.score).then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1))));
+    let rank = |v: &str| match v {
+        "untrusted" => 0,
+        "suspect" => 1,
+        _ => 2,
+    };
+    rows.sort_by(|a, b| rank(a.2.verdict).cmp(&rank(b.2.verdict)).then(a.2.score.total_cmp(&b.2.score)).then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1))));
     let n_points = rows.len();
     let below: Vec<&(String, String, Trust, Vec<&str>)> = rows.iter().filter(|r| r.2.score < p.min_trust).collect();
     let n_below = below.len();

@@ -12,8 +12,8 @@
 //!   other `"` is an ordinary character, so a stray quote cannot hide the rest of a text.
 //! * **Sentences.** A sentence ends after `.`, `!` or `?` followed by whitespace, except
 //!   after an abbreviation of [`ABBREVIATIONS`] (`e.g.`, `i.e.`, `vs.`, `approx.`,
-//!   `Fig.` ...); `No.` is one only before a number and `etc.` ends a sentence before a
-//!   capital letter. A piece that holds nothing but citations and punctuation
+//!   `Fig.` ...); `No.` is one only before a number, `in.` only in the unit `in. w.c.`, and
+//!   `etc.` (or that unit's `w.c.`) ends a sentence before a capital letter. A piece that holds nothing but citations and punctuation
 //!   (`... found. [F1]`) belongs to the sentence before it.
 //! * **Citations.** `[id]` brackets whose id passes [`crate::text::is_fact_id`]. The digits of
 //!   a citation are never a figure.
@@ -64,7 +64,7 @@ pub const QUOTE_MAX_CHARS: usize = NAME_MAX_CHARS;
 /// Words (lower case, without the final `.`) after which a `.` does not end a sentence.
 pub const ABBREVIATIONS: &[&str] = &[
     "e.g", "i.e", "etc", "vs", "approx", "fig", "figs", "no", "nos", "cf", "ca", "incl", "esp",
-    "resp", "eq", "ref", "dr", "mr", "mrs", "ms", "st",
+    "resp", "eq", "ref", "dr", "mr", "mrs", "ms", "st", "in", "w.c",
 ];
 
 /// How a sentence fared; the names are those of `check_citations`' counts.
@@ -455,7 +455,9 @@ fn is_abbreviation(before: &str, after: &str) -> bool {
     let next = after.trim_start().chars().next();
     match word.as_str() {
         "no" | "nos" => next.is_some_and(|c| c.is_ascii_digit()),
-        "etc" => !next.is_some_and(char::is_uppercase),
+        "etc" | "w.c" => !next.is_some_and(char::is_uppercase),
+        // the pressure unit "in. w.c.", not the word at a sentence's end
+        "in" => after.trim_start().to_lowercase().starts_with("w.c"),
         _ => true,
     }
 }
@@ -917,6 +919,13 @@ mod tests {
             verdicts("Fan AHU 3 runs 24 h [F1].", &f),
             vec![UnsupportedNumber]
         );
+    }
+
+    #[test]
+    fn inches_of_water_do_not_end_a_sentence() {
+        let s = sentences("The static setpoint spans 0.25 in. w.c. over 15 days. It is fixed in. Next one.");
+        assert_eq!(s, vec!["The static setpoint spans 0.25 in. w.c. over 15 days.", "It is fixed in.", "Next one."]);
+        assert_eq!(sentences("It holds 1.5 in. w.c. The fan runs.").len(), 2);
     }
 
     #[test]

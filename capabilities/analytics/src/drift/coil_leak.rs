@@ -113,7 +113,7 @@ pub(super) fn spec() -> DetectorSpec {
         inputs: Inputs {
             required: &[MAT, SAT],
             optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "supply_fan_speed", "occupancy"],
-            gating: &["cool_valve", "heat_valve"],
+            gating: &[],
             one_of: &[&["cool_valve", "heat_valve"]],
         },
         params,

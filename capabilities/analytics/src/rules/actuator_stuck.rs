@@ -36,24 +36,6 @@ const DRIVER_FLOW_FRAC: f64 = 0.05;
 
 /// The actuators the rule can judge, in the order combinations of them are spelled.
 const ACTUATORS: [&str; 4] = ["damper", "heat_valve_position", "heat_valve", "cool_valve"];
-/// Every combination `roles` may take (comma-separated, in the order of `ACTUATORS`).
-const ROLE_SETS: [&str; 15] = [
-    "damper",
-    "heat_valve_position",
-    "heat_valve",
-    "cool_valve",
-    "damper,heat_valve_position",
-    "damper,heat_valve",
-    "damper,cool_valve",
-    "heat_valve_position,heat_valve",
-    "heat_valve_position,cool_valve",
-    "heat_valve,cool_valve",
-    "damper,heat_valve_position,heat_valve",
-    "damper,heat_valve_position,cool_valve",
-    "damper,heat_valve,cool_valve",
-    "heat_valve_position,heat_valve,cool_valve",
-    "damper,heat_valve_position,heat_valve,cool_valve",
-];
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -81,10 +63,10 @@ pub fn spec() -> RuleSpec {
         params: vec![
             ParamSpec {
                 name: "roles",
-                default: ParamValue::Choice("damper,heat_valve_position,cool_valve".into()),
-                unit: "role names (a list, comma-separated)",
+                default: ParamValue::Names(vec!["damper".into(), "heat_valve_position".into(), "cool_valve".into()]),
+                unit: "role names (a list)",
                 range: None,
-                choices: &ROLE_SETS,
+                choices: &ACTUATORS,
                 basis: "the box and fan-coil actuators a zone's demand drives; an air handler's outdoor-air damper is out of scope",
                 calibrate: "Leave out an actuator whose point only echoes its command (a flat echo says nothing about the actuator). heat_valve_position falls back to heat_valve when no position is trended.",
             },
@@ -313,8 +295,8 @@ fn phrase(role: &str, r: &FlatRun) -> String {
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let wanted: Vec<&'static str> = {
-        let set = params.choice(spec, "roles");
-        ACTUATORS.iter().copied().filter(|a| set.split(',').any(|s| s.trim() == *a)).collect()
+        let set = params.names(spec, "roles");
+        ACTUATORS.iter().copied().filter(|a| set.iter().any(|s| s == a)).collect()
     };
     if wanted.is_empty() {
         return Outcome::Findings(vec![Finding::not_judged(spec, "roles names no actuator the rule knows")]);
@@ -703,7 +685,7 @@ mod tests {
         // no actuator at all
         g.cols.remove("damper");
         assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] });
-        let only = with("roles", ParamValue::Choice("cool_valve".into()));
+        let only = with("roles", ParamValue::Names(vec!["cool_valve".into()]));
         assert_eq!(evaluate(&spec(), &g, &only), Outcome::Skipped { missing: vec!["cool_valve".into()] });
         // degenerate frames do not panic
         assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
@@ -716,10 +698,16 @@ mod tests {
     }
 
     #[test]
-    fn every_role_set_names_known_actuators() {
-        for set in ROLE_SETS {
-            assert!(set.split(',').all(|r| ACTUATORS.contains(&r)), "{set}");
-        }
-        assert!(spec().params[0].choices.contains(&"damper,heat_valve_position,cool_valve"));
+    fn roles_are_a_list_of_known_actuators() {
+        let spec = spec();
+        assert_eq!(spec.params[0].default.to_json(), serde_json::json!(["damper", "heat_valve_position", "cool_valve"]));
+        let parse = |v: serde_json::Value| crate::config::param_from_json(&spec, "roles", &v).map(|p| Params { values: [("roles".to_string(), p)].into(), ..Default::default() });
+        let list = parse(serde_json::json!(["damper", "cool_valve"])).unwrap();
+        assert!(list.check(&spec).is_ok());
+        assert_eq!(list.names(&spec, "roles"), ["damper", "cool_valve"]);
+        // the comma-separated spelling reads the same
+        assert_eq!(parse(serde_json::json!("damper, cool_valve")).unwrap().names(&spec, "roles"), ["damper", "cool_valve"]);
+        assert!(parse(serde_json::json!(["oa_damper"])).unwrap().check(&spec).unwrap_err().contains("takes names among"));
+        assert!(parse(serde_json::json!([3])).is_err());
     }
 }

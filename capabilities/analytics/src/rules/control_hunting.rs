@@ -16,7 +16,12 @@ pub fn spec() -> RuleSpec {
     RuleSpec {
         id: "control_hunting",
         families: &["air_handler", "terminal", "fan_coil", "hw_plant", "chw_plant"],
-        inputs: Inputs { required: &[], optional: &["supply_fan_status", "supply_fan_speed", "airflow"], gating: &[], one_of: &[] },
+        inputs: Inputs {
+            required: &[],
+            optional: &["supply_fan_status", "airflow"],
+            gating: &[],
+            one_of: &[&SIGNALS],
+        },
         params: vec![
             ParamSpec {
                 name: "warn_per_hr",
@@ -207,6 +212,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         f.caveats.extend(caveats);
         return Outcome::Findings(vec![f]);
     };
+    // each flagged sample is a reversal: an event, counted apart from hours
+    metrics.insert(crate::engine::EVENTS_METRIC.into(), flagged.len() as f64);
     Outcome::Findings(vec![Finding {
         rule: spec.id,
         severity,

@@ -23,7 +23,7 @@ pub fn spec() -> RuleSpec {
         inputs: Inputs {
             required: &["cw_supply_temp"],
             optional: &["wetbulb_temp", "oat", "outdoor_rh", "tower_fan_speed"],
-            gating: &["wetbulb_temp", "oat", "outdoor_rh"],
+            gating: &["wetbulb_temp", "oat+outdoor_rh"],
             one_of: &[],
         },
         params: vec![

@@ -50,9 +50,9 @@ pub fn spec() -> RuleSpec {
                 default: ParamValue::Choice("trended".into()),
                 unit: "choice",
                 range: None,
-                choices: &["trended", "off"],
+                choices: &["trended", "schedule", "off"],
                 basis: "out of occupied hours a unit may legitimately float its supply air",
-                calibrate: "Use off when the unit's occupancy point is unreliable; trended judges only occupied samples where occupancy is trended.",
+                calibrate: "trended judges only occupied samples where occupancy is trended (all fan-on samples otherwise, so planned evening running counts); schedule also falls back to weekdays 07:00-18:00 when none is trended; off judges every fan-on sample. Use off when the occupancy point is unreliable.",
             },
         ],
         judged_basis: "fan-on running samples",
@@ -68,14 +68,16 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let sat = frame.col("supply_air_temp").unwrap_or_default();
     let sp = frame.col("supply_air_temp_sp").unwrap_or_default();
     let fan = frame.col("supply_fan_status");
-    let occ = if params.choice(spec, "occupancy_gate") == "off" { None } else { frame.col("occupancy") };
+    let gate = params.choice(spec, "occupancy_gate");
+    let occ = if gate == "off" { None } else { frame.col("occupancy") };
+    let scheduled = gate == "schedule" && occ.is_none();
     let tol = params.number(spec, "tol_F");
     let w = frame.weights_hours();
     let (mut judged, mut judged_h, mut miss_h) = (0usize, 0.0, 0.0);
     let mut flagged = Vec::new();
     let (mut high, mut low) = (Vec::new(), Vec::new());
     for i in 0..frame.len() {
-        if sat[i].is_nan() || sp[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) {
+        if sat[i].is_nan() || sp[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) || (scheduled && !crate::engine::assumed_occupied(frame.ts[i])) {
             continue;
         }
         judged += 1;
@@ -180,6 +182,26 @@ mod tests {
         }
         p.values.insert("occupancy_gate".into(), ParamValue::Choice("sometimes".into()));
         assert!(p.check(&spec()).is_err());
+        // schedule: with no occupancy trended, weekdays 07:00-18:00 only (1970-01-01 was a
+        // Thursday: hours 7 to 17 of the first day)
+        let day: Vec<i64> = (0..24).map(|i| i * H).collect();
+        let g = Frame::from_rows(&day, &[("supply_air_temp", vec![70.0; 24]), ("supply_air_temp_sp", vec![55.0; 24])]);
+        let judged = |gate: &str| {
+            let mut p = Params::default();
+            p.values.insert("occupancy_gate".into(), ParamValue::Choice(gate.into()));
+            match evaluate(&spec(), &g, &p) {
+                Outcome::Findings(v) => v[0].judged,
+                o => panic!("{o:?}"),
+            }
+        };
+        assert_eq!((judged("trended"), judged("schedule"), judged("off")), (24, 11, 24));
+        // with occupancy trended, schedule reads it as trended does
+        let mut p = Params::default();
+        p.values.insert("occupancy_gate".into(), ParamValue::Choice("schedule".into()));
+        match evaluate(&spec(), &f, &p) {
+            Outcome::Findings(v) => assert_eq!(v[0].judged, 0),
+            o => panic!("{o:?}"),
+        }
     }
 
     #[test]

@@ -549,6 +549,25 @@ pub fn missing_inputs(spec: &RuleSpec, frame: &Frame) -> Vec<String> {
     spec.inputs.required.iter().filter(|r| frame.col(r).is_none()).map(|r| r.to_string()).collect()
 }
 
+/// Helpers the rules' unit tests share.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Finding, Outcome, ParamValue, Params};
+
+    /// Number overrides from `(name, value)` pairs.
+    pub fn numbers(pairs: &[(&str, f64)]) -> Params {
+        Params { values: pairs.iter().map(|(k, v)| (k.to_string(), ParamValue::Number(*v))).collect(), ..Default::default() }
+    }
+
+    /// The first finding of an outcome (a test's failure when it skipped).
+    pub fn first(o: Outcome) -> Finding {
+        match o {
+            Outcome::Findings(mut v) => v.remove(0),
+            o => panic!("{o:?}"),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -18,7 +18,7 @@ pub(crate) fn frame(n: usize, start: usize, cols: &[(&str, &dyn Fn(usize) -> f64
 }
 
 pub(crate) fn params(kv: &[(&str, f64)]) -> Params {
-    Params { values: kv.iter().map(|(k, v)| (k.to_string(), ParamValue::Number(*v))).collect(), ..Default::default() }
+    crate::engine::testing::numbers(kv)
 }
 
 pub(crate) fn one(o: Outcome) -> Finding {

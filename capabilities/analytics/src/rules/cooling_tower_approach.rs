@@ -160,14 +160,7 @@ mod tests {
     }
 
     fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
-        let mut params = Params::default();
-        for (k, v) in p {
-            params.values.insert(k.to_string(), ParamValue::Number(*v));
-        }
-        match evaluate(&spec(), f, &params) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
+        crate::engine::testing::first(evaluate(&spec(), f, &crate::engine::testing::numbers(p)))
     }
 
     #[test]

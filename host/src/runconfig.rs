@@ -90,7 +90,8 @@ const REFERENCE_TEMPLATES: &str = include_str!("../templates/reference-datasets.
 
 /// A reference catalog dataset's packaged template, for facility `fid`.
 fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
-    let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).ok()?;
+    static ALL: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| serde_json::from_str(REFERENCE_TEMPLATES).unwrap_or(Value::Null));
     let mut t = all.get(dataset_id)?.clone();
     t.as_object_mut()?.insert("source".into(), json!({"kind": "store", "facility_id": fid}));
     Some(t)
@@ -154,11 +155,7 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
     let dataset_id = dataset.and_then(|d| d.get("dataset_id")).and_then(Value::as_str);
     if let Some(id) = dataset_id {
         let step = dataset.and_then(|d| d.get("step_minutes")).and_then(Value::as_u64);
-        if let Some(t) = dataset_template(id, fid, step, &classes) {
-            let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
-            return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
-        }
-        if let Some(t) = reference_template(id, fid) {
+        if let Some(t) = dataset_template(id, fid, step, &classes).or_else(|| reference_template(id, fid)) {
             let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
             return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
         }

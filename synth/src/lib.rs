@@ -136,15 +136,9 @@ pub fn role_unit(role: &str) -> Option<&'static str> {
     })
 }
 
-/// Days from 1970-01-01 to a proleptic Gregorian date (Hinnant's algorithm).
-const fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = if y >= 0 { y } else { y - 399 } / 400;
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+/// Days from 1970-01-01 to a proleptic Gregorian date.
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    camber_common::time::days_from_civil(y, m as u32, d as u32)
 }
 
 const NS_PER_DAY: i64 = 86_400_000_000_000;

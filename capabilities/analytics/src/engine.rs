@@ -464,6 +464,34 @@ pub fn in_schedule(ts: i64, start_hour: f64, end_hour: f64, days: &[f64]) -> boo
     days.contains(&day) && hour >= start_hour && hour < end_hour
 }
 
+/// The occupied-schedule parameters (`start_hour`, `end_hour`, `occupied_days`) of the rules
+/// that fall back to a weekly schedule when no occupancy point is trended.
+pub fn schedule_params() -> [ParamSpec; 3] {
+    [
+        ParamSpec::number("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
+            "an office day starting at 07:00, used only without an occupancy point",
+            "Use the start of occupied mode from the BAS schedule (or the hour the fan starts on a typical week); better, map occupancy, which replaces the schedule."),
+        ParamSpec::number("end_hour", 18.0, "hour of day (1-24)", (1.0, 24.0),
+            "an office day ending at 18:00, used only without an occupancy point",
+            "Use the end of occupied mode (exclusive) from the BAS schedule or trends."),
+        ParamSpec {
+            name: "occupied_days",
+            default: ParamValue::List(vec![0.0, 1.0, 2.0, 3.0, 4.0]),
+            unit: "weekday numbers (Mon=0 ... Sun=6)",
+            range: Some((0.0, 6.0)),
+            choices: &[],
+            basis: "a Monday-to-Friday week, used only without an occupancy point",
+            calibrate: "List the days the building runs occupied mode, e.g. [0, 1, 2, 3, 4, 5] with Saturdays.",
+        },
+    ]
+}
+
+/// Whether `ts` is in the schedule [`schedule_params`] declares, with these parameters.
+pub fn scheduled(spec: &impl ParamDecl, params: &Params) -> impl Fn(i64) -> bool {
+    let (start, end, days) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"), params.list(spec, "occupied_days"));
+    move |ts| in_schedule(ts, start, end, &days)
+}
+
 /// Nanoseconds in an hour: timestamps are naive local nanoseconds.
 pub const NS_PER_HOUR: i64 = 3_600_000_000_000;
 
@@ -472,7 +500,6 @@ pub fn weekday(ts: i64) -> i64 {
     (ts.div_euclid(24 * NS_PER_HOUR) + 3).rem_euclid(7)
 }
 
-/// Month 1-12 of a naive local timestamp (the civil calendar from days since 1970-01-01).
 /// A month-by-month parameter's value for `month` (1-12): its entry, or `fallback` when the
 /// list is empty or leaves that month unset (NaN: a `{"6": 11.9}` map names some months only).
 pub fn by_month(list: &[f64], month: usize, fallback: f64) -> f64 {
@@ -482,13 +509,9 @@ pub fn by_month(list: &[f64], month: usize, fallback: f64) -> f64 {
     }
 }
 
+/// Month 1-12 of a naive local timestamp.
 pub fn month(ts: i64) -> usize {
-    let z = ts.div_euclid(24 * NS_PER_HOUR) + 719_468;
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    (if mp < 10 { mp + 3 } else { mp - 9 }) as usize
+    camber_common::time::civil_from_days(ts.div_euclid(24 * NS_PER_HOUR)).1 as usize
 }
 
 /// Whether a naive local timestamp falls in the schedule assumed when no occupancy is trended

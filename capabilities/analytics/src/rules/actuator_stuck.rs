@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, in_schedule, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity, NS_PER_HOUR};
 
 /// Share of a run the zone must be out of band on the actuator's side, and satisfied while it is
 /// full open.
@@ -60,62 +60,51 @@ pub fn spec() -> RuleSpec {
             gating: &[],
             one_of: &[&["damper", "heat_valve_position", "heat_valve", "cool_valve"]],
         },
-        params: vec![
-            ParamSpec {
-                name: "roles",
-                default: ParamValue::Names(vec!["damper".into(), "heat_valve_position".into(), "cool_valve".into()]),
-                unit: "role names (a list)",
-                range: None,
-                choices: &ACTUATORS,
-                basis: "the box and fan-coil actuators a zone's demand drives; an air handler's outdoor-air damper is out of scope",
-                calibrate: "Leave out an actuator whose point only echoes its command (a flat echo says nothing about the actuator). heat_valve_position falls back to heat_valve when no position is trended.",
-            },
-            ParamSpec::number("tol_pct", 0.5, "%", (0.0, 5.0),
-                "positions are rounded to this step, so sub-percent jitter on a finely resolved trend still reads as one value",
-                "Set it above the jitter a known-still actuator shows; larger values merge slow real movement into one run."),
-            ParamSpec::number("min_flat_hours", 4.0, "h", (1.0, 24.0),
-                "healthy boxes can hold one mid-stroke position for several hours, so length alone decides nothing; shorter runs are not judged",
-                "Read the longest flat runs of healthy boxes in a typical week and set it at or above the run you would call held."),
-            ParamSpec::number("whole_day_share", 0.98, "fraction of a day's active samples", (0.8, 1.0),
-                "a working actuator moves at some point in an occupied day; a stuck one holds through all of it",
-                "Set it above the largest share of a day's occupied time that a healthy box's longest run covers."),
-            ParamSpec::number("limit_pct", 2.0, "% (from either end of the stroke)", (0.0, 10.0),
-                "a position this close to 0 or 100 % is at its limit",
-                "Set it just beyond the offset healthy actuators show when fully shut or fully open."),
-            ParamSpec::number("min_driver_span_f", 1.0, "°F", (0.5, 5.0),
-                "a degree of movement in the zone temperature or a setpoint over a day is demand a modulating actuator should answer",
-                "Raise it for zones with very steady loads, so a calm day's held position is not called unexplained."),
-            ParamSpec::number("warm_margin_f", 1.0, "°F", (0.5, 5.0),
-                "a zone more than this past its setpoint on the actuator's side (warm for a damper or cooling valve, cold for a heating valve) is asking it to open",
-                "Set it to the zone loop's normal overshoot on a hot afternoon. The zone must be out for a quarter of the run."),
-            ParamSpec::number("satisfied_margin_f", 2.0, "°F", (1.0, 6.0),
-                "a full-open actuator with its zone this far inside the setpoint is delivering what nobody asked for",
-                "Set it above how far inside their setpoints healthy zones sit with the actuator full open. The zone must be in for half of the run."),
-            ParamSpec::number("min_airflow", f64::NAN, "cfm (the trended airflow's unit)", (0.0, 5000.0),
-                "with no airflow setpoint trended, a shut damper is judged against the box's minimum airflow when one is given; unset and without a setpoint, the occupied mode alone is the demand",
-                "Set the box's scheduled occupied minimum airflow; a shut damper is contradicted when the airflow is at or below 5 % of it."),
-            ParamSpec::number("warn_pct", 10.0, "% of active samples", (0.0, 100.0),
-                "a tenth of the occupied time held against demand",
-                "Lower it to catch a single stuck day in a long window; raise it to report only persistent faults."),
-            ParamSpec::number("fault_pct", 50.0, "% of active samples", (0.0, 100.0),
-                "half the occupied time held against the zone's demand; only contradicted runs reach it",
-                "As warn_pct, and at or above it."),
-            ParamSpec::number("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
-                "a common start of the occupied day, used only without an occupancy point",
-                "Use the building's scheduled occupied start."),
-            ParamSpec::number("end_hour", 18.0, "hour of day (1-24)", (1.0, 24.0),
-                "a common end of the occupied day (exclusive), used only without an occupancy point",
-                "Use the building's scheduled occupied end."),
-            ParamSpec {
-                name: "occupied_days",
-                default: ParamValue::List(vec![0.0, 1.0, 2.0, 3.0, 4.0]),
-                unit: "weekday numbers (Mon=0 ... Sun=6)",
-                range: Some((0.0, 6.0)),
-                choices: &[],
-                basis: "an office week, used only without an occupancy point",
-                calibrate: "List the days the building runs occupied, e.g. 0-5 for a Saturday schedule.",
-            },
-        ],
+        params: [
+            vec![
+                ParamSpec {
+                    name: "roles",
+                    default: ParamValue::Names(vec!["damper".into(), "heat_valve_position".into(), "cool_valve".into()]),
+                    unit: "role names (a list)",
+                    range: None,
+                    choices: &ACTUATORS,
+                    basis: "the box and fan-coil actuators a zone's demand drives; an air handler's outdoor-air damper is out of scope",
+                    calibrate: "Leave out an actuator whose point only echoes its command (a flat echo says nothing about the actuator). heat_valve_position falls back to heat_valve when no position is trended.",
+                },
+                ParamSpec::number("tol_pct", 0.5, "%", (0.0, 5.0),
+                    "positions are rounded to this step, so sub-percent jitter on a finely resolved trend still reads as one value",
+                    "Set it above the jitter a known-still actuator shows; larger values merge slow real movement into one run."),
+                ParamSpec::number("min_flat_hours", 4.0, "h", (1.0, 24.0),
+                    "healthy boxes can hold one mid-stroke position for several hours, so length alone decides nothing; shorter runs are not judged",
+                    "Read the longest flat runs of healthy boxes in a typical week and set it at or above the run you would call held."),
+                ParamSpec::number("whole_day_share", 0.98, "fraction of a day's active samples", (0.8, 1.0),
+                    "a working actuator moves at some point in an occupied day; a stuck one holds through all of it",
+                    "Set it above the largest share of a day's occupied time that a healthy box's longest run covers."),
+                ParamSpec::number("limit_pct", 2.0, "% (from either end of the stroke)", (0.0, 10.0),
+                    "a position this close to 0 or 100 % is at its limit",
+                    "Set it just beyond the offset healthy actuators show when fully shut or fully open."),
+                ParamSpec::number("min_driver_span_f", 1.0, "°F", (0.5, 5.0),
+                    "a degree of movement in the zone temperature or a setpoint over a day is demand a modulating actuator should answer",
+                    "Raise it for zones with very steady loads, so a calm day's held position is not called unexplained."),
+                ParamSpec::number("warm_margin_f", 1.0, "°F", (0.5, 5.0),
+                    "a zone more than this past its setpoint on the actuator's side (warm for a damper or cooling valve, cold for a heating valve) is asking it to open",
+                    "Set it to the zone loop's normal overshoot on a hot afternoon. The zone must be out for a quarter of the run."),
+                ParamSpec::number("satisfied_margin_f", 2.0, "°F", (1.0, 6.0),
+                    "a full-open actuator with its zone this far inside the setpoint is delivering what nobody asked for",
+                    "Set it above how far inside their setpoints healthy zones sit with the actuator full open. The zone must be in for half of the run."),
+                ParamSpec::number("min_airflow", f64::NAN, "cfm (the trended airflow's unit)", (0.0, 5000.0),
+                    "with no airflow setpoint trended, a shut damper is judged against the box's minimum airflow when one is given; unset and without a setpoint, the occupied mode alone is the demand",
+                    "Set the box's scheduled occupied minimum airflow; a shut damper is contradicted when the airflow is at or below 5 % of it."),
+                ParamSpec::number("warn_pct", 10.0, "% of active samples", (0.0, 100.0),
+                    "a tenth of the occupied time held against demand",
+                    "Lower it to catch a single stuck day in a long window; raise it to report only persistent faults."),
+                ParamSpec::number("fault_pct", 50.0, "% of active samples", (0.0, 100.0),
+                    "half the occupied time held against the zone's demand; only contradicted runs reach it",
+                    "As warn_pct, and at or above it."),
+            ],
+            crate::engine::schedule_params().to_vec(),
+        ]
+        .concat(),
         judged_basis: "active (occupied, fan-on) samples of each actuator",
     }
 }
@@ -327,13 +316,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let n = frame.len();
     let occ = frame.col("occupancy");
     let fan = frame.col("supply_fan_status");
-    let days = params.list(spec, "occupied_days");
-    let (start_h, end_h) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"));
+    let in_schedule = crate::engine::scheduled(spec, params);
+    let (start_h, end_h, days) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"), params.list(spec, "occupied_days"));
     let active: Vec<bool> = (0..n)
         .map(|i| {
             let occupied = match occ {
                 Some(o) => on(o[i]),
-                None => in_schedule(frame.ts[i], start_h, end_h, &days),
+                None => in_schedule(frame.ts[i]),
             };
             occupied && fan.is_none_or(|f| on(f[i]))
         })
@@ -498,6 +487,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::in_schedule;
 
     /// 2024-01-01, a Monday, as a naive timestamp.
     const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;

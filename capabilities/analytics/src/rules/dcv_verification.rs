@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{economizer_may_run, percent_scale, percentile, sorted_at, EconEvidence};
-use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity, NS_PER_HOUR};
 
 /// CO2 readings outside this window (ppm) are not a demand signal.
 const CO2_PLAUSIBLE_PPM: (f64, f64) = (250.0, 5000.0);
@@ -68,77 +68,68 @@ pub fn spec() -> RuleSpec {
             gating: &["oa_airflow", "oa_damper"],
             one_of: &[],
         },
-        params: vec![
-            ParamSpec::number("min_modulation", 0.1, "fraction of the OA signal's p95 ((p95 - p5) / p95)", (0.02, 0.5),
-                "outdoor air whose robust range is under a tenth of its high value is not being reset",
-                "Read `modulation` on a unit with a fixed minimum and on one with working DCV and set this between them; damper and airflow signals give different ranges."),
-            ParamSpec::number("co2_setpoint", f64::NAN, "ppm (CO2; unset: no setpoint known)", (600.0, 1500.0),
-                "the DCV setpoint is a property of the site's sequence, so there is no default",
-                "Read it from the DCV sequence (the reset loop's setpoint or the top of its band), never from the CO2 trend. Unset, the breach check is skipped, DCV is taken to engage at 800 ppm and a space to need air at 1100 ppm."),
-            ParamSpec::flag("occupied_only", true,
-                "DCV answers for outdoor air only while the space is occupied",
-                "Keep it on; turn it off only for a space in use around the clock with no occupancy point."),
-            ParamSpec::number("dcv_engage_ppm", f64::NAN, "ppm (CO2; unset: co2_setpoint - 200, else 800)", (500.0, 1200.0),
-                "DCV should be raising outdoor air from about this CO2; too few samples reaching it leaves the check undecided",
-                "Use the CO2 at which the sequence starts to raise outdoor air (the bottom of its band, or about the setpoint for an integral loop)."),
-            ParamSpec::number("min_demand_span", 150.0, "ppm (CO2, p90 - p10 of the judged samples)", (50.0, 400.0),
-                "CO2 that barely varies never asked the DCV to do anything; below it the check is undecided, not failed",
-                "Read `demand_span` on units whose spaces clearly fill and empty; lower it for lightly used spaces only at the cost of a noisier verdict."),
-            ParamSpec::number("min_lift_ppm", 50.0, "ppm (CO2 with OA raised minus CO2 with OA at its floor)", (20.0, 200.0),
-                "working DCV raises outdoor air on the high-CO2 samples, which shows as a clear CO2 difference between the two",
-                "Set it well below the `demand_lift` of a unit whose DCV passed a functional test and above that of a unit with fixed outdoor air (not from the unit being judged)."),
-            ParamSpec::number("econ_high_limit_f", 75.0, "°F (outdoor air temperature)", (55.0, 80.0),
-                "the top of ASHRAE 90.1's fixed dry-bulb high limits, so that when unsure more hours are ruled out as economizing",
-                "Use the economizer's high-limit setpoint; better, map econ_cmd so economizing need not be inferred. It is ignored when econ_cmd is trended."),
-            ParamSpec::number("oa_floor_cfm", f64::NAN, "cfm (outdoor airflow; unset: not checked)", (0.0, 50000.0),
-                "ASHRAE 62.1 dynamic reset may lower outdoor air to the area component Ra·Az and no further (§6.2.7; numbering varies by edition)",
-                "Compute Ra·Az for the zones served, or take the design minimum from the TAB report. Checked only on a measured outdoor or supply airflow."),
-            ParamSpec::number("breach_fault_pct", 10.0, "% of judged hours (occupied, fan on, not economizing, OA not closed)", (1.0, 50.0),
-                "CO2 above setpoint while outdoor air sits at its minimum is DCV failing to answer demand",
-                "Read `co2_breach_at_min_pct` on a good period and set this above it; raise it for a slow integral loop. Needs co2_setpoint."),
-            ParamSpec::number("below_floor_fault_pct", 10.0, "% of occupied fan-on hours (before the economizer and closed-OA exclusions)", (1.0, 50.0),
-                "outdoor air below the 62.1 floor while occupied is under-ventilation",
-                "Read `below_floor_total_pct` on a good period and keep this just above it. Needs oa_floor_cfm; a sample counts more than 10 % below the floor."),
-            ParamSpec::number("excess_warn_pct", 50.0, "% of low-demand hours (CO2 at or below its p25 and below the engage level)", (10.0, 90.0),
-                "DCV that keeps outdoor air above its floor when demand is low saves nothing (why DCV exists: ASHRAE 90.1 §6.4.3.8)",
-                "Read `excess_at_low_demand_pct` on a unit whose DCV reaches its floor in light use and set this above it. Needs oa_floor_cfm; only turns an ok into a warning."),
-            ParamSpec::number("min_samples", 24.0, "count (judged samples)", (12.0, 500.0),
-                "a day of hourly data before a verdict",
-                "Raise it for short intervals (96 for a day of 15-minute samples). It also decides whether a fallback signal gets its own finding and whether the unventilated check runs."),
-            ParamSpec::number("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
-                "an office day starting at 07:00, used only without an occupancy point",
-                "Use the start of occupied mode from the BAS schedule (or the hour the fan starts on a typical week); better, map occupancy, which replaces the schedule."),
-            ParamSpec::number("end_hour", 18.0, "hour of day (1-24)", (1.0, 24.0),
-                "an office day ending at 18:00, used only without an occupancy point",
-                "Use the end of occupied mode (exclusive) from the BAS schedule or trends."),
-            ParamSpec {
-                name: "occupied_days",
-                default: ParamValue::List(vec![0.0, 1.0, 2.0, 3.0, 4.0]),
-                unit: "weekday numbers (Mon=0 ... Sun=6)",
-                range: Some((0.0, 6.0)),
-                choices: &[],
-                basis: "a Monday-to-Friday week, used only without an occupancy point",
-                calibrate: "List the days the building runs occupied mode, e.g. [0, 1, 2, 3, 4, 5] with Saturdays.",
-            },
-            ParamSpec::number("unventilated_co2_ppm", f64::NAN, "ppm (CO2; unset: co2_setpoint, else 1100)", (800.0, 2000.0),
-                "about 700 ppm above outdoor air, where a space plainly needs air",
-                "Use the CO2 at which the space must be ventilated, usually the DCV setpoint."),
-            ParamSpec::number("unventilated_fault_hours", 4.0, "h (total over the dataset)", (1.0, 24.0),
-                "an outage is judged by how long it lasts, not by its share of a long record",
-                "Use how long an occupied space may go without outdoor air; half a working day is a common tolerance."),
-            ParamSpec::flag("full_outdoor_air", false,
-                "whether a unit is 100 % outdoor air is a fact of its design",
-                "Set it only for a 100 % outdoor-air unit (no return air, no economizer), from the mechanical schedule: its supply airflow, then its fan speed, then stand in for outdoor air."),
-            ParamSpec::flag("stratify_hour", true,
-                "a damper that follows a time clock and CO2 together blurs a lift pooled across the day",
-                "Keep it on; the pooled lift is reported as demand_lift_pooled either way."),
-            ParamSpec::number("below_floor_fault_hours", f64::NAN, "h (one contiguous run of occupied samples; unset: off)", (1.0, 24.0),
-                "a concentrated outage should not vanish in a long record",
-                "Set it to how long an occupied space may stay below the floor; read below_floor_longest_h on a good period and set it well above. Needs oa_floor_cfm."),
-            ParamSpec::number("fan_off_speed_pct", 5.0, "% supply fan speed", (0.0, 20.0),
-                "a drive at a few percent moves next to no air",
-                "Use just above the speed the drive reports with the fan stopped. Read only without a fan status and only where the floor is checked, to name below-floor hours with the fan off."),
-        ],
+        params: [
+            vec![
+                ParamSpec::number("min_modulation", 0.1, "fraction of the OA signal's p95 ((p95 - p5) / p95)", (0.02, 0.5),
+                    "outdoor air whose robust range is under a tenth of its high value is not being reset",
+                    "Read `modulation` on a unit with a fixed minimum and on one with working DCV and set this between them; damper and airflow signals give different ranges."),
+                ParamSpec::number("co2_setpoint", f64::NAN, "ppm (CO2; unset: no setpoint known)", (600.0, 1500.0),
+                    "the DCV setpoint is a property of the site's sequence, so there is no default",
+                    "Read it from the DCV sequence (the reset loop's setpoint or the top of its band), never from the CO2 trend. Unset, the breach check is skipped, DCV is taken to engage at 800 ppm and a space to need air at 1100 ppm."),
+                ParamSpec::flag("occupied_only", true,
+                    "DCV answers for outdoor air only while the space is occupied",
+                    "Keep it on; turn it off only for a space in use around the clock with no occupancy point."),
+                ParamSpec::number("dcv_engage_ppm", f64::NAN, "ppm (CO2; unset: co2_setpoint - 200, else 800)", (500.0, 1200.0),
+                    "DCV should be raising outdoor air from about this CO2; too few samples reaching it leaves the check undecided",
+                    "Use the CO2 at which the sequence starts to raise outdoor air (the bottom of its band, or about the setpoint for an integral loop)."),
+                ParamSpec::number("min_demand_span", 150.0, "ppm (CO2, p90 - p10 of the judged samples)", (50.0, 400.0),
+                    "CO2 that barely varies never asked the DCV to do anything; below it the check is undecided, not failed",
+                    "Read `demand_span` on units whose spaces clearly fill and empty; lower it for lightly used spaces only at the cost of a noisier verdict."),
+                ParamSpec::number("min_lift_ppm", 50.0, "ppm (CO2 with OA raised minus CO2 with OA at its floor)", (20.0, 200.0),
+                    "working DCV raises outdoor air on the high-CO2 samples, which shows as a clear CO2 difference between the two",
+                    "Set it well below the `demand_lift` of a unit whose DCV passed a functional test and above that of a unit with fixed outdoor air (not from the unit being judged)."),
+                ParamSpec::number("econ_high_limit_f", 75.0, "°F (outdoor air temperature)", (55.0, 80.0),
+                    "the top of ASHRAE 90.1's fixed dry-bulb high limits, so that when unsure more hours are ruled out as economizing",
+                    "Use the economizer's high-limit setpoint; better, map econ_cmd so economizing need not be inferred. It is ignored when econ_cmd is trended."),
+                ParamSpec::number("oa_floor_cfm", f64::NAN, "cfm (outdoor airflow; unset: not checked)", (0.0, 50000.0),
+                    "ASHRAE 62.1 dynamic reset may lower outdoor air to the area component Ra·Az and no further (§6.2.7; numbering varies by edition)",
+                    "Compute Ra·Az for the zones served, or take the design minimum from the TAB report. Checked only on a measured outdoor or supply airflow."),
+                ParamSpec::number("breach_fault_pct", 10.0, "% of judged hours (occupied, fan on, not economizing, OA not closed)", (1.0, 50.0),
+                    "CO2 above setpoint while outdoor air sits at its minimum is DCV failing to answer demand",
+                    "Read `co2_breach_at_min_pct` on a good period and set this above it; raise it for a slow integral loop. Needs co2_setpoint."),
+                ParamSpec::number("below_floor_fault_pct", 10.0, "% of occupied fan-on hours (before the economizer and closed-OA exclusions)", (1.0, 50.0),
+                    "outdoor air below the 62.1 floor while occupied is under-ventilation",
+                    "Read `below_floor_total_pct` on a good period and keep this just above it. Needs oa_floor_cfm; a sample counts more than 10 % below the floor."),
+                ParamSpec::number("excess_warn_pct", 50.0, "% of low-demand hours (CO2 at or below its p25 and below the engage level)", (10.0, 90.0),
+                    "DCV that keeps outdoor air above its floor when demand is low saves nothing (why DCV exists: ASHRAE 90.1 §6.4.3.8)",
+                    "Read `excess_at_low_demand_pct` on a unit whose DCV reaches its floor in light use and set this above it. Needs oa_floor_cfm; only turns an ok into a warning."),
+                ParamSpec::number("min_samples", 24.0, "count (judged samples)", (12.0, 500.0),
+                    "a day of hourly data before a verdict",
+                    "Raise it for short intervals (96 for a day of 15-minute samples). It also decides whether a fallback signal gets its own finding and whether the unventilated check runs."),
+            ],
+            crate::engine::schedule_params().to_vec(),
+            vec![
+                ParamSpec::number("unventilated_co2_ppm", f64::NAN, "ppm (CO2; unset: co2_setpoint, else 1100)", (800.0, 2000.0),
+                    "about 700 ppm above outdoor air, where a space plainly needs air",
+                    "Use the CO2 at which the space must be ventilated, usually the DCV setpoint."),
+                ParamSpec::number("unventilated_fault_hours", 4.0, "h (total over the dataset)", (1.0, 24.0),
+                    "an outage is judged by how long it lasts, not by its share of a long record",
+                    "Use how long an occupied space may go without outdoor air; half a working day is a common tolerance."),
+                ParamSpec::flag("full_outdoor_air", false,
+                    "whether a unit is 100 % outdoor air is a fact of its design",
+                    "Set it only for a 100 % outdoor-air unit (no return air, no economizer), from the mechanical schedule: its supply airflow, then its fan speed, then stand in for outdoor air."),
+                ParamSpec::flag("stratify_hour", true,
+                    "a damper that follows a time clock and CO2 together blurs a lift pooled across the day",
+                    "Keep it on; the pooled lift is reported as demand_lift_pooled either way."),
+                ParamSpec::number("below_floor_fault_hours", f64::NAN, "h (one contiguous run of occupied samples; unset: off)", (1.0, 24.0),
+                    "a concentrated outage should not vanish in a long record",
+                    "Set it to how long an occupied space may stay below the floor; read below_floor_longest_h on a good period and set it well above. Needs oa_floor_cfm."),
+                ParamSpec::number("fan_off_speed_pct", 5.0, "% supply fan speed", (0.0, 20.0),
+                    "a drive at a few percent moves next to no air",
+                    "Use just above the speed the drive reports with the fan stopped. Read only without a fan status and only where the floor is checked, to name below-floor hours with the fan off."),
+            ],
+        ]
+        .concat(),
         judged_basis: "occupied fan-on samples with the economizer ruled out and outdoor air not shut",
     }
 }
@@ -216,15 +207,7 @@ struct Assessment {
 
 /// Civil date (YYYY-MM-DD) of a naive local timestamp.
 fn date(ts: i64) -> String {
-    let z = ts.div_euclid(24 * NS_PER_HOUR) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + (m <= 2) as i64;
+    let (y, m, d) = camber_common::time::civil_from_days(ts.div_euclid(24 * NS_PER_HOUR));
     format!("{y:04}-{m:02}-{d:02}")
 }
 
@@ -282,18 +265,14 @@ fn occupied(spec: &RuleSpec, frame: &Frame, params: &Params) -> Vec<bool> {
     if params.flag(spec, "occupied_only") == Some(false) {
         return vec![true; n];
     }
-    let (start, end) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"));
-    let days: Vec<i64> = params.list(spec, "occupied_days").iter().map(|d| *d as i64).collect();
+    let in_schedule = crate::engine::scheduled(spec, params);
     let (occ, warmup, cooldown) = (frame.col("occupancy"), frame.col("warmup"), frame.col("cooldown"));
     (0..n)
         .map(|i| {
             let t = frame.ts[i];
             let scheduled = match occ {
                 Some(o) => on(o[i]),
-                None => {
-                    let hour = t.rem_euclid(24 * NS_PER_HOUR) as f64 / NS_PER_HOUR as f64;
-                    days.contains(&weekday(t)) && hour >= start && hour < end
-                }
+                None => in_schedule(t),
             };
             scheduled && !warmup.is_some_and(|w| on(w[i])) && !cooldown.is_some_and(|c| on(c[i]))
         })
@@ -668,6 +647,7 @@ fn pearson(pairs: impl Iterator<Item = (f64, f64)> + Clone) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::ParamValue;
 
     /// 2024-01-01, a Monday, as a naive timestamp.
     const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, weekday, NS_PER_HOUR, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 
 /// How close (°F) to an unoccupied setpoint a zone is "held at" it.
 const HOLD_BAND_F: f64 = 1.0;
@@ -26,38 +26,27 @@ pub fn spec() -> RuleSpec {
             gating: &["supply_fan_status", "supply_fan_speed"],
             one_of: &[],
         },
-        params: vec![
-            ParamSpec::number("start_hour", 7.0, "hour of day (0-23)", (0.0, 23.0),
-                "a common start of the occupied day, used only without an occupancy point",
-                "Use the building's scheduled occupied start."),
-            ParamSpec::number("end_hour", 18.0, "hour of day (1-24)", (1.0, 24.0),
-                "a common end of the occupied day, used only without an occupancy point",
-                "Use the building's scheduled occupied end."),
-            ParamSpec {
-                name: "occupied_days",
-                default: ParamValue::List(vec![0.0, 1.0, 2.0, 3.0, 4.0]),
-                unit: "weekday numbers (Mon=0 ... Sun=6)",
-                range: Some((0.0, 6.0)),
-                choices: &[],
-                basis: "an office week, used only without an occupancy point",
-                calibrate: "List the days the building is occupied.",
-            },
-            ParamSpec::number("min_unoccupied_run_pct", 5.0, "% of unoccupied time", (0.0, 20.0),
-                "a few scattered unoccupied hours (a morning warm-up, a late meeting) are not a missing setback",
-                "Raise it for buildings with frequent after-hours use."),
-            ParamSpec::number("unoccupied_heat_sp_f", f64::NAN, "°F (unset: the heat_sp point in unoccupied hours)", (45.0, 68.0),
-                "the setback heating setpoint the fan may cycle to hold",
-                "Take it from the sequence's unoccupied heating setpoint."),
-            ParamSpec::number("unoccupied_cool_sp_f", f64::NAN, "°F (unset: the cool_sp point in unoccupied hours)", (78.0, 95.0),
-                "the setup cooling setpoint the fan may cycle to hold",
-                "Take it from the sequence's unoccupied cooling setpoint."),
-            ParamSpec::number("min_setback_depth_f", 3.0, "°F", (1.0, 10.0),
-                "without a setpoint, a zone held this far beyond its occupied temperature is set back",
-                "Use the smallest setback the sequence would apply."),
-            ParamSpec::number("max_hold_duty_pct", 90.0, "% of the unoccupied hours the fan runs", (50.0, 100.0),
-                "a fan that runs nearly all night is not cycling to hold a setback",
-                "Lower it for well-insulated buildings that should rarely need to cycle."),
-        ],
+        params: [
+            crate::engine::schedule_params().to_vec(),
+            vec![
+                ParamSpec::number("min_unoccupied_run_pct", 5.0, "% of unoccupied time", (0.0, 20.0),
+                    "a few scattered unoccupied hours (a morning warm-up, a late meeting) are not a missing setback",
+                    "Raise it for buildings with frequent after-hours use."),
+                ParamSpec::number("unoccupied_heat_sp_f", f64::NAN, "°F (unset: the heat_sp point in unoccupied hours)", (45.0, 68.0),
+                    "the setback heating setpoint the fan may cycle to hold",
+                    "Take it from the sequence's unoccupied heating setpoint."),
+                ParamSpec::number("unoccupied_cool_sp_f", f64::NAN, "°F (unset: the cool_sp point in unoccupied hours)", (78.0, 95.0),
+                    "the setup cooling setpoint the fan may cycle to hold",
+                    "Take it from the sequence's unoccupied cooling setpoint."),
+                ParamSpec::number("min_setback_depth_f", 3.0, "°F", (1.0, 10.0),
+                    "without a setpoint, a zone held this far beyond its occupied temperature is set back",
+                    "Use the smallest setback the sequence would apply."),
+                ParamSpec::number("max_hold_duty_pct", 90.0, "% of the unoccupied hours the fan runs", (50.0, 100.0),
+                    "a fan that runs nearly all night is not cycling to hold a setback",
+                    "Lower it for well-insulated buildings that should rarely need to cycle."),
+            ],
+        ]
+        .concat(),
         judged_basis: "unoccupied samples (running share), fan-on unoccupied samples (held setback)",
     }
 }
@@ -72,16 +61,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let running = |i: usize| fan[i] == Some(true);
     let known = |i: usize| fan[i].is_some();
     let occ_col = frame.col("occupancy");
-    let days: Vec<i64> = params.list(spec, "occupied_days").iter().map(|d| *d as i64).collect();
-    let (start_h, end_h) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"));
+    let in_schedule = crate::engine::scheduled(spec, params);
     let occupied = |i: usize| -> bool {
         match occ_col {
             Some(o) if !o[i].is_nan() => on(o[i]),
-            _ => {
-                let t = frame.ts[i];
-                let hour = t.rem_euclid(24 * NS_PER_HOUR) as f64 / NS_PER_HOUR as f64;
-                days.contains(&weekday(t)) && hour >= start_h && hour < end_h
-            }
+            _ => in_schedule(frame.ts[i]),
         }
     };
     let w = frame.weights_hours();
@@ -182,6 +166,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::{weekday, ParamValue, NS_PER_HOUR};
 
     const H: i64 = NS_PER_HOUR;
     /// 2024-01-01 was a Monday.

@@ -32,6 +32,9 @@ pub struct Access {
     pub run_configs: Arc<crate::runconfig::RunConfigs>,
     /// The caller's trust floor (`ctx.min_trust`), which `run-config` raises to a config's.
     pub min_trust: f64,
+    /// Facilities of a listing whose fence could not be read: listed as unavailable, never
+    /// read.
+    pub fenced_off: std::collections::BTreeMap<String, StoreError>,
 }
 
 impl Access {
@@ -67,6 +70,9 @@ impl Access {
             if let Err(e) = wall.check(fid) {
                 return Err(self.record(e));
             }
+        }
+        if let Some(e) = self.fenced_off.get(fid).cloned() {
+            return Err(self.fail(e));
         }
         self.read.insert(fid.to_string());
         Ok(store)
@@ -140,7 +146,10 @@ impl wit_store::Host for CallState {
                 n_equipment: 0,
                 unavailable_retryable: None,
             };
-            let stats = retry_once(|| store.span(fid).and_then(|span| store.points(fid).map(|p| (span, p))));
+            let stats = match self.access.fenced_off.get(fid) {
+                Some(e) => Err(e.clone()),
+                None => retry_once(|| store.span(fid).and_then(|span| store.points(fid).map(|p| (span, p)))),
+            };
             match stats {
                 Ok((span, points)) => {
                     row.first_ns = span.map(|s| s.0);

@@ -103,8 +103,10 @@ pub fn normalize_integers(value: &mut Value, schema: &Value) {
     match value {
         Value::Number(n) if wants_int && !n.is_i64() && !n.is_u64() => {
             if let Some(f) = n.as_f64() {
-                if f.fract() == 0.0 && f.abs() < 9.0e15 {
-                    *value = json!(f as i64);
+                // past 2^53 every float is whole; `as` saturates, so 1e16 or 2^64 stays a
+                // large number (an offset past the list) rather than reading as 0
+                if f.fract() == 0.0 {
+                    *value = if f >= 0.0 { json!(f as u64) } else { json!(f as i64) };
                 }
             }
         }
@@ -173,8 +175,16 @@ pub fn scoped_id(id: &str, token: &str) -> String {
     }
 }
 
+/// Keys under which `data` names a fact id (a row's `fact`, a list of `fact_ids`, the `id`
+/// of an entry in a `fact_index` or `facts` list). Everywhere else data holds stored values,
+/// kept exactly: an equipment that happens to be named `F1@points` stays `F1@points`, so it
+/// can be passed back.
+pub const FACT_ID_KEYS: &[&str] = &["fact", "fact_id", "fact_ids", "cites"];
+/// Lists in `data` whose entries are facts (their `id` is scoped).
+pub const FACT_LIST_KEYS: &[&str] = &["fact_index", "facts"];
+
 /// Scope every fact id of a result. Returns the mapping from plain to scoped ids; rewrites
-/// facts' ids, and every string in `data` equal to a plain id.
+/// facts' ids, and the strings in `data` that name a fact id (see [`FACT_ID_KEYS`]).
 pub fn scope_facts(facts: &mut [Value], data: &mut Value, token: &str) -> Result<BTreeMap<String, String>, String> {
     let mut mapping = BTreeMap::new();
     for f in facts.iter_mut() {
@@ -199,18 +209,42 @@ pub fn scope_facts(facts: &mut [Value], data: &mut Value, token: &str) -> Result
     Ok(mapping)
 }
 
+/// Walk `data`, scoping the ids found under the keys that name facts.
 fn replace_ids(v: &mut Value, mapping: &BTreeMap<String, String>, depth: usize) {
     if depth > 64 {
         return;
     }
+    match v {
+        Value::Array(a) => a.iter_mut().for_each(|x| replace_ids(x, mapping, depth + 1)),
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if FACT_ID_KEYS.contains(&k.as_str()) {
+                    scope_strings(x, mapping);
+                } else if FACT_LIST_KEYS.contains(&k.as_str()) {
+                    for entry in x.as_array_mut().into_iter().flatten() {
+                        if let Some(id) = entry.get_mut("id") {
+                            scope_strings(id, mapping);
+                        }
+                        replace_ids(entry, mapping, depth + 2);
+                    }
+                } else {
+                    replace_ids(x, mapping, depth + 1);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A fact id, or a list of them, scoped.
+fn scope_strings(v: &mut Value, mapping: &BTreeMap<String, String>) {
     match v {
         Value::String(s) => {
             if let Some(n) = mapping.get(s.as_str()) {
                 *s = n.clone();
             }
         }
-        Value::Array(a) => a.iter_mut().for_each(|x| replace_ids(x, mapping, depth + 1)),
-        Value::Object(m) => m.values_mut().for_each(|x| replace_ids(x, mapping, depth + 1)),
+        Value::Array(a) => a.iter_mut().for_each(|x| scope_strings(x, mapping)),
         _ => {}
     }
 }
@@ -568,12 +602,22 @@ mod tests {
     #[test]
     fn scoping_rewrites_facts_text_and_data() {
         let mut facts = vec![json!({"id": "F1@points", "text": "x"}), json!({"id": "F2", "text": "y"})];
-        let mut data = json!({"rows": [{"fact": "F1@points"}], "other": "F1@pointsX"});
+        let mut data = json!({
+            "rows": [{"fact": "F1@points", "equip": "F1@points", "fact_ids": ["F2", "F9"]}],
+            "other": "F1@pointsX",
+            "points": [{"equip": "F1@points", "role": "F2"}],
+            "fact_index": [{"id": "F2", "kind": "x"}],
+        });
         let m = scope_facts(&mut facts, &mut data, "abc123").unwrap();
         assert_eq!(facts[0]["id"], "F1@points-abc123");
         assert_eq!(facts[1]["id"], "F2@abc123");
         assert_eq!(data["rows"][0]["fact"], "F1@points-abc123");
+        assert_eq!(data["rows"][0]["fact_ids"], json!(["F2@abc123", "F9"]));
+        assert_eq!(data["fact_index"][0]["id"], "F2@abc123");
         assert_eq!(data["other"], "F1@pointsX");
+        // stored names that look like fact ids are data, kept exactly
+        assert_eq!(data["rows"][0]["equip"], "F1@points");
+        assert_eq!(data["points"][0], json!({"equip": "F1@points", "role": "F2"}));
         let t = scope_text("2 points [F1@points]. Also [F7@x] here [F2].", &m);
         assert_eq!(t, "2 points [F1@points-abc123]. Also [F7@x] here [F2@abc123].");
         let (g, banners) = grounded(&t, &facts).unwrap();

@@ -357,8 +357,20 @@ impl Registry {
             }
         }
 
-        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`
-        let fids: Vec<String> = readable.iter().cloned().collect();
+        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`. In
+        // a listing, a facility whose fence cannot be read at all (damaged, not a file) is
+        // listed as unavailable rather than taking the whole listing down.
+        let mut fids: Vec<String> = readable.iter().cloned().collect();
+        let mut fenced_off = std::collections::BTreeMap::new();
+        if let (true, Some(s)) = (named.is_empty(), &ctx.store) {
+            fids.retain(|fid| match fence::read(s.root(), fid) {
+                Err(e) => {
+                    fenced_off.insert(fid.clone(), e);
+                    false
+                }
+                Ok(_) => true,
+            });
+        }
         let fence_tokens = match &ctx.store {
             Some(s) => fence::before(s.root(), &fids).map_err(|e| unavailable(&e, &ctx.allowed))?,
             None => Vec::new(),
@@ -386,6 +398,7 @@ impl Registry {
         };
         let mut access = Access::new(ctx.store.clone(), readable, wall.clone());
         access.run_configs = ctx.run_configs.clone();
+        access.fenced_off = fenced_off;
         access.min_trust = ctx.min_trust;
         let comp = &self.components[cap.component];
         let (outcome, access) = self.runtime.call(

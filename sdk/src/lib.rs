@@ -28,7 +28,7 @@ pub mod bindings {
 mod plugin;
 pub mod store;
 
-pub use camber_common::page::MAX_LIMIT;
+pub use camber_common::page::{count_arg, MAX_LIMIT};
 pub use camber_common::text::{name, one_line};
 pub use camber_common::{page, CapError, ErrorCode, Output, PageNotice};
 pub use plugin::{Capability, Context, Plugin, Prompt, PromptArg};

@@ -133,8 +133,10 @@ fn text_facts_and_data_are_policed() {
     assert!(id.starts_with("F1@echo-") && id.len() == "F1@echo-".len() + 6, "{id}");
     assert!(r.text.contains(&format!("[{id}]")));
     assert!(!r.text.contains("F9@nowhere"));
-    assert_eq!(r.data["ref"], id);
+    assert_eq!(r.data["fact_id"], id);
     assert_eq!(r.data["rows"][0]["fact"], id);
+    // a stored value that reads like a fact id is data, kept exactly
+    assert_eq!(r.data["equip"], "F1@echo");
     assert!(r.banners.iter().any(|b| b.contains("citation(s) of the summary were removed")));
     // fact text on one line
     assert_eq!(r.facts[0]["text"], "echo of 5");

@@ -110,11 +110,14 @@ fn a_refused_ingest_writes_nothing() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains("line 3: equipment id"), "{err}");
     }
-    // an existing facility without --replace / --append
+    // an existing facility without --replace / --append: refused after the lock was taken,
+    // and the lock file too is as it was
+    let lock_before = std::fs::read(store.join("_lock")).unwrap();
     let (code, _, err) = ingest(&store, &good, &[]);
     assert_eq!(code, 2);
     assert!(err.contains("already has data; pass --replace"), "{err}");
     assert_eq!(snapshot(&store), before);
+    assert_eq!(std::fs::read(store.join("_lock")).unwrap(), lock_before);
     // a fresh directory stays empty
     let fresh = dir.path().join("fresh");
     assert_eq!(ingest(&fresh, &bad, &[]).0, 2);

@@ -73,8 +73,8 @@ fn check_citations(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let facts = args["facts"].as_array().cloned().unwrap_or_default();
     let per_sentence = args.get("per_sentence").and_then(Value::as_bool).unwrap_or(true);
     let detail = args.get("detail").and_then(Value::as_bool).unwrap_or(false);
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT as u64) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", DEFAULT_LIMIT);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
     let index = FactIndex::new(&facts).map_err(CapError::invalid)?;
     let report = check_scoped(text, &index, if per_sentence { Scope::Sentence } else { Scope::Text });
 

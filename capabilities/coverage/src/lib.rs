@@ -234,8 +234,8 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     }
     let min_gap_h = args.get("min_gap_hours").and_then(Value::as_f64).unwrap_or(0.0);
     let by_equip = args.get("group_by").and_then(Value::as_str) == Some("equip");
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT as u64) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", DEFAULT_LIMIT);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
 
     let stored = store::points(fid)?;
     if stored.is_empty() {

@@ -248,8 +248,8 @@ fn cite(text: &str, id: &str) -> String {
 /// The whole `dataset_search` result for a catalog and (schema-checked) arguments.
 pub fn search_output(catalog: &Value, args: &Value) -> Result<Output, CapError> {
     let filters = Filters::from_args(args);
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT as u64) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", DEFAULT_LIMIT);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
 
     let hits = search(catalog, &filters);
     let count = hits.len();

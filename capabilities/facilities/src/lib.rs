@@ -78,8 +78,8 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn facilities(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT as u64) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", DEFAULT_LIMIT);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
     let list = store::facilities()?;
     let (all, withheld, unverified) = (list.facilities, list.withheld_research_only, list.withheld_unverified);
     let count = all.len();

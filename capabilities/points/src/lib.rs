@@ -55,8 +55,8 @@ fn points(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let want_eq = args.get("equip").and_then(Value::as_str);
     let want_role = args.get("role").and_then(Value::as_str);
     let want_cls = args.get("equip_class").and_then(Value::as_str);
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(DEFAULT_LIMIT as u64) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", DEFAULT_LIMIT);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
 
     let all = store::points(fid)?;
     if all.is_empty() {

@@ -123,8 +123,8 @@ pub fn matches(s: &Entry, query: &str) -> bool {
 
 fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let detail = args.get("detail").and_then(Value::as_bool).unwrap_or(false);
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(if detail { 10 } else { 25 }) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", if detail { 10 } else { 25 });
+    let offset = camber_sdk::count_arg(args, "offset", 0);
     let rule_specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
     let detectors: Vec<DetectorSpec> = drift::all();
     let mut specs: Vec<Entry> = rule_specs.iter().map(Entry::from).chain(detectors.iter().map(Entry::from)).collect();

@@ -102,8 +102,8 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let step = p.config.resample_ns;
     let w = frame.weights_hours();
     let hours = |idx: &[u32]| round2(idx.iter().map(|&i| w[i as usize]).sum::<f64>());
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(50) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", 50);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
     let (violations, n1) = page(span_rows(frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
     let judged_hours = if f.finding.judged == 0 { 0.0 } else { f.finding.conditions.iter().map(|c| c.judged_hours).fold(f64::NAN, f64::max) };
     let judged_hours = if judged_hours.is_nan() { f.finding.judged as f64 * step as f64 / NS_PER_HOUR_F } else { judged_hours };

@@ -96,7 +96,7 @@ fn row(f: &RunFinding) -> Value {
 pub fn conditional_words(f: &RunFinding) -> String {
     f.conditional_on
         .iter()
-        .filter_map(|r| r.comparison.as_ref().map(|c| format!("conditional on sensor_drift:{} {} (bias {:+.2} against {})", r.role, severity_str(c.severity), c.bias, name(&r.label))))
+        .filter_map(|r| r.comparison.as_ref().map(|c| format!("conditional on sensor_drift:{} {} (bias {:+.2} against {})", name(&r.role), severity_str(c.severity), c.bias, name(&r.label))))
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -144,8 +144,8 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let p = prepare(args, ctx, None)?;
     let result = execute(args, &p)?;
     let min = parse_severity(args.get("min_severity").and_then(Value::as_str).unwrap_or("ok"));
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(25) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", 25);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
     let mut counts = BTreeMap::from([("fault", 0usize), ("warn", 0), ("info", 0), ("ok", 0)]);
     for f in &result.findings {
         *counts.entry(severity_str(f.finding.severity)).or_default() += 1;

@@ -70,21 +70,21 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let mut text = vec![format!("{n_points} point(s) of {} scored (view {view}); {n_below} are below the trust floor {:.2} [F1@sensor_trust].", name(&p.fid), p.min_trust)];
     for (k, r) in below.iter().take(5).enumerate() {
         let id = format!("F{}@sensor_trust", k + 2);
-        let t = format!("{} {} has trust {:.2} ({}){}", name(&r.0), r.1, r.2.score, r.2.verdict, if r.3.is_empty() { String::new() } else { format!(", flags {}", r.3.join(", ")) });
+        let t = format!("{} {} has trust {:.2} ({}){}", name(&r.0), name(&r.1), r.2.score, r.2.verdict, if r.3.is_empty() { String::new() } else { format!(", flags {}", r.3.join(", ")) });
         facts.push(json!({"id": id, "kind": "trust", "equip": r.0, "role": r.1, "value": r.2.score, "text": t.clone()}));
         text.push(format!("{t} [{id}]."));
     }
     for r in &references {
         let id = format!("F{}@sensor_trust", facts.len() + 1);
         let t = match &r.comparison {
-            Some(c) => format!("{} {} against {} ({}): bias {:+.2} ({} reads {}), RMSE {:.2}, {} paired samples, verdict {}", name(&r.equip), r.role, name(&r.reference), name(&r.label), c.bias, r.role, c.sign, c.rmse, c.samples, severity_str(c.severity)),
-            None => format!("{} {} could not be compared with {}", name(&r.equip), r.role, name(&r.reference)),
+            Some(c) => format!("{} {} against {} ({}): bias {:+.2} ({} reads {}), RMSE {:.2}, {} paired samples, verdict {}", name(&r.equip), name(&r.role), name(&r.reference), name(&r.label), c.bias, name(&r.role), c.sign, c.rmse, c.samples, severity_str(c.severity)),
+            None => format!("{} {} could not be compared with {}", name(&r.equip), name(&r.role), name(&r.reference)),
         };
         facts.push(json!({"id": id, "kind": "reference", "equip": r.equip, "role": r.role, "value": r.comparison.as_ref().map(|c| c.bias), "text": t.clone()}));
         text.push(format!("{t} [{id}]."));
     }
-    let limit = args.get("limit").and_then(Value::as_u64).unwrap_or(100) as usize;
-    let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
+    let limit = camber_sdk::count_arg(args, "limit", 100);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
     let point_rows: Vec<Value> = rows
         .iter()
         .map(|(equip, role, t, flags)| {
@@ -96,7 +96,7 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let (page_rows, n1) = page(point_rows, "points", offset, limit, "least trusted first");
     let mut banners = p.banners.clone();
     for r in references.iter().filter(|r| r.comparison.is_none()) {
-        banners.push(format!("the reference {} for {} {} could not be compared (no paired sample): findings on that point were not checked against it", name(&r.reference), name(&r.equip), r.role));
+        banners.push(format!("the reference {} for {} {} could not be compared (no paired sample): findings on that point were not checked against it", name(&r.reference), name(&r.equip), name(&r.role)));
     }
     let data = json!({
         "facility_id": p.fid,

@@ -5,6 +5,7 @@
 //! reading; values that are not numbers are counted and dropped. Everything is checked before
 //! anything is written, so a refused ingest writes nothing.
 
+pub mod lines;
 pub mod units;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -159,7 +160,8 @@ pub fn parse_stamp(s: &str) -> Option<(i64, Option<i32>)> {
     if camber_common::time::civil_from_days(days) != (y, mo, d) {
         return None;
     }
-    let mut ns = days * 86_400_000_000_000;
+    // a year nanoseconds cannot count is no time at all (checked: it must not wrap)
+    let mut ns = days.checked_mul(86_400_000_000_000)?;
     let mut i = 10;
     if i < b.len() && (b[i] == b'T' || b[i] == b' ') {
         i += 1;
@@ -177,7 +179,7 @@ pub fn parse_stamp(s: &str) -> Option<(i64, Option<i32>)> {
         if hh > 23 || mm > 59 || ss > 60 {
             return None;
         }
-        ns += (hh * 3600 + mm * 60 + ss) * 1_000_000_000;
+        ns = ns.checked_add((hh * 3600 + mm * 60 + ss) * 1_000_000_000)?;
         if b.get(i) == Some(&b'.') || b.get(i) == Some(&b',') {
             let start = i + 1;
             let mut j = start;
@@ -188,7 +190,7 @@ pub fn parse_stamp(s: &str) -> Option<(i64, Option<i32>)> {
                 return None;
             }
             let digits = &s.trim()[start..j.min(start + 9)];
-            ns += format!("{digits:0<9}").parse::<i64>().ok()?;
+            ns = ns.checked_add(format!("{digits:0<9}").parse::<i64>().ok()?)?;
             i = j;
         }
     }
@@ -203,12 +205,26 @@ pub fn parse_stamp(s: &str) -> Option<(i64, Option<i32>)> {
             }
             let h: i32 = digits[..2].parse().ok()?;
             let m: i32 = if digits.len() == 4 { digits[2..].parse().ok()? } else { 0 };
+            // real offsets run from -12:00 to +14:00; nothing past 18 hours is one
+            if m > 59 || h * 60 + m > 18 * 60 {
+                return None;
+            }
             let secs = h * 3600 + m * 60;
             Some(if c == b'-' { -secs } else { secs })
         }
         _ => return None,
     };
     Some((ns, offset))
+}
+
+/// Whether a stamp that did not parse starts with a year a store cannot hold (such as
+/// 9999-12-31, past what nanoseconds count), so it is counted for what it is.
+fn year_outside_store(raw: &str) -> bool {
+    let b = raw.trim().as_bytes();
+    b.len() >= 5 && b[..4].iter().all(u8::is_ascii_digit) && b[4] == b'-' && {
+        let y: u32 = raw.trim()[..4].parse().unwrap_or(0);
+        !(1700..2200).contains(&y)
+    }
 }
 
 /// Turns stamps into the site's wall clock, remembering the last answer (consecutive rows
@@ -222,6 +238,7 @@ struct Clock {
 const GAP: &str = "in the spring-forward gap (a local time that does not exist)";
 const REPEAT: &str = "second readings of the repeated autumn hour (the first is kept)";
 const BAD_TIME: &str = "unreadable timestamps";
+const OUT_OF_RANGE: &str = "timestamps outside the years 1700 to 2199";
 
 impl Clock {
     fn local(&mut self, raw: &[u8]) -> Result<i64, &'static str> {
@@ -251,7 +268,10 @@ impl Clock {
     }
 
     fn convert(&self, raw: &str) -> Result<i64, &'static str> {
-        let (civil_ns, offset) = parse_stamp(raw).ok_or(BAD_TIME)?;
+        let (civil_ns, offset) = parse_stamp(raw).ok_or(if year_outside_store(raw) { OUT_OF_RANGE } else { BAD_TIME })?;
+        if !camber_common::time::storable(civil_ns) {
+            return Err(OUT_OF_RANGE);
+        }
         match offset {
             None => {
                 let dt = Self::civil(civil_ns).ok_or(BAD_TIME)?;
@@ -265,6 +285,9 @@ impl Clock {
                 let ts = jiff::Timestamp::from_nanosecond(instant_ns as i128).map_err(|_| BAD_TIME)?;
                 let local_off = self.tz.to_offset(ts).seconds() as i64;
                 let local_ns = instant_ns + local_off * 1_000_000_000;
+                if !camber_common::time::storable(local_ns) {
+                    return Err(OUT_OF_RANGE);
+                }
                 let dt = Self::civil(local_ns).ok_or(BAD_TIME)?;
                 if let AmbiguousOffset::Fold { before, .. } = self.tz.to_ambiguous_timestamp(dt).offset() {
                     // the same wall-clock time happens twice: keep the first (the earlier offset)
@@ -374,7 +397,7 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
     let tz = TimeZone::get(&opts.timezone)
         .map_err(|_| format!("unknown time zone '{}': use an IANA name such as America/Chicago", opts.timezone))?;
     let mut clock = Clock { tz, last: None };
-    let mut rdr = csv::ReaderBuilder::new().flexible(true).buffer_capacity(1 << 20).from_reader(input);
+    let mut rdr = csv::ReaderBuilder::new().flexible(true).buffer_capacity(1 << 20).from_reader(lines::CsvBytes::new(input));
     let headers: Vec<String> = rdr.headers().map_err(|e| format!("the CSV cannot be read: {e}"))?.iter().map(|h| h.trim().to_string()).collect();
     let find = |names: &[&str]| headers.iter().position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)));
     let long_cols = (find(&["ts", "timestamp", "time"]), find(&["equip", "equipment"]), find(&["equip_class", "class"]), find(&["role"]), find(&["value"]));

@@ -149,3 +149,49 @@ fn stamps() {
     assert_eq!(parse_stamp("2024-03-01 25:00"), None);
     assert_eq!(parse_stamp("03/01/2024"), None);
 }
+
+#[test]
+fn times_past_what_a_store_holds_are_counted_not_wrapped() {
+    // 9999-12-31 is past what nanoseconds in an i64 count (a panic in debug, 1816 in release
+    // before); 1650 and 2250 are representable but outside the stored range
+    let csv = "ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n9999-12-31 23:59,A,AHU,oat,2\n1650-01-01 00:00,A,AHU,oat,3\n2250-06-01T00:00+02:00,A,AHU,oat,4\n";
+    let (rows, rep) = parse_str(csv, &opts("UTC")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rows.value, vec![1.0]);
+    assert_eq!(rep.dropped[OUT_OF_RANGE], 3, "{:?}", rep.dropped);
+    let e = parse_str("ts,equip,equip_class,role,value\n9999-12-31 23:59,A,AHU,oat,2\n", &opts("UTC")).unwrap_err();
+    assert!(e.contains("1 timestamps outside the years 1700 to 2199"), "{e}");
+}
+
+#[test]
+fn offsets_no_clock_has_are_refused() {
+    assert_eq!(parse_stamp("2024-03-01 10:20+99:99"), None);
+    assert_eq!(parse_stamp("2024-03-01 10:20+05:60"), None);
+    assert_eq!(parse_stamp("2024-03-01 10:20+19:00"), None);
+    assert_eq!(parse_stamp("2024-03-01 10:20+14:00").map(|s| s.1), Some(Some(14 * 3600)));
+    assert_eq!(parse_stamp("2024-03-01 10:20-12:00").map(|s| s.1), Some(Some(-12 * 3600)));
+}
+
+#[test]
+fn crlf_rows_are_named_by_their_true_line() {
+    for eol in ["\n", "\r\n", "\r"] {
+        let csv = ["ts,equip,equip_class,role,value", "2024-03-01 00:00,A,AHU,oat,1", "2024-03-01 00:00,A,VAV,oat,1", ""].join(eol);
+        let e = parse_str(&csv, &opts("UTC")).unwrap_err();
+        assert!(e.starts_with("line 3: equipment \"A\" has class \"VAV\" here but \"AHU\" on line 2"), "{eol:?}: {e}");
+    }
+}
+
+#[test]
+fn an_overlong_line_is_refused_as_it_streams() {
+    // a header with no end: refused after MAX_LINE_BYTES, never read whole
+    struct Endless(u64);
+    impl std::io::Read for Endless {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            self.0 += out.len() as u64;
+            assert!(self.0 < 64 << 20, "read far past the line bound");
+            out.fill(b'x');
+            Ok(out.len())
+        }
+    }
+    let e = parse(Endless(0), 0, &opts("UTC")).unwrap_err();
+    assert!(e.contains("line 1 is longer than 4 MiB"), "{e}");
+}

@@ -64,7 +64,8 @@ pub fn read(root: &Path, fid: &str) -> Result<FenceState, StoreError> {
     if ready_marker(root, fid).exists() {
         return Ok(FenceState::Interrupted);
     }
-    let text = match std::fs::read_to_string(fence_path(root, fid)) {
+    // never a blocking open: a FIFO put where a fence belongs must not hold a call
+    let text = match super::files::read_string(&fence_path(root, fid)) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(FenceState::Clear(None)),
         Err(_) => {

@@ -21,6 +21,7 @@ use serde_json::Value;
 use camber_common::canonical::sha256_hex;
 
 pub mod fence;
+pub mod files;
 pub mod parts;
 pub mod writer;
 
@@ -61,6 +62,8 @@ fn io_kind_text(e: &std::io::Error) -> String {
     match e.kind() {
         std::io::ErrorKind::NotFound => "a file went missing while it was read".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied".into(),
+        // the store's own words for an entry that is not what it should be (files::damaged)
+        std::io::ErrorKind::InvalidData if e.get_ref().is_some() => e.to_string(),
         k => format!("{k}").to_lowercase(),
     }
 }
@@ -99,6 +102,8 @@ struct Memo {
     points: Option<Arc<Vec<PointRow>>>,
     span: Option<Option<(i64, i64)>>,
     times: Option<Arc<Vec<(PointKey, Vec<TimeRun>)>>>,
+    /// Every part's footer was read and its schema checked (see [`StoreDir::verify_parts`]).
+    verified: bool,
 }
 
 /// A run of evenly spaced samples: `count` samples from `start`, `step` apart.
@@ -120,10 +125,19 @@ fn parts_signature(dir: &Path) -> Value {
     let _ = collect_parts(dir, 0, &mut parts);
     let mut rows: Vec<(String, u64)> = parts
         .iter()
-        .map(|p| (p.strip_prefix(dir).unwrap_or(p).to_string_lossy().into_owned(), std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)))
+        .map(|p| (p.strip_prefix(dir).unwrap_or(p).to_string_lossy().into_owned(), std::fs::symlink_metadata(p).map(|m| m.len()).unwrap_or(0)))
         .collect();
     rows.sort();
     serde_json::json!(rows)
+}
+
+/// Whether every part under `dir` was last modified no later than `index_mtime`: the writer
+/// writes the index after the parts it describes, so a part rewritten in place since (even
+/// to the same size) is newer than the index, and the index no longer vouches for it.
+fn parts_older_than(dir: &Path, index_mtime: std::time::SystemTime) -> bool {
+    let mut parts = Vec::new();
+    collect_parts(dir, 0, &mut parts).is_ok()
+        && parts.iter().all(|p| std::fs::symlink_metadata(p).and_then(|m| m.modified()).is_ok_and(|t| t <= index_mtime))
 }
 
 /// Write the times index of a staged facility directory from its rows (in stored order).
@@ -205,15 +219,35 @@ impl StoreDir {
         })
     }
 
-    /// A fingerprint of every file of a facility: relative name, size and mtime.
+    /// A fingerprint of every file of a facility: relative name, size and mtime (what the
+    /// store generation hashes, so the same data gives the same token after a restart).
     pub fn facility_fingerprint(&self, fid: &str) -> String {
+        self.fingerprint_of(fid, false)
+    }
+
+    /// The key of what is remembered about a facility: its fingerprint plus each file's
+    /// status-change time, which no user-space tool can set back. A part rewritten to the same
+    /// size with its modification time restored still invalidates the memo (and so is read,
+    /// and found damaged, again).
+    fn memo_key(&self, fid: &str) -> String {
+        self.fingerprint_of(fid, true)
+    }
+
+    fn fingerprint_of(&self, fid: &str, with_ctime: bool) -> String {
+        use std::os::unix::fs::MetadataExt;
         let mut lines = Vec::new();
         let mut files = Vec::new();
         let _ = collect_files(&self.facility_dir(fid), &mut files);
         files.sort();
         for f in files {
             let rel = f.strip_prefix(&self.root).unwrap_or(&f).to_string_lossy().into_owned();
-            lines.push(stat_line(&rel, &f));
+            let mut line = stat_line(&rel, &f);
+            if with_ctime {
+                if let Ok(m) = std::fs::symlink_metadata(&f) {
+                    line.push_str(&format!("|{}.{}", m.ctime(), m.ctime_nsec()));
+                }
+            }
+            lines.push(line);
         }
         sha256_hex(lines.join("\n").as_bytes())
     }
@@ -241,14 +275,16 @@ impl StoreDir {
         self.root.join(format!("{FACILITY_PREFIX}{fid}"))
     }
 
-    /// Every facility with a partition directory, sorted.
+    /// Every facility with a partition entry, sorted. An entry that is not a directory (a
+    /// file, a symbolic link) is listed too: its reads then fail as damage rather than the
+    /// facility reading as one with no stored data.
     pub fn facility_ids(&self) -> Result<Vec<String>, StoreError> {
         let rd = std::fs::read_dir(&self.root).map_err(|e| StoreError::io(None, "the store cannot be listed", &e))?;
         let mut out = Vec::new();
         for entry in rd.flatten() {
             let name = entry.file_name().to_string_lossy().into_owned();
             if let Some(fid) = name.strip_prefix(FACILITY_PREFIX) {
-                if entry.path().is_dir() && !fid.is_empty() {
+                if valid_facility_id(fid) {
                     out.push(fid.to_string());
                 }
             }
@@ -257,9 +293,9 @@ impl StoreDir {
         Ok(out)
     }
 
-    /// Whether `fid` has a partition directory.
+    /// Whether `fid` has a partition entry (whatever it is: see [`StoreDir::facility_ids`]).
     pub fn has_facility(&self, fid: &str) -> bool {
-        valid_facility_id(fid) && self.facility_dir(fid).is_dir()
+        valid_facility_id(fid) && std::fs::symlink_metadata(self.facility_dir(fid)).is_ok()
     }
 
     /// The facility registry, re-read only when the file's size or modification time changes.
@@ -277,7 +313,7 @@ impl StoreDir {
 
     fn registry_uncached(&self) -> RegistryView {
         let path = self.root.join(REGISTRY_FILE);
-        let text = match std::fs::read_to_string(&path) {
+        let text = match files::read_string(&path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return RegistryView::default(),
             Err(_) => return RegistryView { damaged: true, present: true, ..Default::default() },
@@ -297,11 +333,32 @@ impl StoreDir {
     /// layouts).
     pub fn parts(&self, fid: &str) -> Result<Vec<PathBuf>, StoreError> {
         let dir = self.facility_dir(fid);
+        let listing = |e: &std::io::Error| StoreError::io(Some(fid), "the facility's files cannot be listed", e);
+        let ft = std::fs::symlink_metadata(&dir).map_err(|e| listing(&e))?.file_type();
+        if ft.is_symlink() {
+            return Err(listing(&files::damaged(files::SYMLINK)));
+        }
         let mut out = Vec::new();
-        collect_parts(&dir, 0, &mut out)
-            .map_err(|e| StoreError::io(Some(fid), "the facility's files cannot be listed", &e))?;
+        collect_parts(&dir, 0, &mut out).map_err(|e| listing(&e))?;
         out.sort_by_key(|p| part_order(p));
         Ok(out)
+    }
+
+    /// Read every part's footer and check its columns, once per fingerprint. An answer taken
+    /// from an index or the catalog rather than from the parts themselves is given only
+    /// while the parts it describes are readable Parquet of the store's schema: a part
+    /// replaced by garbage of the same size, or one the serving user cannot read, makes the
+    /// call `unavailable` rather than answered from a description of data that is not there.
+    pub fn verify_parts(&self, fid: &str) -> Result<(), StoreError> {
+        let fp = self.memo_key(fid);
+        if self.memo_get(fid, &fp, |m| m.verified.then_some(())).is_some() {
+            return Ok(());
+        }
+        for part in self.parts(fid)? {
+            open_part(fid, &part)?;
+        }
+        self.memo_put(fid, &fp, |m| m.verified = true);
+        Ok(())
     }
 
     /// The stored points of a facility, sorted by equipment, class and role: from the point
@@ -310,11 +367,12 @@ impl StoreDir {
         if !self.has_facility(fid) {
             return Ok(Arc::new(Vec::new()));
         }
-        let fp = self.facility_fingerprint(fid);
+        let fp = self.memo_key(fid);
         if let Some(p) = self.memo_get(fid, &fp, |m| m.points.clone()) {
             return Ok(p);
         }
         if let Some(rows) = self.catalog_points(fid) {
+            self.verify_parts(fid)?;
             let rows = Arc::new(rows);
             self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
             return Ok(rows);
@@ -378,9 +436,9 @@ impl StoreDir {
 
     /// The catalog's rows for `fid` when `_catalog.json` matches `_catalog.gen`.
     fn catalog_points(&self, fid: &str) -> Option<Vec<PointRow>> {
-        let text = std::fs::read_to_string(self.root.join(CATALOG_FILE)).ok()?;
+        let text = files::read_string(&self.root.join(CATALOG_FILE)).ok()?;
         let cat: Value = serde_json::from_str(&text).ok()?;
-        let gen = std::fs::read_to_string(self.root.join(CATALOG_GEN_FILE)).ok();
+        let gen = files::read_string(&self.root.join(CATALOG_GEN_FILE)).ok();
         let cat_gen = cat.get("gen").and_then(Value::as_str).map(str::to_string);
         if gen.map(|g| g.trim().to_string()) != cat_gen {
             return None;
@@ -410,7 +468,7 @@ impl StoreDir {
         if !self.has_facility(fid) {
             return Ok(None);
         }
-        let fp = self.facility_fingerprint(fid);
+        let fp = self.memo_key(fid);
         if let Some(s) = self.memo_get(fid, &fp, |m| m.span) {
             return Ok(s);
         }
@@ -422,10 +480,9 @@ impl StoreDir {
     fn span_uncached(&self, fid: &str) -> Result<Option<(i64, i64)>, StoreError> {
         let mut span: Option<(i64, i64)> = None;
         for part in self.parts(fid)? {
-            let file = File::open(&part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
-            let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-                .map_err(|_| StoreError::damaged(fid, "a part file is damaged (not readable Parquet)"))?;
-            let meta = builder.metadata().clone();
+            let (_, meta) = open_part(fid, &part)?;
+            let unit = ts_unit_scale(meta.schema().field_with_name("ts").map(|f| f.data_type().clone()).ok());
+            let meta = meta.metadata().clone();
             let schema = meta.file_metadata().schema_descr();
             let Some(ts_idx) = (0..schema.num_columns()).find(|&i| schema.column(i).name() == "ts") else {
                 return Err(StoreError::damaged(fid, "a part file has no ts column"));
@@ -437,9 +494,11 @@ impl StoreDir {
                 }
                 match rg.column(ts_idx).statistics() {
                     Some(Statistics::Int64(s)) if s.min_opt().is_some() && s.max_opt().is_some() => {
-                        let unit = ts_unit_scale(builder.schema().field_with_name("ts").map(|f| f.data_type().clone()).ok());
                         // saturating: a damaged file's statistics must not overflow
                         let (lo, hi) = (s.min_opt().map_or(0, |v| v.saturating_mul(unit)), s.max_opt().map_or(0, |v| v.saturating_mul(unit)));
+                        if !camber_common::time::storable(lo) || !camber_common::time::storable(hi) {
+                            return Err(out_of_range(fid));
+                        }
                         span = Some(match span {
                             None => (lo, hi),
                             Some((a, b)) => (a.min(lo), b.max(hi)),
@@ -449,7 +508,7 @@ impl StoreDir {
                 }
             }
             if !from_stats {
-                for b in read_columns(fid, &part, &["ts"])? {
+                for b in read_part_dict(fid, &part, &["ts"], None, None)? {
                     let ts = ts_column(fid, &b)?;
                     for v in ts.iter().flatten() {
                         span = Some(match span {
@@ -491,12 +550,16 @@ impl StoreDir {
         if !self.has_facility(fid) {
             return Ok(Arc::new(Vec::new()));
         }
-        let fp = self.facility_fingerprint(fid);
+        let fp = self.memo_key(fid);
         if let Some(t) = self.memo_get(fid, &fp, |m| m.times.clone()) {
             return Ok(t);
         }
         let t: Arc<Vec<(PointKey, Vec<TimeRun>)>> = match self.read_times_index(fid) {
-            Some(t) => Arc::new(t),
+            Some(t) => {
+                // the index describes the parts; it is served only while they are there to back it
+                self.verify_parts(fid)?;
+                Arc::new(t)
+            }
             None => Arc::new(self.times_uncached(fid)?.into_iter().map(|(k, ts)| (k, runs(&ts))).collect()),
         };
         let mut points: Vec<PointRow> = t
@@ -518,9 +581,12 @@ impl StoreDir {
     /// exactly the facility's part files (names and sizes).
     fn read_times_index(&self, fid: &str) -> Option<Vec<(PointKey, Vec<TimeRun>)>> {
         let dir = self.facility_dir(fid);
-        let text = std::fs::read_to_string(dir.join(TIMES_INDEX)).ok()?;
+        let mut file = files::open_regular(&dir.join(TIMES_INDEX)).ok()?;
+        let index_mtime = file.metadata().and_then(|m| m.modified()).ok()?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut file, &mut text).ok()?;
         let v: Value = serde_json::from_str(&text).ok()?;
-        if v.get("parts")? != &parts_signature(&dir) {
+        if v.get("parts")? != &parts_signature(&dir) || !parts_older_than(&dir, index_mtime) {
             return None;
         }
         let mut out = Vec::new();
@@ -533,7 +599,15 @@ impl StoreDir {
             let mut rs = Vec::new();
             for r in p.get("runs")?.as_array()? {
                 let r = r.as_array()?;
-                rs.push(TimeRun { start: r.first()?.as_i64()?, step: r.get(1)?.as_i64()?, count: r.get(2)?.as_u64()? as u32 });
+                let run = TimeRun { start: r.first()?.as_i64()?, step: r.get(1)?.as_i64()?, count: u32::try_from(r.get(2)?.as_u64()?).ok()? };
+                // a run the writer cannot have written (out of the stored range, a zero or
+                // negative step, a count past it) means the index is not to be trusted
+                let last = run.step.checked_mul(run.count as i64 - 1).and_then(|d| d.checked_add(run.start))?;
+                let stepped = if run.count > 1 { run.step > 0 } else { run.step == 0 };
+                if run.count == 0 || !stepped || !camber_common::time::storable(run.start) || !camber_common::time::storable(last) {
+                    return None;
+                }
+                rs.push(run);
             }
             out.push((key, rs));
         }
@@ -865,6 +939,12 @@ pub fn valid_facility_id(fid: &str) -> bool {
         && fid.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
+/// The part files under a facility directory (`depth` 0), a year (1) or a month (2). Names
+/// starting with `_` or `.` are the store's own or scratch and are skipped, and so are other
+/// files. Anything else that the layout gives a meaning is what it must be, or the listing
+/// fails, so damage is never read as "no data here": a partition directory (`year=`,
+/// `month=`) that is a file or a symbolic link, and a `.parquet` that is a directory, a
+/// FIFO, a device or a symbolic link (the store never follows one, in or out of the store).
 pub(crate) fn collect_parts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
@@ -873,7 +953,19 @@ pub(crate) fn collect_parts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) ->
             continue;
         }
         let ft = entry.file_type()?;
-        if ft.is_dir() && depth < 2 && (name.starts_with("year=") || name.starts_with("month=")) {
+        let partition = depth < 2 && (name.starts_with("year=") || name.starts_with("month="));
+        if partition || name.ends_with(".parquet") {
+            if ft.is_symlink() {
+                return Err(files::damaged(files::SYMLINK));
+            }
+            if partition && !ft.is_dir() {
+                return Err(files::damaged("a partition directory is not a directory"));
+            }
+            if !partition && !ft.is_file() {
+                return Err(files::damaged("a part file is not a regular file"));
+            }
+        }
+        if partition {
             collect_parts(&entry.path(), depth + 1, out)?;
         } else if ft.is_file() && name.ends_with(".parquet") {
             out.push(entry.path());
@@ -894,22 +986,48 @@ fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Read some columns of one part file.
-fn read_columns(fid: &str, part: &Path, cols: &[&str]) -> Result<Vec<RecordBatch>, StoreError> {
-    let file = File::open(part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+/// A part file opened and its footer read, with the columns checked against the store's
+/// schema: `ts` a timestamp; `equip`, `role` (and `equip_class` when present) strings;
+/// `value` a number. A part with the right names and the wrong types is damage: read as it
+/// is, its rows would cast to nulls and vanish from every answer with no word.
+fn open_part(fid: &str, part: &Path) -> Result<(File, parquet::arrow::arrow_reader::ArrowReaderMetadata), StoreError> {
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+    let file = files::open_regular(part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
         .map_err(|_| StoreError::damaged(fid, "a part file is damaged (not readable Parquet)"))?;
-    let mask = ProjectionMask::columns(builder.parquet_schema(), cols.iter().copied());
-    let reader = builder
-        .with_projection(mask)
-        .with_batch_size(64 * 1024)
-        .build()
-        .map_err(|_| StoreError::damaged(fid, "a part file is damaged (not readable Parquet)"))?;
-    let mut out = Vec::new();
-    for b in reader {
-        out.push(b.map_err(|_| StoreError::damaged(fid, "a part file is damaged (its data cannot be decoded)"))?);
+    let is_text = |t: &DataType| match t {
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
+        DataType::Dictionary(_, v) => matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View),
+        _ => false,
+    };
+    let schema = meta.schema();
+    let field = |name: &str| schema.field_with_name(name).ok().map(|f| f.data_type().clone());
+    let wrong = |what: &str| Err(StoreError::damaged(fid, &format!("a part file's {what}")));
+    match field("ts") {
+        None => return wrong("ts column is missing"),
+        Some(DataType::Timestamp(..)) => {}
+        Some(_) => return wrong("ts column is not a timestamp"),
     }
-    Ok(out)
+    for name in ["equip", "role", "equip_class"] {
+        match field(name) {
+            None if name == "equip_class" => {}
+            None => return wrong(&format!("{name} column is missing")),
+            Some(t) if is_text(&t) => {}
+            Some(_) => return wrong(&format!("{name} column is not text")),
+        }
+    }
+    match field("value") {
+        None => return wrong("value column is missing"),
+        Some(t) if t.is_numeric() => {}
+        Some(_) => return wrong("value column is not numeric"),
+    }
+    Ok((file, meta))
+}
+
+/// The error of a stored time outside what a store holds (see
+/// [`camber_common::time::storable`]).
+fn out_of_range(fid: &str) -> StoreError {
+    StoreError::damaged(fid, "a part file is damaged (it holds a time outside the years 1700 to 2199)")
 }
 
 /// A column as UTF-8 strings, whatever string or dictionary type the writer used.
@@ -924,8 +1042,8 @@ fn string_column(fid: &str, b: &RecordBatch, name: &str) -> Result<ArrayRef, Sto
 }
 
 /// The `ts` column as nanoseconds (any timestamp unit, with or without a zone); no copy when
-/// it is stored in nanoseconds already.
-fn ts_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<Int64Type>, StoreError> {
+/// it is stored in nanoseconds already. A cast from a coarser unit that would overflow fails.
+fn ts_column_raw(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<Int64Type>, StoreError> {
     let col = b.column_by_name("ts").ok_or_else(|| StoreError::damaged(fid, "a part file has no ts column"))?;
     if let DataType::Timestamp(TimeUnit::Nanosecond, _) = col.data_type() {
         let data = col.to_data().into_builder().data_type(DataType::Int64).build();
@@ -936,7 +1054,27 @@ fn ts_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<I
     let ns = arrow_cast::cast(col, &DataType::Timestamp(TimeUnit::Nanosecond, None))
         .and_then(|c| arrow_cast::cast(&c, &DataType::Int64))
         .map_err(|_| StoreError::damaged(fid, "a part file's ts column is not a timestamp"))?;
+    // a safe cast turns a time nanoseconds cannot hold into a null: that is damage, not a gap
+    if ns.null_count() > col.null_count() {
+        return Err(out_of_range(fid));
+    }
     Ok(ns.as_primitive::<Int64Type>().clone())
+}
+
+/// The `ts` column as nanoseconds, every (non-null) time in the stored range: a time outside
+/// it is damage, and refusing it here keeps every later grid and window computation from
+/// overflowing.
+fn ts_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<Int64Type>, StoreError> {
+    let ts = ts_column_raw(fid, b)?;
+    let in_range = if ts.null_count() == 0 {
+        ts.values().iter().all(|&t| camber_common::time::storable(t))
+    } else {
+        ts.iter().flatten().all(camber_common::time::storable)
+    };
+    if !in_range {
+        return Err(out_of_range(fid));
+    }
+    Ok(ts)
 }
 
 /// Nanoseconds per unit of a stored timestamp type (statistics are in the stored unit).
@@ -960,6 +1098,10 @@ pub struct GridFrame {
 /// Whether a part file's month (or year, in the old layout) can hold samples in `[start, end]`.
 fn part_overlaps(part: &Path, start: Option<i64>, end: Option<i64>) -> bool {
     let Some((y, m)) = part_year_month(part) else { return true };
+    // a directory name no writer gives: let the rows' own times decide
+    if !(1000..=3000).contains(&y) {
+        return true;
+    }
     let from = camber_common::time::days_from_civil(y, m.unwrap_or(1), 1) * 86_400_000_000_000;
     let (ny, nm) = match m {
         Some(12) | None => (y + 1, 1),
@@ -1085,9 +1227,8 @@ fn read_part_filtered(fid: &str, part: &Path, start: Option<i64>, end: Option<i6
 /// whose time statistics fall outside the window.
 fn read_part_dict(fid: &str, part: &Path, cols: &[&str], start: Option<i64>, end: Option<i64>) -> Result<Vec<RecordBatch>, StoreError> {
     use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-    let file = File::open(part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
+    let (file, meta) = open_part(fid, part)?;
     let damaged = || StoreError::damaged(fid, "a part file is damaged (not readable Parquet)");
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|_| damaged())?;
     let hinted: Vec<arrow_schema::Field> = meta
         .schema()
         .fields()
@@ -1114,7 +1255,9 @@ fn read_part_dict(fid: &str, part: &Path, cols: &[&str], start: Option<i64>, end
             let Some(ti) = ts_idx else { return true };
             match pq.row_group(g).column(ti).statistics() {
                 Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
-                    (Some(lo), Some(hi)) => !(start.is_some_and(|st| hi * scale < st) || end.is_some_and(|en| lo * scale > en)),
+                    (Some(lo), Some(hi)) => {
+                        !(start.is_some_and(|st| hi.saturating_mul(scale) < st) || end.is_some_and(|en| lo.saturating_mul(scale) > en))
+                    }
                     _ => true,
                 },
                 _ => true,
@@ -1166,7 +1309,7 @@ pub(crate) fn read_part_rows(fid: &str, part: &Path, rows: &mut LongRows) -> Res
 
 /// Rows in a part, from its footer.
 pub(crate) fn part_rows(part: &Path) -> Option<usize> {
-    let file = File::open(part).ok()?;
+    let file = files::open_regular(part).ok()?;
     let b = ParquetRecordBatchReaderBuilder::try_new(file).ok()?;
     Some(b.metadata().file_metadata().num_rows() as usize)
 }

@@ -9,6 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -55,7 +56,10 @@ pub struct WriteOutcome {
 /// An open, locked store.
 pub struct Writer {
     root: PathBuf,
-    _lock: File,
+    lock: File,
+    /// What `_lock` held before this writer, while it has changed nothing: a write refused
+    /// after the lock was taken puts it back, so the store is byte for byte as it was.
+    lock_before: Option<Vec<u8>>,
     /// What the repair on opening did, one line each.
     pub repaired: Vec<String>,
 }
@@ -134,6 +138,15 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     Ok(())
 }
 
+impl Drop for Writer {
+    fn drop(&mut self) {
+        if let Some(before) = self.lock_before.take() {
+            let _ = self.lock.set_len(0);
+            let _ = self.lock.write_all_at(&before, 0);
+        }
+    }
+}
+
 impl Writer {
     /// Open (creating it if needed) and lock the store at `root`, waiting up to `timeout` for
     /// another writer, then repair what an interrupted writer left.
@@ -173,13 +186,25 @@ impl Writer {
                 Err(std::fs::TryLockError::Error(e)) => return Err(io("cannot lock the store", e)),
             }
         }
+        // who holds the lock, for another writer's "locked by" message; what it said before
+        // is put back if this writer ends up changing nothing
+        let mut before = Vec::new();
+        let _ = lock.read_to_end(&mut before);
         let holder = json!({"host": hostname(), "pid": std::process::id(), "since": utc_now()});
         let _ = lock.set_len(0);
-        let _ = lock.write_all(format!("\n{holder}\n").as_bytes());
+        let _ = lock.write_all_at(format!("\n{holder}\n").as_bytes(), 0);
         let _ = lock.sync_all();
-        let mut w = Writer { root: root.to_path_buf(), _lock: lock, repaired: Vec::new() };
+        let mut w = Writer { root: root.to_path_buf(), lock, lock_before: Some(before), repaired: Vec::new() };
         w.repair();
+        if !w.repaired.is_empty() {
+            w.changing();
+        }
         Ok(w)
+    }
+
+    /// This writer is about to change the store: its holder text stays in `_lock`.
+    fn changing(&mut self) {
+        self.lock_before = None;
     }
 
     /// The store root.
@@ -232,7 +257,7 @@ impl Writer {
                     let _ = std::fs::remove_file(e.path());
                     continue;
                 }
-                if let Ok(text) = std::fs::read_to_string(e.path()) {
+                if let Ok(text) = super::files::read_string(&e.path()) {
                     let mark: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
                     if mark.get("state").and_then(Value::as_str) != Some("done") && !fence::writer_alive(&mark) {
                         let _ = fence::write(&root, &fid, false, &random_hex());
@@ -341,6 +366,7 @@ impl Writer {
                 "facility '{fid}' already has data; pass --replace to replace it or --append to add to it"
             ));
         }
+        self.changing();
         let stage_root = self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
         let staged = stage_root.join(format!("{FACILITY_PREFIX}{fid}"));
         std::fs::create_dir_all(&staged).map_err(|e| io("cannot create the staging directory", e))?;
@@ -480,8 +506,8 @@ impl Writer {
 
     /// The point catalog when it matches its generation.
     fn current_catalog(&self) -> Option<Value> {
-        let gen = std::fs::read_to_string(self.root.join(CATALOG_GEN_FILE)).ok().map(|g| g.trim().to_string());
-        std::fs::read_to_string(self.root.join(CATALOG_FILE))
+        let gen = super::files::read_string(&self.root.join(CATALOG_GEN_FILE)).ok().map(|g| g.trim().to_string());
+        super::files::read_string(&self.root.join(CATALOG_FILE))
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
             .filter(|c| c.get("gen").and_then(Value::as_str).map(str::to_string) == gen)
@@ -560,7 +586,7 @@ impl Writer {
 }
 
 fn read_json_object(path: &Path, what: &str) -> Result<BTreeMap<String, Value>, String> {
-    match std::fs::read_to_string(path) {
+    match super::files::read_string(path) {
         Ok(t) => match serde_json::from_str::<Value>(&t) {
             Ok(Value::Object(m)) => Ok(m.into_iter().collect()),
             _ => Err(format!("{what} is damaged (not a JSON object); repair or restore it before writing")),

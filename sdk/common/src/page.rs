@@ -20,6 +20,19 @@ pub struct PageNotice {
     pub order: String,
 }
 
+/// A whole-number argument such as `offset` or `limit` as a `usize`, `default` when absent.
+/// It saturates: in a 32-bit guest `n as usize` turns 4294967296 into 0 and serves the first
+/// page, where any offset past the list must give an empty page with its banner.
+pub fn count_arg(args: &serde_json::Value, key: &str, default: usize) -> usize {
+    let Some(v) = args.get(key) else { return default };
+    match (v.as_u64(), v.as_f64()) {
+        (Some(n), _) => usize::try_from(n).unwrap_or(usize::MAX),
+        // `as` saturates: 1e16 and 2^64 are past every list
+        (None, Some(f)) if f >= 0.0 => f as usize,
+        _ => default,
+    }
+}
+
 /// Cut `rows` to the page `[offset, offset + limit)`. Returns the page and, when the page is
 /// not the whole list, the notice to hand back in the output.
 pub fn page<T>(
@@ -80,6 +93,21 @@ impl PageNotice {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn count_arguments_saturate() {
+        let a = serde_json::json!({"o": 4294967296u64, "big": 1e16, "huge": 18446744073709551616.0, "n": 7, "neg": -1});
+        assert_eq!(count_arg(&a, "o", 0), usize::try_from(4294967296u64).unwrap_or(usize::MAX));
+        assert!(count_arg(&a, "o", 0) > u32::MAX as usize - 1);
+        assert!(count_arg(&a, "big", 0) > u32::MAX as usize - 1);
+        assert!(count_arg(&a, "huge", 0) > u32::MAX as usize - 1);
+        assert_eq!(count_arg(&a, "n", 0), 7);
+        assert_eq!(count_arg(&a, "missing", 25), 25);
+        assert_eq!(count_arg(&a, "neg", 3), 3);
+        let (rows, notice) = page(vec![1, 2, 3], "rows", count_arg(&a, "huge", 0), 10, "");
+        assert!(rows.is_empty());
+        assert!(notice.unwrap().banner().contains("is empty on this page"));
+    }
 
     #[test]
     fn a_whole_list_has_no_notice() {

@@ -3,7 +3,7 @@
 //! guest can use them.
 
 /// Days since 1970-01-01 of a proleptic Gregorian date.
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub const fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = if y >= 0 { y } else { y - 399 } / 400;
     let yoe = y - era * 400;
@@ -28,6 +28,19 @@ pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
 }
 
 const NS_PER_S: i64 = 1_000_000_000;
+const NS_PER_DAY: i64 = 86_400 * NS_PER_S;
+
+/// The earliest time a store holds: 1700-01-01T00:00. Nanoseconds in an `i64` reach only
+/// 1677-09-21 to 2262-04-11; keeping decades away from both ends means no grid, window or
+/// span arithmetic on a stored time can overflow, and a time outside is damage, not data.
+pub const STORED_MIN_NS: i64 = days_from_civil(1700, 1, 1) * NS_PER_DAY;
+/// The first time past what a store holds: 2200-01-01T00:00 (see [`STORED_MIN_NS`]).
+pub const STORED_END_NS: i64 = days_from_civil(2200, 1, 1) * NS_PER_DAY;
+
+/// Whether a store may hold a sample at `ns` (from 1700 up to, not including, 2200).
+pub const fn storable(ns: i64) -> bool {
+    ns >= STORED_MIN_NS && ns < STORED_END_NS
+}
 
 /// `2024-03-01T00:00:00` (fractional seconds only when there are any).
 pub fn iso_from_ns(ns: i64) -> String {
@@ -60,7 +73,11 @@ pub fn ns_from_iso(s: &str) -> Option<i64> {
     if dp.next().is_some() || !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
         return None;
     }
-    let mut ns = days_from_civil(y, m, d) * 86_400 * NS_PER_S;
+    // years far outside what nanoseconds in an i64 can count are refused, not wrapped
+    if !(1000..=9999).contains(&y) {
+        return None;
+    }
+    let mut ns = days_from_civil(y, m, d).checked_mul(NS_PER_DAY)?;
     if let Some(t) = time {
         let (hms, frac) = match t.split_once('.') {
             Some((a, b)) => (a, Some(b)),
@@ -76,13 +93,13 @@ pub fn ns_from_iso(s: &str) -> Option<i64> {
         if tp.next().is_some() || hh > 23 || mm > 59 || ss > 59 {
             return None;
         }
-        ns += (hh * 3600 + mm * 60 + ss) * NS_PER_S;
+        ns = ns.checked_add((hh * 3600 + mm * 60 + ss) * NS_PER_S)?;
         if let Some(f) = frac {
             if f.is_empty() || f.len() > 9 || !f.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
             let padded = format!("{f:0<9}");
-            ns += padded.parse::<i64>().ok()?;
+            ns = ns.checked_add(padded.parse::<i64>().ok()?)?;
         }
     }
     Some(ns)
@@ -108,6 +125,19 @@ mod tests {
         }
         assert_eq!(ns_from_iso("2024-03-01"), ns_from_iso("2024-03-01T00:00"));
         assert_eq!(ns_from_iso("1970-01-02").unwrap(), 86_400 * NS_PER_S);
+    }
+
+    #[test]
+    fn the_stored_range_and_times_past_nanoseconds() {
+        assert_eq!(iso_from_ns(STORED_MIN_NS), "1700-01-01T00:00:00");
+        assert_eq!(iso_from_ns(STORED_END_NS), "2200-01-01T00:00:00");
+        assert!(storable(STORED_MIN_NS) && !storable(STORED_MIN_NS - 1));
+        assert!(storable(STORED_END_NS - 1) && !storable(STORED_END_NS));
+        assert!(!storable(i64::MIN) && !storable(i64::MAX));
+        // past 2262 nanoseconds overflow: no wrapped answer
+        assert_eq!(ns_from_iso("9999-12-31T23:59"), None);
+        assert_eq!(ns_from_iso("2262-04-12"), None);
+        assert!(ns_from_iso("2262-04-11").is_some());
     }
 
     #[test]

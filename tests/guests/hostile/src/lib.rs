@@ -103,7 +103,7 @@ impl camber_sdk::bindings::Guest for Hostile {
                 let rows: Vec<Value> = (0..n).map(|i| json!({"i": i, "fact": "F1@echo"})).collect();
                 let long = "x".repeat(args.get("ms").and_then(Value::as_u64).unwrap_or(0) as usize);
                 ok(
-                    json!({"rows": rows, "text": text, "long": long, "ref": "F1@echo"}),
+                    json!({"rows": rows, "text": text, "long": long, "fact_id": "F1@echo", "equip": "F1@echo"}),
                     &format!("{text} [F1@echo] [F9@nowhere]"),
                     json!([{"id": "F1@echo", "kind": "echo", "value": n, "text": format!("echo\nof {n}")}]),
                 )

@@ -128,7 +128,7 @@ mod tests {
         assert_eq!(e.kind(), io::ErrorKind::InvalidData);
         assert!(e.to_string().starts_with("line 3 is longer than"), "{e}");
         // no newline at all: refused once past the bound, not read to the end
-        let endless = std::iter::repeat(b'x').take(1 << 20).collect::<Vec<u8>>();
+        let endless = std::iter::repeat_n(b'x', 1 << 20).collect::<Vec<u8>>();
         let e = CsvBytes::with_max_line(&endless[..], 1000).read_to_end(&mut v).unwrap_err();
         assert!(e.to_string().starts_with("line 1 is longer"), "{e}");
     }

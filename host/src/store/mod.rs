@@ -101,7 +101,7 @@ struct Memo {
     fingerprint: String,
     points: Option<Arc<Vec<PointRow>>>,
     span: Option<Option<(i64, i64)>>,
-    times: Option<Arc<Vec<(PointKey, Vec<TimeRun>)>>>,
+    times: Option<Arc<PointTimes>>,
     /// Every part's footer was read and its schema checked (see [`StoreDir::verify_parts`]).
     verified: bool,
 }
@@ -113,6 +113,9 @@ pub struct TimeRun {
     pub step: i64,
     pub count: u32,
 }
+
+/// Every point of a facility with its sample times as runs.
+type PointTimes = Vec<(PointKey, Vec<TimeRun>)>;
 
 /// The file in a facility's directory that records each point's sample times as runs
 /// (`_`-prefixed: readers of the layout skip it).
@@ -546,7 +549,7 @@ impl StoreDir {
 
     /// Every point's runs, remembered under the facility's fingerprint (one scan computes
     /// them, and the point list with them).
-    fn times(&self, fid: &str) -> Result<Arc<Vec<(PointKey, Vec<TimeRun>)>>, StoreError> {
+    fn times(&self, fid: &str) -> Result<Arc<PointTimes>, StoreError> {
         if !self.has_facility(fid) {
             return Ok(Arc::new(Vec::new()));
         }
@@ -554,7 +557,7 @@ impl StoreDir {
         if let Some(t) = self.memo_get(fid, &fp, |m| m.times.clone()) {
             return Ok(t);
         }
-        let t: Arc<Vec<(PointKey, Vec<TimeRun>)>> = match self.read_times_index(fid) {
+        let t: Arc<PointTimes> = match self.read_times_index(fid) {
             Some(t) => {
                 // the index describes the parts; it is served only while they are there to back it
                 self.verify_parts(fid)?;

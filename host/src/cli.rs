@@ -143,6 +143,13 @@ struct HttpArgs {
     /// Calls that may run at once (default: one per core)
     #[arg(long)]
     workers: Option<usize>,
+    /// An MCP session idle this many seconds ends; its id then gets 404 and the client
+    /// initializes again (0: as soon as it is idle)
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::serve::http::DEFAULT_SESSION_IDLE.as_secs())]
+    session_idle: u64,
+    /// MCP sessions one token may hold; one more ends its least recently used idle session
+    #[arg(long, value_name = "N", default_value_t = crate::serve::http::DEFAULT_SESSIONS_PER_CALLER, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_sessions: usize,
 }
 
 #[derive(Subcommand)]
@@ -443,7 +450,11 @@ fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: b
             crate::serve::stdio::serve(svc, workers).map_err(|e| format!("stdio failed: {e}"))?;
         }
         Some(addr) => {
-            let opts = crate::serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers };
+            let sessions = crate::serve::http::SessionLimits {
+                idle: std::time::Duration::from_secs(http.session_idle),
+                per_caller: http.max_sessions,
+            };
+            let opts = crate::serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers, sessions };
             crate::serve::http::serve(svc, opts)?;
         }
     }

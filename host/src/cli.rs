@@ -13,6 +13,11 @@ use crate::registry::{component_files, CallContext, Registry};
 use crate::runtime::{Runtime, RuntimeConfig};
 use crate::store::StoreDir;
 
+/// `println!` for the command's output, without its panic: see `write_out`.
+macro_rules! out {
+    ($($arg:tt)*) => { write_out(format_args!($($arg)*)) };
+}
+
 #[derive(Parser)]
 #[command(name = "camber", version, about = "Read-only building analytics for AI assistants: capabilities as sandboxed WebAssembly components")]
 struct Cli {
@@ -138,6 +143,13 @@ struct HttpArgs {
     /// Calls that may run at once (default: one per core)
     #[arg(long)]
     workers: Option<usize>,
+    /// An MCP session idle this many seconds ends; its id then gets 404 and the client
+    /// initializes again (0: as soon as it is idle)
+    #[arg(long, value_name = "SECONDS", default_value_t = crate::serve::http::DEFAULT_SESSION_IDLE.as_secs())]
+    session_idle: u64,
+    /// MCP sessions one token may hold; one more ends its least recently used idle session
+    #[arg(long, value_name = "N", default_value_t = crate::serve::http::DEFAULT_SESSIONS_PER_CALLER, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_sessions: usize,
 }
 
 #[derive(Subcommand)]
@@ -273,27 +285,78 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
     Ok(ctx)
 }
 
-fn print_json(v: &Value) {
-    println!("{}", serde_json::to_string_pretty(v).unwrap_or_default());
+/// Why a command stopped without its result.
+enum Failure {
+    /// A one-line message for stderr (exit status 2).
+    Message(String),
+    /// Whoever read stdout went away (`camber call ... | head`): end quietly.
+    StdoutClosed,
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Failure {
+        Failure::Message(m)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(m: &str) -> Failure {
+        Failure::Message(m.to_string())
+    }
+}
+
+/// The exit status when stdout closed early: the shell's for a command a SIGPIPE ended.
+pub const EXIT_STDOUT_CLOSED: i32 = 141;
+
+/// Write one line of the command's output; a closed or failing stdout ends the command
+/// (never a panic, as `println!` would).
+fn write_out(line: std::fmt::Arguments) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_fmt(line).and_then(|_| o.write_all(b"\n")).and_then(|_| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::StdoutClosed),
+        Err(e) => Err(Failure::Message(format!("cannot write the output ({})", e.kind()))),
+    }
+}
+
+fn print_json(v: &Value) -> Result<(), Failure> {
+    out!("{}", serde_json::to_string_pretty(v).unwrap_or_default())
 }
 
 fn error_json(e: &CapError) -> Value {
     json!({"error": e.to_json()})
 }
 
-/// Run the command line; returns the exit status.
+/// The exit status after a panic (a bug): the panic's one line is in the log.
+pub const EXIT_INTERNAL: i32 = 70;
+
+/// Run the command line; returns the exit status. Messages for stderr go through the log
+/// queue (a closed or unread stderr never blocks or fails a command), which is flushed
+/// before the status is returned; a panic is one logged line and [`EXIT_INTERNAL`], never a
+/// backtrace.
 pub fn main() -> i32 {
+    crate::serve::log::install_panic_hook();
     let cli = Cli::parse();
-    match run(cli) {
-        Ok(code) => code,
-        Err(msg) => {
-            eprintln!("camber: {}", camber_common::text::one_line(&msg));
+    let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
+        Ok(Ok(code)) => code,
+        Ok(Err(Failure::Message(msg))) => {
+            say(format!("camber: {}", camber_common::text::one_line(&msg)));
             2
         }
-    }
+        Ok(Err(Failure::StdoutClosed)) => EXIT_STDOUT_CLOSED,
+        Err(_) => EXIT_INTERNAL,
+    };
+    crate::serve::log::flush(std::time::Duration::from_secs(2));
+    code
 }
 
-fn run(cli: Cli) -> Result<i32, String> {
+/// One line for stderr (through the log queue).
+fn say(line: impl Into<String>) {
+    crate::serve::log::line(line);
+}
+
+fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
         Command::Capabilities { json } => {
             let reg = load_registry(&cli.capabilities)?;
@@ -315,13 +378,13 @@ fn run(cli: Cli) -> Result<i32, String> {
                                "arguments": p.arguments.iter().map(|(n, d, r)| json!({"name": n, "description": d, "required": r})).collect::<Vec<_>>()})
                     })
                     .collect();
-                print_json(&json!({"capabilities": caps, "prompts": prompts}));
+                print_json(&json!({"capabilities": caps, "prompts": prompts}))?;
             } else {
                 for c in reg.capabilities() {
-                    println!("{:<18} {:<14} {:<32} {}", c.name, c.cost, c.title, c.file);
+                    out!("{:<18} {:<14} {:<32} {}", c.name, c.cost, c.title, c.file)?;
                 }
                 for p in reg.prompts() {
-                    println!("{:<18} {:<14} {}", p.name, "prompt", p.title);
+                    out!("{:<18} {:<14} {}", p.name, "prompt", p.title)?;
                 }
             }
             Ok(0)
@@ -334,11 +397,11 @@ fn run(cli: Cli) -> Result<i32, String> {
             let reg = load_registry(&cli.capabilities)?;
             match reg.call(&name, &args, &ctx) {
                 Ok(r) => {
-                    print_json(&r.to_json());
+                    print_json(&r.to_json())?;
                     Ok(0)
                 }
                 Err(e) => {
-                    print_json(&error_json(&e));
+                    print_json(&error_json(&e))?;
                     Ok(1)
                 }
             }
@@ -354,18 +417,18 @@ fn run(cli: Cli) -> Result<i32, String> {
         }
         Command::Tokens { command: TokensCommand::Add { label, allow, file } } => {
             let token = crate::serve::auth::add(&file, &label, &allow)?;
-            println!("{token}");
-            eprintln!("camber: token for '{label}' added to {}; it is shown only this once", file.display());
+            out!("{token}")?;
+            say(format!("camber: token for '{label}' added to {}; it is shown only this once", file.display()));
             Ok(0)
         }
         Command::Datasets { command } => datasets(command),
     }
 }
 
-fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, String> {
+fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, Failure> {
     let ctx = context(&access)?;
     if ctx.store.is_none() {
-        eprintln!("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
+        say("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
     }
     let workers = http.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let tokens = http.tokens.as_deref().map(crate::serve::auth::Tokens::load).transpose()?;
@@ -375,19 +438,23 @@ fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: b
         return Err("name the address to listen on with --http ADDR".into());
     }
     let registry = load_registry(extra)?;
-    eprintln!(
+    say(format!(
         "camber: {} capabilities and {} prompts for {} facilities",
         registry.capabilities().count(),
         registry.prompts().count(),
         ctx.allowed.len()
-    );
+    ));
     let svc = std::sync::Arc::new(crate::serve::Service { registry, base: ctx });
     match http.http {
         None => {
             crate::serve::stdio::serve(svc, workers).map_err(|e| format!("stdio failed: {e}"))?;
         }
         Some(addr) => {
-            let opts = crate::serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers };
+            let sessions = crate::serve::http::SessionLimits {
+                idle: std::time::Duration::from_secs(http.session_idle),
+                per_caller: http.max_sessions,
+            };
+            let opts = crate::serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers, sessions };
             crate::serve::http::serve(svc, opts)?;
         }
     }
@@ -401,7 +468,7 @@ fn lock_timeout(s: f64) -> Result<std::time::Duration, String> {
     Ok(std::time::Duration::from_secs_f64(s))
 }
 
-fn ingest(a: IngestArgs) -> Result<i32, String> {
+fn ingest(a: IngestArgs) -> Result<i32, Failure> {
     let mut units = std::collections::BTreeMap::new();
     for u in &a.units {
         let (role, unit) = u.split_once('=').ok_or_else(|| format!("--unit takes ROLE=UNIT, got '{u}'"))?;
@@ -426,16 +493,16 @@ fn ingest(a: IngestArgs) -> Result<i32, String> {
     };
     let t0 = std::time::Instant::now();
     let report = crate::ingest::ingest(&a.store, &a.csv, &opts)?;
-    println!("{}", report.summary(&a.facility, &a.timezone));
-    eprintln!("took {:.2} s", t0.elapsed().as_secs_f64());
+    out!("{}", report.summary(&a.facility, &a.timezone))?;
+    say(format!("took {:.2} s", t0.elapsed().as_secs_f64()));
     Ok(0)
 }
 
-fn datasets(c: DatasetsCommand) -> Result<i32, String> {
+fn datasets(c: DatasetsCommand) -> Result<i32, Failure> {
     match c {
         DatasetsCommand::List => {
             for d in camber_synth::datasets() {
-                println!("{:<28} {:>3} d at {:>2} min  {}", d.id, d.days, d.step_minutes, d.title);
+                out!("{:<28} {:>3} d at {:>2} min  {}", d.id, d.days, d.step_minutes, d.title)?;
             }
             Ok(0)
         }
@@ -445,20 +512,20 @@ fn datasets(c: DatasetsCommand) -> Result<i32, String> {
                 let t0 = std::time::Instant::now();
                 let (fid, outcome, repaired) = crate::datasets::ingest(&store, &id, seed, replace, lt)?;
                 for r in repaired {
-                    println!("repaired: {r}");
+                    out!("repaired: {r}")?;
                 }
-                println!(
+                out!(
                     "{id}: ingested {} rows into {fid} in {:.2} s",
                     crate::policy::thousands(outcome.rows),
                     t0.elapsed().as_secs_f64()
-                );
+                )?;
             }
             Ok(0)
         }
     }
 }
 
-fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
+fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
     let ids: Vec<&str> = camber_synth::datasets().iter().map(|d| d.id).collect();
     let fids: Vec<String> = ids.iter().map(|d| crate::datasets::facility_id(d)).collect();
     let fresh = !store.exists() || std::fs::read_dir(store).map(|mut d| d.next().is_none()).unwrap_or(false);
@@ -467,16 +534,16 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
         fids.iter().all(|f| reg.entries.contains_key(f))
     });
     if !fresh && !is_demo {
-        return Err(format!("{} exists and is not a camber demo store; name another with --store", store.display()));
+        return Err(format!("{} exists and is not a camber demo store; name another with --store", store.display()).into());
     }
-    println!("camber demo: writing {} synthetic buildings to {}", ids.len(), store.display());
+    out!("camber demo: writing {} synthetic buildings to {}", ids.len(), store.display())?;
     for id in &ids {
         let t0 = std::time::Instant::now();
         let (fid, outcome, _) = crate::datasets::ingest(store, id, None, true, std::time::Duration::from_secs(30))?;
-        println!("  {fid}: {} rows in {:.2} s", crate::policy::thousands(outcome.rows), t0.elapsed().as_secs_f64());
+        out!("  {fid}: {} rows in {:.2} s", crate::policy::thousands(outcome.rows), t0.elapsed().as_secs_f64())?;
     }
     let reg = load_registry(extra)?;
-    println!("loaded {} capabilities and {} prompts\n", reg.capabilities().count(), reg.prompts().count());
+    out!("loaded {} capabilities and {} prompts\n", reg.capabilities().count(), reg.prompts().count())?;
     let mut ctx = CallContext::new(store, fids.iter().cloned());
     ctx.caller = "demo".into();
     let allow: String = fids.iter().map(|f| format!(" --allow {f}")).collect();
@@ -493,16 +560,16 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, String> {
         ("points", json!({"facility_id": "elsewhere"})),
     ];
     for (name, args) in calls {
-        println!("$ camber call {name} '{args}' --store {}{allow}", store.display());
+        out!("$ camber call {name} '{args}' --store {}{allow}", store.display())?;
         match reg.call(name, &args, &ctx) {
             Ok(r) => {
                 for b in &r.banners {
-                    println!("NOTICE: {b}");
+                    out!("NOTICE: {b}")?;
                 }
-                println!("{}", r.text);
-                println!("{}\n", serde_json::to_string(&r.data).unwrap_or_default());
+                out!("{}", r.text)?;
+                out!("{}\n", serde_json::to_string(&r.data).unwrap_or_default())?;
             }
-            Err(e) => println!("refused: {}: {}\n", e.code, e.message),
+            Err(e) => out!("refused: {}: {}\n", e.code, e.message)?,
         }
     }
     Ok(0)

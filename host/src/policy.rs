@@ -439,7 +439,37 @@ impl Redactor {
 
     /// Replace the known roots, then any other absolute path outside a quoted value.
     pub fn redact(&self, s: &str) -> String {
-        redact_pattern(&self.roots_only(s))
+        redact_pattern(&self.roots_only(s), &|_| false)
+    }
+
+    /// [`Redactor::redact`], and also the quoted paths the caller sent.
+    pub fn redact_echoes(&self, s: &str, sent: &Sent) -> String {
+        redact_pattern(&self.roots_only(s), &|run| sent.echoed(run))
+    }
+
+    /// A message made of a value the caller sent (an unknown tool or method name): the
+    /// known roots, then every absolute path, quoted or not.
+    pub fn redact_sent(&self, s: &str) -> String {
+        redact_pattern(&self.roots_only(s), &|_| true)
+    }
+
+    /// A JSON pointer into the caller's arguments: its segments are the caller's keys, so a
+    /// segment that holds a path (written `~1` for `/`) reads `<path>`.
+    pub fn redact_pointer(&self, ptr: &str) -> String {
+        if !ptr.contains('~') && self.roots_only(ptr) == ptr {
+            return ptr.to_string();
+        }
+        ptr.split('/')
+            .map(|seg| {
+                let key = seg.replace("~1", "/").replace("~0", "~");
+                if self.redact_sent(&key) == key {
+                    seg.to_string()
+                } else {
+                    "<path>".to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/")
     }
 
     /// Redact every string (and key) in an error's data: known roots only, since the data
@@ -452,6 +482,23 @@ impl Redactor {
                 let mut out = Map::new();
                 for (k, x) in m {
                     out.insert(self.roots_only(k), self.redact_data(x));
+                }
+                Value::Object(out)
+            }
+            other => other.clone(),
+        }
+    }
+
+    /// [`Redactor::redact_data`], and also the paths the caller sent (an error's data is
+    /// stored names, kept as they are, and the caller's values, redacted).
+    pub fn redact_data_echoes(&self, v: &Value, sent: &Sent) -> Value {
+        match v {
+            Value::String(s) => Value::String(redact_runs(&self.roots_only(s), &|run| sent.echoed(run), true)),
+            Value::Array(a) => Value::Array(a.iter().map(|x| self.redact_data_echoes(x, sent)).collect()),
+            Value::Object(m) => {
+                let mut out = Map::new();
+                for (k, x) in m {
+                    out.insert(redact_runs(&self.roots_only(k), &|run| sent.echoed(run), true), self.redact_data_echoes(x, sent));
                 }
                 Value::Object(out)
             }
@@ -503,23 +550,28 @@ fn path_run(s: &str) -> usize {
         .unwrap_or(s.len())
 }
 
-/// Replace absolute paths (`/x/y`, `~/x`, `C:\x`) outside double-quoted values.
-fn redact_pattern(s: &str) -> String {
+/// Replace absolute paths (`/x/y`, `~/x`, `C:\x`) outside double-quoted values, and inside
+/// them those for which `echoed` says yes (a value the caller sent).
+fn redact_pattern(s: &str, echoed: &dyn Fn(&str) -> bool) -> String {
+    redact_runs(s, echoed, false)
+}
+
+/// [`redact_pattern`]; with `name`, all of `s` is a name from the data, as if quoted.
+fn redact_runs(s: &str, echoed: &dyn Fn(&str) -> bool, name: bool) -> String {
     let mut out = String::with_capacity(s.len());
     let chars: Vec<(usize, char)> = s.char_indices().collect();
-    let mut in_quote = false;
+    let mut in_quote = name;
     let mut i = 0;
     while i < chars.len() {
         let (at, c) = chars[i];
-        if c == '"' {
+        if c == '"' && !name {
             in_quote = !in_quote;
             out.push(c);
             i += 1;
             continue;
         }
         let prev = if i == 0 { None } else { Some(chars[i - 1].1) };
-        let starts_ok = !in_quote
-            && prev.is_none_or(|p| !(p.is_alphanumeric() || matches!(p, '_' | '.' | '~' | '/' | '\\' | '<' | '>' | '[')))
+        let starts_ok = prev.is_none_or(|p| !(p.is_alphanumeric() || matches!(p, '_' | '.' | '~' | '/' | '\\' | '<' | '>' | '[')))
             && !(prev == Some(':') && s[at..].starts_with("//"));
         if starts_ok {
             let rest = &s[at..];
@@ -539,7 +591,8 @@ fn redact_pattern(s: &str) -> String {
             if lead > 0 {
                 let run = path_run(rest);
                 // "/ x" or a lone "/" is punctuation, not a path
-                if run > lead && !rest[lead..run].starts_with(['/', ' ']) || (lead == 3 && run >= 3) {
+                let is_path = run > lead && !rest[lead..run].starts_with(['/', ' ']) || (lead == 3 && run >= 3);
+                if is_path && (!in_quote || echoed(&rest[..run])) {
                     out.push_str("<path>");
                     let end = at + run;
                     while i < chars.len() && chars[i].0 < end {
@@ -553,6 +606,77 @@ fn redact_pattern(s: &str) -> String {
         i += 1;
     }
     out
+}
+
+/// What the caller sent (string values and keys of the arguments, the capability's name)
+/// that could hold a path, in the forms a message may echo it in: as sent, on one line, as
+/// JSON, as [`camber_common::text::name`] writes it. A quoted path in a message is a name
+/// from the data, and is kept, unless the caller sent it: the spec wants a value the caller
+/// sent redacted like the tool's own words, so no answer tells which paths exist.
+#[derive(Clone, Debug, Default)]
+pub struct Sent {
+    values: Vec<String>,
+    /// Every form of every value, separated by NUL (no message holds one).
+    haystack: String,
+}
+
+impl Sent {
+    /// The values among `values` that could hold a path.
+    pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Sent {
+        let values: Vec<String> =
+            values.into_iter().filter(|v| v.contains(['/', '\\', '~'])).map(str::to_string).collect();
+        let mut haystack = String::new();
+        for v in &values {
+            let named = camber_common::text::name(v);
+            let json = serde_json::to_string(v).unwrap_or_default();
+            for form in [v.as_str(), &one_line(v), &json[1..json.len().saturating_sub(1)], &named[1..named.len() - 1]] {
+                haystack.push_str(form);
+                haystack.push('\0');
+            }
+        }
+        Sent { values, haystack }
+    }
+
+    /// The capability name and every string (value or key) of the arguments.
+    pub fn of_call(name: &str, args: &Value) -> Sent {
+        let mut all = vec![name];
+        strings(args, &mut all, 0);
+        Sent::new(all)
+    }
+
+    /// Without the values the result's data holds as they are (a stored name the caller
+    /// asked about, such as a Niagara ORD, is the data's, and a result may name it).
+    pub fn except_in(&self, data: &Value) -> Sent {
+        if self.values.is_empty() {
+            return self.clone();
+        }
+        let mut found = Vec::new();
+        strings(data, &mut found, 0);
+        let found: BTreeSet<&str> = found.into_iter().collect();
+        Sent::new(self.values.iter().map(String::as_str).filter(|v| !found.contains(v)))
+    }
+
+    fn echoed(&self, run: &str) -> bool {
+        !self.haystack.is_empty() && self.haystack.contains(run)
+    }
+}
+
+/// Every string and object key in `v` (to 64 levels).
+fn strings<'a>(v: &'a Value, out: &mut Vec<&'a str>, depth: usize) {
+    if depth > 64 {
+        return;
+    }
+    match v {
+        Value::String(s) => out.push(s),
+        Value::Array(a) => a.iter().for_each(|x| strings(x, out, depth + 1)),
+        Value::Object(m) => {
+            for (k, x) in m {
+                out.push(k);
+                strings(x, out, depth + 1);
+            }
+        }
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -658,6 +782,33 @@ mod tests {
         assert_eq!(r.redact("a URL https://example.com/a stays"), "a URL https://example.com/a stays");
         assert_eq!(r.redact_data(&json!({"k": "/home/ana/x", "v": "/Drivers/A"})), json!({"k": "<path>", "v": "/Drivers/A"}));
         assert_eq!(r.redact("/facility_id: missing"), "<path> missing");
+    }
+
+    #[test]
+    fn paths_the_caller_sent_are_redacted_even_quoted() {
+        let r = Redactor { roots: vec!["/srv/stores/main".into()] };
+        let sent = Sent::of_call("points", &json!({"facility_id": "/usr/lib/secret", "q": ["C:\\Users\\ana\\x.csv"], "/etc/key": 1, "ord": "/Drivers/A"}));
+        // a schema refusal quotes the value as JSON
+        assert_eq!(r.redact_echoes(r#""/usr/lib/secret" is not of type "integer""#, &sent), r#""<path>" is not of type "integer""#);
+        assert_eq!(r.redact_echoes(r#"["C:\\Users\\ana\\x.csv"] is not of type "string""#, &sent), r#"["<path>"] is not of type "string""#);
+        // as name() writes it, and a key
+        assert_eq!(r.redact_echoes(r#"query "/usr/lib/secret" matched nothing"#, &sent), r#"query "<path>" matched nothing"#);
+        assert_eq!(r.redact_echoes(r#"'/etc/key' was unexpected"#, &sent), r#"'<path>' was unexpected"#);
+        // a quoted name the caller did not send stays; the store root never does
+        assert_eq!(r.redact_echoes(r#"equipment "/Drivers/B" and "/srv/stores/main/x""#, &sent), r#"equipment "/Drivers/B" and "<path>""#);
+        // unless the data holds the value as it is: then it is a stored name
+        let data = json!({"rows": [{"equip": "/Drivers/A"}]});
+        assert_eq!(r.redact_echoes(r#"equipment "/Drivers/A""#, &sent), r#"equipment "<path>""#);
+        assert_eq!(r.redact_echoes(r#"equipment "/Drivers/A""#, &sent.except_in(&data)), r#"equipment "/Drivers/A""#);
+        // error data: stored names stay, the caller's values go
+        assert_eq!(r.redact_data_echoes(&json!({"sent": "/usr/lib/secret", "near": ["/Drivers/B"]}), &sent), json!({"sent": "<path>", "near": ["/Drivers/B"]}));
+        // a message made of what the caller sent, quotes or not
+        assert_eq!(r.redact_sent(r#"Unknown tool: "/usr/lib/x""#), "Unknown tool: \"<path>\"");
+        assert_eq!(r.redact_sent("Method not found: /srv/stores/main/a b"), "Method not found: <path> b");
+        // a pointer's segments are the caller's keys
+        assert_eq!(r.redact_pointer("/facility_id"), "/facility_id");
+        assert_eq!(r.redact_pointer("/x/~1etc~1key"), "/x/<path>");
+        assert_eq!(r.redact_pointer("/rows/0"), "/rows/0");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
 use crate::hostfns::{code_from_wit, unavailable, Access};
 use crate::licence::Wall;
 use crate::store::fence;
-use crate::policy::{self, Redactor, Schema, TokenInputs};
+use crate::policy::{self, Redactor, Schema, Sent, TokenInputs};
 use crate::runtime::{file_label, panic_message, wit, CallState, CapabilityPre, GuestOutcome, Runtime, Stop};
 use crate::store::StoreDir;
 
@@ -273,7 +273,7 @@ impl Registry {
     /// Render a prompt's user message; argument values are reduced to one short line first.
     pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
         let Some(p) = self.prompts.get(name) else {
-            return Err(CapError::new(ErrorCode::InvalidParams, format!("no prompt named '{}'", one_line(name))));
+            return Err(CapError::new(ErrorCode::InvalidParams, format!("no prompt named '{}'", self.redactor.redact_sent(&one_line(name)))));
         };
         for (arg, _, required) in &p.arguments {
             if *required && args.get(arg).is_none_or(|v| v.trim().is_empty()) {
@@ -289,29 +289,49 @@ impl Registry {
             })
             .collect();
         let comp = &self.components[p.component];
+        let sent = Sent::new(short.iter().map(|(_, v)| v.as_str()));
         match self.runtime.get_prompt(&comp.pre, name, &short) {
             Ok(Ok(text)) => Ok(text),
-            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), self.redactor.redact(&one_line(&e.message)))),
-            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", self.redactor.redact(&one_line(&trap))))),
+            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent))),
+            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", self.redactor.redact_echoes(&one_line(&trap), &sent)))),
         }
     }
 
-    /// Run one capability under the policy. Never panics; every refusal is a [`CapError`]
-    /// with a one-line message holding no local path. Must not run on a tokio worker thread.
+    /// Run one capability under the policy. Never panics (a panic in the host while it runs
+    /// the call is that call's `internal` error); every refusal is a [`CapError`] with a
+    /// one-line message holding no local path, nor any path the caller sent. Must not run on a
+    /// tokio worker thread.
     pub fn call(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, CapError> {
-        match self.call_inner(name, arguments, ctx) {
-            Ok(r) => Ok(r),
-            Err(Refusal::Schema(e)) => {
-                // JSON pointers are not paths; the caller's values after them are redacted
+        let sent = Sent::of_call(name, arguments);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.call_inner(name, arguments, ctx, &sent)));
+        let refusal = match outcome {
+            Ok(Ok(r)) => return Ok(r),
+            Ok(Err(r)) => r,
+            Err(_) => {
+                // the panic hook has logged the panic itself; the caller learns no more
+                crate::serve::log::line(format!(
+                    "camber: call {} failed: the host panicked (answered internal)",
+                    ctx.redactor.redact_sent(&one_line(name))
+                ));
+                return Err(CapError::internal(format!(
+                    "'{}' failed inside the host; the error is in the server's log",
+                    ctx.redactor.redact_sent(&one_line(name))
+                )));
+            }
+        };
+        match refusal {
+            Refusal::Schema(e) => {
+                // "<pointer>: <problem>": the pointer's segments are the caller's keys, the
+                // problem quotes the caller's value
                 let redact = |s: &str| match s.split_once(": ") {
-                    Some((ptr, msg)) => format!("{ptr}: {}", ctx.redactor.redact(msg)),
-                    None => ctx.redactor.redact(s),
+                    Some((ptr, msg)) => format!("{}: {}", ctx.redactor.redact_pointer(ptr), ctx.redactor.redact_echoes(msg, &sent)),
+                    None => ctx.redactor.redact_echoes(s, &sent),
                 };
                 let data = e.data.map(|mut d| {
                     if let Some(Value::Array(errs)) = d.get_mut("errors") {
                         for x in errs.iter_mut() {
                             if let Value::String(t) = x {
-                                *t = redact(t);
+                                *t = redact(&one_line(t));
                             }
                         }
                     }
@@ -320,15 +340,15 @@ impl Registry {
                 let message = one_line(&e.message).split("; ").map(redact).collect::<Vec<_>>().join("; ");
                 Err(CapError { code: e.code, message, data })
             }
-            Err(Refusal::Other(e)) => Err(CapError {
+            Refusal::Other(e) => Err(CapError {
                 code: e.code,
-                message: ctx.redactor.redact(&one_line(&e.message)),
-                data: e.data.map(|d| ctx.redactor.redact_data(&d)),
+                message: ctx.redactor.redact_echoes(&one_line(&e.message), &sent),
+                data: e.data.map(|d| ctx.redactor.redact_data_echoes(&d, &sent)),
             }),
         }
     }
 
-    fn call_inner(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, Refusal> {
+    fn call_inner(&self, name: &str, arguments: &Value, ctx: &CallContext, sent: &Sent) -> Result<CapabilityResult, Refusal> {
         // 1. the capability, and arguments valid against its input schema
         let Some(cap) = self.capabilities.get(name) else {
             return Err(CapError::new(ErrorCode::UnknownCapability, format!("no capability named '{}'", one_line(name))).into());
@@ -482,6 +502,8 @@ impl Registry {
         };
 
         // 7. post-processing, all in the host
+        #[cfg(debug_assertions)]
+        test_hooks::host_panic(name);
         let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
         let mut data: Value = serde_json::from_str(&out.data).map_err(|_| internal("returned data that is not JSON"))?;
         if !data.is_object() {
@@ -531,8 +553,16 @@ impl Registry {
         let text = policy::scope_text(&summary_line(&out.text), &mapping);
         let (text, cite_banners) = policy::grounded(&text, &facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
         banners.extend(cite_banners);
-        let text = ctx.redactor.redact(&summary_line(&text));
-        let banners: Vec<String> = banners.iter().map(|b| ctx.redactor.redact(&one_line(b))).collect();
+        // paths: the known roots, any other path outside a quoted name, and the paths the
+        // caller sent (unless the data holds them: then they are stored names)
+        let echoes = sent.except_in(&data);
+        let text = ctx.redactor.redact_echoes(&summary_line(&text), &echoes);
+        let banners: Vec<String> = banners.iter().map(|b| ctx.redactor.redact_echoes(&one_line(b), &echoes)).collect();
+        for f in facts.iter_mut() {
+            if let Some(Value::String(t)) = f.get_mut("text") {
+                *t = ctx.redactor.redact_echoes(t, &echoes);
+            }
+        }
         let size = policy::result_bytes(&data, &text, &facts, &banners);
         if size > ctx.caps.max_bytes {
             return Err(CapError::with_data(
@@ -575,5 +605,19 @@ fn fmt_seconds(s: f64) -> String {
         format!("{}", s as i64)
     } else {
         format!("{s}")
+    }
+}
+
+/// Test-only faults, compiled into debug builds only (the tests drive a debug `camber`), so a
+/// release host has none.
+#[cfg(debug_assertions)]
+mod test_hooks {
+    /// `CAMBER_TEST_HOST_PANIC=<capability>`: the host panics while it post-processes that
+    /// capability's result, with a path in the message, as a bug in the host would. The tests
+    /// of panic containment use it; nothing else sets it.
+    pub fn host_panic(name: &str) {
+        if std::env::var_os("CAMBER_TEST_HOST_PANIC").is_some_and(|v| v == name) {
+            panic!("test-only host panic (CAMBER_TEST_HOST_PANIC) near /srv/camber/secret/state.db");
+        }
     }
 }

@@ -141,3 +141,96 @@ fn a_cancel_stops_the_running_guest_and_other_requests_are_answered_meanwhile() 
     assert_eq!(r["id"], 3, "{r}");
     assert!(t0.elapsed() < Duration::from_secs(10));
 }
+
+#[test]
+fn no_value_the_caller_sent_is_echoed_with_its_path_and_every_valid_frame_gets_its_id() {
+    let s = store();
+    let root = s.path().to_string_lossy().to_string();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    srv.recv();
+    let secret = "/usr/lib/secret";
+    let in_store = format!("{root}/facility_id=x");
+    let leaks = |v: &Value| {
+        let t = v.to_string();
+        t.contains(secret) || t.contains(&root) || t.contains("usr/lib")
+    };
+    let requests = [
+        // a schema refusal quotes the value
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant", "limit": secret}}}),
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": [format!("\"{secret}\"")]}}}),
+        // an unknown tool or method named by a path (the store's too)
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": secret, "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": format!("\"{in_store}\""), "arguments": {}}}),
+        json!({"jsonrpc": "2.0", "id": 6, "method": in_store}),
+        json!({"jsonrpc": "2.0", "id": 7, "method": format!("\"{secret}\"")}),
+        json!({"jsonrpc": "2.0", "id": 8, "method": "prompts/get", "params": {"name": secret}}),
+        // a refusal naming the value
+        json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": format!("\"{secret}\"")}}}),
+    ];
+    for req in requests {
+        srv.send(req.clone());
+        let r = srv.recv();
+        assert_eq!(r["id"], req["id"], "{r}");
+        assert!(!leaks(&r), "{req} -> {r}");
+        assert!(r["error"].is_object() || r["result"]["isError"] == true, "{r}");
+    }
+    // a result's summary and fact texts that quote the caller's query
+    for (id, query) in [(10, secret.to_string()), (11, in_store.clone())] {
+        srv.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "dataset_search", "arguments": {"query": query}}}));
+        let r = srv.recv();
+        assert_eq!(r["result"]["isError"], false, "{r}");
+        assert!(!leaks(&r), "{r}");
+        let facts = r["result"]["_meta"]["camber/facts"].as_array().unwrap();
+        assert!(facts[0]["text"].as_str().unwrap().contains("query \"<path>\""), "{}", facts[0]);
+    }
+    // an invalid id is never echoed; a valid one always is, however deep the message
+    let frames: Vec<(String, Value, i64)> = vec![
+        (r#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#.into(), Value::Null, -32600),
+        (r#"{"jsonrpc":"1.0","id":{"a":1},"method":"ping"}"#.into(), Value::Null, -32600),
+        (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#.into(), Value::Null, -32600),
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","deep":{}1{}}}}}}}"#, "[".repeat(200), "]".repeat(200)),
+            json!(12),
+            -32602,
+        ),
+        (format!(r#"{{"jsonrpc":"2.0","id":"d","method":"ping","params":{{"p":{}1{}}}}}"#, "{\"a\":".repeat(5000), "}".repeat(5000)), json!("d"), -32602),
+    ];
+    for (raw, id, code) in frames {
+        srv.send_raw(raw.as_bytes());
+        let r = srv.recv();
+        assert_eq!((&r["id"], &r["error"]["code"]), (&id, &json!(code)), "{}", &raw[..raw.len().min(80)]);
+    }
+    // deep nesting a Value holds is served as usual
+    let ok = format!(r#"{{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","deep":{}1{}}}}}}}"#, "[".repeat(120), "]".repeat(120));
+    srv.send_raw(ok.as_bytes());
+    let r = srv.recv();
+    assert_eq!(r["id"], 13);
+    assert_eq!(r["result"]["isError"], false, "{r}");
+}
+
+#[test]
+fn a_large_result_crosses_the_wire_once() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    srv.recv();
+    // small: the text copy is the serialized data, as the revisions ask
+    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": 3}}}));
+    let r = srv.recv();
+    let res = &r["result"];
+    assert_eq!(serde_json::from_str::<Value>(res["content"][1]["text"].as_str().unwrap()).unwrap(), res["structuredContent"]);
+    // large: the data once, in structuredContent; the text says where it is
+    srv.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": 5000}}}));
+    let mut line = String::new();
+    srv.stdout.read_line(&mut line).unwrap();
+    let r: Value = serde_json::from_str(&line).unwrap();
+    let res = &r["result"];
+    let data = serde_json::to_string(&res["structuredContent"]).unwrap();
+    assert_eq!(res["structuredContent"]["rows"].as_array().unwrap().len(), 5000);
+    assert!(data.len() > camber_host::serve::mcp::TEXT_COPY_MAX_BYTES, "{}", data.len());
+    let copy = res["content"][1]["text"].as_str().unwrap();
+    assert!(copy.contains("structuredContent") && copy.len() < 200, "{copy}");
+    assert!(res["content"][0]["text"].as_str().unwrap().contains("[F1@echo-"), "the summary stays");
+    assert!(line.len() < data.len() + 64 * 1024, "the message is {} bytes for {} bytes of data", line.len(), data.len());
+}

@@ -44,6 +44,16 @@ fn start() -> Server {
 
 /// A server over two synthetic facilities; `hostile` also loads the misbehaving test components.
 fn start_with(hostile: bool) -> Server {
+    start_args(hostile, &[])
+}
+
+/// [`start_with`], with more arguments for `camber serve`.
+fn start_args(hostile: bool, extra: &[&str]) -> Server {
+    start_env(hostile, extra, &[])
+}
+
+/// [`start_args`], with more environment variables.
+fn start_env(hostile: bool, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     for ds in ["synthetic-chw-plant", "synthetic-ahu-economizer"] {
@@ -54,10 +64,13 @@ fn start_with(hostile: bool) -> Server {
     // the same label as the wide token: sessions and tasks belong to tokens, not labels
     let narrow_token = tokens_add(&file, "wide", &["ds-synthetic-ahu-economizer"]);
     let mut cmd = Command::new(camber_bin());
-    cmd.args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--store"]).arg(&store).arg("--tokens").arg(&file);
+    cmd.args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--store"]).arg(&store).arg("--tokens").arg(&file).args(extra);
     cmd.env("CAMBER_CACHE_DIR", cache_dir()).env_remove("CAMBER_CAPABILITIES");
     if hostile {
         cmd.env("CAMBER_CAPABILITIES", camber_tests::test_components_dir());
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
     }
     let mut child = cmd
         .stderr(Stdio::piped())
@@ -290,4 +303,70 @@ fn unsafe_setups_are_refused_at_startup() {
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
     }
+}
+
+#[test]
+fn loopback_origins_in_any_spelling_are_accepted() {
+    let srv = start_with(false);
+    let auth = format!("Bearer {}", srv.token);
+    let sid = initialize(&srv, &srv.token);
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
+    for origin in ["http://[::1]", "http://[::1]:8765", "http://LOCALHOST", "HTTP://LocalHost:3000", "http://127.0.0.1"] {
+        let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("Origin", origin)], ping.as_bytes());
+        assert_eq!(st, 200, "{origin}");
+    }
+    for origin in ["http://localhost.evil.example", "http://[::2]", "null"] {
+        let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("Origin", origin)], ping.as_bytes());
+        assert_eq!(st, 403, "{origin}");
+    }
+}
+
+#[test]
+fn sessions_are_capped_per_token_and_expire_when_idle() {
+    let ping = |id: u64| json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+    // two sessions per token: a third ends the least recently used one, and only the token's
+    let srv = start_args(false, &["--max-sessions", "2"]);
+    let other = initialize(&srv, &srv.narrow_token);
+    let a = initialize(&srv, &srv.token);
+    let b = initialize(&srv, &srv.token);
+    assert_eq!(rpc(&srv, &srv.token, Some(&a), ping(1)).0, 200);
+    let c = initialize(&srv, &srv.token);
+    let (st, body) = rpc(&srv, &srv.token, Some(&b), ping(2));
+    assert_eq!(st, 404, "{body}");
+    assert!(body["error"]["message"].as_str().unwrap().contains("initialize again"), "{body}");
+    for (token, sid) in [(&srv.token, &a), (&srv.token, &c), (&srv.narrow_token, &other)] {
+        assert_eq!(rpc(&srv, token, Some(sid), ping(3)).1["result"], json!({}), "{sid}");
+    }
+    // an idle limit of 0: a session ends as soon as it is idle, with the 404 of an unknown one
+    let srv = start_args(false, &["--session-idle", "0"]);
+    let sid = initialize(&srv, &srv.token);
+    assert_eq!(rpc(&srv, &srv.token, Some(&sid), ping(4)).0, 404);
+    // the default keeps it (30 minutes)
+    let srv = start_with(false);
+    let sid = initialize(&srv, &srv.token);
+    assert_eq!(rpc(&srv, &srv.token, Some(&sid), ping(5)).0, 200);
+}
+
+#[test]
+fn a_panic_in_the_host_is_that_calls_internal_error_over_http() {
+    let srv = start_env(true, &["--workers", "1"], &[("CAMBER_TEST_HOST_PANIC", "echo")]);
+    let sid = initialize(&srv, &srv.token);
+    let call = |id: u64, name: &str, args: Value| {
+        rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}))
+    };
+    for id in [1, 2] {
+        let (st, r) = call(id, "echo", json!({}));
+        assert_eq!(st, 200);
+        assert_eq!(r["result"]["_meta"]["camber/error"]["code"], "internal", "{r}");
+        assert!(!r.to_string().contains("/srv/camber"), "{r}");
+    }
+    let (_, r) = call(3, "points", json!({"facility_id": "ds-synthetic-chw-plant"}));
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    // A2A too
+    let auth = format!("Bearer {}", srv.token);
+    let msg = json!({"jsonrpc": "2.0", "id": 4, "method": "SendMessage", "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"capability": "echo", "arguments": {}}}]}}});
+    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("A2A-Version", "1.0")], msg.to_string().as_bytes());
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert_eq!(v["result"]["task"]["status"]["state"], "TASK_STATE_FAILED", "{v}");
+    assert!(!v.to_string().contains("/srv/camber"), "{v}");
 }

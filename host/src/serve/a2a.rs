@@ -212,7 +212,10 @@ pub async fn handle(st: &Arc<AppState>, msg: Incoming, caller: Option<Caller>, v
     let dialect = match method.as_str() {
         "SendMessage" | "GetTask" | "CancelTask" => Dialect::V1,
         "message/send" | "tasks/get" | "tasks/cancel" if version.is_none() => Dialect::V03,
-        _ => return Some(jsonrpc::error(id, METHOD_NOT_FOUND, &format!("Method not found: {}", camber_common::text::one_line(&method)))),
+        _ => {
+            let method = st.svc.base.redactor.redact_sent(&camber_common::text::one_line(&method));
+            return Some(jsonrpc::error(id, METHOD_NOT_FOUND, &format!("Method not found: {method}")));
+        }
     };
     match method.as_str() {
         "SendMessage" | "message/send" => {
@@ -231,7 +234,7 @@ pub async fn handle(st: &Arc<AppState>, msg: Incoming, caller: Option<Caller>, v
             let outcome = st
                 .run_blocking(flag, move |svc, cancel| svc.call(&name, &args, &label, allowed.as_ref(), Some(cancel)))
                 .await
-                .unwrap_or_else(|| Err(CapError::new(ErrorCode::Unavailable, "the server is shutting down")));
+                .unwrap_or_else(|_| Err(CapError::internal("the call failed inside the server; the error is in the server's log")));
             st.a2a.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&task_id);
             let t = outcome_task(dialect, &task_id, &context, outcome);
             st.a2a.put(&task_id, t.clone(), &owner);

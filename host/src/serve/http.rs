@@ -2,12 +2,17 @@
 //! with its agent card at `/.well-known/agent-card.json`. Origins are checked (403), bearer
 //! tokens are checked (401), bodies are capped (413), and every guest call runs on a blocking
 //! worker behind a semaphore (one per core by default), so one slow call never blocks the
-//! others. A client that goes away mid-call stops its guest at once.
+//! others; a panic there is that call's internal error. A client that goes away mid-call
+//! stops its guest at once. An MCP session ends after 30 minutes idle (`--session-idle`; then
+//! 404, as for an unknown one) and a token holds at most 1,000 (`--max-sessions`; one more
+//! ends its least recently used idle session).
 
 use std::collections::{BTreeSet, HashMap};
 use std::net::SocketAddr;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
@@ -20,6 +25,7 @@ use tokio::sync::Semaphore;
 
 use super::auth::{Caller, Tokens};
 use super::jsonrpc::{self, Incoming};
+use super::log;
 use super::mcp::{self, Action, Session};
 use super::Service;
 
@@ -32,6 +38,30 @@ pub struct HttpOptions {
     /// Origins accepted besides the loopback ones.
     pub allowed_origins: Vec<String>,
     pub workers: usize,
+    /// How long MCP sessions may sit idle and how many one caller may hold.
+    pub sessions: SessionLimits,
+}
+
+/// A session idle this long ends (the next request naming it gets 404, as for an unknown
+/// session, and the client initializes again).
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+/// The sessions one caller (one token; all callers without tokens are one) may hold.
+pub const DEFAULT_SESSIONS_PER_CALLER: usize = 1000;
+
+/// The bounds on MCP sessions over HTTP, so sessions a client opens and never ends (an
+/// initialize per request, a client that crashes) cannot fill the server's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// A session without a request or a call in flight for this long ends.
+    pub idle: Duration,
+    /// A caller opening one more ends its least recently used idle session.
+    pub per_caller: usize,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        SessionLimits { idle: DEFAULT_SESSION_IDLE, per_caller: DEFAULT_SESSIONS_PER_CALLER }
+    }
 }
 
 /// Refuse a setup that would expose the data: a non-loopback address needs a token file.
@@ -56,8 +86,80 @@ struct HttpSession {
     session: Session,
     /// Requests in flight, by JSON id, for `notifications/cancelled`.
     inflight: HashMap<String, Arc<AtomicBool>>,
-    /// The token's label that opened it: another caller cannot use it.
+    /// The digest of the token that opened it: another caller cannot use it.
     owner: String,
+    /// The last request, or the end of the last call.
+    last_used: Instant,
+}
+
+/// The open MCP sessions, with their limits. Every method takes the time, so tests need no
+/// clock.
+struct Sessions {
+    map: HashMap<String, HttpSession>,
+    limits: SessionLimits,
+}
+
+impl Sessions {
+    fn new(limits: SessionLimits) -> Sessions {
+        Sessions { map: HashMap::new(), limits }
+    }
+
+    /// Idle (no call in flight) for the limit or longer.
+    fn expired(s: &HttpSession, idle: Duration, now: Instant) -> bool {
+        s.inflight.is_empty() && now.saturating_duration_since(s.last_used) >= idle
+    }
+
+    /// Add a session: expired ones end first; a caller at its limit loses its least recently
+    /// used idle session. `false` (nothing added) when all of the caller's are running calls.
+    fn open(&mut self, id: String, session: Session, owner: &str, now: Instant) -> bool {
+        let limits = self.limits;
+        self.map.retain(|_, s| !Sessions::expired(s, limits.idle, now));
+        let mine: Vec<(&String, &HttpSession)> = self.map.iter().filter(|(_, s)| s.owner == owner).collect();
+        if mine.len() >= limits.per_caller.max(1) {
+            let idle = mine.iter().filter(|(_, s)| s.inflight.is_empty()).min_by_key(|(_, s)| s.last_used).map(|(k, _)| (*k).clone());
+            match idle {
+                Some(oldest) => {
+                    self.map.remove(&oldest);
+                }
+                None => return false,
+            }
+        }
+        self.map.insert(id, HttpSession { session, inflight: HashMap::new(), owner: owner.to_string(), last_used: now });
+        true
+    }
+
+    /// The caller's live session `sid`, marked used; an expired one ends here.
+    fn get(&mut self, sid: &str, owner: &str, now: Instant) -> Option<&mut HttpSession> {
+        let s = self.map.get(sid)?;
+        if s.owner != owner {
+            return None;
+        }
+        if Sessions::expired(s, self.limits.idle, now) {
+            self.map.remove(sid);
+            return None;
+        }
+        let s = self.map.get_mut(sid)?;
+        s.last_used = now;
+        Some(s)
+    }
+
+    /// End the caller's session `sid`; its calls in flight are cancelled.
+    fn end(&mut self, sid: &str, owner: &str) -> bool {
+        if self.map.get(sid).is_none_or(|s| s.owner != owner) {
+            return false;
+        }
+        if let Some(s) = self.map.remove(sid) {
+            for f in s.inflight.values() {
+                f.store(true, Ordering::SeqCst);
+            }
+        }
+        true
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map.len()
+    }
 }
 
 /// Shared server state.
@@ -65,7 +167,7 @@ pub struct AppState {
     pub svc: Arc<Service>,
     tokens: Option<Tokens>,
     origins: Vec<String>,
-    sessions: Mutex<HashMap<String, HttpSession>>,
+    sessions: Mutex<Sessions>,
     workers: Arc<Semaphore>,
     pub a2a: super::a2a::Tasks,
     port: u16,
@@ -83,15 +185,27 @@ impl Drop for CancelOnDrop {
     }
 }
 
+/// Whether an `Origin` is this machine's: `http` or `https` to `localhost`, a 127.0.0.0/8
+/// address or `[::1]`, with or without a port, in any case (scheme and host are
+/// case-insensitive).
+pub fn loopback_origin(origin: &str) -> bool {
+    let Ok(uri) = origin.parse::<axum::http::Uri>() else { return false };
+    let scheme_ok = uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"));
+    let bare = uri.path() == "/" && uri.query().is_none() && uri.authority().is_some_and(|a| !a.as_str().contains('@'));
+    let Some(host) = uri.host() else { return false };
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    scheme_ok && bare && (host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()))
+}
+
+/// Why [`AppState::run_blocking`] has no value: the work panicked (logged) or the server is
+/// stopping.
+#[derive(Debug)]
+pub struct CallFailed;
+
 impl AppState {
     fn origin_ok(&self, headers: &HeaderMap) -> bool {
         let Some(origin) = headers.get("origin").and_then(|o| o.to_str().ok()) else { return true };
-        if self.origins.iter().any(|o| o == origin) {
-            return true;
-        }
-        let rest = origin.strip_prefix("http://").or_else(|| origin.strip_prefix("https://")).unwrap_or("");
-        let host = rest.rsplit_once(':').map(|(h, _)| h).unwrap_or(rest);
-        matches!(host, "localhost" | "127.0.0.1" | "[::1]")
+        self.origins.iter().any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin)) || loopback_origin(origin)
     }
 
     /// The caller, or the response that refuses the request.
@@ -112,23 +226,30 @@ impl AppState {
         }
     }
 
-    /// Run one call on a blocking worker; cancelled when the future is dropped.
+    /// Run one call on a blocking worker; cancelled when the future is dropped. A panic in
+    /// `f` is logged and comes back as [`CallFailed`] (the blocking pool goes on serving).
     pub async fn run_blocking<T: Send + 'static>(
         self: &Arc<Self>,
         cancel: Arc<AtomicBool>,
         f: impl FnOnce(&Service, Arc<AtomicBool>) -> T + Send + 'static,
-    ) -> Option<T> {
+    ) -> Result<T, CallFailed> {
         let mut guard = CancelOnDrop(cancel.clone(), false);
-        let permit = self.workers.clone().acquire_owned().await.ok()?;
+        let permit = self.workers.clone().acquire_owned().await.map_err(|_| CallFailed)?;
         let svc = self.svc.clone();
         let r = tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            f(&svc, cancel)
+            catch_unwind(AssertUnwindSafe(|| f(&svc, cancel)))
         })
-        .await
-        .ok();
+        .await;
         guard.1 = true;
-        r
+        match r {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(_)) => {
+                log::line("camber: a call panicked in the server; answered internal");
+                Err(CallFailed)
+            }
+            Err(_) => Err(CallFailed),
+        }
     }
 }
 
@@ -152,11 +273,14 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     };
     if let Some(v) = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
         if !mcp::supported(v) {
+            let v = st.svc.base.redactor.redact_sent(&camber_common::text::name(v));
             return status(StatusCode::BAD_REQUEST, &format!("unsupported MCP-Protocol-Version {v}"));
         }
     }
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
+        // a refused request with a valid id is answered as a request; the rest is a bad body
+        Err(e) if !e["id"].is_null() => return json_response(StatusCode::OK, &e),
         Err(e) => return json_response(StatusCode::BAD_REQUEST, &e),
     };
     let label = caller.as_ref().map(|c| format!("mcp:{}", c.label)).unwrap_or_else(|| "mcp:http".into());
@@ -167,12 +291,14 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
 
     if is_initialize {
         let mut session = Session::new(&label, allowed);
-        let action = mcp::handle(&st.svc, msg, &mut session);
+        let action = mcp::handle_contained(&st.svc, msg, &mut session);
         let id = crate::store::writer::random_hex();
-        st.sessions.lock().unwrap_or_else(|p| p.into_inner()).insert(
-            id.clone(),
-            HttpSession { session, inflight: HashMap::new(), owner: owner.clone() },
-        );
+        if !st.sessions.lock().unwrap_or_else(|p| p.into_inner()).open(id.clone(), session, &owner, Instant::now()) {
+            return status(
+                StatusCode::TOO_MANY_REQUESTS,
+                "this caller's MCP sessions are all running calls and at the limit: end one (DELETE) or wait for a call to finish",
+            );
+        }
         let mut r = match action {
             Action::Reply(v) => json_response(StatusCode::OK, &v),
             _ => StatusCode::ACCEPTED.into_response(),
@@ -187,16 +313,13 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     };
     let (action, session) = {
         let mut sessions = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
-        let Some(s) = sessions.get_mut(&sid) else {
-            return status(StatusCode::NOT_FOUND, "unknown or ended session: initialize again");
+        let Some(s) = sessions.get(&sid, &owner, Instant::now()) else {
+            return status(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again");
         };
-        if s.owner != owner {
-            return status(StatusCode::NOT_FOUND, "unknown or ended session: initialize again");
-        }
         // the presenting token's own allowlist, every request
         s.session.allowed = allowed.clone();
         s.session.caller = label.clone();
-        let action = mcp::handle(&st.svc, msg, &mut s.session);
+        let action = mcp::handle_contained(&st.svc, msg, &mut s.session);
         if let Action::Cancel(id) = &action {
             if let Some(flag) = s.inflight.get(&id.to_string()) {
                 flag.store(true, Ordering::SeqCst);
@@ -209,27 +332,28 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => {
             let flag = Arc::new(AtomicBool::new(false));
+            let id = job.id.clone();
             match st.run_blocking(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
-                Some(v) => json_response(StatusCode::OK, &v),
-                None => StatusCode::ACCEPTED.into_response(),
+                Ok(v) => json_response(StatusCode::OK, &v),
+                Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
             }
         }
         Action::Call(job) => {
             let flag = Arc::new(AtomicBool::new(false));
             let key = job.id.to_string();
-            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&sid) {
+            let id = job.id.clone();
+            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
                 s.inflight.insert(key.clone(), flag.clone());
             }
-            let reply = st
-                .run_blocking(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, &|_n| {}))
-                .await
-                .flatten();
-            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&sid) {
+            let reply = st.run_blocking(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, &|_n| {})).await;
+            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
                 s.inflight.remove(&key);
+                s.last_used = Instant::now();
             }
             match reply {
-                Some(v) => json_response(StatusCode::OK, &v),
-                None => StatusCode::ACCEPTED.into_response(),
+                Ok(Some(v)) => json_response(StatusCode::OK, &v),
+                Ok(None) => StatusCode::ACCEPTED.into_response(),
+                Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
             }
         }
     }
@@ -246,18 +370,10 @@ async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
     let Some(sid) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
         return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id");
     };
-    let mut sessions = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
-    if sessions.get(sid).is_some_and(|s| s.owner != owner) {
-        return status(StatusCode::NOT_FOUND, "unknown or ended session");
-    }
-    match sessions.remove(sid) {
-        Some(s) => {
-            for f in s.inflight.values() {
-                f.store(true, Ordering::SeqCst);
-            }
-            StatusCode::NO_CONTENT.into_response()
-        }
-        None => status(StatusCode::NOT_FOUND, "unknown or ended session"),
+    if st.sessions.lock().unwrap_or_else(|p| p.into_inner()).end(sid, &owner) {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        status(StatusCode::NOT_FOUND, "unknown or ended session")
     }
 }
 
@@ -295,7 +411,7 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         svc,
         tokens: opts.tokens.clone(),
         origins: opts.allowed_origins.clone(),
-        sessions: Mutex::new(HashMap::new()),
+        sessions: Mutex::new(Sessions::new(opts.sessions)),
         workers: Arc::new(Semaphore::new(opts.workers.max(1))),
         a2a: super::a2a::Tasks::default(),
         port: opts.addr.port(),
@@ -321,7 +437,7 @@ pub fn serve(svc: Arc<Service>, opts: HttpOptions) -> Result<(), String> {
         let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         let (app, _) = router(svc, &HttpOptions { addr: local, ..opts });
-        eprintln!("camber: serving MCP at http://{local}/mcp and A2A at http://{local}/a2a");
+        log::line(format!("camber: serving MCP at http://{local}/mcp and A2A at http://{local}/a2a"));
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;
@@ -329,4 +445,100 @@ pub fn serve(svc: Arc<Service>, opts: HttpOptions) -> Result<(), String> {
             .await
             .map_err(|e| format!("the HTTP server failed: {e}"))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: Duration = Duration::from_secs(60);
+
+    fn limits(idle_min: u32, per_caller: usize) -> Sessions {
+        Sessions::new(SessionLimits { idle: MIN * idle_min, per_caller })
+    }
+
+    fn session() -> Session {
+        Session::new("mcp:t", None)
+    }
+
+    #[test]
+    fn idle_sessions_expire_and_busy_ones_do_not() {
+        let t0 = Instant::now();
+        let mut s = limits(30, 10);
+        assert!(s.open("a".into(), session(), "tok", t0));
+        assert!(s.open("b".into(), session(), "tok", t0));
+        // used at 29 min: idle again from then
+        assert!(s.get("a", "tok", t0 + 29 * MIN).is_some());
+        // a call in flight keeps b open however long it runs
+        s.map.get_mut("b").unwrap().inflight.insert("1".into(), Arc::new(AtomicBool::new(false)));
+        assert!(s.get("a", "tok", t0 + 58 * MIN).is_some());
+        assert!(s.get("a", "tok", t0 + 88 * MIN).is_none(), "30 minutes idle ends a session");
+        assert!(s.get("a", "tok", t0 + 58 * MIN).is_none(), "and it stays ended");
+        assert!(s.get("b", "tok", t0 + 120 * MIN).is_some());
+        // another token never sees a session
+        assert!(s.get("b", "other", t0 + 120 * MIN).is_none());
+        // opening a session sweeps the expired ones of every caller
+        s.map.get_mut("b").unwrap().inflight.clear();
+        assert!(s.open("c".into(), session(), "other", t0 + 200 * MIN));
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn a_caller_at_its_limit_loses_its_least_recently_used_idle_session() {
+        let t0 = Instant::now();
+        let mut s = limits(30, 3);
+        for (i, id) in ["a", "b", "c"].into_iter().enumerate() {
+            assert!(s.open(id.into(), session(), "tok", t0 + MIN * i as u32));
+        }
+        assert!(s.open("x".into(), session(), "other", t0));
+        // a is the oldest, but was used last
+        assert!(s.get("a", "tok", t0 + 5 * MIN).is_some());
+        assert!(s.open("d".into(), session(), "tok", t0 + 6 * MIN));
+        assert!(s.get("b", "tok", t0 + 6 * MIN).is_none(), "b was the least recently used");
+        for id in ["a", "c", "d"] {
+            assert!(s.get(id, "tok", t0 + 6 * MIN).is_some(), "{id}");
+        }
+        assert!(s.get("x", "other", t0 + 6 * MIN).is_some(), "another caller's session stays");
+        // all of them busy: refused, nothing ended
+        for id in ["a", "c", "d"] {
+            s.map.get_mut(id).unwrap().inflight.insert("1".into(), Arc::new(AtomicBool::new(false)));
+        }
+        assert!(!s.open("e".into(), session(), "tok", t0 + 7 * MIN));
+        assert_eq!(s.len(), 4);
+        // DELETE: only by its owner
+        assert!(!s.end("a", "other"));
+        assert!(s.end("a", "tok"));
+        assert!(s.get("a", "tok", t0 + 7 * MIN).is_none());
+    }
+
+    #[test]
+    fn loopback_origins() {
+        for o in [
+            "http://localhost",
+            "http://localhost:8765",
+            "https://LOCALHOST:1",
+            "HTTP://LocalHost",
+            "http://127.0.0.1",
+            "http://127.0.0.1:3000",
+            "http://127.1.2.3:80",
+            "http://[::1]",
+            "http://[::1]:8765",
+        ] {
+            assert!(loopback_origin(o), "{o}");
+        }
+        for o in [
+            "https://evil.example",
+            "http://localhost.evil.example",
+            "http://evil@localhost",
+            "http://[::2]",
+            "http://128.0.0.1",
+            "file://localhost",
+            "null",
+            "localhost",
+            "http://localhost/path",
+            "",
+        ] {
+            assert!(!loopback_origin(o), "{o}");
+        }
+    }
 }

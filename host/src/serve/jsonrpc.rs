@@ -1,6 +1,9 @@
 //! The small JSON-RPC 2.0 layer MCP and A2A share: parsing one message and writing responses
 //! and errors.
 
+use std::collections::HashMap;
+
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 /// Standard error codes.
@@ -39,40 +42,65 @@ pub fn notification(method: &str, params: Value) -> Value {
     json!({"jsonrpc": "2.0", "method": method, "params": params})
 }
 
-/// Parse one message; `Err` is the error response to send.
+/// How deep `params` may nest (serde_json's own limit for a `Value`). A message nested
+/// deeper is still read, and its request answered `Invalid params` with its id.
+pub const MAX_PARAMS_DEPTH: usize = 128;
+
+/// Whether `id` is one JSON-RPC allows here (MCP: a string or an integer, never null).
+fn valid_id(id: &Value) -> bool {
+    id.is_string() || id.is_i64() || id.is_u64()
+}
+
+/// Parse one message; `Err` is the error response to send. Only a request whose id is valid
+/// is answered with its id; any other error response carries a null id.
 pub fn parse(bytes: &[u8]) -> Result<Incoming, Value> {
     if bytes.len() > MAX_MESSAGE_BYTES {
         return Err(error(Value::Null, INVALID_REQUEST, "the message is larger than 4 MiB"));
     }
-    let v: Value = serde_json::from_slice(bytes).map_err(|_| error(Value::Null, PARSE_ERROR, "Parse error: the message is not JSON"))?;
-    if v.is_array() {
-        return Err(error(Value::Null, INVALID_REQUEST, "batches are not supported: send one message at a time"));
+    let not_json = || error(Value::Null, PARSE_ERROR, "Parse error: the message is not JSON");
+    // the whole message as raw JSON: its syntax is checked without building values, at any
+    // depth (serde_json skips raw values without recursing), so a deep message is not
+    // mistaken for a malformed one
+    let text = std::str::from_utf8(bytes).map_err(|_| not_json())?;
+    let raw: &RawValue = serde_json::from_str(text).map_err(|_| not_json())?;
+    match raw.get().as_bytes().first() {
+        Some(b'{') => {}
+        Some(b'[') => return Err(error(Value::Null, INVALID_REQUEST, "batches are not supported: send one message at a time")),
+        _ => return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: a message is a JSON object")),
     }
-    let Value::Object(m) = v else {
-        return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: a message is a JSON object"));
+    let m: HashMap<String, &RawValue> = serde_json::from_str(raw.get()).map_err(|_| not_json())?;
+    // a member nested too deeply to be a Value is none of the shapes JSON-RPC allows
+    let member = |k: &str| m.get(k).map(|r| serde_json::from_str::<Value>(r.get()).ok());
+    let id = match member("id") {
+        None => None,
+        Some(Some(id)) if valid_id(&id) => Some(id),
+        Some(_) => return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")),
     };
-    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(error(m.get("id").cloned().unwrap_or(Value::Null), INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\""));
+    let answer = || id.clone().unwrap_or(Value::Null);
+    if !matches!(member("jsonrpc"), Some(Some(Value::String(v))) if v == "2.0") {
+        return Err(error(answer(), INVALID_REQUEST, "Invalid Request: jsonrpc must be \"2.0\""));
     }
-    let id = m.get("id").cloned();
-    if let Some(id) = &id {
-        if !(id.is_string() || id.is_i64() || id.is_u64()) {
-            return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: id must be a string or an integer"));
-        }
-    }
-    let Some(method) = m.get("method").and_then(Value::as_str) else {
-        if m.contains_key("result") || m.contains_key("error") {
-            return Ok(Incoming::Response);
-        }
-        return Err(error(id.unwrap_or(Value::Null), INVALID_REQUEST, "Invalid Request: no method"));
+    let method = match member("method") {
+        Some(Some(Value::String(method))) => method,
+        Some(_) => return Err(error(answer(), INVALID_REQUEST, "Invalid Request: method must be a string")),
+        None if m.contains_key("result") || m.contains_key("error") => return Ok(Incoming::Response),
+        None => return Err(error(answer(), INVALID_REQUEST, "Invalid Request: no method")),
     };
-    let params = m.get("params").cloned().unwrap_or(Value::Null);
+    let params = match m.get("params") {
+        None => Value::Null,
+        Some(r) => match serde_json::from_str::<Value>(r.get()) {
+            Ok(p) => p,
+            Err(_) => {
+                return Err(error(answer(), INVALID_PARAMS, &format!("Invalid params: params nest deeper than {MAX_PARAMS_DEPTH} levels")));
+            }
+        },
+    };
     if !(params.is_null() || params.is_object()) {
-        return Err(error(id.unwrap_or(Value::Null), INVALID_PARAMS, "Invalid params: params must be an object"));
+        return Err(error(answer(), INVALID_PARAMS, "Invalid params: params must be an object"));
     }
     Ok(match id {
-        Some(id) => Incoming::Request { id, method: method.to_string(), params },
-        None => Incoming::Notification { method: method.to_string(), params },
+        Some(id) => Incoming::Request { id, method, params },
+        None => Incoming::Notification { method, params },
     })
 }
 
@@ -89,5 +117,43 @@ mod tests {
         assert_eq!(parse(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#).unwrap_err()["error"]["code"], INVALID_REQUEST);
         assert_eq!(parse(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#).unwrap_err()["error"]["code"], INVALID_PARAMS);
         assert_eq!(parse(&vec![b' '; MAX_MESSAGE_BYTES + 1]).unwrap_err()["error"]["code"], INVALID_REQUEST);
+    }
+
+    #[test]
+    fn an_invalid_id_is_never_echoed() {
+        for raw in [
+            &br#"{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}"#[..],
+            br#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+            br#"{"jsonrpc":"1.0","id":{"a":1},"method":"ping"}"#,
+            br#"{"id":[1,2],"method":"ping"}"#,
+            br#"{"jsonrpc":"2.0","id":{"a":1}}"#,
+            br#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+        ] {
+            let e = parse(raw).unwrap_err();
+            assert_eq!(e["id"], Value::Null, "{}", String::from_utf8_lossy(raw));
+            assert_eq!(e["error"]["code"], INVALID_REQUEST, "{}", String::from_utf8_lossy(raw));
+        }
+        // a valid id is kept for the other refusals
+        assert_eq!(parse(br#"{"jsonrpc":"1.0","id":"x","method":"ping"}"#).unwrap_err()["id"], "x");
+        assert_eq!(parse(br#"{"jsonrpc":"2.0","id":7,"method":3}"#).unwrap_err()["id"], 7);
+    }
+
+    #[test]
+    fn deep_valid_json_is_answered_with_its_id() {
+        for depth in [200, 100_000] {
+            let msg = format!(r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"x":{}1{}}}}}"#, "[".repeat(depth), "]".repeat(depth));
+            let e = parse(msg.as_bytes()).unwrap_err();
+            assert_eq!(e["id"], 42, "depth {depth}");
+            assert_eq!(e["error"]["code"], INVALID_PARAMS, "depth {depth}");
+        }
+        // shallower params parse
+        let ok = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"x":{}1{}}}}}"#, "[".repeat(100), "]".repeat(100));
+        assert!(matches!(parse(ok.as_bytes()), Ok(Incoming::Request { .. })));
+        // deep and malformed is a parse error; a deep id is an invalid one
+        let bad = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"x":{}1,{}}}}}"#, "[".repeat(300), "]".repeat(300));
+        assert_eq!(parse(bad.as_bytes()).unwrap_err()["error"]["code"], PARSE_ERROR);
+        let deep_id = format!(r#"{{"jsonrpc":"2.0","id":{}1{},"method":"m"}}"#, "[".repeat(300), "]".repeat(300));
+        let e = parse(deep_id.as_bytes()).unwrap_err();
+        assert_eq!((e["id"].clone(), e["error"]["code"].clone()), (Value::Null, json!(INVALID_REQUEST)));
     }
 }

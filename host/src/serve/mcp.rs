@@ -87,7 +87,32 @@ pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
             job.id.clone(),
             json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
         ),
-        Err(e) => jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Invalid params: {}", e.message)),
+        Err(e) => {
+            let sent = crate::policy::Sent::new(job.args.values().map(String::as_str));
+            jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Invalid params: {}", svc.base.redactor.redact_echoes(&e.message, &sent)))
+        }
+    }
+}
+
+/// The JSON-RPC answer to a request whose handling panicked in the server: one line, no
+/// detail (the panic is in the log).
+pub fn internal_error(id: Value) -> Value {
+    jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, "Internal error: the request failed inside the server; the error is in the server's log")
+}
+
+/// [`handle`], with a panic answered as [`internal_error`] (a request) or ignored (a
+/// notification), so no message can stop the transport's reader.
+pub fn handle_contained(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
+    let id = match &msg {
+        Incoming::Request { id, .. } => Some(id.clone()),
+        _ => None,
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(svc, msg, session))) {
+        Ok(a) => a,
+        Err(_) => {
+            super::log::line("camber: a request panicked in the server; answered internal");
+            id.map_or(Action::Nothing, |id| Action::Reply(internal_error(id)))
+        }
     }
 }
 
@@ -184,7 +209,7 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
                 return fail(INVALID_PARAMS, "Invalid params: tools/call needs a tool name");
             };
             if svc.registry.get(name).is_none() {
-                return fail(INVALID_PARAMS, &format!("Unknown tool: {}", camber_common::text::one_line(name)));
+                return fail(INVALID_PARAMS, &format!("Unknown tool: {}", svc.base.redactor.redact_sent(&camber_common::text::one_line(name))));
             }
             let args = params.get("arguments").cloned().unwrap_or(json!({}));
             let progress_token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
@@ -208,7 +233,7 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
                 return fail(INVALID_PARAMS, "Invalid params: prompts/get needs a prompt name");
             };
             if svc.registry.prompts().all(|p| p.name != name) {
-                return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", camber_common::text::one_line(name)));
+                return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", svc.base.redactor.redact_sent(&camber_common::text::one_line(name))));
             }
             let mut args: BTreeMap<String, String> = BTreeMap::new();
             if let Some(m) = params.get("arguments").and_then(Value::as_object) {
@@ -218,9 +243,16 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
             }
             Action::Prompt(PromptJob { id, name: name.to_string(), args })
         }
-        _ => fail(METHOD_NOT_FOUND, &format!("Method not found: {}", camber_common::text::one_line(&method))),
+        _ => fail(METHOD_NOT_FOUND, &format!("Method not found: {}", svc.base.redactor.redact_sent(&camber_common::text::one_line(&method)))),
     }
 }
+
+/// The largest serialized `data` repeated as text next to `structuredContent`. The 2025-06-18
+/// and 2025-11-25 revisions say a tool returning structured content SHOULD also return it
+/// serialized in a text block, for clients that read only `content`; a result near the 2 MB
+/// cap would then cross the wire twice. Above this size the text block says where the data is
+/// instead (the summary is always in the first block).
+pub const TEXT_COPY_MAX_BYTES: usize = 64 << 10;
 
 /// The `tools/call` result of a call's outcome.
 pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, rev: Revision) -> Value {
@@ -231,10 +263,20 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
                 text.push_str("\n\n");
             }
             text.push_str(&r.text);
+            let json = serde_json::to_string(&r.data).unwrap_or_default();
+            // without structuredContent (a revision before 2025-06-18) the text is the only copy
+            let copy = if rev.structured && json.len() > TEXT_COPY_MAX_BYTES {
+                format!(
+                    "The full data of this result ({} bytes of JSON) is in structuredContent; it is too large to repeat as text.",
+                    crate::policy::thousands(json.len())
+                )
+            } else {
+                json
+            };
             let mut out = json!({
                 "content": [
                     {"type": "text", "text": text},
-                    {"type": "text", "text": serde_json::to_string(&r.data).unwrap_or_default()},
+                    {"type": "text", "text": copy},
                 ],
                 "isError": false,
                 "_meta": {"camber/facts": r.facts, "camber/banners": r.banners, "camber/truncated": r.truncated},
@@ -278,7 +320,8 @@ pub fn run_call(
         return None;
     }
     if matches!(&outcome, Err(e) if e.code == ErrorCode::UnknownCapability) {
-        return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {}", job.name)));
+        let name = svc.base.redactor.redact_sent(&camber_common::text::one_line(&job.name));
+        return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
     }
     if let Some(token) = &job.progress_token {
         notify(jsonrpc::notification("notifications/progress", json!({"progressToken": token, "progress": 1, "total": 1})));

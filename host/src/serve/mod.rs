@@ -6,6 +6,7 @@ pub mod a2a;
 pub mod auth;
 pub mod http;
 pub mod jsonrpc;
+pub mod log;
 pub mod mcp;
 pub mod stdio;
 
@@ -28,8 +29,8 @@ pub struct Service {
 
 impl Service {
     /// Run one call for a caller (its label and its own allowlist, already intersected with
-    /// the server's) and log one line on stderr: capability, caller, outcome, duration; never
-    /// the arguments' values.
+    /// the server's) and log one line (through [`log`], so logging never blocks or fails the
+    /// call): capability, caller, outcome, duration; never the arguments' values.
     pub fn call(&self, name: &str, args: &Value, caller: &str, allowed: Option<&std::collections::BTreeSet<String>>, cancel: Option<Arc<AtomicBool>>) -> Result<CapabilityResult, CapError> {
         let mut ctx = self.base.clone();
         ctx.caller = caller.to_string();
@@ -44,14 +45,14 @@ impl Service {
             Err(e) => e.code.to_string(),
         };
         let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-        eprintln!(
+        log::line(format!(
             "camber: call {} caller={} outcome={}{} {:.1} ms",
-            camber_common::text::one_line(name),
+            self.base.redactor.redact_sent(&camber_common::text::one_line(name)),
             camber_common::text::one_line(caller),
             outcome,
             if cancelled { " (cancelled)" } else { "" },
             t0.elapsed().as_secs_f64() * 1e3
-        );
+        ));
         r
     }
 }

@@ -1,51 +1,101 @@
-//! MCP over stdio: newline-delimited JSON-RPC on stdin and stdout, logs on stderr. Calls run on
-//! a bounded pool of worker threads, so a slow call does not hold up `ping` or a cancel; a
-//! `notifications/cancelled` stops its guest at once. When stdin closes, the calls already
-//! asked are answered (each within its deadline) and the server exits.
+//! MCP over stdio: newline-delimited JSON-RPC on stdin and stdout, logs on stderr (through
+//! [`super::log`], so a client that stops reading stderr slows nothing). Calls run on a
+//! bounded pool of worker threads, so a slow call does not hold up `ping` or a cancel; a
+//! `notifications/cancelled` stops its guest at once. A panic while a call runs answers that
+//! call `internal` and the worker goes on; a worker lost anyway is replaced (and the log says
+//! so). When stdin closes, the calls already asked are answered (each within its deadline)
+//! and the server exits.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, Receiver};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 
 use serde_json::Value;
 
 use super::jsonrpc;
+use super::log;
 use super::mcp::{self, Action, Session};
 use super::Service;
+
+type Job = (mcp::CallJob, Session, Arc<AtomicBool>);
+type Sender = Arc<dyn Fn(&Value) + Send + Sync>;
+
+/// What the call workers share.
+struct Pool {
+    svc: Arc<Service>,
+    jobs: Mutex<Receiver<Job>>,
+    send: Sender,
+    inflight: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
+    /// Every worker started (replacements too), joined at the end.
+    handles: Mutex<Vec<JoinHandle<()>>>,
+}
+
+/// Starts a replacement when its worker thread unwinds (a panic outside any call's
+/// containment), so the pool never shrinks.
+struct Respawn(Arc<Pool>);
+
+impl Drop for Respawn {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            log::line("camber: a call worker stopped after a panic; started another in its place");
+            spawn_worker(&self.0);
+        }
+    }
+}
+
+fn spawn_worker(pool: &Arc<Pool>) {
+    let p = pool.clone();
+    let started = std::thread::Builder::new().name("camber-call".into()).spawn(move || {
+        let _respawn = Respawn(p.clone());
+        loop {
+            let job = p.jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
+            let Ok((job, session, cancel)) = job else { break };
+            let send = p.send.clone();
+            let notify = move |v: Value| send(&v);
+            let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, &session, cancel, &notify)));
+            p.inflight.lock().unwrap_or_else(|e| e.into_inner()).remove(&job.id.to_string());
+            match reply {
+                Ok(Some(r)) => (p.send)(&r),
+                Ok(None) => {}
+                Err(_) => {
+                    log::line("camber: a call panicked in the server; answered internal");
+                    (p.send)(&mcp::internal_error(job.id.clone()));
+                }
+            }
+            #[cfg(debug_assertions)]
+            test_hooks::worker_panic(&job.name);
+        }
+    });
+    match started {
+        Ok(h) => p_handles(pool).push(h),
+        Err(e) => log::line(format!("camber: cannot start a call worker: {e}")),
+    }
+}
+
+fn p_handles(pool: &Pool) -> std::sync::MutexGuard<'_, Vec<JoinHandle<()>>> {
+    pool.handles.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Serve until stdin closes. `workers` calls run at once.
 pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
     let out = Arc::new(Mutex::new(std::io::stdout()));
-    let send = {
+    let send: Sender = {
         let out = out.clone();
-        move |v: &Value| {
+        Arc::new(move |v: &Value| {
             let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
             let _ = writeln!(o, "{}", serde_json::to_string(v).unwrap_or_default());
             let _ = o.flush();
-        }
+        })
     };
-    let send = Arc::new(send);
     let inflight: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>> = Arc::new(Mutex::new(HashMap::new()));
-    let (tx, rx) = mpsc::channel::<(mcp::CallJob, Session, Arc<AtomicBool>)>();
-    let rx = Arc::new(Mutex::new(rx));
-    let mut pool = Vec::new();
+    let (tx, rx) = mpsc::channel::<Job>();
+    let pool = Arc::new(Pool { svc: svc.clone(), jobs: Mutex::new(rx), send: send.clone(), inflight: inflight.clone(), handles: Mutex::new(Vec::new()) });
     for _ in 0..workers.max(1) {
-        let rx = rx.clone();
-        let svc = svc.clone();
-        let send = send.clone();
-        let inflight = inflight.clone();
-        pool.push(std::thread::spawn(move || loop {
-            let job = rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
-            let Ok((job, session, cancel)) = job else { break };
-            let notify = |v: Value| send(&v);
-            let reply = mcp::run_call(&svc, &job, &session, cancel, &notify);
-            inflight.lock().unwrap_or_else(|p| p.into_inner()).remove(&job.id.to_string());
-            if let Some(r) = reply {
-                send(&r);
-            }
-        }));
+        spawn_worker(&pool);
     }
     let mut session = Session::new("mcp:stdio", None);
     let stdin = std::io::stdin();
@@ -68,9 +118,15 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                 continue;
             }
         };
-        match mcp::handle(&svc, msg, &mut session) {
+        match mcp::handle_contained(&svc, msg, &mut session) {
             Action::Reply(r) => send(&r),
-            Action::Prompt(job) => send(&mcp::run_prompt(&svc, &job)),
+            Action::Prompt(job) => {
+                let r = catch_unwind(AssertUnwindSafe(|| mcp::run_prompt(&svc, &job)));
+                send(&r.unwrap_or_else(|_| {
+                    log::line("camber: a prompt panicked in the server; answered internal");
+                    mcp::internal_error(job.id.clone())
+                }));
+            }
             Action::Nothing => {}
             Action::Cancel(id) => {
                 if let Some(flag) = inflight.lock().unwrap_or_else(|p| p.into_inner()).get(&id.to_string()) {
@@ -84,10 +140,30 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
             }
         }
     }
-    // stdin closed: answer what was asked (each call is bounded by its deadline), then stop
+    // stdin closed: answer what was asked (each call is bounded by its deadline), then stop;
+    // a worker replaced meanwhile is joined too
     drop(tx);
-    for h in pool {
-        let _ = h.join();
+    loop {
+        let next = p_handles(&pool).pop();
+        match next {
+            Some(h) => {
+                let _ = h.join();
+            }
+            None => break,
+        }
     }
     Ok(())
+}
+
+/// Test-only faults, compiled into debug builds only (the tests drive a debug `camber`).
+#[cfg(debug_assertions)]
+mod test_hooks {
+    /// `CAMBER_TEST_WORKER_PANIC=<capability>`: after answering a call of that capability, its
+    /// worker thread panics outside any call's containment, as a bug in the worker loop
+    /// would; the pool must replace it. Only the serving tests set it.
+    pub fn worker_panic(name: &str) {
+        if std::env::var_os("CAMBER_TEST_WORKER_PANIC").is_some_and(|v| v == name) {
+            panic!("test-only worker panic (CAMBER_TEST_WORKER_PANIC)");
+        }
+    }
 }

@@ -106,3 +106,5 @@ pub fn reference(args: &[&str]) -> serde_json::Value {
     assert!(out.status.success(), "ref.py {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("ref.py prints JSON")
 }
+
+pub mod fuzz;

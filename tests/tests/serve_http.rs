@@ -200,7 +200,12 @@ fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
     assert_eq!(http(&srv.addr, "DELETE", "/mcp", &[("Authorization", &narrow), ("MCP-Session-Id", &sid)], b"").0, 404);
     // 10 MB
     let big = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20));
-    assert_eq!(http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], big.as_bytes()).0, 413);
+    let (st, _, body) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], big.as_bytes());
+    assert_eq!(st, 413);
+    // still an answer a JSON-RPC client can read
+    let e: Value = serde_json::from_slice(&body).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&body)));
+    assert_eq!(e["error"]["code"], -32600, "{e}");
+    assert_eq!(e["id"], Value::Null);
     // malformed, a batch, unknown method, unknown tool, wrong argument types
     for (body, code) in [("{nope".to_string(), -32700), (format!("[{ping}]"), -32600)] {
         let (st, _, b) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], body.as_bytes());

@@ -209,8 +209,15 @@ fn main() -> ExitCode {
             c.args(rest);
             run(c, "the benchmarks")
         }),
+        "fuzz" => build(true, false).map(|_| ()).and_then(|()| {
+            let mut c = cargo();
+            c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache-release"));
+            c.args(["run", "--release", "-p", "camber-tests", "--bin", "camber-fuzz", "--"]);
+            c.args(rest);
+            run(c, "the fuzz run")
+        }),
         _ => {
-            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench>");
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED]>");
             return ExitCode::from(2);
         }
     };

@@ -421,8 +421,20 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         .route("/a2a", post(a2a_post))
         .route("/.well-known/agent-card.json", get(agent_card))
         .layer(DefaultBodyLimit::max(jsonrpc::MAX_MESSAGE_BYTES))
+        .layer(axum::middleware::map_response(readable_too_large))
         .with_state(state.clone());
     (app, state)
+}
+
+/// A body over the cap is refused 413 by the body extractor with a plain-text body; the
+/// client still gets a JSON-RPC error it can read (id null: the request was never read).
+async fn readable_too_large(res: Response) -> Response {
+    let json = res.headers().get(axum::http::header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if res.status() != StatusCode::PAYLOAD_TOO_LARGE || json {
+        return res;
+    }
+    let message = format!("the request is larger than {} MiB, the most one message may hold", jsonrpc::MAX_MESSAGE_BYTES >> 20);
+    (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, &message))).into_response()
 }
 
 /// Serve until interrupted.

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate host/templates/reference-datasets.json from the run templates the reference
+"""Regenerate host/registry/templates/reference-datasets.json from the run templates the reference
 implementation (camber-toolkit 0.110.0) packages for its catalog datasets.
 
 Kept per dataset: the time grid, the equipment classes, the rules with the template's tuned
@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-OUT = ROOT / "host" / "templates" / "reference-datasets.json"
+OUT = ROOT / "host" / "registry" / "templates" / "reference-datasets.json"
 
 
 def main():

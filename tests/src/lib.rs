@@ -4,9 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use camber_host::registry::component_files;
-use camber_host::runtime::{Runtime, RuntimeConfig};
-use camber_host::Registry;
+use camber_registry::component_files;
+use camber_runtime::{Runtime, RuntimeConfig};
+use camber_registry::Registry;
 
 /// The cargo target directory these tests were built in.
 pub fn target_dir() -> PathBuf {
@@ -82,7 +82,7 @@ pub fn full_registry() -> &'static Registry {
 /// A fresh demo store in a temporary directory.
 pub fn demo_store() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    camber_host::fixture::demo_store(dir.path()).expect("demo store");
+    camber_store::fixture::demo_store(dir.path()).expect("demo store");
     dir
 }
 

@@ -2,7 +2,7 @@
 //! `check_citations` capability, which use one verifier.
 
 use camber_common::ErrorCode;
-use camber_host::CallContext;
+use camber_registry::CallContext;
 use camber_tests::{demo_store, full_registry};
 use serde_json::{json, Value};
 

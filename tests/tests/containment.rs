@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use camber_common::ErrorCode;
-use camber_host::CallContext;
+use camber_registry::CallContext;
 use camber_tests::{components_dir, demo_store, full_registry, refused_components_dir, registry_from};
 use serde_json::json;
 

@@ -1,7 +1,7 @@
 //! `coverage` through the pipeline on real stores.
 
 use camber_common::ErrorCode;
-use camber_host::CallContext;
+use camber_registry::CallContext;
 use camber_tests::full_registry;
 use serde_json::json;
 
@@ -25,7 +25,7 @@ fn store() -> tempfile::TempDir {
     for i in 0..96 {
         rows.push((t0 + i * h / 4, "VAV-1".to_string(), "VAV".to_string(), "space_temp".to_string(), 70.0));
     }
-    camber_host::fixture::write_facility(dir.path(), "hq", &rows, json!({"name": "HQ"})).unwrap();
+    camber_store::fixture::write_facility(dir.path(), "hq", &rows, json!({"name": "HQ"})).unwrap();
     dir
 }
 
@@ -122,7 +122,7 @@ fn pages_of_each_list() {
 #[test]
 fn the_writers_times_index_gives_the_same_answer_as_a_scan() {
     let s = store();
-    let index = s.path().join("facility_id=hq").join(camber_host::store::TIMES_INDEX);
+    let index = s.path().join("facility_id=hq").join(camber_store::TIMES_INDEX);
     assert!(index.is_file(), "the writer records the sample times");
     let with = full_registry().call("coverage", &json!({"facility_id": "hq"}), &ctx(s.path())).unwrap();
     std::fs::remove_file(&index).unwrap();

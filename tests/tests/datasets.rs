@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use camber_common::ErrorCode;
-use camber_host::CallContext;
+use camber_registry::CallContext;
 use camber_tests::{demo_store, full_registry};
 use serde_json::{json, Value};
 

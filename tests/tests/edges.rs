@@ -2,8 +2,8 @@
 //! and stored names that read like fact ids or markup.
 
 use camber_common::time::ns_from_iso;
-use camber_host::fixture::{write_facility, Row};
-use camber_host::CallContext;
+use camber_store::fixture::{write_facility, Row};
+use camber_registry::CallContext;
 use camber_tests::{demo_store, full_registry};
 use serde_json::{json, Value};
 

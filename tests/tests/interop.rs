@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use camber_host::store::StoreDir;
-use camber_host::CallContext;
+use camber_store::StoreDir;
+use camber_registry::CallContext;
 use camber_tests::{camber_bin, full_registry, reference};
 use serde_json::{json, Value};
 

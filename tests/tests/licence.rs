@@ -4,11 +4,11 @@
 use std::path::Path;
 
 use camber_common::ErrorCode;
-use camber_host::CallContext;
+use camber_registry::CallContext;
 use camber_tests::full_registry;
 use serde_json::{json, Value};
 
-fn rows() -> Vec<camber_host::fixture::Row> {
+fn rows() -> Vec<camber_store::fixture::Row> {
     (0..48)
         .map(|h| (camber_common::time::ns_from_iso("2024-03-01T00:00").unwrap() + h * 3_600_000_000_000, "AHU-1".to_string(), "AHU".to_string(), "oat".to_string(), 50.0 + h as f64))
         .collect()
@@ -19,7 +19,7 @@ fn rows() -> Vec<camber_host::fixture::Row> {
 /// open catalog dataset.
 fn store() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let w = |fid: &str, entry: Value| camber_host::fixture::write_facility(dir.path(), fid, &rows(), entry).unwrap();
+    let w = |fid: &str, entry: Value| camber_store::fixture::write_facility(dir.path(), fid, &rows(), entry).unwrap();
     w("hq", json!({"name": "HQ"}));
     w("lab", json!({"name": "Lab", "dataset": {"dataset_id": "x", "licence": "CC-BY-NC-4.0", "access": "research_only"}}));
     w("ds-at-30bldg-sensors", json!({"dataset": {"dataset_id": "at-30bldg-sensors", "licence": "CC-BY-4.0", "access": "open"}}));
@@ -104,7 +104,7 @@ fn a_missing_registry_refuses_only_in_a_store_with_dataset_facilities() {
     assert_eq!(e.data.as_ref().unwrap()["reason"], "licence_unverified");
     // a store of one's own data without a registry is not damaged
     let own = tempfile::tempdir().unwrap();
-    camber_host::fixture::write_facility(own.path(), "hq", &rows(), json!({})).unwrap();
+    camber_store::fixture::write_facility(own.path(), "hq", &rows(), json!({})).unwrap();
     std::fs::remove_file(own.path().join("_facilities.json")).unwrap();
     let r = full_registry().call("points", &json!({"facility_id": "hq"}), &CallContext::new(own.path(), ["hq".to_string()])).unwrap();
     assert_eq!(r.data["count"], 1);
@@ -115,7 +115,7 @@ fn a_missing_registry_refuses_only_in_a_store_with_dataset_facilities() {
 fn a_dataset_facility_nobody_vouches_for_is_refused() {
     let s = store();
     // a ds- facility with no registry entry
-    camber_host::fixture::write_facility(s.path(), "ds-mystery", &rows(), json!({})).unwrap();
+    camber_store::fixture::write_facility(s.path(), "ds-mystery", &rows(), json!({})).unwrap();
     let reg_path = s.path().join("_facilities.json");
     let mut reg: Value = serde_json::from_str(&std::fs::read_to_string(&reg_path).unwrap()).unwrap();
     let c = CallContext::new(s.path(), ["ds-mystery".to_string()]);

@@ -228,7 +228,7 @@ fn a_large_result_crosses_the_wire_once() {
     let res = &r["result"];
     let data = serde_json::to_string(&res["structuredContent"]).unwrap();
     assert_eq!(res["structuredContent"]["rows"].as_array().unwrap().len(), 5000);
-    assert!(data.len() > camber_host::serve::mcp::TEXT_COPY_MAX_BYTES, "{}", data.len());
+    assert!(data.len() > camber_serve::mcp::TEXT_COPY_MAX_BYTES, "{}", data.len());
     let copy = res["content"][1]["text"].as_str().unwrap();
     assert!(copy.contains("structuredContent") && copy.len() < 200, "{copy}");
     assert!(res["content"][0]["text"].as_str().unwrap().contains("[F1@echo-"), "the summary stays");

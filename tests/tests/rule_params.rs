@@ -1,7 +1,7 @@
 //! `rule_params` through the sandbox: the rules the analytics engine declares.
 
 use camber_common::ErrorCode;
-use camber_host::CallContext;
+use camber_registry::CallContext;
 use camber_tests::full_registry;
 use serde_json::{json, Value};
 

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use camber_common::{CapError, CapabilityResult, ErrorCode};
-use camber_host::runconfig::RunConfigs;
-use camber_host::CallContext;
+use camber_registry::runconfig::RunConfigs;
+use camber_registry::CallContext;
 use camber_tests::full_registry;
 use serde_json::{json, Value};
 
@@ -20,7 +20,7 @@ fn store() -> &'static tempfile::TempDir {
     S.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         for ds in ["synthetic-ahu-economizer", "synthetic-g36-vav", "synthetic-chw-plant"] {
-            camber_host::datasets::ingest(dir.path(), ds, None, false, std::time::Duration::from_secs(30)).unwrap();
+            camber_store::synthetic::ingest(dir.path(), ds, None, false, std::time::Duration::from_secs(30)).unwrap();
         }
         dir
     })

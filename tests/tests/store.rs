@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use camber_common::ErrorCode;
-use camber_host::store::fence;
-use camber_host::store::writer::Writer;
-use camber_host::CallContext;
+use camber_store::fence;
+use camber_store::writer::Writer;
+use camber_registry::CallContext;
 use camber_tests::{cache_dir, camber_bin, full_registry};
 use serde_json::{json, Value};
 
@@ -89,7 +89,7 @@ fn ingest_writes_a_facility_the_capabilities_serve() {
     assert_eq!(reg["site"]["name"], "Site");
     assert_eq!(reg["site"]["timezone"], "America/Chicago");
     assert_eq!(reg["site"]["state"], "active");
-    let s = camber_host::store::StoreDir::open(&store).unwrap();
+    let s = camber_store::StoreDir::open(&store).unwrap();
     let (ts, v) = s.read_series("site", "AHU-1", "oat", None, None).unwrap();
     assert_eq!(ts.len(), 48);
     assert_eq!(v[47], 57.0);
@@ -136,7 +136,7 @@ fn replace_and_append() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     assert_eq!(ingest(&store, &long_csv(dir.path(), "a.csv", 48, 10.0), &[]).0, 0);
-    let s = camber_host::store::StoreDir::open(&store).unwrap();
+    let s = camber_store::StoreDir::open(&store).unwrap();
     // append a later overlapping window: overlap takes the new readings, the rest stays
     let later = dir.path().join("later.csv");
     std::fs::write(&later, "ts,equip,equip_class,role,value\n2024-02-01 23:00,AHU-1,AHU,oat,-1\n2024-03-05 00:00,AHU-1,AHU,oat,-2\n").unwrap();
@@ -214,7 +214,7 @@ fn a_swap_interrupted_after_it_committed_is_unavailable_until_finished() {
     let w = Writer::open(&store, Duration::from_secs(5)).unwrap();
     assert!(w.repaired.iter().any(|r| r.contains("finished an interrupted rewrite of facility 'site'")), "{:?}", w.repaired);
     drop(w);
-    let s = camber_host::store::StoreDir::open(&store).unwrap();
+    let s = camber_store::StoreDir::open(&store).unwrap();
     let (ts, v) = s.read_series("site", "AHU-1", "oat", None, None).unwrap();
     assert_eq!((ts.len(), v[0]), (5, 100.0));
     assert!(points(&store, "site").is_ok());
@@ -255,7 +255,7 @@ fn a_writer_killed_at_any_moment_loses_nothing() {
     let big = long_csv(dir.path(), "big.csv", 40_000, 500.0); // 120,000 rows over 5 months
     assert_eq!(ingest(&store, &small, &[]).0, 0);
     let old = points(&store, "site").unwrap();
-    let s = camber_host::store::StoreDir::open(&store).unwrap();
+    let s = camber_store::StoreDir::open(&store).unwrap();
     let mut outcomes = (0, 0);
     for i in 0..8u64 {
         let mut child = camber()
@@ -329,7 +329,7 @@ fn frames_align_roles_on_shared_timestamps() {
     let csv = dir.path().join("f.csv");
     std::fs::write(&csv, "ts,equip,equip_class,role,value\n2024-10-31 23:00,A,AHU,oat,1\n2024-10-31 23:00,A,AHU,sat,2\n2024-11-01 00:00,A,AHU,oat,3\n2024-11-01 01:00,A,AHU,sat,4\n2024-11-01 01:00,B,AHU,sat,9\n").unwrap();
     assert_eq!(ingest(&store, &csv, &[]).0, 0);
-    let s = camber_host::store::StoreDir::open(&store).unwrap();
+    let s = camber_store::StoreDir::open(&store).unwrap();
     let f = s.read_frame("site", "A", &["oat".into(), "sat".into()], None, None).unwrap();
     assert_eq!(f.ts.len(), 3);
     assert_eq!(f.values[0][..2], [1.0, 3.0]);

@@ -8,8 +8,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use camber_common::ErrorCode;
-use camber_host::store::parts::{write_part, LongRows, PointKey};
-use camber_host::CallContext;
+use camber_store::parts::{write_part, LongRows, PointKey};
+use camber_registry::CallContext;
 use camber_tests::{demo_store, full_registry};
 use serde_json::{json, Value};
 

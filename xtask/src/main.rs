@@ -146,7 +146,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
         build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
     }
     let mut c = cargo();
-    c.args(["build", "-p", "camber-host"]);
+    c.args(["build", "-p", "camber"]);
     if release {
         c.arg("--release");
     }

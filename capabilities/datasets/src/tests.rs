@@ -229,7 +229,7 @@ fn thousands_separators() {
 
 /// The catalog data the host compiles in (without the synthetic datasets the host adds).
 fn packaged() -> Value {
-    serde_json::from_str(include_str!("../../../host/data/catalog.json")).unwrap()
+    serde_json::from_str(include_str!("../../../host/store/data/catalog.json")).unwrap()
 }
 
 #[test]

@@ -5,7 +5,10 @@
 pub mod canonical;
 pub mod citations;
 pub mod error;
+#[cfg(feature = "os")]
+pub mod ids;
 pub mod page;
+pub mod redact;
 pub mod result;
 pub mod roles;
 pub mod text;

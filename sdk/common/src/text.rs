@@ -171,9 +171,29 @@ fn replace_ascii_ci(s: &str, needle: &str, with: &str) -> String {
     out
 }
 
+/// `n` with thousands separators (2,000,000).
+pub fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thousands_separators() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(2_000_000), "2,000,000");
+        assert_eq!(thousands(12_345), "12,345");
+    }
 
     #[test]
     fn one_line_removes_controls_bidi_and_zero_width() {

@@ -4,9 +4,9 @@
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use camber_host::registry::component_files;
-use camber_host::runtime::{Runtime, RuntimeConfig};
-use camber_host::{CallContext, Registry};
+use camber_registry::component_files;
+use camber_runtime::{Runtime, RuntimeConfig};
+use camber_registry::{CallContext, Registry};
 use camber_tests::{camber_bin, components_dir, demo_store, registry_from, test_components_dir};
 use serde_json::json;
 
@@ -46,7 +46,7 @@ fn mib(b: u64) -> String {
 /// `camber-bench read-frame STORE`: read one equipment-year in a fresh process, so its peak
 /// memory is the read's own.
 fn read_frame_child(store: &str) {
-    let s = camber_host::store::StoreDir::open(std::path::Path::new(store)).unwrap();
+    let s = camber_store::StoreDir::open(std::path::Path::new(store)).unwrap();
     // the roles from a one-day generation: listing the store's points would scan it first
     let roles: Vec<String> = camber_synth::ahu_year("AHU-1", 1, 60, 7).series.iter().map(|p| p.role.clone()).collect();
     let (_, before) = memory();
@@ -67,8 +67,8 @@ fn read_frame_child(store: &str) {
 }
 
 fn store_benchmarks() {
-    use camber_host::ingest::{ingest, IngestOptions};
-    use camber_host::store::writer::Mode;
+    use camber_store::ingest::{ingest, IngestOptions};
+    use camber_store::writer::Mode;
     let dir = tempfile::tempdir().unwrap();
     // one AHU-year at 1-minute resolution, 12 roles, as a long CSV
     let g = camber_synth::ahu_year("AHU-1", 365, 1, 7);
@@ -103,7 +103,7 @@ fn store_benchmarks() {
     };
     let t = Instant::now();
     let file = std::fs::File::open(&csv).unwrap();
-    let (rows, _) = camber_host::ingest::parse(std::io::BufReader::with_capacity(1 << 20, file), bytes, &opts).unwrap();
+    let (rows, _) = camber_store::ingest::parse(std::io::BufReader::with_capacity(1 << 20, file), bytes, &opts).unwrap();
     let parse_s = t.elapsed().as_secs_f64();
     drop(rows);
     let t = Instant::now();
@@ -172,9 +172,9 @@ fn store_benchmarks() {
     }
     let one = dir.path().join("one");
     let hundred = dir.path().join("hundred");
-    camber_host::fixture::write_facility(&one, "site-000", &rows, json!({})).unwrap();
+    camber_store::fixture::write_facility(&one, "site-000", &rows, json!({})).unwrap();
     for i in 0..100 {
-        camber_host::fixture::write_facility(&hundred, &format!("site-{i:03}"), &rows, json!({})).unwrap();
+        camber_store::fixture::write_facility(&hundred, &format!("site-{i:03}"), &rows, json!({})).unwrap();
     }
     let reg = registry_from(&[components_dir()]).unwrap();
     for (label, root, allowed) in [
@@ -438,7 +438,7 @@ fn rules_benchmarks() {
     // through the sandbox: the demo store's synthetic buildings
     let dir = tempfile::tempdir().unwrap();
     for ds in ["synthetic-ahu-economizer", "synthetic-g36-vav", "synthetic-chw-plant"] {
-        camber_host::datasets::ingest(dir.path(), ds, None, false, Duration::from_secs(30)).unwrap();
+        camber_store::synthetic::ingest(dir.path(), ds, None, false, Duration::from_secs(30)).unwrap();
     }
     let reg = registry_from(&[components_dir()]).unwrap();
     let fids = ["ds-synthetic-ahu-economizer", "ds-synthetic-g36-vav", "ds-synthetic-chw-plant"];
@@ -475,7 +475,7 @@ fn rules_benchmarks() {
                 }
             }
         }
-        camber_host::fixture::write_facility(store.path(), "year", &rows, json!({"state": "active"})).unwrap();
+        camber_store::fixture::write_facility(store.path(), "year", &rows, json!({"state": "active"})).unwrap();
     }
     let cfg_dir = tempfile::tempdir().unwrap();
     let cfg = cfg_dir.path().join("year.json");
@@ -483,7 +483,7 @@ fn rules_benchmarks() {
     text["resample"] = json!("1min");
     std::fs::write(&cfg, text.to_string()).unwrap();
     let mut ctx = CallContext::new(store.path(), ["year".to_string()]);
-    let configs = camber_host::runconfig::RunConfigs::load(&[cfg]).unwrap();
+    let configs = camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap();
     ctx.config_digest = configs.digest.clone();
     ctx.run_configs = std::sync::Arc::new(configs);
     let mut v = Vec::new();
@@ -615,7 +615,7 @@ fn reference_benchmarks() {
     std::fs::write(&cfg, config.to_string()).unwrap();
     let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-g36-vav-fleet", cfg.to_str().unwrap()]);
     let mut ctx = CallContext::new(&store, [fid.to_string()]);
-    let configs = camber_host::runconfig::RunConfigs::load(&[cfg]).unwrap();
+    let configs = camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap();
     ctx.config_digest = configs.digest.clone();
     ctx.run_configs = std::sync::Arc::new(configs);
     let args = json!({"facility_id": fid, "limit": 1000});

@@ -1,0 +1,61 @@
+//! The registry as the serving adapters see it: `camber_serve::Backend` over
+//! `camber_registry::Registry` and the server's base call context. This is the one place the
+//! transports meet the policy pipeline.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use camber_common::redact::Redactor;
+use camber_common::{CapError, CapabilityResult};
+use camber_registry::{CallContext, Registry};
+use camber_serve::{Backend, Caller, PromptInfo, Tool};
+
+/// The registry and the server's base context (store, allowlist, trust floor, configs).
+pub struct RegistryBackend {
+    pub registry: Registry,
+    pub base: CallContext,
+}
+
+impl Backend for RegistryBackend {
+    fn tools(&self) -> Vec<Tool> {
+        self.registry
+            .capabilities()
+            .map(|c| Tool {
+                name: c.name.clone(),
+                version: c.version.clone(),
+                title: c.title.clone(),
+                description: c.description.clone(),
+                cost: c.cost.clone(),
+                input_schema: c.input.source.clone(),
+                output_schema: c.output.source.clone(),
+                revision: c.descriptor()["revision"].clone(),
+            })
+            .collect()
+    }
+
+    fn prompts(&self) -> Vec<PromptInfo> {
+        self.registry
+            .prompts()
+            .map(|p| PromptInfo { name: p.name.clone(), title: p.title.clone(), description: p.description.clone(), arguments: p.arguments.clone() })
+            .collect()
+    }
+
+    fn call(&self, name: &str, args: &Value, caller: Caller<'_>) -> Result<CapabilityResult, CapError> {
+        let mut ctx = self.base.clone();
+        ctx.caller = caller.label.to_string();
+        if let Some(a) = caller.allowed {
+            ctx.allowed = ctx.allowed.intersection(a).cloned().collect();
+        }
+        ctx.cancel = caller.cancel;
+        self.registry.call(name, args, &ctx)
+    }
+
+    fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+        self.registry.get_prompt(name, args)
+    }
+
+    fn redactor(&self) -> &Redactor {
+        &self.base.redactor
+    }
+}

@@ -1,0 +1,577 @@
+//! The command line: `camber capabilities`, `camber call`, `camber demo`. Each command loads
+//! the registry and goes through `Registry::call`; none applies policy of its own.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Parser, Subcommand};
+use serde_json::{json, Value};
+
+use camber_common::CapError;
+
+use camber_registry::{component_files, CallContext, Registry};
+use camber_runtime::{Runtime, RuntimeConfig};
+use camber_serve as serve;
+use camber_store::StoreDir;
+
+/// `println!` for the command's output, without its panic: see `write_out`.
+macro_rules! out {
+    ($($arg:tt)*) => { write_out(format_args!($($arg)*)) };
+}
+
+#[derive(Parser)]
+#[command(name = "camber", version, about = "Read-only building analytics for AI assistants: capabilities as sandboxed WebAssembly components")]
+struct Cli {
+    /// More capability directories (after the one next to the executable and CAMBER_CAPABILITIES)
+    #[arg(long = "capabilities", global = true, value_name = "DIR")]
+    capabilities: Vec<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List the loaded capabilities (name, title, cost; with --json also schemas and descriptors)
+    Capabilities {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Call one capability and print its result (or its refusal) as JSON
+    Call {
+        /// Capability name (see `camber capabilities`)
+        name: String,
+        /// Arguments as a JSON object
+        #[arg(default_value = "{}")]
+        args: String,
+        #[command(flatten)]
+        access: AccessArgs,
+        /// Wall-clock budget of the call in seconds
+        #[arg(long, default_value_t = 120.0)]
+        max_seconds: f64,
+    },
+    /// Write the synthetic demo buildings to a store and run a few calls on them
+    Demo {
+        /// Where to write the demo store
+        #[arg(long, default_value = "camber-demo-store")]
+        store: PathBuf,
+    },
+    /// Serve the capabilities and prompts over MCP: stdio, or Streamable HTTP with --http
+    Mcp {
+        #[command(flatten)]
+        access: AccessArgs,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
+    /// Serve the capabilities over A2A (and MCP) on HTTP
+    A2a {
+        #[command(flatten)]
+        access: AccessArgs,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
+    /// Serve MCP (/mcp) and A2A (/a2a) on one HTTP address
+    Serve {
+        #[command(flatten)]
+        access: AccessArgs,
+        #[command(flatten)]
+        http: HttpArgs,
+    },
+    /// Manage the bearer tokens of HTTP callers
+    Tokens {
+        #[command(subcommand)]
+        command: TokensCommand,
+    },
+    /// Ingest a trend CSV (long: ts,equip,equip_class,role,value[,unit]; or wide with --mapping)
+    Ingest(IngestArgs),
+    /// The synthetic datasets: list them, or generate one into a store
+    Datasets {
+        #[command(subcommand)]
+        command: DatasetsCommand,
+    },
+}
+
+#[derive(Args)]
+struct IngestArgs {
+    /// The CSV file
+    csv: PathBuf,
+    /// The store directory (created when missing)
+    #[arg(long, value_name = "DIR")]
+    store: PathBuf,
+    /// The facility the data belongs to
+    #[arg(long, value_name = "ID")]
+    facility: String,
+    /// The site's IANA time zone (stamps without an offset are its wall clock)
+    #[arg(long, value_name = "ZONE")]
+    timezone: String,
+    /// Wide CSV: the column mapping (JSON {"timestamp", "columns": {col: {equip, equip_class, role, unit}}} or CSV column,equip,equip_class,role[,unit])
+    #[arg(long, value_name = "FILE")]
+    mapping: Option<PathBuf>,
+    /// The declared unit of a role's readings, converted to the stored unit (repeatable)
+    #[arg(long = "unit", value_name = "ROLE=UNIT")]
+    units: Vec<String>,
+    /// Replace the facility's stored data
+    #[arg(long, conflicts_with = "append")]
+    replace: bool,
+    /// Add to the facility's stored data (a reading at the same time and point replaces it)
+    #[arg(long)]
+    append: bool,
+    /// The facility's display name
+    #[arg(long)]
+    name: Option<String>,
+    /// Seconds to wait for another writer
+    #[arg(long, default_value_t = 30.0)]
+    lock_timeout: f64,
+    /// No progress bar
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// How the HTTP transports listen and who may call them.
+#[derive(Args)]
+struct HttpArgs {
+    /// Listen on this address (e.g. 127.0.0.1:8765); without it `camber mcp` speaks stdio
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+    /// The token file: SHA-256 digests of the callers' tokens, their labels and allowlists
+    #[arg(long, value_name = "FILE")]
+    tokens: Option<PathBuf>,
+    /// Serve loopback callers without tokens (refused on any other address)
+    #[arg(long)]
+    no_auth: bool,
+    /// Another Origin to accept (loopback origins always are; repeatable)
+    #[arg(long = "allow-origin", value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+    /// Calls that may run at once (default: one per core)
+    #[arg(long)]
+    workers: Option<usize>,
+    /// An MCP session idle this many seconds ends; its id then gets 404 and the client
+    /// initializes again (0: as soon as it is idle)
+    #[arg(long, value_name = "SECONDS", default_value_t = serve::http::DEFAULT_SESSION_IDLE.as_secs())]
+    session_idle: u64,
+    /// MCP sessions one token may hold; one more ends its least recently used idle session
+    #[arg(long, value_name = "N", default_value_t = serve::http::DEFAULT_SESSIONS_PER_CALLER, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    max_sessions: usize,
+}
+
+#[derive(Subcommand)]
+enum TokensCommand {
+    /// Create a token for a caller; it is printed once and only its digest is stored
+    Add {
+        /// The caller's label (in logs and ctx.caller)
+        label: String,
+        /// A facility this caller may read (repeatable; intersected with the server's)
+        #[arg(long = "allow", value_name = "ID", required = true)]
+        allow: Vec<String>,
+        /// The token file
+        #[arg(long, value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum DatasetsCommand {
+    /// List the datasets camber can generate
+    List,
+    /// Generate datasets into a store as facilities ds-<id>
+    Ingest {
+        /// Dataset ids (see `camber datasets list`)
+        #[arg(required = true)]
+        ids: Vec<String>,
+        #[arg(long, value_name = "DIR")]
+        store: PathBuf,
+        /// The generator's seed (default: each dataset's own)
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Re-generate a dataset already in the store
+        #[arg(long)]
+        replace: bool,
+        #[arg(long, default_value_t = 30.0)]
+        lock_timeout: f64,
+    },
+}
+
+/// Who the caller is: the store, the allowlist, the config and the trust floor.
+#[derive(Args)]
+struct AccessArgs {
+    /// The store directory (capabilities that read no building data need none)
+    #[arg(long, value_name = "DIR")]
+    store: Option<PathBuf>,
+    /// A facility the caller may read (repeatable; none: no facility is visible)
+    #[arg(long = "allow", value_name = "ID")]
+    allow: Vec<String>,
+    /// Allow every facility the store registers as active (or leaves unregistered)
+    #[arg(long, conflicts_with = "allow")]
+    allow_all_active: bool,
+    /// A run config (JSON or YAML), read and checked at startup; repeatable, one per
+    /// facility. Its content is part of every call's token
+    #[arg(long, value_name = "FILE")]
+    config: Vec<PathBuf>,
+    /// The trust floor: checks whose inputs score below it decline
+    #[arg(long, default_value_t = 0.5)]
+    min_trust: f64,
+}
+
+/// The capability directories: next to the executable, then `CAMBER_CAPABILITIES`
+/// (colon-separated), then `--capabilities`.
+pub fn capability_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("capabilities"))) {
+        dirs.push(dir);
+    }
+    if let Some(v) = std::env::var_os("CAMBER_CAPABILITIES") {
+        dirs.extend(std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()));
+    }
+    dirs.extend(extra.iter().cloned());
+    dirs
+}
+
+/// Load the registry from the capability directories; a one-line error otherwise.
+pub fn load_registry(extra: &[PathBuf]) -> Result<Registry, String> {
+    let files = component_files(&capability_dirs(extra));
+    if files.is_empty() {
+        return Err("no _cap_*.wasm components found: build them with `cargo xtask build`, or name a directory with --capabilities or CAMBER_CAPABILITIES".into());
+    }
+    let runtime = Runtime::new(RuntimeConfig::default())?;
+    Registry::load(runtime, &files)
+}
+
+/// The facilities `--allow-all-active` grants: every stored facility whose registry state is
+/// active or that has no registry entry.
+pub fn all_active(store: &Path) -> Vec<String> {
+    let Some(s) = StoreDir::open(store) else { return Vec::new() };
+    let reg = s.registry();
+    s.facility_ids()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|f| {
+            reg.entries.get(f).and_then(|m| m.get("state")).and_then(Value::as_str).unwrap_or("active") == "active"
+        })
+        .collect()
+}
+
+fn context(a: &AccessArgs) -> Result<CallContext, String> {
+    if !(0.0..=1.0).contains(&a.min_trust) {
+        return Err(format!("--min-trust must be between 0 and 1, got {}", a.min_trust));
+    }
+    let allowed: BTreeSet<String> = if a.allow_all_active {
+        let Some(store) = &a.store else {
+            return Err("--allow-all-active needs --store".into());
+        };
+        let all = all_active(store);
+        if all.is_empty() {
+            return Err("--allow-all-active: the store has no active facility".into());
+        }
+        all.into_iter().collect()
+    } else {
+        a.allow.iter().cloned().collect()
+    };
+    let mut ctx = match &a.store {
+        Some(store) => CallContext::new(store, allowed),
+        None => CallContext::without_store(allowed),
+    };
+    ctx.min_trust = a.min_trust;
+    if !a.config.is_empty() {
+        let configs = camber_registry::runconfig::RunConfigs::load(&a.config)?;
+        ctx.config_digest = configs.digest.clone();
+        ctx.run_configs = std::sync::Arc::new(configs);
+        let mut roots: Vec<PathBuf> = a.store.iter().cloned().collect();
+        for cfg in &a.config {
+            roots.push(cfg.clone());
+            if let Some(parent) = cfg.parent() {
+                roots.push(parent.to_path_buf());
+            }
+        }
+        ctx.redactor = std::sync::Arc::new(camber_common::redact::Redactor::new(roots));
+    }
+    Ok(ctx)
+}
+
+/// Why a command stopped without its result.
+enum Failure {
+    /// A one-line message for stderr (exit status 2).
+    Message(String),
+    /// Whoever read stdout went away (`camber call ... | head`): end quietly.
+    StdoutClosed,
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Failure {
+        Failure::Message(m)
+    }
+}
+
+impl From<&str> for Failure {
+    fn from(m: &str) -> Failure {
+        Failure::Message(m.to_string())
+    }
+}
+
+/// The exit status when stdout closed early: the shell's for a command a SIGPIPE ended.
+pub const EXIT_STDOUT_CLOSED: i32 = 141;
+
+/// Write one line of the command's output; a closed or failing stdout ends the command
+/// (never a panic, as `println!` would).
+fn write_out(line: std::fmt::Arguments) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut o = std::io::stdout().lock();
+    match o.write_fmt(line).and_then(|_| o.write_all(b"\n")).and_then(|_| o.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Failure::StdoutClosed),
+        Err(e) => Err(Failure::Message(format!("cannot write the output ({})", e.kind()))),
+    }
+}
+
+fn print_json(v: &Value) -> Result<(), Failure> {
+    out!("{}", serde_json::to_string_pretty(v).unwrap_or_default())
+}
+
+fn error_json(e: &CapError) -> Value {
+    json!({"error": e.to_json()})
+}
+
+/// The exit status after a panic (a bug): the panic's one line is in the log.
+pub const EXIT_INTERNAL: i32 = 70;
+
+/// Run the command line; returns the exit status. Messages for stderr go through the log
+/// queue (a closed or unread stderr never blocks or fails a command), which is flushed
+/// before the status is returned; a panic is one logged line and [`EXIT_INTERNAL`], never a
+/// backtrace.
+pub fn main() -> i32 {
+    serve::log::install_panic_hook();
+    let cli = Cli::parse();
+    let code = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run(cli))) {
+        Ok(Ok(code)) => code,
+        Ok(Err(Failure::Message(msg))) => {
+            say(format!("camber: {}", camber_common::text::one_line(&msg)));
+            2
+        }
+        Ok(Err(Failure::StdoutClosed)) => EXIT_STDOUT_CLOSED,
+        Err(_) => EXIT_INTERNAL,
+    };
+    serve::log::flush(std::time::Duration::from_secs(2));
+    code
+}
+
+/// One line for stderr (through the log queue).
+fn say(line: impl Into<String>) {
+    serve::log::line(line);
+}
+
+fn run(cli: Cli) -> Result<i32, Failure> {
+    match cli.command {
+        Command::Capabilities { json } => {
+            let reg = load_registry(&cli.capabilities)?;
+            if json {
+                let caps: Vec<Value> = reg
+                    .capabilities()
+                    .map(|c| {
+                        json!({
+                            "name": c.name, "title": c.title, "description": c.description, "cost": c.cost,
+                            "input_schema": c.input.source, "output_schema": c.output.source,
+                            "descriptor": c.descriptor(),
+                        })
+                    })
+                    .collect();
+                let prompts: Vec<Value> = reg
+                    .prompts()
+                    .map(|p| {
+                        json!({"name": p.name, "title": p.title, "description": p.description,
+                               "arguments": p.arguments.iter().map(|(n, d, r)| json!({"name": n, "description": d, "required": r})).collect::<Vec<_>>()})
+                    })
+                    .collect();
+                print_json(&json!({"capabilities": caps, "prompts": prompts}))?;
+            } else {
+                for c in reg.capabilities() {
+                    out!("{:<18} {:<14} {:<32} {}", c.name, c.cost, c.title, c.file)?;
+                }
+                for p in reg.prompts() {
+                    out!("{:<18} {:<14} {}", p.name, "prompt", p.title)?;
+                }
+            }
+            Ok(0)
+        }
+        Command::Call { name, args, access, max_seconds } => {
+            let args: Value = serde_json::from_str(&args).map_err(|e| format!("ARGS is not JSON: {e}"))?;
+            let mut ctx = context(&access)?;
+            ctx.caps.max_seconds = max_seconds;
+            ctx.caller = "cli".into();
+            let reg = load_registry(&cli.capabilities)?;
+            match reg.call(&name, &args, &ctx) {
+                Ok(r) => {
+                    print_json(&r.to_json())?;
+                    Ok(0)
+                }
+                Err(e) => {
+                    print_json(&error_json(&e))?;
+                    Ok(1)
+                }
+            }
+        }
+        Command::Demo { store } => demo(&store, &cli.capabilities),
+        Command::Ingest(a) => ingest(a),
+        Command::Mcp { access, http } => serve(&cli.capabilities, access, http, true),
+        Command::A2a { access, http } | Command::Serve { access, http } => {
+            if http.http.is_none() {
+                return Err("name the address to listen on with --http ADDR".into());
+            }
+            serve(&cli.capabilities, access, http, false)
+        }
+        Command::Tokens { command: TokensCommand::Add { label, allow, file } } => {
+            let token = serve::auth::add(&file, &label, &allow)?;
+            out!("{token}")?;
+            say(format!("camber: token for '{label}' added to {}; it is shown only this once", file.display()));
+            Ok(0)
+        }
+        Command::Datasets { command } => datasets(command),
+    }
+}
+
+fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, Failure> {
+    let ctx = context(&access)?;
+    if ctx.store.is_none() {
+        say("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
+    }
+    let workers = http.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    let tokens = http.tokens.as_deref().map(serve::auth::Tokens::load).transpose()?;
+    if let Some(addr) = http.http {
+        serve::http::check_setup(&addr, tokens.as_ref(), http.no_auth)?;
+    } else if !stdio_default {
+        return Err("name the address to listen on with --http ADDR".into());
+    }
+    let registry = load_registry(extra)?;
+    say(format!(
+        "camber: {} capabilities and {} prompts for {} facilities",
+        registry.capabilities().count(),
+        registry.prompts().count(),
+        ctx.allowed.len()
+    ));
+    let svc = std::sync::Arc::new(serve::Service::new(Box::new(crate::backend::RegistryBackend { registry, base: ctx })));
+    match http.http {
+        None => {
+            serve::stdio::serve(svc, workers).map_err(|e| format!("stdio failed: {e}"))?;
+        }
+        Some(addr) => {
+            let sessions = serve::http::SessionLimits {
+                idle: std::time::Duration::from_secs(http.session_idle),
+                per_caller: http.max_sessions,
+            };
+            let opts = serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers, sessions };
+            serve::http::serve(svc, opts)?;
+        }
+    }
+    Ok(0)
+}
+
+fn lock_timeout(s: f64) -> Result<std::time::Duration, String> {
+    if !(0.0..=86_400.0).contains(&s) {
+        return Err(format!("--lock-timeout must be between 0 and 86400 seconds, got {s}"));
+    }
+    Ok(std::time::Duration::from_secs_f64(s))
+}
+
+fn ingest(a: IngestArgs) -> Result<i32, Failure> {
+    let mut units = std::collections::BTreeMap::new();
+    for u in &a.units {
+        let (role, unit) = u.split_once('=').ok_or_else(|| format!("--unit takes ROLE=UNIT, got '{u}'"))?;
+        units.insert(role.trim().to_string(), unit.trim().to_string());
+    }
+    let opts = camber_store::ingest::IngestOptions {
+        facility: a.facility.clone(),
+        timezone: a.timezone.clone(),
+        format: None,
+        mapping: a.mapping.clone(),
+        units,
+        mode: if a.replace {
+            camber_store::writer::Mode::Replace
+        } else if a.append {
+            camber_store::writer::Mode::Append
+        } else {
+            camber_store::writer::Mode::Create
+        },
+        name: a.name.clone(),
+        progress: !a.quiet,
+        lock_timeout: lock_timeout(a.lock_timeout)?,
+    };
+    let t0 = std::time::Instant::now();
+    let report = camber_store::ingest::ingest(&a.store, &a.csv, &opts)?;
+    out!("{}", report.summary(&a.facility, &a.timezone))?;
+    say(format!("took {:.2} s", t0.elapsed().as_secs_f64()));
+    Ok(0)
+}
+
+fn datasets(c: DatasetsCommand) -> Result<i32, Failure> {
+    match c {
+        DatasetsCommand::List => {
+            for d in camber_synth::datasets() {
+                out!("{:<28} {:>3} d at {:>2} min  {}", d.id, d.days, d.step_minutes, d.title)?;
+            }
+            Ok(0)
+        }
+        DatasetsCommand::Ingest { ids, store, seed, replace, lock_timeout: lt } => {
+            let lt = lock_timeout(lt)?;
+            for id in ids {
+                let t0 = std::time::Instant::now();
+                let (fid, outcome, repaired) = camber_store::synthetic::ingest(&store, &id, seed, replace, lt)?;
+                for r in repaired {
+                    out!("repaired: {r}")?;
+                }
+                out!(
+                    "{id}: ingested {} rows into {fid} in {:.2} s",
+                    camber_common::text::thousands(outcome.rows),
+                    t0.elapsed().as_secs_f64()
+                )?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
+    let ids: Vec<&str> = camber_synth::datasets().iter().map(|d| d.id).collect();
+    let fids: Vec<String> = ids.iter().map(|d| camber_store::synthetic::facility_id(d)).collect();
+    let fresh = !store.exists() || std::fs::read_dir(store).map(|mut d| d.next().is_none()).unwrap_or(false);
+    let is_demo = StoreDir::open(store).is_some_and(|s| {
+        let reg = s.registry();
+        fids.iter().all(|f| reg.entries.contains_key(f))
+    });
+    if !fresh && !is_demo {
+        return Err(format!("{} exists and is not a camber demo store; name another with --store", store.display()).into());
+    }
+    out!("camber demo: writing {} synthetic buildings to {}", ids.len(), store.display())?;
+    for id in &ids {
+        let t0 = std::time::Instant::now();
+        let (fid, outcome, _) = camber_store::synthetic::ingest(store, id, None, true, std::time::Duration::from_secs(30))?;
+        out!("  {fid}: {} rows in {:.2} s", camber_common::text::thousands(outcome.rows), t0.elapsed().as_secs_f64())?;
+    }
+    let reg = load_registry(extra)?;
+    out!("loaded {} capabilities and {} prompts\n", reg.capabilities().count(), reg.prompts().count())?;
+    let mut ctx = CallContext::new(store, fids.iter().cloned());
+    ctx.caller = "demo".into();
+    let allow: String = fids.iter().map(|f| format!(" --allow {f}")).collect();
+    let calls = [
+        ("facilities", json!({})),
+        ("points", json!({"facility_id": fids[0], "equip": "AHU__econ_lockout"})),
+        ("points", json!({"facility_id": fids[1], "equip_class": "VAV", "limit": 4})),
+        ("coverage", json!({"facility_id": fids[0], "group_by": "equip", "limit": 3})),
+        ("dataset_search", json!({"query": "synthetic chilled", "limit": 3})),
+        ("rule_run", json!({"facility_id": fids[0], "min_severity": "warn", "limit": 5})),
+        ("finding_detail", json!({"facility_id": fids[0], "finding_id": "leaking_valve@AHU__leaking_cool_valve", "limit": 3})),
+        ("sensor_trust", json!({"facility_id": fids[1], "limit": 3})),
+        ("points", json!({"facility_id": fids[0], "equip": "AHU-9"})),
+        ("points", json!({"facility_id": "elsewhere"})),
+    ];
+    for (name, args) in calls {
+        out!("$ camber call {name} '{args}' --store {}{allow}", store.display())?;
+        match reg.call(name, &args, &ctx) {
+            Ok(r) => {
+                for b in &r.banners {
+                    out!("NOTICE: {b}")?;
+                }
+                out!("{}", r.text)?;
+                out!("{}\n", serde_json::to_string(&r.data).unwrap_or_default())?;
+            }
+            Err(e) => out!("refused: {}: {}\n", e.code, e.message)?,
+        }
+    }
+    Ok(0)
+}

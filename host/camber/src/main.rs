@@ -1,0 +1,9 @@
+//! The `camber` command: the command line over the store, the registry and the serving
+//! adapters, and the one place they are wired together.
+
+mod backend;
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

@@ -1,0 +1,11 @@
+//! The registry: the loaded capabilities and the one policy pipeline every call passes
+//! through (`Registry::call`), with what the pipeline reads: the licence wall, the run
+//! configs, and the access state a guest's store reads are checked against.
+
+pub mod access;
+pub mod licence;
+pub mod policy;
+pub mod registry;
+pub mod runconfig;
+
+pub use registry::{component_files, CallContext, CapabilityEntry, Caps, Registry};

@@ -1,0 +1,615 @@
+//! The registry: every capability and prompt the loaded components offer, and
+//! [`Registry::call`], the one policy pipeline every adapter (CLI, MCP, A2A) goes through.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use camber_common::canonical::digest;
+use camber_common::text::{one_line, summary_line};
+use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
+
+use crate::access::{code_from_wit, unavailable, Access};
+use crate::licence::Wall;
+use crate::policy::{self, Schema, TokenInputs};
+use camber_common::redact::{Redactor, Sent};
+use camber_store::fence;
+use camber_runtime::{file_label, panic_message, wit, CallState, CapabilityPre, GuestCall, GuestOutcome, Runtime, Stop};
+use camber_store::StoreDir;
+
+/// Limits on one call.
+#[derive(Clone, Debug)]
+pub struct Caps {
+    /// Rows in any top-level list of `data`.
+    pub max_rows: usize,
+    /// JSON bytes of data, text, facts and banners together.
+    pub max_bytes: usize,
+    /// Wall-clock budget of one call.
+    pub max_seconds: f64,
+}
+
+impl Default for Caps {
+    fn default() -> Self {
+        Caps { max_rows: 5000, max_bytes: 2_000_000, max_seconds: 120.0 }
+    }
+}
+
+/// Who is calling and what they may read.
+#[derive(Clone)]
+pub struct CallContext {
+    /// The store the call reads (`None`: there is no store directory).
+    pub store: Option<Arc<StoreDir>>,
+    /// Facilities this caller may read; empty means none.
+    pub allowed: BTreeSet<String>,
+    /// The trust floor (0..=1).
+    pub min_trust: f64,
+    pub caps: Caps,
+    /// A label for logs; never used for policy.
+    pub caller: String,
+    /// Digest of the loaded run config's content ("" when there is none).
+    pub config_digest: String,
+    /// The run configs loaded and checked at startup (the calls read these, never the files).
+    pub run_configs: Arc<crate::runconfig::RunConfigs>,
+    /// Set to stop the running guest at once (an MCP cancel, a dropped client).
+    pub cancel: Option<Arc<AtomicBool>>,
+    /// Known local roots taken out of every message.
+    pub redactor: Arc<Redactor>,
+}
+
+impl CallContext {
+    /// A context with no store: only capabilities that read no building data can answer.
+    pub fn without_store(allowed: impl IntoIterator<Item = String>) -> CallContext {
+        CallContext {
+            store: None,
+            allowed: allowed.into_iter().collect(),
+            min_trust: 0.5,
+            caps: Caps::default(),
+            caller: "local".into(),
+            config_digest: String::new(),
+            run_configs: Arc::new(crate::runconfig::RunConfigs::default()),
+            cancel: None,
+            redactor: Arc::new(Redactor::new(Vec::new())),
+        }
+    }
+
+    /// A context over the store at `store_root` for these allowed facilities.
+    pub fn new(store_root: &Path, allowed: impl IntoIterator<Item = String>) -> CallContext {
+        CallContext {
+            store: StoreDir::open(store_root),
+            redactor: Arc::new(Redactor::new([store_root.to_path_buf()])),
+            ..CallContext::without_store(allowed)
+        }
+    }
+}
+
+/// One capability as the host serves it.
+pub struct CapabilityEntry {
+    pub name: String,
+    pub version: String,
+    pub title: String,
+    pub description: String,
+    pub cost: String,
+    pub annotations: Vec<(String, String)>,
+    pub input: Schema,
+    pub output: Schema,
+    /// The component file it came from (a name, never a path).
+    pub file: String,
+    /// Top-level data keys that are the capability's own output (the caller's text echoed
+    /// back): never cut by the 2,000-character string cap.
+    pub own_output: Vec<String>,
+    component: usize,
+}
+
+impl CapabilityEntry {
+    /// The descriptor of spec/capability-descriptor.txt, with its revision digest (SHA-256 of
+    /// the RFC 8785 canonical JSON of the descriptor without the revision).
+    pub fn descriptor(&self) -> Value {
+        let mut annotations = serde_json::Map::new();
+        annotations.insert("cost".into(), Value::String(self.cost.clone()));
+        for (k, v) in &self.annotations {
+            annotations.insert(k.clone(), Value::String(v.clone()));
+        }
+        let mut d = json!({
+            "id": self.name,
+            "version": self.version,
+            "title": self.title,
+            "description": self.description,
+            "input_schema": self.input.source,
+            "output_schema": self.output.source,
+            "io_mode": "unary",
+            "annotations": annotations,
+        });
+        let revision = digest(&d);
+        d["revision"] = Value::String(revision);
+        d
+    }
+}
+
+/// One prompt as the host serves it.
+pub struct PromptEntry {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub arguments: Vec<(String, String, bool)>,
+    component: usize,
+}
+
+struct LoadedComponent {
+    pre: CapabilityPre<CallState>,
+}
+
+/// The capabilities and prompts of every loaded component, and the policy around each call.
+pub struct Registry {
+    pub runtime: Runtime,
+    /// Takes local paths out of prompt errors (calls use their context's redactor).
+    redactor: Redactor,
+    components: Vec<LoadedComponent>,
+    capabilities: BTreeMap<String, CapabilityEntry>,
+    prompts: BTreeMap<String, PromptEntry>,
+}
+
+/// Every `_cap_*.wasm` in `dirs`, each directory's files in name order, directories in the
+/// order given.
+pub fn component_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for d in dirs {
+        let Ok(rd) = std::fs::read_dir(d) else { continue };
+        let mut files: Vec<PathBuf> = rd
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                let n = file_label(p);
+                n.starts_with("_cap_") && n.ends_with(".wasm") && p.is_file()
+            })
+            .collect();
+        files.sort_by_key(|p| file_label(p));
+        out.extend(files);
+    }
+    out
+}
+
+impl Registry {
+    /// Load every component file; any refused one fails the load with a one-line error that
+    /// names the file.
+    pub fn load(runtime: Runtime, files: &[PathBuf]) -> Result<Registry, String> {
+        let mut reg = Registry {
+            runtime,
+            redactor: Redactor::new(Vec::new()),
+            components: Vec::new(),
+            capabilities: BTreeMap::new(),
+            prompts: BTreeMap::new(),
+        };
+        for path in files {
+            reg.add_component(path)?;
+        }
+        Ok(reg)
+    }
+
+    fn add_component(&mut self, path: &Path) -> Result<(), String> {
+        let file = file_label(path);
+        let component = self.runtime.load_component(path)?;
+        let pre = self.runtime.pre_instantiate(&component, &file)?;
+        let (descs, prompts) = self
+            .runtime
+            .describe(&pre)
+            .map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
+        let index = self.components.len();
+        let mut entries = Vec::new();
+        for d in descs {
+            if !is_snake_case(&d.name) {
+                return Err(format!("{file}: capability name '{}' is not snake_case", one_line(&d.name)));
+            }
+            if let Some(prev) = self.capabilities.get(&d.name) {
+                return Err(format!("{file}: capability '{}' is already offered by {}", d.name, prev.file));
+            }
+            if entries.iter().any(|e: &CapabilityEntry| e.name == d.name) {
+                return Err(format!("{file}: offers capability '{}' twice", d.name));
+            }
+            let parse = |s: &str, which: &str| -> Result<Value, String> {
+                serde_json::from_str(s).map_err(|_| format!("{file}: {}.{which} is not JSON", d.name))
+            };
+            let input = Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
+            let output = Schema::compile(parse(&d.output_schema, "output_schema")?, &format!("{file}: {}.output_schema", d.name))?;
+            let own_output: Vec<String> = d
+                .annotations
+                .iter()
+                .filter(|(k, _)| k == "own_output")
+                .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect::<Vec<_>>())
+                .collect();
+            entries.push(CapabilityEntry {
+                own_output,
+                name: d.name,
+                version: d.version,
+                title: one_line(&d.title),
+                description: one_line(&d.description),
+                cost: one_line(&d.cost),
+                annotations: d.annotations,
+                input,
+                output,
+                file: file.clone(),
+                component: index,
+            });
+        }
+        let mut prompt_entries = Vec::new();
+        for p in prompts {
+            if self.prompts.contains_key(&p.name) || prompt_entries.iter().any(|e: &PromptEntry| e.name == p.name) {
+                return Err(format!("{file}: prompt '{}' is offered twice", one_line(&p.name)));
+            }
+            prompt_entries.push(PromptEntry {
+                name: p.name,
+                title: one_line(&p.title),
+                description: one_line(&p.description),
+                arguments: p.arguments.into_iter().map(|a| (a.name, one_line(&a.description), a.required)).collect(),
+                component: index,
+            });
+        }
+        self.components.push(LoadedComponent { pre });
+        for e in entries {
+            self.capabilities.insert(e.name.clone(), e);
+        }
+        for p in prompt_entries {
+            self.prompts.insert(p.name.clone(), p);
+        }
+        Ok(())
+    }
+
+    /// Every capability, sorted by name.
+    pub fn capabilities(&self) -> impl Iterator<Item = &CapabilityEntry> {
+        self.capabilities.values()
+    }
+
+    /// Every prompt, sorted by name.
+    pub fn prompts(&self) -> impl Iterator<Item = &PromptEntry> {
+        self.prompts.values()
+    }
+
+    /// The capability `name`, if loaded.
+    pub fn get(&self, name: &str) -> Option<&CapabilityEntry> {
+        self.capabilities.get(name)
+    }
+
+    /// Render a prompt's user message; argument values are reduced to one short line first.
+    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+        let Some(p) = self.prompts.get(name) else {
+            return Err(CapError::new(ErrorCode::InvalidParams, format!("no prompt named '{}'", self.redactor.redact_sent(&one_line(name)))));
+        };
+        for (arg, _, required) in &p.arguments {
+            if *required && args.get(arg).is_none_or(|v| v.trim().is_empty()) {
+                return Err(CapError::invalid(format!("prompt '{name}' needs the argument '{arg}'")));
+            }
+        }
+        let short: Vec<(String, String)> = args
+            .iter()
+            .map(|(k, v)| {
+                let line = one_line(v);
+                let line = camber_common::text::cut(&line, 200).unwrap_or(line);
+                (k.clone(), line)
+            })
+            .collect();
+        let comp = &self.components[p.component];
+        let sent = Sent::new(short.iter().map(|(_, v)| v.as_str()));
+        match self.runtime.get_prompt(&comp.pre, name, &short) {
+            Ok(Ok(text)) => Ok(text),
+            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent))),
+            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", self.redactor.redact_echoes(&one_line(&trap), &sent)))),
+        }
+    }
+
+    /// Run one capability under the policy. Never panics (a panic in the host while it runs
+    /// the call is that call's `internal` error); every refusal is a [`CapError`] with a
+    /// one-line message holding no local path, nor any path the caller sent. Must not run on a
+    /// tokio worker thread.
+    pub fn call(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, CapError> {
+        let sent = Sent::of_call(name, arguments);
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.call_inner(name, arguments, ctx, &sent)));
+        let refusal = match outcome {
+            Ok(Ok(r)) => return Ok(r),
+            Ok(Err(r)) => r,
+            Err(_) => {
+                // the panic hook has logged the panic itself, and the adapter logs the call's
+                // outcome; the caller learns no more
+                return Err(CapError::internal(format!(
+                    "'{}' failed inside the host; the error is in the server's log",
+                    ctx.redactor.redact_sent(&one_line(name))
+                )));
+            }
+        };
+        match refusal {
+            Refusal::Schema(e) => {
+                // "<pointer>: <problem>": the pointer's segments are the caller's keys, the
+                // problem quotes the caller's value
+                let redact = |s: &str| match s.split_once(": ") {
+                    Some((ptr, msg)) => format!("{}: {}", ctx.redactor.redact_pointer(ptr), ctx.redactor.redact_echoes(msg, &sent)),
+                    None => ctx.redactor.redact_echoes(s, &sent),
+                };
+                let data = e.data.map(|mut d| {
+                    if let Some(Value::Array(errs)) = d.get_mut("errors") {
+                        for x in errs.iter_mut() {
+                            if let Value::String(t) = x {
+                                *t = redact(&one_line(t));
+                            }
+                        }
+                    }
+                    d
+                });
+                let message = one_line(&e.message).split("; ").map(redact).collect::<Vec<_>>().join("; ");
+                Err(CapError { code: e.code, message, data })
+            }
+            Refusal::Other(e) => Err(CapError {
+                code: e.code,
+                message: ctx.redactor.redact_echoes(&one_line(&e.message), &sent),
+                data: e.data.map(|d| ctx.redactor.redact_data_echoes(&d, &sent)),
+            }),
+        }
+    }
+
+    fn call_inner(&self, name: &str, arguments: &Value, ctx: &CallContext, sent: &Sent) -> Result<CapabilityResult, Refusal> {
+        // 1. the capability, and arguments valid against its input schema
+        let Some(cap) = self.capabilities.get(name) else {
+            return Err(CapError::new(ErrorCode::UnknownCapability, format!("no capability named '{}'", one_line(name))).into());
+        };
+        let mut args = match arguments {
+            Value::Null => json!({}),
+            Value::Object(_) => arguments.clone(),
+            _ => return Err(CapError::invalid("arguments must be a JSON object").into()),
+        };
+        let errors = cap.input.errors(&args);
+        if !errors.is_empty() {
+            return Err(Refusal::Schema(policy::invalid_params(errors)));
+        }
+        policy::normalize_integers(&mut args, &cap.input.source);
+
+        // 2. the allowlist
+        let named = policy::named_facilities(&args);
+        policy::check_allowlist(&named, &ctx.allowed)?;
+        let readable: BTreeSet<String> = if named.is_empty() { ctx.allowed.clone() } else { named.iter().cloned().collect() };
+
+        // 3. the licence wall, failing closed
+        let wall = ctx.store.as_ref().map(|s| Arc::new(Wall::new(s)));
+        if let Some(w) = &wall {
+            for fid in &named {
+                w.check(fid)?;
+            }
+        }
+
+        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`. In
+        // a listing, a facility whose fence cannot be read at all (damaged, not a file) is
+        // listed as unavailable rather than taking the whole listing down.
+        let mut fids: Vec<String> = readable.iter().cloned().collect();
+        let mut fenced_off = std::collections::BTreeMap::new();
+        if let (true, Some(s)) = (named.is_empty(), &ctx.store) {
+            fids.retain(|fid| match fence::read(s.root(), fid) {
+                Err(e) => {
+                    fenced_off.insert(fid.clone(), e);
+                    false
+                }
+                Ok(_) => true,
+            });
+        }
+        let fence_tokens = match &ctx.store {
+            Some(s) => fence::before(s.root(), &fids).map_err(|e| unavailable(&e, &ctx.allowed))?,
+            None => Vec::new(),
+        };
+
+        // 4. the token: what decides the values (read after the fences, so it is of the data
+        // the guest will read)
+        let generation = match &ctx.store {
+            Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
+            None => String::new(),
+        };
+        let token = policy::call_token(
+            name,
+            &args,
+            &ctx.allowed,
+            &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
+        );
+
+        // 6. the guest
+        let wit_ctx = wit::CallContext {
+            allowed_facilities: ctx.allowed.iter().cloned().collect(),
+            min_trust: ctx.min_trust,
+            max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
+            caller: ctx.caller.clone(),
+        };
+        let mut access = Access::new(ctx.store.clone(), readable, wall.clone());
+        access.run_configs = ctx.run_configs.clone();
+        access.fenced_off = fenced_off;
+        access.min_trust = ctx.min_trust;
+        let comp = &self.components[cap.component];
+        let arguments = args.to_string();
+        let call = GuestCall { name, arguments: &arguments, ctx: &wit_ctx, max_seconds: ctx.caps.max_seconds, cancel: ctx.cancel.clone() };
+        let (outcome, access) = self.runtime.call(&comp.pre, call, access);
+        // a refused or failed store read decides the call, whatever the guest made of it (also
+        // when it then panicked or ran out of time)
+        if let Some(e) = access.error {
+            return Err(e.into());
+        }
+        let returned = match outcome {
+            GuestOutcome::Returned(r) => r,
+            GuestOutcome::NoSlot => {
+                return Err(CapError::with_data(
+                    ErrorCode::Unavailable,
+                    format!("every sandbox slot is busy; retry '{name}' in a moment"),
+                    json!({"retryable": true}),
+                )
+                .into())
+            }
+            GuestOutcome::Stopped(Stop::Deadline) => {
+                return Err(CapError::with_data(
+                    ErrorCode::Timeout,
+                    format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.caps.max_seconds)),
+                    json!({"max_seconds": ctx.caps.max_seconds}),
+                )
+                .into())
+            }
+            GuestOutcome::Stopped(Stop::Cancelled) => {
+                return Err(CapError::with_data(
+                    ErrorCode::Timeout,
+                    format!("'{name}' was cancelled by the caller and stopped"),
+                    json!({"cancelled": true}),
+                )
+                .into())
+            }
+            GuestOutcome::OutOfFuel => {
+                return Err(CapError::with_data(
+                    ErrorCode::Timeout,
+                    format!("'{name}' used up its compute budget and was stopped; narrow the query"),
+                    json!({"fuel": self.runtime.config.fuel}),
+                )
+                .into())
+            }
+            GuestOutcome::OutOfMemory => {
+                let mb = self.runtime.config.max_memory_bytes >> 20;
+                return Err(CapError::with_data(
+                    ErrorCode::TooLarge,
+                    format!("'{name}' needed more than its memory limit of {mb} MiB and was stopped; narrow the query"),
+                    json!({"max_memory_bytes": self.runtime.config.max_memory_bytes}),
+                )
+                .into());
+            }
+            GuestOutcome::Trapped { trap, stderr } => {
+                let panic = panic_message(&stderr);
+                let why = if panic.is_empty() { trap } else { panic };
+                return Err(CapError::internal(format!("capability '{name}' failed: {why}")).into());
+            }
+        };
+        if let Some(s) = &ctx.store {
+            fence::after(s.root(), &fids, &fence_tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
+        }
+        let out = match returned {
+            Ok(r) => r,
+            Err(e) => {
+                let data = match e.data.as_deref().map(serde_json::from_str::<Value>) {
+                    None => None,
+                    Some(Ok(v)) => Some(v),
+                    Some(Err(_)) => {
+                        return Err(CapError::internal(format!("capability '{name}' returned error data that is not JSON")).into())
+                    }
+                };
+                return Err(CapError { code: code_from_wit(e.code), message: e.message, data }.into());
+            }
+        };
+
+        // 7. post-processing, all in the host
+        #[cfg(debug_assertions)]
+        test_hooks::host_panic(name);
+        let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
+        let mut data: Value = serde_json::from_str(&out.data).map_err(|_| internal("returned data that is not JSON"))?;
+        if !data.is_object() {
+            return Err(internal("returned data that is not a JSON object"));
+        }
+        let mut facts: Vec<Value> = match serde_json::from_str(&out.facts) {
+            Ok(Value::Array(a)) => a,
+            _ => return Err(internal("returned facts that are not a JSON array")),
+        };
+        let mut banners: Vec<String> = out.banners;
+        if let Some(b) = wall.as_ref().and_then(|w| w.banner()) {
+            banners.insert(0, b);
+        }
+        let mut truncated = false;
+        for p in &out.pages {
+            let n = PageNotice { list: p.key.clone(), offset: p.offset, limit: p.limit, total: p.total, order: p.order.clone() };
+            banners.push(n.banner());
+            truncated = true;
+        }
+        let cap_banners = policy::row_cap(&mut data, ctx.caps.max_rows);
+        truncated |= !cap_banners.is_empty();
+        banners.extend(cap_banners);
+        let mut cut = policy::cap_data_strings(&mut data, &cap.own_output);
+        for f in facts.iter_mut() {
+            cut += policy::cap_strings(f);
+        }
+        if cut > 0 {
+            truncated = true;
+            banners.push(format!(
+                "{cut} value(s) longer than 2,000 characters were cut (an ellipsis and a short hash mark each cut)"
+            ));
+        }
+        let errors = cap.output.errors(&data);
+        if !errors.is_empty() {
+            return Err(internal(&format!(
+                "returned data that does not match its output schema: {}",
+                errors.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+            )));
+        }
+        if policy::outside_allowlist(&data, &ctx.allowed).is_some()
+            || facts.iter().any(|f| policy::outside_allowlist(f, &ctx.allowed).is_some())
+        {
+            return Err(internal("returned a result that names a facility outside the allowlist"));
+        }
+        let mapping = policy::scope_facts(&mut facts, &mut data, &token).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+        policy::clean_fact_texts(&mut facts);
+        let text = policy::scope_text(&summary_line(&out.text), &mapping);
+        let (text, cite_banners) = policy::grounded(&text, &facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+        banners.extend(cite_banners);
+        // paths: the known roots, any other path outside a quoted name, and the paths the
+        // caller sent (unless the data holds them: then they are stored names)
+        let echoes = sent.except_in(&data);
+        let text = ctx.redactor.redact_echoes(&summary_line(&text), &echoes);
+        let banners: Vec<String> = banners.iter().map(|b| ctx.redactor.redact_echoes(&one_line(b), &echoes)).collect();
+        for f in facts.iter_mut() {
+            if let Some(Value::String(t)) = f.get_mut("text") {
+                *t = ctx.redactor.redact_echoes(t, &echoes);
+            }
+        }
+        let size = policy::result_bytes(&data, &text, &facts, &banners);
+        if size > ctx.caps.max_bytes {
+            return Err(CapError::with_data(
+                ErrorCode::TooLarge,
+                format!(
+                    "the result is {} bytes, over this caller's limit of {}; narrow the query",
+                    camber_common::text::thousands(size),
+                    camber_common::text::thousands(ctx.caps.max_bytes)
+                ),
+                json!({"bytes": size, "max_bytes": ctx.caps.max_bytes}),
+            )
+            .into());
+        }
+        Ok(CapabilityResult { data, text, facts, banners, truncated })
+    }
+}
+
+/// A refusal, and whether it came from the input schema (whose JSON pointers are not paths
+/// and are left as they are).
+enum Refusal {
+    Schema(CapError),
+    Other(CapError),
+}
+
+impl From<CapError> for Refusal {
+    fn from(e: CapError) -> Self {
+        Refusal::Other(e)
+    }
+}
+
+fn is_snake_case(s: &str) -> bool {
+    !s.is_empty()
+        && s.starts_with(|c: char| c.is_ascii_lowercase())
+        && s.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// `120` for 120.0, `0.5` for 0.5.
+fn fmt_seconds(s: f64) -> String {
+    if s.fract() == 0.0 {
+        format!("{}", s as i64)
+    } else {
+        format!("{s}")
+    }
+}
+
+/// Test-only faults, compiled into debug builds only (the tests drive a debug `camber`), so a
+/// release host has none.
+#[cfg(debug_assertions)]
+mod test_hooks {
+    /// `CAMBER_TEST_HOST_PANIC=<capability>`: the host panics while it post-processes that
+    /// capability's result, with a path in the message, as a bug in the host would. The tests
+    /// of panic containment use it; nothing else sets it.
+    pub fn host_panic(name: &str) {
+        if std::env::var_os("CAMBER_TEST_HOST_PANIC").is_some_and(|v| v == name) {
+            panic!("test-only host panic (CAMBER_TEST_HOST_PANIC) near /srv/camber/secret/state.db");
+        }
+    }
+}

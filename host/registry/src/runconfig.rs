@@ -1,0 +1,231 @@
+//! Run configs as the host serves them: the files named with `--config`, read and checked once
+//! at startup (the calls read this snapshot, never the files), and `run_config_for`, which
+//! decides the config a run of one facility uses: the caller's when it names the facility,
+//! else the packaged template of the catalog dataset the facility was ingested from (camber's
+//! own synthetic datasets, or one of the reference toolkit's catalog, whose templates are
+//! packaged in `templates/reference-datasets.json`), else a config backed by the store (every
+//! stored class, every rule at its defaults).
+
+use std::path::PathBuf;
+
+use serde_json::{json, Value};
+
+use camber_analytics::config::RunConfig;
+use camber_analytics::family::family_of;
+use camber_analytics::rules;
+use camber_common::canonical::sha256_hex;
+
+use camber_store::{StoreDir, StoreError};
+
+/// One loaded config.
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    /// The file's name (no directory), for messages.
+    pub name: String,
+    pub value: Value,
+    pub parsed: RunConfig,
+}
+
+/// The configs a server was started with.
+#[derive(Clone, Debug, Default)]
+pub struct RunConfigs {
+    pub loaded: Vec<Loaded>,
+    /// A digest of their content ("" when there are none): part of every call's token.
+    pub digest: String,
+}
+
+/// JSON, or YAML for a `.yaml` / `.yml` file (or text that is not JSON).
+pub fn parse_text(name: &str, text: &str) -> Result<Value, String> {
+    let yaml = name.ends_with(".yaml") || name.ends_with(".yml");
+    if !yaml {
+        match serde_json::from_str::<Value>(text) {
+            Ok(v) => return Ok(v),
+            Err(e) if text.trim_start().starts_with('{') => return Err(format!("{name} is not valid JSON: {e}")),
+            Err(_) => {}
+        }
+    }
+    serde_norway::from_str::<Value>(text).map_err(|e| format!("{name} is not valid YAML: {e}"))
+}
+
+impl RunConfigs {
+    /// Read and check each file; the first problem is an error naming the file (not its path).
+    pub fn load(paths: &[PathBuf]) -> Result<RunConfigs, String> {
+        let mut out = RunConfigs::default();
+        let mut digests = Vec::new();
+        for p in paths {
+            let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "the config".into());
+            let bytes = std::fs::read(p).map_err(|e| format!("--config: {name} cannot be read ({})", e.kind()))?;
+            let text = String::from_utf8(bytes.clone()).map_err(|_| format!("--config: {name} is not UTF-8 text"))?;
+            let value = parse_text(&name, &text).map_err(|e| format!("--config: {e}"))?;
+            let parsed = RunConfig::from_value(&value).map_err(|e| format!("--config: {name}: {e}"))?;
+            if let Some(fid) = &parsed.facility_id {
+                if out.loaded.iter().any(|l| l.parsed.facility_id.as_deref() == Some(fid)) {
+                    return Err(format!("--config: {name} names facility '{fid}', which another config already names"));
+                }
+            }
+            digests.push(sha256_hex(&bytes));
+            out.loaded.push(Loaded { name, value, parsed });
+        }
+        if !digests.is_empty() {
+            out.digest = if digests.len() == 1 { digests.remove(0) } else { sha256_hex(digests.join(",").as_bytes()) };
+        }
+        Ok(out)
+    }
+
+    /// The caller's config for a facility: the one that names it, or a single config that
+    /// names no facility.
+    pub fn for_facility(&self, fid: &str) -> Option<&Loaded> {
+        self.loaded.iter().find(|l| l.parsed.facility_id.as_deref() == Some(fid)).or_else(|| match self.loaded.as_slice() {
+            [only] if only.parsed.facility_id.is_none() => Some(only),
+            _ => None,
+        })
+    }
+}
+
+/// The reference toolkit's run templates for its catalog datasets, as
+/// `scripts/import-reference-templates.py` keeps them: the grid, the classes, the rules with the
+/// template's parameters (a run leaves out those not built here and says so) and the sections
+/// other capabilities read.
+const REFERENCE_TEMPLATES: &str = include_str!("../templates/reference-datasets.json");
+
+/// A reference catalog dataset's packaged template, for facility `fid`.
+fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
+    static ALL: std::sync::OnceLock<Value> = std::sync::OnceLock::new();
+    let all = ALL.get_or_init(|| serde_json::from_str(REFERENCE_TEMPLATES).unwrap_or(Value::Null));
+    let mut t = all.get(dataset_id)?.clone();
+    t.as_object_mut()?.insert("source".into(), json!({"kind": "store", "facility_id": fid}));
+    Some(t)
+}
+
+/// The packaged run template of a camber synthetic dataset, on the facility's own classes and
+/// at the dataset's native interval.
+fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, classes: &[String]) -> Option<Value> {
+    let info = camber_synth::datasets().into_iter().find(|d| d.id == dataset_id)?;
+    let families: Vec<&str> = classes.iter().filter_map(|c| family_of(c)).collect();
+    let rule_ids: Vec<&str> = rules::all().iter().map(|r| (r.spec)()).filter(|s| s.families.iter().any(|f| families.contains(f))).map(|s| s.id).collect();
+    let resample = step_minutes.map_or_else(|| "1h".to_string(), |m| format!("{m}min"));
+    Some(json!({
+        "_comment": format!("Run template for {dataset_id} ({}): every rule written for its equipment, at the generator's {resample} interval.", info.title),
+        "source": {"kind": "store", "facility_id": fid},
+        "resample": resample,
+        "equipment": classes.iter().map(|c| json!({"class": c})).collect::<Vec<_>>(),
+        "rules": rule_ids,
+    }))
+}
+
+/// The config a run of `fid` uses, for the guest: `{config, source, from_config, banners,
+/// min_trust}`. `source` is "caller", "dataset" or "store"; `min_trust` is the trust floor the
+/// run applies: the caller's (`floor`), or the config's `trust_gate.min_trust` when higher.
+pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: f64) -> Result<Value, StoreError> {
+    let mut out = effective(configs, store, fid)?;
+    // checked at load (caller configs) or written here (templates): a number in [0, 1]
+    let asked = out["config"]["trust_gate"]["min_trust"].as_f64();
+    let mut banners: Vec<String> = out["banner"].as_str().map(str::to_string).into_iter().collect();
+    if let Ok(c) = RunConfig::from_value(&out["config"]) {
+        if !c.not_built.is_empty() {
+            banners.push(format!("the run config names rules this server has not built, which did not run: {}", c.not_built.join(", ")));
+        }
+    }
+    let min_trust = match asked {
+        Some(m) if m > floor => {
+            banners.push(format!("the run config asks a trust floor of {m:.2}, above this server's {floor:.2}: the run applies {m:.2}"));
+            m
+        }
+        _ => floor,
+    };
+    out["banners"] = json!(banners);
+    out["min_trust"] = json!(min_trust);
+    if let Some(o) = out.as_object_mut() {
+        o.remove("banner");
+    }
+    Ok(out)
+}
+
+fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value, StoreError> {
+    if let Some(l) = configs.for_facility(fid) {
+        return Ok(json!({"config": l.value, "source": "caller", "from_config": true, "banner": null}));
+    }
+    let points = store.points(fid)?;
+    let mut classes: Vec<String> = points.iter().map(|p| p.equip_class.clone()).collect();
+    classes.sort();
+    classes.dedup();
+    let weather = points.iter().find(|p| family_of(&p.equip_class) == Some("weather") && p.role == "oat").map(|p| p.equip.clone());
+    let registry = store.registry();
+    let dataset = registry.entries.get(fid).and_then(|e| e.get("dataset"));
+    let dataset_id = dataset.and_then(|d| d.get("dataset_id")).and_then(Value::as_str);
+    if let Some(id) = dataset_id {
+        let step = dataset.and_then(|d| d.get("step_minutes")).and_then(Value::as_u64);
+        if let Some(t) = dataset_template(id, fid, step, &classes).or_else(|| reference_template(id, fid)) {
+            let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
+            return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
+        }
+    }
+    let config = RunConfig::store_backed(fid, &classes, weather.as_deref());
+    let banner = format!("no run config names facility '{fid}': this run covers every stored equipment class with every rule at its defaults on a 1-hour grid");
+    Ok(json!({"config": config, "source": "store", "from_config": false, "banner": banner}))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_yaml_read_the_same() {
+        let j = parse_text("a.json", r#"{"rules": ["leaking_valve"], "resample": "15min"}"#).unwrap();
+        let y = parse_text("a.yaml", "rules:\n  - leaking_valve\nresample: 15min\n").unwrap();
+        assert_eq!(j, y);
+        assert!(parse_text("a.json", "{nope").unwrap_err().contains("not valid JSON"));
+        assert!(parse_text("a.yml", "a: [").unwrap_err().contains("not valid YAML"));
+    }
+
+    #[test]
+    fn loading_checks_and_digests() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("hq.yaml");
+        std::fs::write(&good, "source:\n  facility_id: hq\nrules: [leaking_valve]\n").unwrap();
+        let c = RunConfigs::load(std::slice::from_ref(&good)).unwrap();
+        assert_eq!(c.digest.len(), 64);
+        assert!(c.for_facility("hq").is_some() && c.for_facility("other").is_none());
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, r#"{"rules": ["leaky"]}"#).unwrap();
+        let e = RunConfigs::load(&[bad]).unwrap_err();
+        assert!(e.starts_with("--config: bad.json: ") && e.contains("unknown rule 'leaky'") && !e.contains(&dir.path().display().to_string()), "{e}");
+        let e = RunConfigs::load(&[good.clone(), good]).unwrap_err();
+        assert!(e.contains("already names"));
+    }
+
+    #[test]
+    fn a_config_naming_rules_not_built_here_runs_the_rest_and_says_so() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = vec![(0i64, "AHU-1".to_string(), "AHU".to_string(), "supply_air_temp".to_string(), 55.0)];
+        camber_store::fixture::write_facility(dir.path(), "hq", &rows, json!({"state": "active"})).unwrap();
+        let store = StoreDir::open(dir.path()).unwrap();
+        let file = dir.path().join("hq.json");
+        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "filter_fouling"]}"#).unwrap();
+        let configs = RunConfigs::load(&[file]).unwrap();
+        let out = run_config_for(&configs, &store, "hq", 0.5).unwrap();
+        assert_eq!(out["source"], "caller");
+        let banners = out["banners"].to_string();
+        assert!(banners.contains("has not built, which did not run: filter_fouling"), "{banners}");
+        // a name neither tool has is still refused at startup
+        let bad = dir.path().join("bad.json");
+        std::fs::write(&bad, r#"{"rules": ["filter_fooling"]}"#).unwrap();
+        assert!(RunConfigs::load(&[bad]).unwrap_err().contains("unknown rule 'filter_fooling'"));
+    }
+
+    #[test]
+    fn every_packaged_reference_template_is_a_valid_config() {
+        let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).unwrap();
+        let ids: Vec<&String> = all.as_object().unwrap().keys().collect();
+        assert!(ids.len() >= 30, "{ids:?}");
+        for id in ids {
+            let t = reference_template(id, "ds-x").unwrap();
+            let parsed = RunConfig::from_value(&t).unwrap_or_else(|e| panic!("{id}: {e}"));
+            assert_eq!(parsed.facility_id.as_deref(), Some("ds-x"));
+            assert!(t.get("_comment").is_none(), "{id}");
+        }
+        let g36 = RunConfig::from_value(&reference_template("synthetic-g36-vav-fleet", "f").unwrap()).unwrap();
+        assert!(g36.rules.iter().any(|r| r.id == "sat_reset_effectiveness"));
+        assert!(g36.not_built.iter().any(|r| r == "unmet_setpoint_hours"));
+    }
+}

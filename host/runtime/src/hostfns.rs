@@ -1,0 +1,100 @@
+//! The `camber:capability/store` imports, bound to the call in progress. The runtime owns
+//! only the glue: each import is forwarded to the call's [`HostAccess`], the access state the
+//! registry builds for one call (which facilities it may read, what it did read, the first
+//! refused or failed read). So the sandbox knows nothing of the store or the policy, and the
+//! policy nothing of wasmtime.
+
+use std::any::Any;
+
+use crate::bindings::camber::capability::store as wit_store;
+use crate::bindings::camber::capability::types as wit;
+use crate::CallState;
+
+/// What a guest may read during one call: the store interface of the WIT contract, answered
+/// by the registry's access state.
+pub trait HostAccess: Send {
+    /// The facilities this call may list.
+    fn facilities(&mut self) -> Result<wit_store::FacilityList, wit::StoreError>;
+    /// The stored points of a facility.
+    fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError>;
+    /// One point's samples in a window.
+    fn read_series(&mut self, facility_id: String, equip: String, role: String, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Series, wit::StoreError>;
+    /// Sample times as runs.
+    fn read_times(&mut self, facility_id: String, equips: Vec<String>, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<Vec<wit_store::PointTimes>, wit::StoreError>;
+    /// One equipment's roles as aligned columns.
+    fn read_frame(&mut self, facility_id: String, equip: String, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Frame, wit::StoreError>;
+    /// Equipment frames on a time grid.
+    fn read_grid(&mut self, facility_id: String, equips: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>, step_ns: i64) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError>;
+    /// The run config a facility's run uses, as JSON text.
+    fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError>;
+    /// The dataset catalog as JSON text.
+    fn catalog(&mut self) -> String;
+    /// The state back as itself, once the call is over.
+    fn into_any(self: Box<Self>) -> Box<dyn Any>;
+}
+
+/// The access of a call that reads nothing (describe, prompts): every read is refused.
+pub struct NoAccess;
+
+fn refused() -> wit::StoreError {
+    wit::StoreError { code: wit::ErrorCode::NotFound, message: "this call reads no store".into() }
+}
+
+impl HostAccess for NoAccess {
+    fn facilities(&mut self) -> Result<wit_store::FacilityList, wit::StoreError> {
+        Err(refused())
+    }
+    fn points(&mut self, _: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
+        Err(refused())
+    }
+    fn read_series(&mut self, _: String, _: String, _: String, _: Option<i64>, _: Option<i64>) -> Result<wit_store::Series, wit::StoreError> {
+        Err(refused())
+    }
+    fn read_times(&mut self, _: String, _: Vec<String>, _: Vec<String>, _: Option<i64>, _: Option<i64>) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
+        Err(refused())
+    }
+    fn read_frame(&mut self, _: String, _: String, _: Vec<String>, _: Option<i64>, _: Option<i64>) -> Result<wit_store::Frame, wit::StoreError> {
+        Err(refused())
+    }
+    fn read_grid(&mut self, _: String, _: Vec<String>, _: Option<i64>, _: Option<i64>, _: i64) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+        Err(refused())
+    }
+    fn run_config(&mut self, _: String) -> Result<String, wit::StoreError> {
+        Err(refused())
+    }
+    fn catalog(&mut self) -> String {
+        "[]".into()
+    }
+    fn into_any(self: Box<Self>) -> Box<dyn Any> {
+        self
+    }
+}
+
+impl wit::Host for CallState {}
+
+impl wit_store::Host for CallState {
+    fn facilities(&mut self) -> Result<wit_store::FacilityList, wit::StoreError> {
+        self.access.facilities()
+    }
+    fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
+        self.access.points(facility_id)
+    }
+    fn read_series(&mut self, facility_id: String, equip: String, role: String, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Series, wit::StoreError> {
+        self.access.read_series(facility_id, equip, role, start_ns, end_ns)
+    }
+    fn read_times(&mut self, facility_id: String, equips: Vec<String>, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
+        self.access.read_times(facility_id, equips, roles, start_ns, end_ns)
+    }
+    fn read_frame(&mut self, facility_id: String, equip: String, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Frame, wit::StoreError> {
+        self.access.read_frame(facility_id, equip, roles, start_ns, end_ns)
+    }
+    fn read_grid(&mut self, facility_id: String, equips: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>, step_ns: i64) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+        self.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns)
+    }
+    fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError> {
+        self.access.run_config(facility_id)
+    }
+    fn catalog(&mut self) -> String {
+        self.access.catalog()
+    }
+}

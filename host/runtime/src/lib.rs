@@ -1,0 +1,436 @@
+//! The sandbox: one wasmtime `Engine` (fuel, epoch interruption, pooling allocator), the
+//! compiled-component cache, and the execution of one guest call in a fresh `Store` with a
+//! bare WASI context, a memory cap, a fuel budget and a wall-clock deadline.
+
+use std::collections::BTreeSet;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
+use wasmtime::{
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter, Store,
+    Trap, UpdateDeadline,
+};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use camber_common::canonical::sha256_hex;
+
+pub mod bindings;
+pub mod hostfns;
+
+pub use hostfns::{HostAccess, NoAccess};
+
+/// Host bindings of the WIT world every component implements.
+pub use bindings::camber::capability::types as wit;
+pub use bindings::{Capability as WitCapability, CapabilityPre};
+
+/// Limits that hold for every guest call.
+#[derive(Clone, Debug)]
+pub struct RuntimeConfig {
+    /// Linear memory a guest may grow to, in bytes.
+    pub max_memory_bytes: usize,
+    /// Fuel per call: a deterministic cap on the work one call may do.
+    pub fuel: u64,
+    /// Guests that may run at once (pool slots).
+    pub max_concurrent: u32,
+    /// Where compiled components are cached (`None`: no cache).
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            max_memory_bytes: 1 << 30,
+            fuel: 2_000_000_000_000,
+            max_concurrent: 16,
+            cache_dir: default_cache_dir(),
+        }
+    }
+}
+
+/// `$CAMBER_CACHE_DIR`, else `$XDG_CACHE_HOME/camber/components`, else
+/// `~/.cache/camber/components`.
+pub fn default_cache_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("CAMBER_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME").filter(|d| !d.is_empty()) {
+        return Some(PathBuf::from(d).join("camber").join("components"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("camber").join("components"))
+}
+
+/// Why a guest stopped before returning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Deadline,
+    Cancelled,
+}
+
+/// Marks an error raised while instantiating (not while running).
+#[derive(Debug)]
+struct NoSlot;
+
+impl std::fmt::Display for NoSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the instance could not be created")
+    }
+}
+
+impl std::error::Error for NoSlot {}
+
+/// Memory cap that remembers whether it refused a growth (a Rust guest then traps with
+/// `unreachable`, which alone cannot be told from a panic).
+pub struct Limiter {
+    max_memory: usize,
+    pub hit: bool,
+}
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        if desired > self.max_memory {
+            self.hit = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+        Ok(desired <= 1_000_000)
+    }
+}
+
+/// The state of one call's `Store`.
+pub struct CallState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    pub limiter: Limiter,
+    /// What the guest may read, and what it did read (the registry's access state).
+    pub access: Box<dyn HostAccess>,
+    deadline: Instant,
+    cancel: Option<Arc<AtomicBool>>,
+    pub stopped: Option<Stop>,
+}
+
+impl WasiView for CallState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+    }
+}
+
+/// How a guest call ended, before the registry's policy looks at it.
+pub enum GuestOutcome {
+    Returned(Result<wit::CallResult, wit::CapError>),
+    /// The instance pool is full: every slot is running a call.
+    NoSlot,
+    Stopped(Stop),
+    OutOfFuel,
+    OutOfMemory,
+    /// A trap (a panic, `unreachable`, a bad lowering): the trap text and what the guest wrote
+    /// to stderr.
+    Trapped { trap: String, stderr: String },
+}
+
+/// The engine and its epoch ticker; shared by every component.
+pub struct Runtime {
+    pub engine: Engine,
+    pub config: RuntimeConfig,
+    linker: Linker<CallState>,
+    active: Arc<AtomicUsize>,
+    ticker: Mutex<Option<JoinHandle<()>>>,
+    stop_ticker: Arc<AtomicBool>,
+}
+
+/// Ticks of the epoch while a guest runs; the deadline itself is an `Instant`.
+const TICK: Duration = Duration::from_millis(2);
+
+impl Runtime {
+    /// Build the engine. Fails only when the pooling allocator cannot reserve its memory.
+    pub fn new(config: RuntimeConfig) -> Result<Runtime, String> {
+        let mut cfg = Config::new();
+        cfg.consume_fuel(true);
+        cfg.epoch_interruption(true);
+        cfg.wasm_component_model(true);
+        let mut pool = PoolingAllocationConfig::default();
+        let n = config.max_concurrent.max(1);
+        pool.total_component_instances(n);
+        pool.total_core_instances(n * 8);
+        pool.total_memories(n * 4);
+        pool.total_tables(n * 8);
+        pool.total_stacks(n);
+        pool.max_memory_size(config.max_memory_bytes);
+        cfg.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&cfg).map_err(|e| format!("cannot start the wasm engine: {e}"))?;
+        let mut linker: Linker<CallState> = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
+            .map_err(|e| format!("cannot link WASI: {e}"))?;
+        WitCapability::add_to_linker::<CallState, HasSelf<CallState>>(&mut linker, |s| s)
+            .map_err(|e| format!("cannot link the store interface: {e}"))?;
+        Ok(Runtime {
+            engine,
+            config,
+            linker,
+            active: Arc::new(AtomicUsize::new(0)),
+            ticker: Mutex::new(None),
+            stop_ticker: Arc::new(AtomicBool::new(false)),
+        })
+    }
+
+    /// The ticker thread increments the epoch only while some guest is running.
+    fn ensure_ticker(&self) {
+        let mut guard = self.ticker.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(h) = guard.as_ref() {
+            h.thread().unpark();
+            return;
+        }
+        let engine = self.engine.clone();
+        let active = self.active.clone();
+        let stop = self.stop_ticker.clone();
+        let handle = std::thread::Builder::new()
+            .name("camber-epoch".into())
+            .spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    if active.load(Ordering::Acquire) == 0 {
+                        std::thread::park_timeout(Duration::from_millis(200));
+                    } else {
+                        std::thread::sleep(TICK);
+                        engine.increment_epoch();
+                    }
+                }
+            })
+            .ok();
+        *guard = handle;
+    }
+
+    /// A component from a `.wasm` file, compiled once and cached as `.cwasm` keyed by the
+    /// wasm's SHA-256, the wasmtime version and the engine's configuration.
+    pub fn load_component(&self, wasm: &Path) -> Result<Component, String> {
+        let file = file_label(wasm);
+        let bytes = std::fs::read(wasm).map_err(|e| format!("{file}: cannot read: {}", e.kind()))?;
+        let key = self.cache_key(&bytes);
+        if let Some(dir) = &self.config.cache_dir {
+            let cached = dir.join(format!("{key}.cwasm"));
+            if cached.is_file() {
+                // SAFETY: the file is one this host wrote (named by the key of the wasm bytes,
+                // the wasmtime version and engine config); a damaged one fails to deserialize
+                // and is compiled again.
+                if let Ok(c) = unsafe { Component::deserialize_file(&self.engine, &cached) } {
+                    return Ok(c);
+                }
+            }
+        }
+        let component = Component::new(&self.engine, &bytes)
+            .map_err(|e| format!("{file}: not a valid component: {}", first_line(&e.to_string())))?;
+        if let Some(dir) = &self.config.cache_dir {
+            if let Ok(serialized) = component.serialize() {
+                let _ = write_atomic(dir, &format!("{key}.cwasm"), &serialized);
+            }
+        }
+        Ok(component)
+    }
+
+    fn cache_key(&self, wasm: &[u8]) -> String {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.engine.precompile_compatibility_hash().hash(&mut h);
+        self.config.max_memory_bytes.hash(&mut h);
+        let engine_hash = h.finish();
+        let mut material = sha256_hex(wasm).into_bytes();
+        material.extend_from_slice(format!("|wasmtime-48.0.8|{engine_hash:016x}").as_bytes());
+        sha256_hex(&material)[..32].to_string()
+    }
+
+    /// Pre-instantiate a component against the world; fails when it does not implement it.
+    pub fn pre_instantiate(&self, component: &Component, file: &str) -> Result<CapabilityPre<CallState>, String> {
+        let pre = self
+            .linker
+            .instantiate_pre(component)
+            .map_err(|e| format!("{file}: does not fit the camber:capability world: {}", first_line(&e.to_string())))?;
+        CapabilityPre::new(pre)
+            .map_err(|e| format!("{file}: does not implement the camber:capability world: {}", first_line(&e.to_string())))
+    }
+
+    /// A fresh store for one call.
+    fn new_store(&self, access: Box<dyn HostAccess>, max_seconds: f64, cancel: Option<Arc<AtomicBool>>, stderr: MemoryOutputPipe) -> Store<CallState> {
+        let wasi = WasiCtxBuilder::new()
+            .stderr(stderr)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .build();
+        let deadline = Instant::now() + Duration::from_secs_f64(max_seconds.clamp(0.0, 86_400.0));
+        let state = CallState {
+            wasi,
+            table: ResourceTable::new(),
+            limiter: Limiter { max_memory: self.config.max_memory_bytes, hit: false },
+            access,
+            deadline,
+            cancel,
+            stopped: None,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        let _ = store.set_fuel(self.config.fuel);
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(|mut ctx| {
+            let s = ctx.data_mut();
+            let cancelled = s.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+            if cancelled || Instant::now() >= s.deadline {
+                s.stopped = Some(if cancelled { Stop::Cancelled } else { Stop::Deadline });
+                return Err(wasmtime::Error::msg("camber: call interrupted"));
+            }
+            Ok(UpdateDeadline::Continue(1))
+        });
+        store
+    }
+
+    /// Run `f` against a fresh instance with the call's limits; the epoch ticker runs while
+    /// it does. Never call from a tokio worker thread.
+    fn with_instance<R>(
+        &self,
+        pre: &CapabilityPre<CallState>,
+        access: Box<dyn HostAccess>,
+        max_seconds: f64,
+        cancel: Option<Arc<AtomicBool>>,
+        f: impl FnOnce(&WitCapability, &mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
+        let stderr = MemoryOutputPipe::new(8 * 1024);
+        let mut store = self.new_store(access, max_seconds, cancel, stderr.clone());
+        self.active.fetch_add(1, Ordering::AcqRel);
+        self.ensure_ticker();
+        let result = match pre.instantiate(&mut store) {
+            Ok(inst) => f(&inst, &mut store),
+            Err(e) => Err(e.context(NoSlot)),
+        };
+        self.active.fetch_sub(1, Ordering::AcqRel);
+        (result, store, stderr)
+    }
+
+    /// `describe()` and `prompts()` of a component, for loading.
+    pub fn describe(&self, pre: &CapabilityPre<CallState>) -> Result<(Vec<wit::Descriptor>, Vec<wit::Prompt>), String> {
+        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 30.0, None, |inst, store| {
+            let d = inst.call_describe(&mut *store)?;
+            let p = inst.call_prompts(&mut *store)?;
+            Ok((d, p))
+        });
+        r.map_err(|e| trap_text(&e, &stderr))
+    }
+
+    /// Render a prompt.
+    pub fn get_prompt(
+        &self,
+        pre: &CapabilityPre<CallState>,
+        name: &str,
+        args: &[(String, String)],
+    ) -> Result<Result<String, wit::CapError>, String> {
+        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 10.0, None, |inst, store| {
+            inst.call_get_prompt(&mut *store, name, args)
+        });
+        r.map_err(|e| trap_text(&e, &stderr))
+    }
+
+    /// Run one capability call with the call's access state; returns the outcome and the
+    /// access state back (what the guest read, the first failed read).
+    pub fn call<A: HostAccess + 'static>(&self, pre: &CapabilityPre<CallState>, call: GuestCall<'_>, access: A) -> (GuestOutcome, A) {
+        let GuestCall { name, arguments, ctx, max_seconds, cancel } = call;
+        let (r, store, stderr) = self.with_instance(pre, Box::new(access), max_seconds, cancel, |inst, store| {
+            inst.call_call(&mut *store, name, arguments, ctx)
+        });
+        let state = store.into_data();
+        let outcome = match r {
+            Ok(ret) => GuestOutcome::Returned(ret),
+            // an instance that could not be created: the pool's slots are all taken
+            Err(e) if e.downcast_ref::<NoSlot>().is_some() && state.stopped.is_none() && !state.limiter.hit => GuestOutcome::NoSlot,
+            Err(e) => {
+                if let Some(stop) = state.stopped {
+                    GuestOutcome::Stopped(stop)
+                } else if matches!(e.downcast_ref::<Trap>(), Some(Trap::OutOfFuel)) {
+                    GuestOutcome::OutOfFuel
+                } else if state.limiter.hit {
+                    GuestOutcome::OutOfMemory
+                } else {
+                    GuestOutcome::Trapped { trap: first_line(&e.to_string()), stderr: stderr_text(&stderr) }
+                }
+            }
+        };
+        // the access state went in as an `A`, so it comes back as one
+        let access = match state.access.into_any().downcast::<A>() {
+            Ok(a) => *a,
+            Err(_) => unreachable!("the call's access state changed type"),
+        };
+        (outcome, access)
+    }
+}
+
+/// One guest call: which capability, its arguments (JSON text) and context, its wall-clock
+/// budget and the flag that cancels it.
+pub struct GuestCall<'a> {
+    pub name: &'a str,
+    pub arguments: &'a str,
+    pub ctx: &'a wit::CallContext,
+    pub max_seconds: f64,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.stop_ticker.store(true, Ordering::Relaxed);
+        if let Some(h) = self.ticker.lock().ok().and_then(|mut g| g.take()) {
+            h.thread().unpark();
+            let _ = h.join();
+        }
+    }
+}
+
+fn stderr_text(pipe: &MemoryOutputPipe) -> String {
+    String::from_utf8_lossy(&pipe.contents()).into_owned()
+}
+
+fn trap_text(e: &wasmtime::Error, stderr: &MemoryOutputPipe) -> String {
+    let err = stderr_text(stderr);
+    let panic = panic_message(&err);
+    if panic.is_empty() {
+        first_line(&e.to_string())
+    } else {
+        panic
+    }
+}
+
+/// The panic message a Rust guest wrote to stderr ("panicked at src/lib.rs:1:2:\nmsg"), as
+/// one line, or empty.
+pub fn panic_message(stderr: &str) -> String {
+    let Some(at) = stderr.find("panicked at") else {
+        return String::new();
+    };
+    let rest = &stderr[at..];
+    let mut lines = rest.lines();
+    let head = lines.next().unwrap_or_default().trim_end_matches(':').to_string();
+    let msg: Vec<&str> = lines.take_while(|l| !l.starts_with("note:")).collect();
+    format!("{head}: {}", msg.join(" ")).trim().to_string()
+}
+
+/// The first line of an error chain's text.
+pub fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().trim().to_string()
+}
+
+/// A file's name for messages: never an absolute path.
+pub fn file_label(p: &Path) -> String {
+    p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "component".into())
+}
+
+/// Write `bytes` to `dir/name` through a temporary file and a rename.
+pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, dir.join(name)).inspect_err(|_| {
+        let _ = std::fs::remove_file(&tmp);
+    })
+}
+
+/// The set of facility ids one call may read.
+pub type FacilitySet = BTreeSet<String>;

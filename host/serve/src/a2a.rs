@@ -1,0 +1,271 @@
+//! A2A over the registry: the agent card (one skill per capability) and the JSON-RPC binding of
+//! A2A 1.0 (`SendMessage`, `GetTask`, `CancelTask`), plus the 0.3 method names (`message/send`,
+//! `tasks/get`, `tasks/cancel`) for clients that send no `A2A-Version`. A message's data part
+//! `{"capability": NAME, "arguments": {...}}` runs one call; the answer is a completed task
+//! whose artifact holds a data part (data, facts, banners, truncated) and a text part (the
+//! summary), or a failed task carrying the refusal's code and data.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+
+use camber_common::{CapError, ErrorCode};
+
+use super::auth::Caller;
+use super::workers::Workers;
+use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::Service;
+
+/// A2A's task-not-found and not-cancelable error codes.
+const TASK_NOT_FOUND: i64 = -32001;
+const TASK_NOT_CANCELABLE: i64 = -32002;
+
+/// Tasks kept for `GetTask` (the most recent ones), with the flags that cancel running ones.
+#[derive(Default)]
+pub struct Tasks {
+    tasks: Mutex<HashMap<String, (Value, String)>>,
+    running: Mutex<HashMap<String, Arc<AtomicBool>>>,
+    /// Each caller's task ids, oldest first.
+    order: Mutex<HashMap<String, std::collections::VecDeque<String>>>,
+}
+
+/// Ends a task that was dropped mid-call (its client disconnected): removes its cancel flag
+/// and, when it is still "working", records it as canceled.
+struct TaskGuard {
+    tasks: Arc<Tasks>,
+    id: String,
+    owner: String,
+    context: String,
+    dialect: Dialect,
+}
+
+impl Drop for TaskGuard {
+    fn drop(&mut self) {
+        let was_running = self.tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&self.id).is_some();
+        if was_running {
+            let t = task(self.dialect, &self.id, &self.context, "canceled", Vec::new(), None);
+            self.tasks.put(&self.id, t, &self.owner);
+        }
+    }
+}
+
+/// Tasks remembered for `GetTask`, per caller (one caller cannot evict another's).
+const KEEP: usize = 1000;
+
+impl Tasks {
+    fn put(&self, id: &str, task: Value, owner: &str) {
+        let mut t = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        let mut o = self.order.lock().unwrap_or_else(|p| p.into_inner());
+        if t.insert(id.to_string(), (task, owner.to_string())).is_none() {
+            let mine = o.entry(owner.to_string()).or_default();
+            mine.push_back(id.to_string());
+            if mine.len() > KEEP {
+                if let Some(old) = mine.pop_front() {
+                    t.remove(&old);
+                }
+            }
+        }
+    }
+
+    fn get(&self, id: &str, owner: &str) -> Option<Value> {
+        let t = self.tasks.lock().unwrap_or_else(|p| p.into_inner());
+        t.get(id).filter(|(_, o)| o == owner).map(|(v, _)| v.clone())
+    }
+}
+
+/// The agent card: one skill per capability, JSON in and out, the JSON-RPC interface, and the
+/// bearer scheme when the server checks tokens.
+pub fn agent_card(svc: &Service, base: &str, bearer: bool) -> Value {
+    let skills: Vec<Value> = svc
+        .tools
+        .iter()
+        .map(|c| {
+            json!({
+                "id": c.name,
+                "name": c.title,
+                "description": c.description,
+                "tags": ["building-analytics", "read-only", c.cost],
+                "examples": [json!({"capability": c.name, "arguments": {}}).to_string()],
+                "inputModes": ["application/json"],
+                "outputModes": ["application/json"],
+                "camber/revision": c.revision,
+            })
+        })
+        .collect();
+    let mut card = json!({
+        "name": "camber",
+        "description": "Read-only building-analytics capabilities over a building's own trend data: what is wrong with the HVAC, how sure, what it costs. Send a data part {\"capability\": NAME, \"arguments\": {...}}.",
+        "version": env!("CARGO_PKG_VERSION"),
+        "supportedInterfaces": [{"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+        "capabilities": {"streaming": false, "pushNotifications": false},
+        "defaultInputModes": ["application/json"],
+        "defaultOutputModes": ["application/json"],
+        "skills": skills,
+    });
+    if bearer {
+        card["securitySchemes"] = json!({"bearer": {"httpAuthSecurityScheme": {"scheme": "bearer"}}});
+        card["securityRequirements"] = json!([{"schemes": {"bearer": {"list": []}}}]);
+    }
+    card
+}
+
+/// Whether the client speaks the 0.3 shapes (kinds, lower-case states).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Dialect {
+    V1,
+    V03,
+}
+
+fn state_name(d: Dialect, s: &str) -> Value {
+    match d {
+        Dialect::V1 => json!(format!("TASK_STATE_{}", s.to_ascii_uppercase())),
+        Dialect::V03 => json!(s),
+    }
+}
+
+fn data_part(d: Dialect, v: Value) -> Value {
+    match d {
+        Dialect::V1 => json!({"data": v, "mediaType": "application/json"}),
+        Dialect::V03 => json!({"kind": "data", "data": v}),
+    }
+}
+
+fn text_part(d: Dialect, t: &str) -> Value {
+    match d {
+        Dialect::V1 => json!({"text": t}),
+        Dialect::V03 => json!({"kind": "text", "text": t}),
+    }
+}
+
+/// The `{"capability", "arguments"}` of a message's data part.
+fn request_of(message: &Value) -> Result<(String, Value), String> {
+    let parts = message.get("parts").and_then(Value::as_array).ok_or("the message has no parts")?;
+    for p in parts {
+        // 1.0: {"data": {...}}; 0.3: {"kind": "data", "data": {...}}
+        if let Some(d) = p.get("data").filter(|d| d.is_object()) {
+            let name = d.get("capability").and_then(Value::as_str).ok_or("the data part names no capability")?;
+            let args = d.get("arguments").cloned().unwrap_or(json!({}));
+            return Ok((name.to_string(), args));
+        }
+    }
+    Err("send a data part {\"capability\": NAME, \"arguments\": {...}}".into())
+}
+
+fn task(d: Dialect, id: &str, context: &str, state: &str, artifacts: Vec<Value>, status_message: Option<Value>) -> Value {
+    let mut status = json!({"state": state_name(d, state), "timestamp": camber_common::ids::utc_now()});
+    if let Some(m) = status_message {
+        status["message"] = m;
+    }
+    let mut t = json!({"id": id, "contextId": context, "status": status, "artifacts": artifacts});
+    if d == Dialect::V03 {
+        t["kind"] = json!("task");
+    }
+    t
+}
+
+fn agent_message(d: Dialect, parts: Vec<Value>, task_id: &str, context: &str) -> Value {
+    let mut m = json!({
+        // an id, not a secret: the task's own id names the reply if the generator fails
+        "messageId": camber_common::ids::random_hex().unwrap_or_else(|_| format!("{task_id}-reply")),
+        "role": if d == Dialect::V1 { json!("ROLE_AGENT") } else { json!("agent") },
+        "parts": parts,
+        "taskId": task_id,
+        "contextId": context,
+    });
+    if d == Dialect::V03 {
+        m["kind"] = json!("message");
+    }
+    m
+}
+
+fn outcome_task(d: Dialect, id: &str, context: &str, outcome: Result<camber_common::CapabilityResult, CapError>) -> Value {
+    match outcome {
+        Ok(r) => {
+            let mut summary: String = r.banners.iter().map(|b| format!("NOTICE: {b}\n")).collect();
+            summary.push_str(&r.text);
+            let artifact = json!({
+                "artifactId": format!("{id}-result"),
+                "name": "result",
+                "parts": [
+                    data_part(d, json!({"data": r.data, "facts": r.facts, "banners": r.banners, "truncated": r.truncated})),
+                    text_part(d, &summary),
+                ],
+            });
+            task(d, id, context, "completed", vec![artifact], None)
+        }
+        Err(e) => {
+            let error = json!({"code": e.code.as_str(), "message": e.message, "data": e.data.clone().unwrap_or(Value::Null)});
+            let msg = agent_message(d, vec![text_part(d, &format!("{}: {}", e.code, e.message)), data_part(d, json!({"error": error}))], id, context);
+            task(d, id, context, if e.code == ErrorCode::Timeout && e.data.as_ref().is_some_and(|x| x["cancelled"] == true) { "canceled" } else { "failed" }, Vec::new(), Some(msg))
+        }
+    }
+}
+
+/// Handle one A2A JSON-RPC message; `None` for a notification.
+pub async fn handle(svc: &Arc<Service>, workers: &Workers, tasks: &Arc<Tasks>, msg: Incoming, caller: Option<Caller>, version: Option<String>) -> Option<Value> {
+    let Incoming::Request { id, method, params } = msg else { return None };
+    let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
+    let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
+    let allowed = caller.as_ref().map(|c| c.allowed.clone());
+    let dialect = match method.as_str() {
+        "SendMessage" | "GetTask" | "CancelTask" => Dialect::V1,
+        "message/send" | "tasks/get" | "tasks/cancel" if version.is_none() => Dialect::V03,
+        _ => {
+            let method = svc.redactor().redact_sent(&camber_common::text::one_line(&method));
+            return Some(jsonrpc::error(id, METHOD_NOT_FOUND, &format!("Method not found: {method}")));
+        }
+    };
+    match method.as_str() {
+        "SendMessage" | "message/send" => {
+            let message = params.get("message").cloned().unwrap_or(Value::Null);
+            let (name, args) = match request_of(&message) {
+                Ok(x) => x,
+                Err(why) => return Some(jsonrpc::error(id, INVALID_PARAMS, &format!("Invalid params: {why}"))),
+            };
+            let task_id = match camber_common::ids::random_hex() {
+                Ok(t) => t,
+                Err(why) => return Some(jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, &why)),
+            };
+            let context = message.get("contextId").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("ctx-{task_id}"));
+            let flag = Arc::new(AtomicBool::new(false));
+            tasks.running.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.clone(), flag.clone());
+            tasks.put(&task_id, task(dialect, &task_id, &context, "working", Vec::new(), None), &owner);
+            // if the client goes away, the task ends canceled rather than "working" for ever
+            let _cleanup = TaskGuard { tasks: tasks.clone(), id: task_id.clone(), owner: owner.clone(), context: context.clone(), dialect };
+            let outcome = workers
+                .run(flag, move |svc, cancel| svc.call(&name, &args, &label, allowed.as_ref(), Some(cancel)))
+                .await
+                .unwrap_or_else(|_| Err(CapError::internal("the call failed inside the server; the error is in the server's log")));
+            tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&task_id);
+            let t = outcome_task(dialect, &task_id, &context, outcome);
+            tasks.put(&task_id, t.clone(), &owner);
+            let result = if dialect == Dialect::V1 { json!({"task": t}) } else { t };
+            Some(jsonrpc::result(id, result))
+        }
+        "GetTask" | "tasks/get" => {
+            let tid = params.get("id").and_then(Value::as_str).unwrap_or_default();
+            match tasks.get(tid, &owner) {
+                Some(t) => Some(jsonrpc::result(id, t)),
+                None => Some(jsonrpc::error(id, TASK_NOT_FOUND, "Task not found")),
+            }
+        }
+        _ => {
+            let tid = params.get("id").and_then(Value::as_str).unwrap_or_default().to_string();
+            let Some(t) = tasks.get(&tid, &owner) else {
+                return Some(jsonrpc::error(id, TASK_NOT_FOUND, "Task not found"));
+            };
+            match tasks.running.lock().unwrap_or_else(|p| p.into_inner()).get(&tid) {
+                Some(flag) => {
+                    flag.store(true, Ordering::SeqCst);
+                    let ctx = t["contextId"].as_str().unwrap_or_default().to_string();
+                    let c = task(dialect, &tid, &ctx, "canceled", Vec::new(), None);
+                    tasks.put(&tid, c.clone(), &owner);
+                    Some(jsonrpc::result(id, c))
+                }
+                None => Some(jsonrpc::error(id, TASK_NOT_CANCELABLE, "Task cannot be canceled: it has finished")),
+            }
+        }
+    }
+}

@@ -1,0 +1,515 @@
+//! The HTTP transports on one tokio server: MCP Streamable HTTP at `/mcp` and A2A at `/a2a`
+//! with its agent card at `/.well-known/agent-card.json`. Origins are checked (403), bearer
+//! tokens are checked (401), bodies are capped (413), and every guest call runs on a blocking
+//! worker behind a semaphore (one per core by default), so one slow call never blocks the
+//! others; a panic there is that call's internal error. A client that goes away mid-call
+//! stops its guest at once. An MCP session ends after 30 minutes idle (`--session-idle`; then
+//! 404, as for an unknown one) and a token holds at most 1,000 (`--max-sessions`; one more
+//! ends its least recently used idle session).
+
+use std::collections::{BTreeSet, HashMap};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::Router;
+use serde_json::Value;
+
+use super::auth::{Caller, Tokens};
+use super::jsonrpc::{self, Incoming};
+use super::log;
+use super::workers::{CallFailed, Workers};
+use super::mcp::{self, Action, Session};
+use super::Service;
+
+/// How the HTTP server is set up.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    pub addr: SocketAddr,
+    /// `None` only with `--no-auth` on a loopback address.
+    pub tokens: Option<Tokens>,
+    /// Origins accepted besides the loopback ones.
+    pub allowed_origins: Vec<String>,
+    pub workers: usize,
+    /// How long MCP sessions may sit idle and how many one caller may hold.
+    pub sessions: SessionLimits,
+}
+
+/// A session idle this long ends (the next request naming it gets 404, as for an unknown
+/// session, and the client initializes again).
+pub const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
+/// The sessions one caller (one token; all callers without tokens are one) may hold.
+pub const DEFAULT_SESSIONS_PER_CALLER: usize = 1000;
+
+/// The bounds on MCP sessions over HTTP, so sessions a client opens and never ends (an
+/// initialize per request, a client that crashes) cannot fill the server's memory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// A session without a request or a call in flight for this long ends.
+    pub idle: Duration,
+    /// A caller opening one more ends its least recently used idle session.
+    pub per_caller: usize,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        SessionLimits { idle: DEFAULT_SESSION_IDLE, per_caller: DEFAULT_SESSIONS_PER_CALLER }
+    }
+}
+
+/// Refuse a setup that would expose the data: a non-loopback address needs a token file.
+pub fn check_setup(addr: &SocketAddr, tokens: Option<&Tokens>, no_auth: bool) -> Result<(), String> {
+    if no_auth && tokens.is_some() {
+        return Err("--no-auth and --tokens exclude each other".into());
+    }
+    if !addr.ip().is_loopback() && tokens.is_none() {
+        return Err(format!("binding {addr} (not a loopback address) needs --tokens FILE: every caller must present a token"));
+    }
+    if tokens.is_none() && !no_auth {
+        return Err("name a token file with --tokens FILE (see `camber tokens add`), or pass --no-auth to serve loopback callers without tokens".into());
+    }
+    if tokens.is_some_and(Tokens::is_empty) {
+        return Err("--tokens: the token file holds no token".into());
+    }
+    Ok(())
+}
+
+/// One MCP session over HTTP.
+struct HttpSession {
+    session: Session,
+    /// Requests in flight, by JSON id, for `notifications/cancelled`.
+    inflight: HashMap<String, Arc<AtomicBool>>,
+    /// The digest of the token that opened it: another caller cannot use it.
+    owner: String,
+    /// The last request, or the end of the last call.
+    last_used: Instant,
+}
+
+/// The open MCP sessions, with their limits. Every method takes the time, so tests need no
+/// clock.
+struct Sessions {
+    map: HashMap<String, HttpSession>,
+    limits: SessionLimits,
+}
+
+impl Sessions {
+    fn new(limits: SessionLimits) -> Sessions {
+        Sessions { map: HashMap::new(), limits }
+    }
+
+    /// Idle (no call in flight) for the limit or longer.
+    fn expired(s: &HttpSession, idle: Duration, now: Instant) -> bool {
+        s.inflight.is_empty() && now.saturating_duration_since(s.last_used) >= idle
+    }
+
+    /// Add a session: expired ones end first; a caller at its limit loses its least recently
+    /// used idle session. `false` (nothing added) when all of the caller's are running calls.
+    fn open(&mut self, id: String, session: Session, owner: &str, now: Instant) -> bool {
+        let limits = self.limits;
+        self.map.retain(|_, s| !Sessions::expired(s, limits.idle, now));
+        let mine: Vec<(&String, &HttpSession)> = self.map.iter().filter(|(_, s)| s.owner == owner).collect();
+        if mine.len() >= limits.per_caller.max(1) {
+            let idle = mine.iter().filter(|(_, s)| s.inflight.is_empty()).min_by_key(|(_, s)| s.last_used).map(|(k, _)| (*k).clone());
+            match idle {
+                Some(oldest) => {
+                    self.map.remove(&oldest);
+                }
+                None => return false,
+            }
+        }
+        self.map.insert(id, HttpSession { session, inflight: HashMap::new(), owner: owner.to_string(), last_used: now });
+        true
+    }
+
+    /// The caller's live session `sid`, marked used; an expired one ends here.
+    fn get(&mut self, sid: &str, owner: &str, now: Instant) -> Option<&mut HttpSession> {
+        let s = self.map.get(sid)?;
+        if s.owner != owner {
+            return None;
+        }
+        if Sessions::expired(s, self.limits.idle, now) {
+            self.map.remove(sid);
+            return None;
+        }
+        let s = self.map.get_mut(sid)?;
+        s.last_used = now;
+        Some(s)
+    }
+
+    /// End the caller's session `sid`; its calls in flight are cancelled.
+    fn end(&mut self, sid: &str, owner: &str) -> bool {
+        if self.map.get(sid).is_none_or(|s| s.owner != owner) {
+            return false;
+        }
+        if let Some(s) = self.map.remove(sid) {
+            for f in s.inflight.values() {
+                f.store(true, Ordering::SeqCst);
+            }
+        }
+        true
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.map.len()
+    }
+}
+
+/// Shared server state.
+pub struct AppState {
+    pub svc: Arc<Service>,
+    tokens: Option<Tokens>,
+    origins: Vec<String>,
+    sessions: Mutex<Sessions>,
+    pub workers: Workers,
+    pub a2a: Arc<super::a2a::Tasks>,
+    port: u16,
+}
+
+/// Whether an `Origin` is this machine's: `http` or `https` to `localhost`, a 127.0.0.0/8
+/// address or `[::1]`, with or without a port, in any case (scheme and host are
+/// case-insensitive).
+pub fn loopback_origin(origin: &str) -> bool {
+    let Ok(uri) = origin.parse::<axum::http::Uri>() else { return false };
+    let scheme_ok = uri.scheme_str().is_some_and(|s| s.eq_ignore_ascii_case("http") || s.eq_ignore_ascii_case("https"));
+    let bare = uri.path() == "/" && uri.query().is_none() && uri.authority().is_some_and(|a| !a.as_str().contains('@'));
+    let Some(host) = uri.host() else { return false };
+    let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
+    scheme_ok && bare && (host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()))
+}
+
+impl AppState {
+    fn origin_ok(&self, headers: &HeaderMap) -> bool {
+        let Some(origin) = headers.get("origin").and_then(|o| o.to_str().ok()) else { return true };
+        self.origins.iter().any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin)) || loopback_origin(origin)
+    }
+
+    /// The caller, or the response that refuses the request.
+    fn caller(&self, headers: &HeaderMap) -> Result<Option<Caller>, Response> {
+        let Some(tokens) = &self.tokens else { return Ok(None) };
+        let presented = headers
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer ").or_else(|| v.strip_prefix("bearer ")))
+            .map(str::trim);
+        match presented.and_then(|t| tokens.check(t)) {
+            Some(c) => Ok(Some(c.clone())),
+            None => {
+                let mut r = (StatusCode::UNAUTHORIZED, "a valid bearer token is required").into_response();
+                r.headers_mut().insert("www-authenticate", HeaderValue::from_static("Bearer"));
+                Err(r)
+            }
+        }
+    }
+}
+
+fn json_response(status: StatusCode, v: &Value) -> Response {
+    let mut r = (status, serde_json::to_string(v).unwrap_or_default()).into_response();
+    r.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
+    r
+}
+
+fn status(code: StatusCode, msg: &str) -> Response {
+    json_response(code, &jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, msg))
+}
+
+async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    if !st.origin_ok(&headers) {
+        return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
+    }
+    let caller = match st.caller(&headers) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    if let Some(v) = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
+        if !mcp::supported(v) {
+            let v = st.svc.redactor().redact_sent(&camber_common::text::name(v));
+            return status(StatusCode::BAD_REQUEST, &format!("unsupported MCP-Protocol-Version {v}"));
+        }
+    }
+    let msg = match jsonrpc::parse(&body) {
+        Ok(m) => m,
+        // a refused request with a valid id is answered as a request; the rest is a bad body
+        Err(e) if !e["id"].is_null() => return json_response(StatusCode::OK, &e),
+        Err(e) => return json_response(StatusCode::BAD_REQUEST, &e),
+    };
+    let label = caller.as_ref().map(|c| format!("mcp:{}", c.label)).unwrap_or_else(|| "mcp:http".into());
+    let allowed: Option<BTreeSet<String>> = caller.as_ref().map(|c| c.allowed.clone());
+    let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_default();
+    let is_initialize = matches!(&msg, Incoming::Request { method, .. } if method == "initialize");
+    let sid = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
+
+    if is_initialize {
+        let mut session = Session::new(&label, allowed);
+        let action = mcp::handle_contained(&st.svc, msg, &mut session);
+        let id = match camber_common::ids::random_hex() {
+            Ok(id) => id,
+            Err(why) => return status(StatusCode::INTERNAL_SERVER_ERROR, &why),
+        };
+        if !st.sessions.lock().unwrap_or_else(|p| p.into_inner()).open(id.clone(), session, &owner, Instant::now()) {
+            return status(
+                StatusCode::TOO_MANY_REQUESTS,
+                "this caller's MCP sessions are all running calls and at the limit: end one (DELETE) or wait for a call to finish",
+            );
+        }
+        let mut r = match action {
+            Action::Reply(v) => json_response(StatusCode::OK, &v),
+            _ => StatusCode::ACCEPTED.into_response(),
+        };
+        if let Ok(h) = HeaderValue::from_str(&id) {
+            r.headers_mut().insert("mcp-session-id", h);
+        }
+        return r;
+    }
+    let Some(sid) = sid else {
+        return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id: initialize first");
+    };
+    let (action, session) = {
+        let mut sessions = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(s) = sessions.get(&sid, &owner, Instant::now()) else {
+            return status(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again");
+        };
+        // the presenting token's own allowlist, every request
+        s.session.allowed = allowed.clone();
+        s.session.caller = label.clone();
+        let action = mcp::handle_contained(&st.svc, msg, &mut s.session);
+        if let Action::Cancel(id) = &action {
+            if let Some(flag) = s.inflight.get(&id.to_string()) {
+                flag.store(true, Ordering::SeqCst);
+            }
+        }
+        (action, s.session.clone())
+    };
+    match action {
+        Action::Reply(v) => json_response(StatusCode::OK, &v),
+        Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
+        Action::Prompt(job) => {
+            let flag = Arc::new(AtomicBool::new(false));
+            let id = job.id.clone();
+            match st.workers.run(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
+                Ok(v) => json_response(StatusCode::OK, &v),
+                Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
+            }
+        }
+        Action::Call(job) => {
+            let flag = Arc::new(AtomicBool::new(false));
+            let key = job.id.to_string();
+            let id = job.id.clone();
+            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
+                s.inflight.insert(key.clone(), flag.clone());
+            }
+            let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, &|_n| {})).await;
+            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
+                s.inflight.remove(&key);
+                s.last_used = Instant::now();
+            }
+            match reply {
+                Ok(Some(v)) => json_response(StatusCode::OK, &v),
+                Ok(None) => StatusCode::ACCEPTED.into_response(),
+                Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
+            }
+        }
+    }
+}
+
+async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    if !st.origin_ok(&headers) {
+        return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
+    }
+    let owner = match st.caller(&headers) {
+        Ok(c) => c.map(|c| c.id).unwrap_or_default(),
+        Err(r) => return r,
+    };
+    let Some(sid) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
+        return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id");
+    };
+    if st.sessions.lock().unwrap_or_else(|p| p.into_inner()).end(sid, &owner) {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        status(StatusCode::NOT_FOUND, "unknown or ended session")
+    }
+}
+
+async fn mcp_get() -> Response {
+    (StatusCode::METHOD_NOT_ALLOWED, "this server opens no stream of its own: POST requests").into_response()
+}
+
+async fn agent_card(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let host = headers.get("host").and_then(|h| h.to_str().ok()).map(str::to_string).unwrap_or_else(|| format!("127.0.0.1:{}", st.port));
+    json_response(StatusCode::OK, &super::a2a::agent_card(&st.svc, &format!("http://{host}"), st.tokens.is_some()))
+}
+
+async fn a2a_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    if !st.origin_ok(&headers) {
+        return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
+    }
+    let caller = match st.caller(&headers) {
+        Ok(c) => c,
+        Err(r) => return r,
+    };
+    let version = headers.get("a2a-version").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let msg = match jsonrpc::parse(&body) {
+        Ok(m) => m,
+        Err(e) => return json_response(StatusCode::OK, &e),
+    };
+    match super::a2a::handle(&st.svc, &st.workers, &st.a2a, msg, caller, version).await {
+        Some(v) => json_response(StatusCode::OK, &v),
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// The router (for tests and for `serve`).
+pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) {
+    let state = Arc::new(AppState {
+        svc: svc.clone(),
+        tokens: opts.tokens.clone(),
+        origins: opts.allowed_origins.clone(),
+        sessions: Mutex::new(Sessions::new(opts.sessions)),
+        workers: Workers::new(svc.clone(), opts.workers),
+        a2a: Arc::default(),
+        port: opts.addr.port(),
+    });
+    let app = Router::new()
+        .route("/mcp", post(mcp_post).delete(mcp_delete).get(mcp_get))
+        .route("/a2a", post(a2a_post))
+        .route("/.well-known/agent-card.json", get(agent_card))
+        .layer(DefaultBodyLimit::max(jsonrpc::MAX_MESSAGE_BYTES))
+        .layer(axum::middleware::map_response(readable_too_large))
+        .with_state(state.clone());
+    (app, state)
+}
+
+/// A body over the cap is refused 413 by the body extractor with a plain-text body; the
+/// client still gets a JSON-RPC error it can read (id null: the request was never read).
+async fn readable_too_large(res: Response) -> Response {
+    let json = res.headers().get(axum::http::header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if res.status() != StatusCode::PAYLOAD_TOO_LARGE || json {
+        return res;
+    }
+    let message = format!("the request is larger than {} MiB, the most one message may hold", jsonrpc::MAX_MESSAGE_BYTES >> 20);
+    (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, &message))).into_response()
+}
+
+/// Serve until interrupted.
+pub fn serve(svc: Arc<Service>, opts: HttpOptions) -> Result<(), String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .max_blocking_threads(opts.workers.max(1) + 4)
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+        let local = listener.local_addr().map_err(|e| e.to_string())?;
+        let (app, _) = router(svc, &HttpOptions { addr: local, ..opts });
+        log::line(format!("camber: serving MCP at http://{local}/mcp and A2A at http://{local}/a2a"));
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = tokio::signal::ctrl_c().await;
+            })
+            .await
+            .map_err(|e| format!("the HTTP server failed: {e}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: Duration = Duration::from_secs(60);
+
+    fn limits(idle_min: u32, per_caller: usize) -> Sessions {
+        Sessions::new(SessionLimits { idle: MIN * idle_min, per_caller })
+    }
+
+    fn session() -> Session {
+        Session::new("mcp:t", None)
+    }
+
+    #[test]
+    fn idle_sessions_expire_and_busy_ones_do_not() {
+        let t0 = Instant::now();
+        let mut s = limits(30, 10);
+        assert!(s.open("a".into(), session(), "tok", t0));
+        assert!(s.open("b".into(), session(), "tok", t0));
+        // used at 29 min: idle again from then
+        assert!(s.get("a", "tok", t0 + 29 * MIN).is_some());
+        // a call in flight keeps b open however long it runs
+        s.map.get_mut("b").unwrap().inflight.insert("1".into(), Arc::new(AtomicBool::new(false)));
+        assert!(s.get("a", "tok", t0 + 58 * MIN).is_some());
+        assert!(s.get("a", "tok", t0 + 88 * MIN).is_none(), "30 minutes idle ends a session");
+        assert!(s.get("a", "tok", t0 + 58 * MIN).is_none(), "and it stays ended");
+        assert!(s.get("b", "tok", t0 + 120 * MIN).is_some());
+        // another token never sees a session
+        assert!(s.get("b", "other", t0 + 120 * MIN).is_none());
+        // opening a session sweeps the expired ones of every caller
+        s.map.get_mut("b").unwrap().inflight.clear();
+        assert!(s.open("c".into(), session(), "other", t0 + 200 * MIN));
+        assert_eq!(s.len(), 1);
+    }
+
+    #[test]
+    fn a_caller_at_its_limit_loses_its_least_recently_used_idle_session() {
+        let t0 = Instant::now();
+        let mut s = limits(30, 3);
+        for (i, id) in ["a", "b", "c"].into_iter().enumerate() {
+            assert!(s.open(id.into(), session(), "tok", t0 + MIN * i as u32));
+        }
+        assert!(s.open("x".into(), session(), "other", t0));
+        // a is the oldest, but was used last
+        assert!(s.get("a", "tok", t0 + 5 * MIN).is_some());
+        assert!(s.open("d".into(), session(), "tok", t0 + 6 * MIN));
+        assert!(s.get("b", "tok", t0 + 6 * MIN).is_none(), "b was the least recently used");
+        for id in ["a", "c", "d"] {
+            assert!(s.get(id, "tok", t0 + 6 * MIN).is_some(), "{id}");
+        }
+        assert!(s.get("x", "other", t0 + 6 * MIN).is_some(), "another caller's session stays");
+        // all of them busy: refused, nothing ended
+        for id in ["a", "c", "d"] {
+            s.map.get_mut(id).unwrap().inflight.insert("1".into(), Arc::new(AtomicBool::new(false)));
+        }
+        assert!(!s.open("e".into(), session(), "tok", t0 + 7 * MIN));
+        assert_eq!(s.len(), 4);
+        // DELETE: only by its owner
+        assert!(!s.end("a", "other"));
+        assert!(s.end("a", "tok"));
+        assert!(s.get("a", "tok", t0 + 7 * MIN).is_none());
+    }
+
+    #[test]
+    fn loopback_origins() {
+        for o in [
+            "http://localhost",
+            "http://localhost:8765",
+            "https://LOCALHOST:1",
+            "HTTP://LocalHost",
+            "http://127.0.0.1",
+            "http://127.0.0.1:3000",
+            "http://127.1.2.3:80",
+            "http://[::1]",
+            "http://[::1]:8765",
+        ] {
+            assert!(loopback_origin(o), "{o}");
+        }
+        for o in [
+            "https://evil.example",
+            "http://localhost.evil.example",
+            "http://evil@localhost",
+            "http://[::2]",
+            "http://128.0.0.1",
+            "file://localhost",
+            "null",
+            "localhost",
+            "http://localhost/path",
+            "",
+        ] {
+            assert!(!loopback_origin(o), "{o}");
+        }
+    }
+}

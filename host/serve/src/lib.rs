@@ -1,0 +1,124 @@
+//! Serving the registry to assistants: MCP over stdio and Streamable HTTP, and A2A. Every
+//! adapter only translates to and from one call of the [`Backend`]; none applies policy of its
+//! own.
+//! Guest calls run on blocking worker threads, never on an async executor's threads.
+
+pub mod a2a;
+pub mod auth;
+pub mod http;
+pub mod jsonrpc;
+pub mod log;
+pub mod mcp;
+pub mod stdio;
+pub mod workers;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde_json::Value;
+
+use camber_common::redact::Redactor;
+use camber_common::{CapError, CapabilityResult};
+
+/// A capability as the adapters publish it (an MCP tool, an A2A skill).
+#[derive(Clone, Debug)]
+pub struct Tool {
+    pub name: String,
+    pub version: String,
+    pub title: String,
+    pub description: String,
+    /// The descriptor's cost class.
+    pub cost: String,
+    pub input_schema: Value,
+    pub output_schema: Value,
+    /// The revision digest of the capability's descriptor.
+    pub revision: Value,
+}
+
+/// A prompt as the adapters publish it.
+#[derive(Clone, Debug)]
+pub struct PromptInfo {
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    /// (name, description, required) of each argument.
+    pub arguments: Vec<(String, String, bool)>,
+}
+
+/// Who is calling: the caller's label (for logs), its own allowlist (intersected with the
+/// server's), and the flag that cancels the call.
+pub struct Caller<'a> {
+    pub label: &'a str,
+    pub allowed: Option<&'a BTreeSet<String>>,
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// What the adapters serve: the registry and its policy, behind the one seam the serving
+/// code knows. The binary implements it over `camber_registry::Registry`, so this crate
+/// depends on neither wasmtime nor the store.
+pub trait Backend: Send + Sync {
+    /// The loaded capabilities, sorted by name.
+    fn tools(&self) -> Vec<Tool>;
+    /// The prompts, sorted by name.
+    fn prompts(&self) -> Vec<PromptInfo>;
+    /// One call under the policy (never panics; every refusal a `CapError`).
+    fn call(&self, name: &str, args: &Value, caller: Caller<'_>) -> Result<CapabilityResult, CapError>;
+    /// A prompt's user message.
+    fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError>;
+    /// The server's path redactor, for messages made of what a client sent.
+    fn redactor(&self) -> &Redactor;
+}
+
+/// What every served call shares: the backend, and its tools and prompts as loaded.
+pub struct Service {
+    backend: Box<dyn Backend>,
+    pub tools: Vec<Tool>,
+    pub prompts: Vec<PromptInfo>,
+}
+
+impl Service {
+    /// Serve `backend`.
+    pub fn new(backend: Box<dyn Backend>) -> Service {
+        let (tools, prompts) = (backend.tools(), backend.prompts());
+        Service { backend, tools, prompts }
+    }
+
+    /// The tool `name`, if loaded.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// The server's path redactor.
+    pub fn redactor(&self) -> &Redactor {
+        self.backend.redactor()
+    }
+
+    /// A prompt's user message.
+    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+        self.backend.get_prompt(name, args)
+    }
+
+    /// Run one call for a caller (its label and its own allowlist, already intersected with
+    /// the server's) and log one line (through [`log`], so logging never blocks or fails the
+    /// call): capability, caller, outcome, duration; never the arguments' values.
+    pub fn call(&self, name: &str, args: &Value, caller: &str, allowed: Option<&BTreeSet<String>>, cancel: Option<Arc<AtomicBool>>) -> Result<CapabilityResult, CapError> {
+        let t0 = Instant::now();
+        let r = self.backend.call(name, args, Caller { label: caller, allowed, cancel: cancel.clone() });
+        let outcome = match &r {
+            Ok(_) => "ok".to_string(),
+            Err(e) => e.code.to_string(),
+        };
+        let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+        log::line(format!(
+            "camber: call {} caller={} outcome={}{} {:.1} ms",
+            self.redactor().redact_sent(&camber_common::text::one_line(name)),
+            camber_common::text::one_line(caller),
+            outcome,
+            if cancelled { " (cancelled)" } else { "" },
+            t0.elapsed().as_secs_f64() * 1e3
+        ));
+        r
+    }
+}

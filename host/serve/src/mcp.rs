@@ -1,0 +1,329 @@
+//! The Model Context Protocol over the registry, independent of the transport: version
+//! negotiation, `initialize`, `ping`, `tools/*`, `prompts/*`, cancellation and progress. A
+//! `tools/call` comes back as a [`CallJob`] for the transport to run on a worker thread.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use camber_common::{CapError, ErrorCode};
+
+use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::Service;
+
+/// What a protocol revision changes. Every difference between revisions lives here, so a new
+/// one (2026-07-28) is one more entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Revision {
+    pub version: &'static str,
+    /// Tools carry `title` and `outputSchema`, results `structuredContent`.
+    pub structured: bool,
+}
+
+/// The revisions this server speaks, newest first.
+pub const REVISIONS: &[Revision] = &[
+    Revision { version: "2025-11-25", structured: true },
+    Revision { version: "2025-06-18", structured: true },
+];
+
+/// The revision to answer a client asking for `requested`: the same one when spoken here,
+/// else the newest (the client then decides whether it can go on).
+pub fn negotiate(requested: Option<&str>) -> Revision {
+    REVISIONS.iter().copied().find(|r| Some(r.version) == requested).unwrap_or(REVISIONS[0])
+}
+
+/// Whether a `MCP-Protocol-Version` header names a revision spoken here.
+pub fn supported(version: &str) -> bool {
+    REVISIONS.iter().any(|r| r.version == version)
+}
+
+/// Tools per `tools/list` page.
+pub const PAGE: usize = 50;
+
+/// What the server tells a model about itself.
+pub const INSTRUCTIONS: &str = "camber reads one building-trend store, read-only: only the facilities this server was started with, and never research-only (non-commercial or no-derivatives) data. Nothing a tool does changes the store. Call facilities first. Summaries cite fact ids such as [F1@points-1a2b3c]: cite them when you repeat a figure, state no number no cited fact carries, and call check_citations on your draft before you answer. A line that starts with NOTICE is a licence, trust or truncation notice: always show it to the user.";
+
+/// One connection's protocol state.
+#[derive(Clone, Debug)]
+pub struct Session {
+    pub revision: Revision,
+    pub initialized: bool,
+    /// The caller's label (for logs and `ctx.caller`).
+    pub caller: String,
+    /// The caller's own allowlist (intersected with the server's), when it has one.
+    pub allowed: Option<BTreeSet<String>>,
+}
+
+impl Session {
+    pub fn new(caller: &str, allowed: Option<BTreeSet<String>>) -> Session {
+        Session { revision: REVISIONS[0], initialized: false, caller: caller.to_string(), allowed }
+    }
+}
+
+/// A `tools/call` to run off the transport's thread.
+#[derive(Clone, Debug)]
+pub struct CallJob {
+    pub id: Value,
+    pub name: String,
+    pub args: Value,
+    pub progress_token: Option<Value>,
+}
+
+/// A `prompts/get` to run off the transport's thread.
+#[derive(Clone, Debug)]
+pub struct PromptJob {
+    pub id: Value,
+    pub name: String,
+    pub args: BTreeMap<String, String>,
+}
+
+/// Render a prompt job into its response.
+pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
+    let description = svc.prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
+    match svc.get_prompt(&job.name, &job.args) {
+        Ok(text) => jsonrpc::result(
+            job.id.clone(),
+            json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
+        ),
+        Err(e) => {
+            let sent = camber_common::redact::Sent::new(job.args.values().map(String::as_str));
+            jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Invalid params: {}", svc.redactor().redact_echoes(&e.message, &sent)))
+        }
+    }
+}
+
+/// The JSON-RPC answer to a request whose handling panicked in the server: one line, no
+/// detail (the panic is in the log).
+pub fn internal_error(id: Value) -> Value {
+    jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, "Internal error: the request failed inside the server; the error is in the server's log")
+}
+
+/// [`handle`], with a panic answered as [`internal_error`] (a request) or ignored (a
+/// notification), so no message can stop the transport's reader.
+pub fn handle_contained(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
+    let id = match &msg {
+        Incoming::Request { id, .. } => Some(id.clone()),
+        _ => None,
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| handle(svc, msg, session))) {
+        Ok(a) => a,
+        Err(_) => {
+            super::log::line("camber: a request panicked in the server; answered internal");
+            id.map_or(Action::Nothing, |id| Action::Reply(internal_error(id)))
+        }
+    }
+}
+
+/// What to do with one incoming message.
+#[derive(Debug)]
+pub enum Action {
+    Reply(Value),
+    Nothing,
+    Call(CallJob),
+    /// A `prompts/get` (it runs a guest, so off the transport's thread too).
+    Prompt(PromptJob),
+    /// Stop the in-flight request with this id.
+    Cancel(Value),
+}
+
+fn tool(svc: &Service, c: &crate::Tool, rev: Revision) -> Value {
+    let mut t = json!({
+        "name": c.name,
+        "description": c.description,
+        "inputSchema": c.input_schema,
+        "annotations": {
+            "title": c.title,
+            "readOnlyHint": true,
+            "destructiveHint": false,
+            "idempotentHint": true,
+            "openWorldHint": false,
+        },
+        "_meta": {"camber/revision": c.revision, "camber/version": c.version, "camber/cost": c.cost},
+    });
+    if rev.structured {
+        t["title"] = json!(c.title);
+        t["outputSchema"] = c.output_schema.clone();
+    }
+    let _ = svc;
+    t
+}
+
+/// Handle one message.
+pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
+    let (id, method, params) = match msg {
+        Incoming::Response => return Action::Nothing,
+        Incoming::Notification { method, params } => {
+            return match method.as_str() {
+                "notifications/initialized" => {
+                    session.initialized = true;
+                    Action::Nothing
+                }
+                "notifications/cancelled" => match params.get("requestId") {
+                    Some(id) => Action::Cancel(id.clone()),
+                    None => Action::Nothing,
+                },
+                _ => Action::Nothing,
+            };
+        }
+        Incoming::Request { id, method, params } => (id, method, params),
+    };
+    let reply = |r: Value| Action::Reply(jsonrpc::result(id.clone(), r));
+    let fail = |code: i64, m: &str| Action::Reply(jsonrpc::error(id.clone(), code, m));
+    match method.as_str() {
+        "initialize" => {
+            let rev = negotiate(params.get("protocolVersion").and_then(Value::as_str));
+            session.revision = rev;
+            reply(json!({
+                "protocolVersion": rev.version,
+                "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}},
+                "serverInfo": {"name": "camber", "title": "camber-rs", "version": env!("CARGO_PKG_VERSION")},
+                "instructions": INSTRUCTIONS,
+            }))
+        }
+        "ping" => reply(json!({})),
+        "tools/list" => {
+            let offset = match params.get("cursor") {
+                None | Some(Value::Null) => 0,
+                Some(Value::String(c)) => match c.strip_prefix("offset:").and_then(|n| n.parse::<usize>().ok()) {
+                    Some(n) => n,
+                    None => return fail(INVALID_PARAMS, "Invalid params: unknown cursor"),
+                },
+                Some(_) => return fail(INVALID_PARAMS, "Invalid params: unknown cursor"),
+            };
+            let all: Vec<Value> = svc.tools.iter().map(|c| tool(svc, c, session.revision)).collect();
+            if offset > all.len() {
+                return fail(INVALID_PARAMS, "Invalid params: unknown cursor");
+            }
+            let page: Vec<Value> = all.iter().skip(offset).take(PAGE).cloned().collect();
+            let mut r = json!({"tools": page});
+            if offset + PAGE < all.len() {
+                r["nextCursor"] = json!(format!("offset:{}", offset + PAGE));
+            }
+            reply(r)
+        }
+        "tools/call" => {
+            let Some(name) = params.get("name").and_then(Value::as_str) else {
+                return fail(INVALID_PARAMS, "Invalid params: tools/call needs a tool name");
+            };
+            if svc.tool(name).is_none() {
+                return fail(INVALID_PARAMS, &format!("Unknown tool: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))));
+            }
+            let args = params.get("arguments").cloned().unwrap_or(json!({}));
+            let progress_token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
+            Action::Call(CallJob { id, name: name.to_string(), args, progress_token })
+        }
+        "prompts/list" => {
+            let prompts: Vec<Value> = svc
+                .prompts
+                .iter()
+                .map(|p| {
+                    json!({
+                        "name": p.name, "title": p.title, "description": p.description,
+                        "arguments": p.arguments.iter().map(|(n, d, r)| json!({"name": n, "description": d, "required": r})).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            reply(json!({"prompts": prompts}))
+        }
+        "prompts/get" => {
+            let Some(name) = params.get("name").and_then(Value::as_str) else {
+                return fail(INVALID_PARAMS, "Invalid params: prompts/get needs a prompt name");
+            };
+            if svc.prompts.iter().all(|p| p.name != name) {
+                return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))));
+            }
+            let mut args: BTreeMap<String, String> = BTreeMap::new();
+            if let Some(m) = params.get("arguments").and_then(Value::as_object) {
+                for (k, v) in m {
+                    args.insert(k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
+                }
+            }
+            Action::Prompt(PromptJob { id, name: name.to_string(), args })
+        }
+        _ => fail(METHOD_NOT_FOUND, &format!("Method not found: {}", svc.redactor().redact_sent(&camber_common::text::one_line(&method)))),
+    }
+}
+
+/// The largest serialized `data` repeated as text next to `structuredContent`. The 2025-06-18
+/// and 2025-11-25 revisions say a tool returning structured content SHOULD also return it
+/// serialized in a text block, for clients that read only `content`; a result near the 2 MB
+/// cap would then cross the wire twice. Above this size the text block says where the data is
+/// instead (the summary is always in the first block).
+pub const TEXT_COPY_MAX_BYTES: usize = 64 << 10;
+
+/// The `tools/call` result of a call's outcome.
+pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, rev: Revision) -> Value {
+    match outcome {
+        Ok(r) => {
+            let mut text: String = r.banners.iter().map(|b| format!("NOTICE: {b}")).collect::<Vec<_>>().join("\n");
+            if !text.is_empty() {
+                text.push_str("\n\n");
+            }
+            text.push_str(&r.text);
+            let json = serde_json::to_string(&r.data).unwrap_or_default();
+            // without structuredContent (a revision before 2025-06-18) the text is the only copy
+            let copy = if rev.structured && json.len() > TEXT_COPY_MAX_BYTES {
+                format!(
+                    "The full data of this result ({} bytes of JSON) is in structuredContent; it is too large to repeat as text.",
+                    camber_common::text::thousands(json.len())
+                )
+            } else {
+                json
+            };
+            let mut out = json!({
+                "content": [
+                    {"type": "text", "text": text},
+                    {"type": "text", "text": copy},
+                ],
+                "isError": false,
+                "_meta": {"camber/facts": r.facts, "camber/banners": r.banners, "camber/truncated": r.truncated},
+            });
+            if rev.structured {
+                out["structuredContent"] = r.data;
+            }
+            out
+        }
+        Err(e) => {
+            let mut err = json!({"code": e.code.as_str()});
+            if let Some(d) = e.data {
+                err["data"] = d;
+            }
+            json!({
+                "content": [{"type": "text", "text": format!("{}: {}", e.code, e.message)}],
+                "isError": true,
+                "_meta": {"camber/error": err},
+            })
+        }
+    }
+}
+
+/// Run a `tools/call` job: progress notifications go through `notify` when the client sent a
+/// progress token; `None` when the call was cancelled (a cancelled request gets no response).
+pub fn run_call(
+    svc: &Service,
+    job: &CallJob,
+    session: &Session,
+    cancel: Arc<AtomicBool>,
+    notify: &dyn Fn(Value),
+) -> Option<Value> {
+    if let Some(token) = &job.progress_token {
+        notify(jsonrpc::notification(
+            "notifications/progress",
+            json!({"progressToken": token, "progress": 0, "total": 1, "message": format!("running {}", job.name)}),
+        ));
+    }
+    let outcome = svc.call(&job.name, &job.args, &session.caller, session.allowed.as_ref(), Some(cancel.clone()));
+    if cancel.load(std::sync::atomic::Ordering::Relaxed) {
+        return None;
+    }
+    if matches!(&outcome, Err(e) if e.code == ErrorCode::UnknownCapability) {
+        let name = svc.redactor().redact_sent(&camber_common::text::one_line(&job.name));
+        return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
+    }
+    if let Some(token) = &job.progress_token {
+        notify(jsonrpc::notification("notifications/progress", json!({"progressToken": token, "progress": 1, "total": 1})));
+    }
+    Some(jsonrpc::result(job.id.clone(), call_result(outcome, session.revision)))
+}

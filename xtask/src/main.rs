@@ -217,7 +217,7 @@ fn main() -> ExitCode {
             run(c, "the fuzz run")
         }),
         _ => {
-            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED]>");
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both]>");
             return ExitCode::from(2);
         }
     };

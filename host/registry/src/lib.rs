@@ -4,6 +4,7 @@
 
 pub mod access;
 pub mod licence;
+pub mod pipeline;
 pub mod policy;
 pub mod registry;
 pub mod runconfig;

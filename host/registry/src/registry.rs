@@ -9,15 +9,14 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 
 use camber_common::canonical::digest;
-use camber_common::text::{one_line, summary_line};
-use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
+use camber_common::text::one_line;
+use camber_common::{CapError, CapabilityResult, ErrorCode};
 
-use crate::access::{code_from_wit, unavailable, Access};
-use crate::licence::Wall;
-use crate::policy::{self, Schema, TokenInputs};
+use crate::access::code_from_wit;
+use crate::pipeline::{self, Refusal};
+use crate::policy::Schema;
 use camber_common::redact::{Redactor, Sent};
-use camber_store::fence;
-use camber_runtime::{file_label, panic_message, wit, CallState, CapabilityPre, GuestCall, GuestOutcome, Runtime, Stop};
+use camber_runtime::{file_label, CallState, CapabilityPre, Runtime};
 use camber_store::StoreDir;
 
 /// Limits on one call.
@@ -346,245 +345,21 @@ impl Registry {
         }
     }
 
+    /// The call's three phases (see [`crate::pipeline`]): admit, run the guest, finish.
     fn call_inner(&self, name: &str, arguments: &Value, ctx: &CallContext, sent: &Sent) -> Result<CapabilityResult, Refusal> {
-        // 1. the capability, and arguments valid against its input schema
         let Some(cap) = self.capabilities.get(name) else {
             return Err(CapError::new(ErrorCode::UnknownCapability, format!("no capability named '{}'", one_line(name))).into());
         };
-        let mut args = match arguments {
-            Value::Null => json!({}),
-            Value::Object(_) => arguments.clone(),
-            _ => return Err(CapError::invalid("arguments must be a JSON object").into()),
-        };
-        let errors = cap.input.errors(&args);
-        if !errors.is_empty() {
-            return Err(Refusal::Schema(policy::invalid_params(errors)));
-        }
-        policy::normalize_integers(&mut args, &cap.input.source);
-
-        // 2. the allowlist
-        let named = policy::named_facilities(&args);
-        policy::check_allowlist(&named, &ctx.allowed)?;
-        let readable: BTreeSet<String> = if named.is_empty() { ctx.allowed.clone() } else { named.iter().cloned().collect() };
-
-        // 3. the licence wall, failing closed
-        let wall = ctx.store.as_ref().map(|s| Arc::new(Wall::new(s)));
-        if let Some(w) = &wall {
-            for fid in &named {
-                w.check(fid)?;
-            }
-        }
-
-        // 5. fences: a rewrite in progress, or one that overlaps the call, is `unavailable`. In
-        // a listing, a facility whose fence cannot be read at all (damaged, not a file) is
-        // listed as unavailable rather than taking the whole listing down.
-        let mut fids: Vec<String> = readable.iter().cloned().collect();
-        let mut fenced_off = std::collections::BTreeMap::new();
-        if let (true, Some(s)) = (named.is_empty(), &ctx.store) {
-            fids.retain(|fid| match fence::read(s.root(), fid) {
-                Err(e) => {
-                    fenced_off.insert(fid.clone(), e);
-                    false
-                }
-                Ok(_) => true,
-            });
-        }
-        let fence_tokens = match &ctx.store {
-            Some(s) => fence::before(s.root(), &fids).map_err(|e| unavailable(&e, &ctx.allowed))?,
-            None => Vec::new(),
-        };
-
-        // 4. the token: what decides the values (read after the fences, so it is of the data
-        // the guest will read)
-        let generation = match &ctx.store {
-            Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
-            None => String::new(),
-        };
-        let token = policy::call_token(
-            name,
-            &args,
-            &ctx.allowed,
-            &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
-        );
-
-        // 6. the guest
-        let wit_ctx = wit::CallContext {
-            allowed_facilities: ctx.allowed.iter().cloned().collect(),
-            min_trust: ctx.min_trust,
-            max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
-            caller: ctx.caller.clone(),
-        };
-        let mut access = Access::new(ctx.store.clone(), readable, wall.clone());
-        access.run_configs = ctx.run_configs.clone();
-        access.fenced_off = fenced_off;
-        access.min_trust = ctx.min_trust;
-        let comp = &self.components[cap.component];
-        let arguments = args.to_string();
-        let call = GuestCall { name, arguments: &arguments, ctx: &wit_ctx, max_seconds: ctx.caps.max_seconds, cancel: ctx.cancel.clone() };
-        let (outcome, access) = self.runtime.call(&comp.pre, call, access);
-        // a refused or failed store read decides the call, whatever the guest made of it (also
-        // when it then panicked or ran out of time)
-        if let Some(e) = access.error {
-            return Err(e.into());
-        }
-        let returned = match outcome {
-            GuestOutcome::Returned(r) => r,
-            GuestOutcome::NoSlot => {
-                return Err(CapError::with_data(
-                    ErrorCode::Unavailable,
-                    format!("every sandbox slot is busy; retry '{name}' in a moment"),
-                    json!({"retryable": true}),
-                )
-                .into())
-            }
-            GuestOutcome::Stopped(Stop::Deadline) => {
-                return Err(CapError::with_data(
-                    ErrorCode::Timeout,
-                    format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.caps.max_seconds)),
-                    json!({"max_seconds": ctx.caps.max_seconds}),
-                )
-                .into())
-            }
-            GuestOutcome::Stopped(Stop::Cancelled) => {
-                return Err(CapError::with_data(
-                    ErrorCode::Timeout,
-                    format!("'{name}' was cancelled by the caller and stopped"),
-                    json!({"cancelled": true}),
-                )
-                .into())
-            }
-            GuestOutcome::OutOfFuel => {
-                return Err(CapError::with_data(
-                    ErrorCode::Timeout,
-                    format!("'{name}' used up its compute budget and was stopped; narrow the query"),
-                    json!({"fuel": self.runtime.config.fuel}),
-                )
-                .into())
-            }
-            GuestOutcome::OutOfMemory => {
-                let mb = self.runtime.config.max_memory_bytes >> 20;
-                return Err(CapError::with_data(
-                    ErrorCode::TooLarge,
-                    format!("'{name}' needed more than its memory limit of {mb} MiB and was stopped; narrow the query"),
-                    json!({"max_memory_bytes": self.runtime.config.max_memory_bytes}),
-                )
-                .into());
-            }
-            GuestOutcome::Trapped { trap, stderr } => {
-                let panic = panic_message(&stderr);
-                let why = if panic.is_empty() { trap } else { panic };
-                return Err(CapError::internal(format!("capability '{name}' failed: {why}")).into());
-            }
-        };
-        if let Some(s) = &ctx.store {
-            fence::after(s.root(), &fids, &fence_tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
-        }
-        let out = match returned {
-            Ok(r) => r,
-            Err(e) => {
-                let data = match e.data.as_deref().map(serde_json::from_str::<Value>) {
-                    None => None,
-                    Some(Ok(v)) => Some(v),
-                    Some(Err(_)) => {
-                        return Err(CapError::internal(format!("capability '{name}' returned error data that is not JSON")).into())
-                    }
-                };
-                return Err(CapError { code: code_from_wit(e.code), message: e.message, data }.into());
-            }
-        };
-
-        // 7. post-processing, all in the host
+        let mut admitted = pipeline::admit(cap, name, arguments, ctx)?;
+        let returned = pipeline::run(&self.runtime, &self.components[cap.component].pre, name, &mut admitted, ctx)?;
         #[cfg(debug_assertions)]
         test_hooks::host_panic(name);
-        let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
-        let mut data: Value = serde_json::from_str(&out.data).map_err(|_| internal("returned data that is not JSON"))?;
-        if !data.is_object() {
-            return Err(internal("returned data that is not a JSON object"));
-        }
-        let mut facts: Vec<Value> = match serde_json::from_str(&out.facts) {
-            Ok(Value::Array(a)) => a,
-            _ => return Err(internal("returned facts that are not a JSON array")),
-        };
-        let mut banners: Vec<String> = out.banners;
-        if let Some(b) = wall.as_ref().and_then(|w| w.banner()) {
-            banners.insert(0, b);
-        }
-        let mut truncated = false;
-        for p in &out.pages {
-            let n = PageNotice { list: p.key.clone(), offset: p.offset, limit: p.limit, total: p.total, order: p.order.clone() };
-            banners.push(n.banner());
-            truncated = true;
-        }
-        let cap_banners = policy::row_cap(&mut data, ctx.caps.max_rows);
-        truncated |= !cap_banners.is_empty();
-        banners.extend(cap_banners);
-        let mut cut = policy::cap_data_strings(&mut data, &cap.own_output);
-        for f in facts.iter_mut() {
-            cut += policy::cap_strings(f);
-        }
-        if cut > 0 {
-            truncated = true;
-            banners.push(format!(
-                "{cut} value(s) longer than 2,000 characters were cut (an ellipsis and a short hash mark each cut)"
-            ));
-        }
-        let errors = cap.output.errors(&data);
-        if !errors.is_empty() {
-            return Err(internal(&format!(
-                "returned data that does not match its output schema: {}",
-                errors.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
-            )));
-        }
-        if policy::outside_allowlist(&data, &ctx.allowed).is_some()
-            || facts.iter().any(|f| policy::outside_allowlist(f, &ctx.allowed).is_some())
-        {
-            return Err(internal("returned a result that names a facility outside the allowlist"));
-        }
-        let mapping = policy::scope_facts(&mut facts, &mut data, &token).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
-        policy::clean_fact_texts(&mut facts);
-        let text = policy::scope_text(&summary_line(&out.text), &mapping);
-        let (text, cite_banners) = policy::grounded(&text, &facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
-        banners.extend(cite_banners);
-        // paths: the known roots, any other path outside a quoted name, and the paths the
-        // caller sent (unless the data holds them: then they are stored names)
-        let echoes = sent.except_in(&data);
-        let text = ctx.redactor.redact_echoes(&summary_line(&text), &echoes);
-        let banners: Vec<String> = banners.iter().map(|b| ctx.redactor.redact_echoes(&one_line(b), &echoes)).collect();
-        for f in facts.iter_mut() {
-            if let Some(Value::String(t)) = f.get_mut("text") {
-                *t = ctx.redactor.redact_echoes(t, &echoes);
-            }
-        }
-        let size = policy::result_bytes(&data, &text, &facts, &banners);
-        if size > ctx.caps.max_bytes {
-            return Err(CapError::with_data(
-                ErrorCode::TooLarge,
-                format!(
-                    "the result is {} bytes, over this caller's limit of {}; narrow the query",
-                    camber_common::text::thousands(size),
-                    camber_common::text::thousands(ctx.caps.max_bytes)
-                ),
-                json!({"bytes": size, "max_bytes": ctx.caps.max_bytes}),
-            )
-            .into());
-        }
-        Ok(CapabilityResult { data, text, facts, banners, truncated })
+        pipeline::finish(cap, name, returned, &admitted, ctx, sent)
     }
 }
 
 /// A refusal, and whether it came from the input schema (whose JSON pointers are not paths
 /// and are left as they are).
-enum Refusal {
-    Schema(CapError),
-    Other(CapError),
-}
-
-impl From<CapError> for Refusal {
-    fn from(e: CapError) -> Self {
-        Refusal::Other(e)
-    }
-}
-
 fn is_snake_case(s: &str) -> bool {
     !s.is_empty()
         && s.starts_with(|c: char| c.is_ascii_lowercase())
@@ -592,14 +367,6 @@ fn is_snake_case(s: &str) -> bool {
 }
 
 /// `120` for 120.0, `0.5` for 0.5.
-fn fmt_seconds(s: f64) -> String {
-    if s.fract() == 0.0 {
-        format!("{}", s as i64)
-    } else {
-        format!("{s}")
-    }
-}
-
 /// Test-only faults, compiled into debug builds only (the tests drive a debug `camber`), so a
 /// release host has none.
 #[cfg(debug_assertions)]

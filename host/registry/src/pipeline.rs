@@ -1,0 +1,362 @@
+//! One call's policy, in the order of the spec's "The policy every call follows", each step a
+//! small function. `Registry::call` runs three phases:
+//!
+//! - [`admit`]: 1 validation, 2 allowlist, 3 licence, 4 no-persist, 5 trust floor, then the
+//!   fences (step 9's "before"), then the call token (after the fences, so it is the
+//!   generation of the data the guest will read);
+//! - [`run`]: the guest, and what its end means (store errors first, then deadline, fuel,
+//!   memory, a trap), then the fences again;
+//! - [`finish`]: 6 pages and caps, the output schema, the facility check, fact ids, 7
+//!   citations, 8 text rules, 10 paths, and the byte cap last.
+//!
+//! A reader looking for where a call is validated, refused or cut finds it here; the pieces
+//! each step uses (schema subset, token, scoping, caps) are in [`crate::policy`].
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use camber_common::redact::Sent;
+use camber_common::text::{one_line, summary_line, thousands};
+use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
+use camber_runtime::{panic_message, wit, CapabilityPre, CallState, GuestCall, GuestOutcome, Runtime, Stop};
+use camber_store::{fence, StoreError};
+
+use crate::access::{code_from_wit, unavailable, Access};
+use crate::licence::Wall;
+use crate::policy::{self, TokenInputs};
+use crate::registry::{CallContext, CapabilityEntry};
+
+/// Why a call was refused: a schema refusal (its messages are `"<pointer>: <problem>"`,
+/// redacted after the pointer) or any other.
+pub(crate) enum Refusal {
+    Schema(CapError),
+    Other(CapError),
+}
+
+impl From<CapError> for Refusal {
+    fn from(e: CapError) -> Self {
+        Refusal::Other(e)
+    }
+}
+
+/// What admission decided: the arguments as the handler sees them, the facilities the call
+/// may read, the licence wall, the fences' tokens and the call's token.
+pub(crate) struct Admitted {
+    pub args: Value,
+    pub readable: BTreeSet<String>,
+    pub wall: Option<Arc<Wall>>,
+    /// The facilities whose fences the call checks (a listing leaves out unreadable ones).
+    pub fenced: Vec<String>,
+    pub fence_tokens: Vec<Option<String>>,
+    /// A listing's facilities whose fence cannot be read: listed as unavailable, never read.
+    pub fenced_off: BTreeMap<String, StoreError>,
+    pub token: String,
+}
+
+/// Admission: everything decided before the guest runs.
+pub(crate) fn admit(cap: &CapabilityEntry, name: &str, arguments: &Value, ctx: &CallContext) -> Result<Admitted, Refusal> {
+    let args = validate(cap, arguments)?;
+    let (named, readable) = allowlist(&args, ctx)?;
+    let wall = licence(&named, ctx)?;
+    no_persist();
+    trust_floor(ctx);
+    let (fenced, fenced_off, fence_tokens) = fences_before(&named, &readable, ctx)?;
+    let token = call_token(name, &args, &readable, ctx);
+    Ok(Admitted { args, readable, wall, fenced, fence_tokens, fenced_off, token })
+}
+
+/// Step 1: The arguments are an object valid against the input schema (compiled at load); whole
+/// floats where the schema says integer become integers.
+fn validate(cap: &CapabilityEntry, arguments: &Value) -> Result<Value, Refusal> {
+    let mut args = match arguments {
+        Value::Null => json!({}),
+        Value::Object(_) => arguments.clone(),
+        _ => return Err(CapError::invalid("arguments must be a JSON object").into()),
+    };
+    let errors = cap.input.errors(&args);
+    if !errors.is_empty() {
+        return Err(Refusal::Schema(policy::invalid_params(errors)));
+    }
+    policy::normalize_integers(&mut args, &cap.input.source);
+    Ok(args)
+}
+
+/// Step 2: Every facility the arguments name is allowed (`not_allowed`, existing or not). The call
+/// may read the named ones, else (a listing) every allowed one.
+fn allowlist(args: &Value, ctx: &CallContext) -> Result<(Vec<String>, BTreeSet<String>), Refusal> {
+    let named = policy::named_facilities(args);
+    policy::check_allowlist(&named, &ctx.allowed)?;
+    let readable = if named.is_empty() { ctx.allowed.clone() } else { named.iter().cloned().collect() };
+    Ok((named, readable))
+}
+
+/// Step 3: Research-only data is refused, failing closed; a listing leaves such facilities out
+/// (the access state consults the same wall).
+fn licence(named: &[String], ctx: &CallContext) -> Result<Option<Arc<Wall>>, Refusal> {
+    let wall = ctx.store.as_ref().map(|s| Arc::new(Wall::new(s)));
+    if let Some(w) = &wall {
+        for fid in named {
+            w.check(fid)?;
+        }
+    }
+    Ok(wall)
+}
+
+/// Step 4: No-persist holds by construction: a guest has no preopened directory, no sockets and no
+/// environment, and the store interface it imports is read-only. Nothing to check per call.
+fn no_persist() {}
+
+/// Step 5: The trust floor is `ctx.min_trust`; `run_config_for` raises it to a config's own and
+/// the guest may only ask for more. It travels with the access state and the call context.
+fn trust_floor(ctx: &CallContext) {
+    debug_assert!((0.0..=1.0).contains(&ctx.min_trust) || ctx.min_trust.is_nan());
+}
+
+/// The facilities whose fences are checked, a listing's unreadable ones, and the tokens read.
+type Fences = (Vec<String>, BTreeMap<String, StoreError>, Vec<Option<String>>);
+
+/// Step 9 (before): a rewrite in progress is waited for (up to a second), then `unavailable`.
+/// In a listing, a facility whose fence cannot be read at all is listed as unavailable rather
+/// than taking the listing down.
+fn fences_before(named: &[String], readable: &BTreeSet<String>, ctx: &CallContext) -> Result<Fences, Refusal> {
+    let Some(s) = &ctx.store else { return Ok((Vec::new(), BTreeMap::new(), Vec::new())) };
+    let mut fenced: Vec<String> = readable.iter().cloned().collect();
+    let mut fenced_off = BTreeMap::new();
+    if named.is_empty() {
+        fenced.retain(|fid| match fence::read(s.root(), fid) {
+            Err(e) => {
+                fenced_off.insert(fid.clone(), e);
+                false
+            }
+            Ok(_) => true,
+        });
+    }
+    let tokens = fence::before(s.root(), &fenced).map_err(|e| unavailable(&e, &ctx.allowed))?;
+    Ok((fenced, fenced_off, tokens))
+}
+
+/// The call token: six hex digits over what decides the values (name, arguments, allowlist,
+/// config digest, trust floor, store generation of the facilities read).
+fn call_token(name: &str, args: &Value, readable: &BTreeSet<String>, ctx: &CallContext) -> String {
+    let generation = match &ctx.store {
+        Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
+        None => String::new(),
+    };
+    policy::call_token(name, args, &ctx.allowed, &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation })
+}
+
+/// Run the guest with the call's access state and limits, and read its end: a refused or
+/// failed store read decides the call whatever the guest made of it; then a slot, deadline,
+/// cancel, fuel, memory or trap; then the fences again (a rewrite that overlapped the call);
+/// then the guest's own refusal.
+pub(crate) fn run(runtime: &Runtime, pre: &CapabilityPre<CallState>, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Result<wit::CallResult, Refusal> {
+    let wit_ctx = wit::CallContext {
+        allowed_facilities: ctx.allowed.iter().cloned().collect(),
+        min_trust: ctx.min_trust,
+        max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
+        caller: ctx.caller.clone(),
+    };
+    let mut access = Access::new(ctx.store.clone(), adm.readable.clone(), adm.wall.clone());
+    access.run_configs = ctx.run_configs.clone();
+    access.fenced_off = std::mem::take(&mut adm.fenced_off);
+    access.min_trust = ctx.min_trust;
+    let arguments = adm.args.to_string();
+    let call = GuestCall { name, arguments: &arguments, ctx: &wit_ctx, max_seconds: ctx.caps.max_seconds, cancel: ctx.cancel.clone() };
+    let (outcome, access) = runtime.call(pre, call, access);
+    if let Some(e) = access.error {
+        return Err(e.into());
+    }
+    let returned = guest_end(runtime, name, outcome, ctx)?;
+    if let Some(s) = &ctx.store {
+        fence::after(s.root(), &adm.fenced, &adm.fence_tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
+    }
+    returned.map_err(|e| match e.data.as_deref().map(serde_json::from_str::<Value>) {
+        None => CapError { code: code_from_wit(e.code), message: e.message, data: None }.into(),
+        Some(Ok(v)) => CapError { code: code_from_wit(e.code), message: e.message, data: Some(v) }.into(),
+        Some(Err(_)) => CapError::internal(format!("capability '{name}' returned error data that is not JSON")).into(),
+    })
+}
+
+/// What the way a guest ended means for the call.
+fn guest_end(runtime: &Runtime, name: &str, outcome: GuestOutcome, ctx: &CallContext) -> Result<Result<wit::CallResult, wit::CapError>, Refusal> {
+    let refusal = match outcome {
+        GuestOutcome::Returned(r) => return Ok(r),
+        GuestOutcome::NoSlot => {
+            CapError::with_data(ErrorCode::Unavailable, format!("every sandbox slot is busy; retry '{name}' in a moment"), json!({"retryable": true}))
+        }
+        GuestOutcome::Stopped(Stop::Deadline) => CapError::with_data(
+            ErrorCode::Timeout,
+            format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.caps.max_seconds)),
+            json!({"max_seconds": ctx.caps.max_seconds}),
+        ),
+        GuestOutcome::Stopped(Stop::Cancelled) => {
+            CapError::with_data(ErrorCode::Timeout, format!("'{name}' was cancelled by the caller and stopped"), json!({"cancelled": true}))
+        }
+        GuestOutcome::OutOfFuel => CapError::with_data(
+            ErrorCode::Timeout,
+            format!("'{name}' used up its compute budget and was stopped; narrow the query"),
+            json!({"fuel": runtime.config.fuel}),
+        ),
+        GuestOutcome::OutOfMemory => CapError::with_data(
+            ErrorCode::TooLarge,
+            format!("'{name}' needed more than its memory limit of {} MiB and was stopped; narrow the query", runtime.config.max_memory_bytes >> 20),
+            json!({"max_memory_bytes": runtime.config.max_memory_bytes}),
+        ),
+        GuestOutcome::Trapped { trap, stderr } => {
+            let panic = panic_message(&stderr);
+            let why = if panic.is_empty() { trap } else { panic };
+            CapError::internal(format!("capability '{name}' failed: {why}"))
+        }
+    };
+    Err(refusal.into())
+}
+
+fn fmt_seconds(s: f64) -> String {
+    if s.fract() == 0.0 {
+        format!("{}", s as i64)
+    } else {
+        format!("{s}")
+    }
+}
+
+/// What the guest returned, parsed, on its way out.
+struct Outgoing {
+    data: Value,
+    facts: Vec<Value>,
+    banners: Vec<String>,
+    truncated: bool,
+    text: String,
+}
+
+/// Finishing: everything done to what the guest returned, in the host.
+pub(crate) fn finish(cap: &CapabilityEntry, name: &str, out: wit::CallResult, adm: &Admitted, ctx: &CallContext, sent: &Sent) -> Result<CapabilityResult, Refusal> {
+    let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
+    let mut o = parse_output(out, adm, &internal)?;
+    pages_and_caps(&mut o, cap, ctx);
+    output_schema(&o, cap, &internal)?;
+    facility_check(&o, ctx, &internal)?;
+    let mapping = fact_ids(&mut o, &adm.token, &internal)?;
+    citations(&mut o, &mapping, &internal)?;
+    text_rules(&mut o);
+    paths(&mut o, ctx, sent);
+    byte_cap(&o, ctx)?;
+    Ok(CapabilityResult { data: o.data, text: o.text, facts: o.facts, banners: o.banners, truncated: o.truncated })
+}
+
+/// The guest's data (an object), facts (an array) and banners, with the licence wall's banner
+/// first.
+fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) -> Refusal) -> Result<Outgoing, Refusal> {
+    let data: Value = serde_json::from_str(&out.data).map_err(|_| internal("returned data that is not JSON"))?;
+    if !data.is_object() {
+        return Err(internal("returned data that is not a JSON object"));
+    }
+    let facts: Vec<Value> = match serde_json::from_str(&out.facts) {
+        Ok(Value::Array(a)) => a,
+        _ => return Err(internal("returned facts that are not a JSON array")),
+    };
+    let mut banners = out.banners;
+    if let Some(b) = adm.wall.as_ref().and_then(|w| w.banner()) {
+        banners.insert(0, b);
+    }
+    let mut o = Outgoing { data, facts, banners, truncated: false, text: out.text };
+    for p in &out.pages {
+        let n = PageNotice { list: p.key.clone(), offset: p.offset, limit: p.limit, total: p.total, order: p.order.clone() };
+        o.banners.push(n.banner());
+        o.truncated = true;
+    }
+    Ok(o)
+}
+
+/// Step 6: Caps: the page notices are banners (above); a list over the row cap is cut; a string
+/// over 2,000 characters in data or facts is cut (never a capability's own output).
+fn pages_and_caps(o: &mut Outgoing, cap: &CapabilityEntry, ctx: &CallContext) {
+    let cap_banners = policy::row_cap(&mut o.data, ctx.caps.max_rows);
+    o.truncated |= !cap_banners.is_empty();
+    o.banners.extend(cap_banners);
+    let mut cut = policy::cap_data_strings(&mut o.data, &cap.own_output);
+    for f in o.facts.iter_mut() {
+        cut += policy::cap_strings(f);
+    }
+    if cut > 0 {
+        o.truncated = true;
+        o.banners.push(format!("{cut} value(s) longer than 2,000 characters were cut (an ellipsis and a short hash mark each cut)"));
+    }
+}
+
+/// The data matches the capability's output schema, else the capability is at fault.
+fn output_schema(o: &Outgoing, cap: &CapabilityEntry, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
+    let errors = cap.output.errors(&o.data);
+    if errors.is_empty() {
+        return Ok(());
+    }
+    Err(internal(&format!("returned data that does not match its output schema: {}", errors.iter().take(3).cloned().collect::<Vec<_>>().join("; "))))
+}
+
+/// A result that names a facility outside the allowlist is the capability's fault (and does
+/// not say which).
+fn facility_check(o: &Outgoing, ctx: &CallContext, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
+    let outside = policy::outside_allowlist(&o.data, &ctx.allowed).is_some() || o.facts.iter().any(|f| policy::outside_allowlist(f, &ctx.allowed).is_some());
+    if outside {
+        return Err(internal("returned a result that names a facility outside the allowlist"));
+    }
+    Ok(())
+}
+
+/// Fact ids get the call's token, in facts, in the data's fact keys and in the text's own
+/// citations; fact texts become one line with no citation.
+fn fact_ids(o: &mut Outgoing, token: &str, internal: &dyn Fn(&str) -> Refusal) -> Result<BTreeMap<String, String>, Refusal> {
+    let mapping = policy::scope_facts(&mut o.facts, &mut o.data, token).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+    policy::clean_fact_texts(&mut o.facts);
+    o.text = policy::scope_text(&summary_line(&o.text), &mapping);
+    Ok(mapping)
+}
+
+/// Step 7: Citations, strict: a sentence stating a figure no cited fact carries is removed, and so
+/// is a citation of an id the result has no fact for, each with a banner.
+fn citations(o: &mut Outgoing, _mapping: &BTreeMap<String, String>, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
+    let (text, banners) = policy::grounded(&o.text, &o.facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+    o.text = text;
+    o.banners.extend(banners);
+    Ok(())
+}
+
+/// Step 8: Text from the data: the summary, every banner and every fact text are one line
+/// (controls, bidi and invisible characters removed; `NOTICE` at the start defused).
+fn text_rules(o: &mut Outgoing) {
+    o.text = summary_line(&o.text);
+    for b in o.banners.iter_mut() {
+        *b = one_line(b);
+    }
+}
+
+/// Step 10: No leaks: the known roots, any other absolute path outside a quoted name, and the paths
+/// the caller sent (unless the data holds them exactly: then they are stored names) are
+/// `<path>` in the text, the banners and the fact texts.
+fn paths(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
+    let echoes = sent.except_in(&o.data);
+    o.text = ctx.redactor.redact_echoes(&o.text, &echoes);
+    for b in o.banners.iter_mut() {
+        *b = ctx.redactor.redact_echoes(b, &echoes);
+    }
+    for f in o.facts.iter_mut() {
+        if let Some(Value::String(t)) = f.get_mut("text") {
+            *t = ctx.redactor.redact_echoes(t, &echoes);
+        }
+    }
+}
+
+/// Step 6 (last): The byte cap over data, text, facts and banners together: `too_large`.
+fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
+    let size = policy::result_bytes(&o.data, &o.text, &o.facts, &o.banners);
+    if size <= ctx.caps.max_bytes {
+        return Ok(());
+    }
+    Err(CapError::with_data(
+        ErrorCode::TooLarge,
+        format!("the result is {} bytes, over this caller's limit of {}; narrow the query", thousands(size), thousands(ctx.caps.max_bytes)),
+        json!({"bytes": size, "max_bytes": ctx.caps.max_bytes}),
+    )
+    .into())
+}

@@ -195,6 +195,31 @@ fn a_swap_interrupted_before_it_committed_is_rolled_back() {
 }
 
 #[test]
+fn a_repair_that_cannot_finish_a_swap_says_so_and_leaves_it_to_the_next_writer() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    assert_eq!(ingest(&store, &long_csv(dir.path(), "a.csv", 24, 10.0), &[]).0, 0);
+    // a committed swap (.ready, a filled .new) whose .old cannot be cleared: a file where the
+    // old partition's directory is moved
+    let new = store.join("_swap-facility_id=site.new/year=2024/month=1");
+    std::fs::create_dir_all(&new).unwrap();
+    std::fs::write(store.join("_swap-facility_id=site.ready"), b"").unwrap();
+    std::fs::write(store.join("_swap-facility_id=site.old"), b"in the way").unwrap();
+    let e = Writer::open(&store, Duration::from_secs(5)).err().expect("a repair that failed is no success");
+    assert!(e.starts_with("the store needs repair that could not be done: cannot finish an interrupted rewrite of facility 'site'"), "{e}");
+    assert_eq!(e.lines().count(), 1);
+    // nothing claimed done: the marker stays, the facility stays unavailable (retry)
+    assert!(store.join("_swap-facility_id=site.ready").exists());
+    let err = points(&store, "site").unwrap_err();
+    assert_eq!(err.code, ErrorCode::Unavailable);
+    assert_eq!(err.data.unwrap()["retryable"], true);
+    // once the obstacle is gone the next writer finishes it
+    std::fs::remove_file(store.join("_swap-facility_id=site.old")).unwrap();
+    let w = Writer::open(&store, Duration::from_secs(5)).unwrap();
+    assert!(w.repaired.iter().any(|r| r.contains("finished an interrupted rewrite of facility 'site'")), "{:?}", w.repaired);
+}
+
+#[test]
 fn a_swap_interrupted_after_it_committed_is_unavailable_until_finished() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");

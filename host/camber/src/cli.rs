@@ -427,6 +427,8 @@ fn run(cli: Cli) -> Result<i32, Failure> {
 }
 
 fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, Failure> {
+    // session ids and task ids come from the OS generator only: find out now, not mid-session
+    camber_common::ids::random_hex().map_err(|why| format!("cannot serve: {why}"))?;
     let ctx = context(&access)?;
     if ctx.store.is_none() {
         say("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");

@@ -184,10 +184,11 @@ impl Writer {
         let _ = lock.write_all_at(format!("\n{holder}\n").as_bytes(), 0);
         let _ = lock.sync_all();
         let mut w = Writer { root: root.to_path_buf(), lock, lock_before: Some(before), repaired: Vec::new() };
-        w.repair();
-        if !w.repaired.is_empty() {
+        let repaired = w.repair();
+        if !w.repaired.is_empty() || repaired.is_err() {
             w.changing();
         }
+        repaired.map_err(|why| format!("the store needs repair that could not be done: {why}"))?;
         Ok(w)
     }
 
@@ -203,7 +204,7 @@ impl Writer {
 
     /// Finish or roll back interrupted swaps, remove dead writers' scratch files and clear
     /// their fences.
-    fn repair(&mut self) {
+    fn repair(&mut self) -> Result<(), String> {
         let root = self.root.clone();
         let mut swaps: BTreeSet<String> = BTreeSet::new();
         if let Ok(rd) = std::fs::read_dir(&root) {
@@ -224,7 +225,7 @@ impl Writer {
             }
         }
         for fid in swaps {
-            let msg = self.finish_swap(&fid);
+            let msg = self.finish_swap(&fid)?;
             self.repaired.push(msg);
         }
         let staging = root.join(STAGING_DIR);
@@ -255,6 +256,7 @@ impl Writer {
                 }
             }
         }
+        Ok(())
     }
 
     fn swap_paths(&self, fid: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
@@ -267,37 +269,43 @@ impl Writer {
         )
     }
 
-    /// Complete (after `.ready`) or undo (before it) a swap a killed writer left.
-    fn finish_swap(&self, fid: &str) -> String {
+    /// Complete (after `.ready`) or undo (before it) a swap a killed writer left. A step
+    /// that fails stops the repair with the reason: `.ready` and the busy fence stay, so the
+    /// facility's calls stay `unavailable` (retry) rather than served from a half-moved tree,
+    /// and the next writer tries again.
+    fn finish_swap(&self, fid: &str) -> Result<String, String> {
         let (fin, new, old, ready) = self.swap_paths(fid);
+        let step = |what: &str, r: std::io::Result<()>| r.map_err(|e| io(&format!("cannot {what} an interrupted rewrite of facility '{fid}'"), e));
         let msg = if ready.exists() {
             if new.exists() {
                 if fin.exists() {
                     if old.exists() {
-                        let _ = std::fs::remove_dir_all(&old);
+                        step("finish", std::fs::remove_dir_all(&old))?;
                     }
-                    let _ = std::fs::rename(&fin, &old);
+                    step("finish", std::fs::rename(&fin, &old))?;
                 }
-                let _ = std::fs::rename(&new, &fin);
+                step("finish", std::fs::rename(&new, &fin))?;
             }
             format!("finished an interrupted rewrite of facility '{fid}'")
         } else {
             if new.exists() {
-                let _ = std::fs::remove_dir_all(&new);
+                step("roll back", std::fs::remove_dir_all(&new))?;
             }
             if old.exists() && !fin.exists() {
-                let _ = std::fs::rename(&old, &fin);
+                step("roll back", std::fs::rename(&old, &fin))?;
             }
             format!("rolled back an interrupted rewrite of facility '{fid}'")
         };
         sync_dir(&self.root);
         if old.exists() {
-            let _ = std::fs::remove_dir_all(&old);
+            step("clean up after", std::fs::remove_dir_all(&old))?;
         }
-        let _ = std::fs::remove_file(&ready);
+        if ready.exists() {
+            step("clean up after", std::fs::remove_file(&ready))?;
+        }
         sync_dir(&self.root);
-        let _ = fence::write(&self.root, fid, false, &random_hex());
-        msg
+        step("clear the fence of", fence::write(&self.root, fid, false, &random_hex()))?;
+        Ok(msg)
     }
 
     /// The registry, or an error when it exists but cannot be read (a write never replaces a
@@ -486,9 +494,12 @@ impl Writer {
         };
         let swapped = swap();
         if let Err(e) = swapped {
-            // leave the store as the repair would: finish if committed, else roll back
-            let _ = self.finish_swap(fid);
-            return Err(io("the swap into place failed", e));
+            // leave the store as the repair would: finish if committed, else roll back; if that
+            // fails too, say so (the next writer's repair tries again)
+            return Err(match self.finish_swap(fid) {
+                Ok(_) => io("the swap into place failed (rolled back)", e),
+                Err(repair) => format!("{}; {repair}", io("the swap into place failed", e)),
+            });
         }
         Ok(outcome)
     }

@@ -115,6 +115,7 @@ pub(super) fn spec() -> DetectorSpec {
             optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "supply_fan_speed", "occupancy"],
             gating: &[],
             one_of: &[&["cool_valve", "heat_valve"]],
+            needs_gating: false,
         },
         params,
         unit: "°F",

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity, NS_PER_HOUR};
 
 /// Share of a run the zone must be out of band on the actuator's side, and satisfied while it is
 /// full open.
@@ -36,6 +36,9 @@ const DRIVER_FLOW_FRAC: f64 = 0.05;
 
 /// The actuators the rule can judge, in the order combinations of them are spelled.
 const ACTUATORS: [&str; 4] = ["damper", "heat_valve_position", "heat_valve", "cool_valve"];
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate).with_needs(needs);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -59,6 +62,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
             one_of: &[&["damper", "heat_valve_position", "heat_valve", "cool_valve"]],
+            needs_gating: false,
         },
         params: [
             vec![
@@ -281,12 +285,30 @@ fn phrase(role: &str, r: &FlatRun) -> String {
     }
 }
 
+/// The actuators `roles` names, in the order combinations of them are spelled.
+fn wanted(spec: &RuleSpec, params: &Params) -> Vec<&'static str> {
+    let set = params.names(spec, "roles");
+    ACTUATORS.iter().copied().filter(|a| set.iter().any(|s| s == a)).collect()
+}
+
+/// What the rule needs: one of the actuators `roles` names, a heating-valve position standing
+/// in for the valve's command when only the position is named (nothing when `roles` names no
+/// actuator: the rule then says it judged none).
+pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
+    let wanted = wanted(spec, params);
+    if wanted.is_empty() {
+        return Needs::default();
+    }
+    let mut group = wanted.clone();
+    if wanted.contains(&"heat_valve_position") && !wanted.contains(&"heat_valve") {
+        group.push("heat_valve");
+    }
+    Needs { one_of: vec![group], ..Needs::default() }
+}
+
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let wanted: Vec<&'static str> = {
-        let set = params.names(spec, "roles");
-        ACTUATORS.iter().copied().filter(|a| set.iter().any(|s| s == a)).collect()
-    };
+    let wanted = wanted(spec, params);
     if wanted.is_empty() {
         return Outcome::Findings(vec![Finding::not_judged(spec, "roles names no actuator the rule knows")]);
     }
@@ -303,15 +325,6 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if let Some(r) = resolved.filter(|r| !roles.contains(r)) {
             roles.push(r);
         }
-    }
-    if roles.is_empty() {
-        let mut names: Vec<&str> = wanted.clone();
-        if wanted.contains(&"heat_valve_position") && !wanted.contains(&"heat_valve") {
-            names.push("heat_valve");
-        }
-        let last = names.pop().unwrap_or_default();
-        let text = if names.is_empty() { last.to_string() } else { format!("{} or {last}", names.join(", ")) };
-        return Outcome::Skipped { missing: vec![text] };
     }
     let n = frame.len();
     let occ = frame.col("occupancy");
@@ -524,7 +537,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -674,11 +687,11 @@ mod tests {
         assert!(r.caveats.iter().any(|c| c.contains("no occupancy point")));
         // no actuator at all
         g.cols.remove("damper");
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] });
         let only = with("roles", ParamValue::Names(vec!["cool_valve".into()]));
-        assert_eq!(evaluate(&spec(), &g, &only), Outcome::Skipped { missing: vec!["cool_valve".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &g, &only), Outcome::Skipped { missing: vec!["cool_valve".into()] });
         // degenerate frames do not panic
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let one = Frame::from_rows(&[MONDAY + 9 * H], &[("damper", vec![40.0]), ("occupancy", vec![1.0])]);
         assert_eq!(run(&one, &Params::default()).severity, Severity::Ok);
         let far = Frame::from_rows(&[i64::MIN, 0, i64::MAX], &[("damper", vec![40.0; 3]), ("occupancy", vec![1.0; 3])]);

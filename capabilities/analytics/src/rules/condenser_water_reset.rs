@@ -6,12 +6,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 use crate::psychro::{site_params, site_wet_bulb};
 
 /// Fewest samples, and the least wet-bulb spread (°F), a slope is fitted on.
 const MIN_SAMPLES: usize = 24;
 const MIN_WB_SPREAD_F: f64 = 5.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -24,6 +27,7 @@ pub fn spec() -> RuleSpec {
             optional: &["wetbulb_temp", "oat", "outdoor_rh", "cw_return_temp", "tower_fan_speed"],
             gating: &["wetbulb_temp", "oat+outdoor_rh"],
             one_of: &[],
+            needs_gating: true,
         },
         params: vec![
             ParamSpec {
@@ -53,13 +57,8 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(cws) = frame.col("cw_supply_temp") else {
-        return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
-    };
-    let (wb, derived, p_kpa) = match site_wet_bulb(spec, frame, params) {
-        Ok(w) => w,
-        Err(skip) => return skip,
-    };
+    let cws = frame.required("cw_supply_temp");
+    let (wb, derived, p_kpa) = site_wet_bulb(spec, frame, params);
     let fan = frame.col("tower_fan_speed");
     let pairs: Vec<(f64, f64)> = (0..frame.len())
         .filter(|&i| !cws[i].is_nan() && !wb[i].is_nan() && fan.is_none_or(|f| !f[i].is_nan() && f[i] > 0.0))
@@ -118,7 +117,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -222,6 +221,6 @@ mod tests {
         }
         assert_eq!(run(&f).severity, Severity::Ok);
         let g = Frame::from_rows(&[0, H], &[("cw_supply_temp", vec![80.0, 81.0])]);
-        assert!(matches!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
     }
 }

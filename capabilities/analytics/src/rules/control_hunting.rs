@@ -6,10 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// The modulating signals the rule reads, each on its own.
 const SIGNALS: [&str; 6] = ["cool_valve", "heat_valve", "heat_valve_position", "oa_damper", "damper", "supply_fan_speed"];
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -21,6 +24,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "airflow"],
             gating: &[],
             one_of: &[&SIGNALS],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -146,9 +150,6 @@ fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &dyn Fn(usiz
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let present: Vec<&'static str> = SIGNALS.iter().copied().filter(|s| frame.col(s).is_some()).collect();
-    if present.is_empty() {
-        return Outcome::Skipped { missing: vec![format!("one of {}", SIGNALS.join(", "))] };
-    }
     let gate = params.flag(spec, "fan_gate").unwrap_or(true);
     let (status, speed, flow) = (frame.col("supply_fan_status"), frame.col("supply_fan_speed"), frame.col("airflow"));
     let ungated = gate && status.is_none() && speed.is_none() && flow.is_none();
@@ -240,7 +241,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -312,6 +313,6 @@ mod tests {
     #[test]
     fn no_modulating_signal_skips() {
         let f = Frame::from_rows(&[0, MIN], &[("supply_fan_status", vec![1.0, 1.0])]);
-        assert!(matches!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { .. }));
     }
 }

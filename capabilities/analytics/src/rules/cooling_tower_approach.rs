@@ -8,11 +8,14 @@
 use std::collections::BTreeMap;
 
 use crate::psychro::{site_params, site_wet_bulb};
-use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// Median approach over design that warns, and that faults.
 const WARN_RATIO: f64 = 1.3;
 const FAULT_RATIO: f64 = 1.7;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -25,6 +28,7 @@ pub fn spec() -> RuleSpec {
             optional: &["wetbulb_temp", "oat", "outdoor_rh", "tower_fan_speed"],
             gating: &["wetbulb_temp", "oat+outdoor_rh"],
             one_of: &[],
+            needs_gating: true,
         },
         params: vec![
             ParamSpec {
@@ -54,13 +58,8 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(cws) = frame.col("cw_supply_temp") else {
-        return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
-    };
-    let (wbs, derived, p_kpa) = match site_wet_bulb(spec, frame, params) {
-        Ok(w) => w,
-        Err(skip) => return skip,
-    };
+    let cws = frame.required("cw_supply_temp");
+    let (wbs, derived, p_kpa) = site_wet_bulb(spec, frame, params);
     let fan = frame.col("tower_fan_speed");
     let effort = params.number(spec, "min_effort_pct");
     let design = params.number(spec, "design_approach_f");
@@ -132,7 +131,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -160,7 +159,7 @@ mod tests {
     }
 
     fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
-        crate::engine::testing::first(evaluate(&spec(), f, &crate::engine::testing::numbers(p)))
+        crate::engine::testing::first(RULE.evaluate(&spec(), f, &crate::engine::testing::numbers(p)))
     }
 
     #[test]
@@ -250,6 +249,6 @@ mod tests {
         assert_eq!(r.judged, 4);
         assert_eq!(r.metrics["median_approach_f"], 6.0);
         let f = Frame::from_rows(&[0, H], &[("cw_supply_temp", vec![80.0, 81.0]), ("oat", vec![80.0, 81.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] });
     }
 }

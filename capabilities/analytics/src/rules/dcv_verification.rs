@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{economizer_may_run, percent_scale, percentile, sorted_at, EconEvidence};
-use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, NS_PER_HOUR};
 
 /// CO2 readings outside this window (ppm) are not a demand signal.
 const CO2_PLAUSIBLE_PPM: (f64, f64) = (250.0, 5000.0);
@@ -45,6 +45,9 @@ const FAN_STATUS_ON: f64 = 0.95;
 /// A share of shut-air samples (%) worth a caveat.
 const CLOSED_CAVEAT_PCT: f64 = 5.0;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate).with_needs(needs);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -67,6 +70,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &["oa_airflow", "oa_damper"],
             one_of: &[],
+            needs_gating: true,
         },
         params: [
             vec![
@@ -221,17 +225,21 @@ fn label(role: &str) -> &'static str {
     }
 }
 
+/// The outdoor-air signals the rule reads, best first: on a full-outdoor-air unit the supply
+/// airflow or fan speed stand for the outdoor air.
+fn oa_signals(spec: &RuleSpec, params: &Params) -> &'static [&'static str] {
+    if params.flag(spec, "full_outdoor_air") == Some(true) { &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"] } else { &["oa_airflow", "oa_damper"] }
+}
+
+/// What the rule needs: CO2 and one outdoor-air signal ([`oa_signals`]).
+pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
+    Needs { required: spec.inputs.required.to_vec(), any_of: oa_signals(spec, params).to_vec(), ..Needs::default() }
+}
+
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(co2) = frame.col("co2") else {
-        return Outcome::Skipped { missing: vec!["co2".into()] };
-    };
-    let full_oa = params.flag(spec, "full_outdoor_air") == Some(true);
-    let candidates: &[&'static str] = if full_oa { &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"] } else { &["oa_airflow", "oa_damper"] };
-    let present: Vec<&'static str> = candidates.iter().copied().filter(|r| frame.col(r).is_some()).collect();
-    if present.is_empty() {
-        return Outcome::Skipped { missing: vec![if full_oa { "oa_airflow, oa_damper, airflow or supply_fan_speed" } else { "oa_airflow or oa_damper" }.into()] };
-    }
+    let co2 = frame.required("co2");
+    let present: Vec<&'static str> = oa_signals(spec, params).iter().copied().filter(|r| frame.col(r).is_some()).collect();
     let s = Settings::read(spec, params);
     let n = frame.len();
     let occupied = occupied(spec, frame, params);
@@ -675,7 +683,7 @@ mod tests {
     }
 
     fn run_with(f: &Frame, p: &Params) -> Vec<Finding> {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(v) => v,
             o => panic!("{o:?}"),
         }
@@ -837,15 +845,15 @@ mod tests {
     fn missing_inputs_and_degenerate_frames() {
         let mut f = frame(2, demand, |_| 20.0);
         f.cols.remove("co2");
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
         let mut g = frame(2, demand, |_| 20.0);
         g.cols.remove("oa_damper");
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["oa_airflow or oa_damper".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["oa_airflow or oa_damper".into()] });
         let one = frame(1, demand, |_| 20.0);
         let one = Frame::from_rows(&one.ts[9..10], &one.cols.iter().map(|(k, v)| (k.as_str(), v[9..10].to_vec())).collect::<Vec<_>>());
         assert_eq!(run(&one).severity, Severity::Info);
         let empty = Frame::from_rows(&[], &[("co2", vec![]), ("oa_damper", vec![])]);
-        assert_eq!(evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
         assert_eq!(date(MONDAY), "2024-01-01");
         assert_eq!(date(MONDAY + 59 * 24 * NS_PER_HOUR), "2024-02-29");
     }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::{median, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{median, round2, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// Plausible readings (°F): outside them a sample is a sensor fault, not a charge.
 const SUBCOOLING_BOUNDS: (f64, f64) = (-20.0, 80.0);
@@ -33,6 +33,9 @@ const MIN_COVARIATE_SPAN_F: f64 = 2.0;
 /// Share of scored samples outside the reference's conditions that makes the drift extrapolated.
 const EXTRAPOLATED_SHARE: f64 = 0.10;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate).with_needs(needs);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -43,6 +46,7 @@ pub fn spec() -> RuleSpec {
             optional: &["superheat_temp", "oat", "return_air_temp", "supply_air_temp", "compressor_status", "reversing_valve_cmd"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::flag("freeze_if_missing", true,
@@ -103,6 +107,11 @@ fn metric_role(metric: &str) -> &'static str {
     if metric == "superheat" { "superheat_temp" } else { "subcooling_temp" }
 }
 
+/// What the rule needs: the point of the charge metric it judges (`metric`).
+pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
+    Needs { required: vec![metric_role(&params.choice(spec, "metric"))], ..Needs::default() }
+}
+
 /// Whether the frame can tell compressor-running samples from off-cycle ones.
 fn has_run_gate(frame: &Frame) -> bool {
     frame.col("compressor_status").is_some() || (frame.col("return_air_temp").is_some() && frame.col("supply_air_temp").is_some())
@@ -140,10 +149,7 @@ fn declined(spec: &RuleSpec, why: &str, mut caveats: Vec<String>) -> Outcome {
 /// Evaluate one equipment's frame against its target (or, with none, the universal limits).
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let metric = params.choice(spec, "metric");
-    let role = metric_role(&metric);
-    let Some(values) = frame.col(role) else {
-        return Outcome::Skipped { missing: vec![role.to_string()] };
-    };
+    let values = frame.required(metric_role(&metric));
     let targets = params.map(spec, "targets");
     let target = targets.get(if metric == "superheat" { "superheat_f" } else { "subcooling_f" }).copied();
     if target.is_none() && metric == "superheat" {
@@ -428,8 +434,9 @@ pub struct References {
 pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: &Frame, current: &Frame, params: &Params) -> (Outcome, Option<References>) {
     let metric = params.choice(spec, "metric");
     let role = metric_role(&metric);
-    if current.col(role).is_none() {
-        return (Outcome::Skipped { missing: vec![role.to_string()] }, None);
+    let missing = needs(spec, params).missing(current);
+    if !missing.is_empty() {
+        return (Outcome::Skipped { missing }, None);
     }
     let no_gate = "no compressor status, nor return and supply air, to tell cooling operation from off cycles (map compressor_status)";
     if !has_run_gate(current) || (stored.is_none() && !has_run_gate(baseline)) {
@@ -548,7 +555,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -639,12 +646,12 @@ mod tests {
         // missing the metric's point
         let mut g = frame(48, |_| 10.0);
         g.cols.remove("subcooling_temp");
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["subcooling_temp".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["subcooling_temp".into()] });
         let mut p = Params::default();
         p.values.insert("metric".into(), ParamValue::Choice("superheat".into()));
         g.cols.remove("superheat_temp");
-        assert_eq!(evaluate(&spec(), &g, &p), Outcome::Skipped { missing: vec!["superheat_temp".into()] });
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert_eq!(RULE.evaluate(&spec(), &g, &p), Outcome::Skipped { missing: vec!["superheat_temp".into()] });
+        assert!(matches!(RULE.evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
     }
 
     /// Subcooling that rises 0.2 °F per °F of outdoor air, plus `offset`.

@@ -11,10 +11,13 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{balance_oaf, percent_scale, percentile, running, sorted_at, FanGate};
-use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// Fewest usable measured-airflow fractions before they are preferred over the balance.
 const MIN_MEASURED: usize = 10;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -26,6 +29,7 @@ pub fn spec() -> RuleSpec {
             optional: &["mixed_air_temp", "return_air_temp", "oa_airflow", "airflow", "supply_fan_status", "supply_fan_speed"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("high_limit_f", 65.0, "°F", (55.0, 80.0),
@@ -111,9 +115,7 @@ fn measured_oaf(frame: &Frame) -> Option<Vec<f64>> {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(damper), Some(oat)) = (frame.col("oa_damper"), frame.col("oat")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (damper, oat) = (frame.required("oa_damper"), frame.required("oat"));
     let p = |name: &str| params.number(spec, name);
     let (high_limit, min_damper, min_oa, margin) = (p("high_limit_f"), p("min_damper"), p("min_oa_pct"), p("oa_margin_pct"));
     let (warn, fault, denom_min) = (p("warn_pct"), p("fault_pct"), p("denom_min_f"));
@@ -290,7 +292,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -420,13 +422,13 @@ mod tests {
     #[test]
     fn degenerate_frames_and_a_missing_input() {
         let empty = Frame::from_rows(&[], &[("oat", vec![]), ("oa_damper", vec![])]);
-        assert_eq!(evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into(), "oat".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into(), "oat".into()] });
         let one = frame(1, |_| 85.0, |_| 100.0, 1.0);
         assert_eq!(run(&one, &min20()).severity, Severity::Fault);
         let mut no_damper = frame(10, |_| 85.0, |_| 20.0, 1.0);
         no_damper.cols.remove("oa_damper");
-        assert_eq!(evaluate(&spec(), &no_damper, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &no_damper, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into()] });
         let all_nan = frame(10, |_| f64::NAN, |_| 20.0, 1.0);
-        assert_eq!(evaluate(&spec(), &all_nan, &Params::default()), Outcome::Skipped { missing: vec!["oat".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &all_nan, &Params::default()), Outcome::Skipped { missing: vec!["oat".into()] });
     }
 }

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{balance_oaf, on_full_outdoor_air, percent_scale, percentile, running, sorted_at, FanGate, BALANCE_MIN_DELTA_F};
-use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// How far (°F) below `high_limit_f` a unit's own changeover may sit and still be taken as its
 /// high limit; an economizer that quits earlier than that is missing free cooling.
@@ -23,6 +23,9 @@ const ECONOMIZING_ABOVE_MIN_PCT: f64 = 10.0;
 /// Fewest samples seen economizing before a changeover is read from them.
 const MIN_ECONOMIZING: usize = 10;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -33,6 +36,7 @@ pub fn spec() -> RuleSpec {
             optional: &["oa_damper", "mixed_air_temp", "return_air_temp", "supply_fan_status", "supply_fan_speed", "airflow"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("high_limit_f", 60.0, "°F (outdoor air dry-bulb)", (45.0, 75.0),
@@ -101,9 +105,7 @@ fn demonstrated_changeover(frame: &Frame, oat: &[f64], run: &[bool], full_oa: Op
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(cool_raw), Some(oat)) = (frame.col("cool_valve"), frame.col("oat")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (cool_raw, oat) = (frame.required("cool_valve"), frame.required("oat"));
     let p = |name: &str| params.number(spec, name);
     let (high_limit, low_limit, active) = (p("high_limit_f"), p("low_limit_f"), p("active"));
     if low_limit >= high_limit {
@@ -291,7 +293,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -425,10 +427,10 @@ mod tests {
     #[test]
     fn degenerate_frames_and_a_missing_input() {
         let empty = Frame::from_rows(&[], &[("oat", vec![]), ("cool_valve", vec![])]);
-        assert_eq!(evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into(), "oat".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into(), "oat".into()] });
         assert_eq!(run(&frame(1, |_| 50.0, |_| 20.0, |_| 40.0), &Params::default()).severity, Severity::Fault);
         let mut f = frame(10, |_| 50.0, |_| 20.0, |_| 40.0);
         f.cols.remove("cool_valve");
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into()] });
     }
 }

@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, fan_on, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{as_percent, fan_on, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// G36 Table 5.16.14.7 default tolerances, in °F where the guideline gives °C.
 /// Supply-fan heat rise.
@@ -87,6 +87,9 @@ const OS_COOL_ECON: u8 = 3;
 const OS_COOL_MIN_OA: u8 = 4;
 const OS_OTHER: u8 = 5;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -112,6 +115,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -245,9 +249,7 @@ fn persistent(ts: &[i64], mask: &[bool], step: i64, delay: f64) -> Vec<bool> {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(sat_raw), Some(cc_raw)) = (frame.col("supply_air_temp"), frame.col("cool_valve")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (sat_raw, cc_raw) = (frame.required("supply_air_temp"), frame.required("cool_valve"));
     let n = frame.len();
     let ts = &frame.ts;
     let mut caveats: Vec<String> = Vec::new();
@@ -698,7 +700,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -918,15 +920,15 @@ mod tests {
         assert!(run(&h, &with(&[])).summary.contains("no supply-fan"));
         h.cols.remove("cool_valve");
         h.cols.remove("supply_air_temp");
-        assert_eq!(evaluate(&spec(), &h, &with(&[])), Outcome::Skipped { missing: vec!["supply_air_temp".into(), "cool_valve".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &h, &with(&[])), Outcome::Skipped { missing: vec!["supply_air_temp".into(), "cool_valve".into()] });
         // degenerate frames do not panic
         let one = frame(1, free_cooling);
         assert_eq!(run(&one, &with(&[])).severity, Severity::Info);
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let far = frame_at(&[i64::MIN, 0, i64::MAX], cooling);
-        assert!(matches!(evaluate(&spec(), &far, &with(&[])), Outcome::Findings(_)));
+        assert!(matches!(RULE.evaluate(&spec(), &far, &with(&[])), Outcome::Findings(_)));
         let nan = frame(8, |_| [f64::NAN, 10.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, 1.0, f64::NAN]);
-        assert!(matches!(evaluate(&spec(), &nan, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &nan, &Params::default()), Outcome::Skipped { .. }));
     }
 
     #[test]

@@ -8,11 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// Leak shares (percent of judged time) that warn and that fault.
 const WARN_PCT: f64 = 10.0;
 const FAULT_PCT: f64 = 30.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -24,6 +27,7 @@ pub fn spec() -> RuleSpec {
             optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "occupancy"],
             gating: &[],
             one_of: &[&["cool_valve", "heat_valve"]],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("fan_heat_f", 2.0, "°F", (0.5, 4.0),
@@ -57,14 +61,8 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(mat), Some(sat)) = (frame.col("mixed_air_temp"), frame.col("supply_air_temp")) else {
-        let missing = ["mixed_air_temp", "supply_air_temp"].iter().filter(|r| frame.col(r).is_none()).map(|r| r.to_string()).collect();
-        return Outcome::Skipped { missing };
-    };
+    let (mat, sat) = (frame.required("mixed_air_temp"), frame.required("supply_air_temp"));
     let (cv, hv) = (frame.col("cool_valve"), frame.col("heat_valve"));
-    if cv.is_none() && hv.is_none() {
-        return Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] };
-    }
     let (cclt, hclt) = (frame.col("cool_coil_leaving_temp"), frame.col("heat_coil_leaving_temp"));
     let fan = frame.col("supply_fan_status");
     let occ = if params.flag(spec, "occupied_only") == Some(true) { frame.col("occupancy") } else { None };
@@ -170,7 +168,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -202,7 +200,7 @@ mod tests {
         for (k, v) in p {
             params.values.insert(k.to_string(), crate::engine::ParamValue::Number(*v));
         }
-        match evaluate(&spec(), f, &params) {
+        match RULE.evaluate(&spec(), f, &params) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -292,6 +290,6 @@ mod tests {
         let r = run(&f);
         assert_eq!((r.judged, r.severity), (4, Severity::Ok));
         let g = Frame::from_rows(&[0, H], &[("mixed_air_temp", vec![60.0, 60.0]), ("supply_air_temp", vec![60.0, 60.0])]);
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] });
     }
 }

@@ -8,12 +8,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// How close (°F) to an unoccupied setpoint a zone is "held at" it.
 const HOLD_BAND_F: f64 = 1.0;
 /// Share of fan-on unoccupied samples that must be holding.
 const HOLD_SHARE: f64 = 0.8;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -25,6 +28,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "supply_fan_speed", "occupancy", "space_temp", "return_air_temp", "heat_sp", "cool_sp"],
             gating: &["supply_fan_status", "supply_fan_speed"],
             one_of: &[],
+            needs_gating: true,
         },
         params: [
             crate::engine::schedule_params().to_vec(),
@@ -53,9 +57,6 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    if frame.col("supply_fan_status").is_none() && frame.col("supply_fan_speed").is_none() {
-        return Outcome::Skipped { missing: vec!["supply_fan_status or supply_fan_speed".into()] };
-    }
     // status, else speed (an airflow proxy is not enough to call night running)
     let fan = crate::engine::fan_on(frame).map(|(v, _)| v).unwrap_or_default();
     let running = |i: usize| fan[i] == Some(true);
@@ -180,7 +181,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -225,7 +226,7 @@ mod tests {
         let f = Frame::from_rows(&ts, &[("supply_fan_status", fan), ("space_temp", zone)]);
         let mut p = Params::default();
         p.values.insert("unoccupied_heat_sp_f".into(), ParamValue::Number(55.0));
-        match evaluate(&spec(), &f, &p) {
+        match RULE.evaluate(&spec(), &f, &p) {
             Outcome::Findings(v) => assert_eq!(v[0].severity, Severity::Ok, "{}", v[0].summary),
             o => panic!("{o:?}"),
         }
@@ -362,7 +363,7 @@ mod tests {
     }
 
     fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
-        crate::engine::testing::first(evaluate(&spec(), f, &crate::engine::testing::numbers(p)))
+        crate::engine::testing::first(RULE.evaluate(&spec(), f, &crate::engine::testing::numbers(p)))
     }
 
     #[test]
@@ -402,6 +403,6 @@ mod tests {
         p.values.insert("occupied_days".into(), ParamValue::List(vec![0.0, 9.0]));
         assert!(p.check(&spec()).is_ok() && p.outside_range(&spec())[0].contains("occupied_days = 9 is outside"));
         let g = Frame::from_rows(&[0, H], &[("space_temp", vec![70.0, 70.0])]);
-        assert!(matches!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
     }
 }

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// The minimum assumed when `min_oa_pct` is unset.
 const GENERIC_MIN_OA_PCT: f64 = 20.0;
@@ -13,6 +13,9 @@ const GENERIC_MIN_OA_PCT: f64 = 20.0;
 const MARGIN_PCT: f64 = 5.0;
 /// Fewer judged samples than this are not a verdict.
 const MIN_SAMPLES: usize = 10;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -24,6 +27,7 @@ pub fn spec() -> RuleSpec {
             optional: &["oat", "oa_damper", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy"],
             gating: &["oat"],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -75,9 +79,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(mat), Some(rat)) = (frame.col("mixed_air_temp"), frame.col("return_air_temp")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (mat, rat) = (frame.required("mixed_air_temp"), frame.required("return_air_temp"));
     let Some(oat) = frame.col("oat") else {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the balance needs")]);
     };
@@ -325,7 +327,7 @@ mod tests {
         f.cols.remove("oat");
         assert_eq!(run(&f, &with_min(20.0)).severity, Severity::Info);
         f.cols.remove("return_air_temp");
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["return_air_temp".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["return_air_temp".into()] });
     }
 
     #[test]

@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{fan_on, missing_inputs, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{fan_on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 use crate::trim_respond::{self, TrimRespond, MAP_OAT_MAX_F, MAP_OAT_MIN_F};
 
 /// Decimals stored in binary: a share or range of exactly a threshold counts.
@@ -72,7 +72,7 @@ pub fn spec(r: &Reset) -> RuleSpec {
     RuleSpec {
         id: r.id,
         families: &["air_handler"],
-        inputs: Inputs { required: r.required, optional: r.optional, gating: &[], one_of: &[] },
+        inputs: Inputs { required: r.required, optional: r.optional, gating: &[], one_of: &[], needs_gating: false },
         params: vec![
             ParamSpec::number("min_cycles", 12.0, "count (T&R cycles)", (6.0, 500.0),
                 "a dozen compared samples is the least that shows a pattern rather than a moment",
@@ -114,10 +114,7 @@ impl Check {
 
 /// Evaluate one equipment's frame for the reset `r`.
 pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    let (Some(sp), Some(req)) = (frame.col(r.required[0]), frame.col(r.required[1])) else {
-        return Outcome::Skipped { missing };
-    };
+    let (sp, req) = (frame.required(r.required[0]), frame.required(r.required[1]));
     let p = |name: &str| params.number(spec, name);
     let (min_cycles, flat_frac, move_frac, pinned_frac) = (p("min_cycles"), p("flat_frac"), p("expected_move_frac"), p("pinned_frac"));
     let (mode_frac, min_mode, wrong_frac) = (p("mode_frac"), p("min_mode_cycles"), p("wrong_dir_frac"));
@@ -332,9 +329,19 @@ pub(crate) mod testkit {
         (0..n as i64).map(|i| START + i * minutes * MIN).collect()
     }
 
+    /// The registered rule for `r`, as the engine runs it.
+    pub fn rule(r: &Reset) -> crate::engine::Rule {
+        crate::rules::all().into_iter().find(|x| (x.spec)().id == r.id).expect("registered")
+    }
+
+    /// The engine's answer for `r` on a frame.
+    pub fn outcome(r: &Reset, f: &Frame, p: &Params) -> Outcome {
+        rule(r).evaluate(&spec(r), f, p)
+    }
+
     /// The rule's one finding.
     pub fn run(r: &Reset, f: &Frame, p: &Params) -> Finding {
-        match evaluate(r, &spec(r), f, p) {
+        match outcome(r, f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -470,17 +477,17 @@ pub(crate) mod testkit {
         let short = run(r, &frame(r, &every(2, 11), wave, |_| 1.0, |_, e| e), &defaults());
         assert_eq!(short.severity, Severity::Info);
         assert_eq!(run(r, &frame(r, &every(2, 1), wave, |_| 1.0, |_, e| e), &defaults()).severity, Severity::Info);
-        assert!(matches!(evaluate(r, &spec(r), &Frame::default(), &defaults()), Outcome::Skipped { .. }));
+        assert!(matches!(outcome(r, &Frame::default(), &defaults()), Outcome::Skipped { .. }));
     }
 
     /// Without its setpoint or its requests the rule does not run, and says which is missing.
     pub fn missing_inputs_skip(r: &Reset) {
         let mut f = frame(r, &every(2, 60), wave, |_| 1.0, |_, e| e);
         f.cols.remove(r.required[1]);
-        assert_eq!(evaluate(r, &spec(r), &f, &defaults()), Outcome::Skipped { missing: vec![r.required[1].to_string()] });
+        assert_eq!(outcome(r, &f, &defaults()), Outcome::Skipped { missing: vec![r.required[1].to_string()] });
         f.cols.insert(r.required[0].into(), vec![f64::NAN; f.len()]);
         let both: Vec<String> = r.required.iter().map(|s| s.to_string()).collect();
-        assert_eq!(evaluate(r, &spec(r), &f, &defaults()), Outcome::Skipped { missing: both });
+        assert_eq!(outcome(r, &f, &defaults()), Outcome::Skipped { missing: both });
     }
 
     /// An hourly trend: snapshots next to the ignored count are the settled reset, not demand;

@@ -7,10 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec};
+use crate::engine::{on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec};
 
 /// A valve reading above this (percent) counts as open: below it is seat leakage or noise.
 const OPEN_PCT: f64 = 2.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -22,6 +25,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "occupancy", "supply_air_temp", "cool_coil_leaving_temp", "return_air_humidity"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -85,11 +89,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    if !missing.is_empty() {
-        return Outcome::Skipped { missing };
-    }
-    let (heat, cool) = (frame.col("heat_valve").unwrap_or_default(), frame.col("cool_valve").unwrap_or_default());
+    let (heat, cool) = (frame.required("heat_valve"), frame.required("cool_valve"));
     let fan = frame.col("supply_fan_status");
     let occ = frame.col("occupancy");
     let sat = frame.col("supply_air_temp");
@@ -192,7 +192,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             other => panic!("{other:?}"),
         }
@@ -294,7 +294,7 @@ mod tests {
     fn a_missing_required_input_skips_with_the_reason() {
         let ts = vec![0, H];
         let f = Frame::from_rows(&ts, &[("cool_valve", vec![1.0, 2.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["heat_valve".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["heat_valve".into()] });
     }
 
     #[test]

@@ -7,8 +7,11 @@
 use std::collections::BTreeMap;
 
 use crate::setpoint::{self, Kind};
-use crate::engine::{missing_inputs, on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -20,6 +23,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "static_pressure_requests", "airflow"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -47,11 +51,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    if !missing.is_empty() {
-        return Outcome::Skipped { missing };
-    }
-    let sp = frame.col("duct_static_sp").unwrap_or_default();
+    let sp = frame.required("duct_static_sp");
     let fan = frame.col("supply_fan_status");
     let (driver_name, driver) = match (frame.col("static_pressure_requests"), frame.col("airflow")) {
         (Some(d), _) => ("static-pressure requests", Some(d)),
@@ -137,7 +137,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -248,6 +248,6 @@ mod tests {
         let f = Frame::from_rows(&[2 * H, 0, H, H], &[("duct_static_sp", vec![1.0, 1.0, 2.0, 1.0])]);
         assert_eq!(run(&f).judged, 3);
         let f = Frame::from_rows(&[0, H], &[("airflow", vec![1.0, 2.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["duct_static_sp".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["duct_static_sp".into()] });
     }
 }

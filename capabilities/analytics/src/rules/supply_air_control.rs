@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec};
+use crate::engine::{on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec};
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -16,6 +19,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "occupancy"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -61,12 +65,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    if !missing.is_empty() {
-        return Outcome::Skipped { missing };
-    }
-    let sat = frame.col("supply_air_temp").unwrap_or_default();
-    let sp = frame.col("supply_air_temp_sp").unwrap_or_default();
+    let (sat, sp) = (frame.required("supply_air_temp"), frame.required("supply_air_temp_sp"));
     let fan = frame.col("supply_fan_status");
     let gate = params.choice(spec, "occupancy_gate");
     let occ = if gate == "off" { None } else { frame.col("occupancy") };
@@ -133,7 +132,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             other => panic!("{other:?}"),
         }
@@ -176,7 +175,7 @@ mod tests {
         let mut p = Params::default();
         p.values.insert("occupancy_gate".into(), ParamValue::Choice("off".into()));
         assert!(p.check(&spec()).is_ok());
-        match evaluate(&spec(), &f, &p) {
+        match RULE.evaluate(&spec(), &f, &p) {
             Outcome::Findings(v) => assert_eq!(v[0].judged, 10),
             o => panic!("{o:?}"),
         }
@@ -189,7 +188,7 @@ mod tests {
         let judged = |gate: &str| {
             let mut p = Params::default();
             p.values.insert("occupancy_gate".into(), ParamValue::Choice(gate.into()));
-            match evaluate(&spec(), &g, &p) {
+            match RULE.evaluate(&spec(), &g, &p) {
                 Outcome::Findings(v) => v[0].judged,
                 o => panic!("{o:?}"),
             }
@@ -198,7 +197,7 @@ mod tests {
         // with occupancy trended, schedule reads it as trended does
         let mut p = Params::default();
         p.values.insert("occupancy_gate".into(), ParamValue::Choice("schedule".into()));
-        match evaluate(&spec(), &f, &p) {
+        match RULE.evaluate(&spec(), &f, &p) {
             Outcome::Findings(v) => assert_eq!(v[0].judged, 0),
             o => panic!("{o:?}"),
         }
@@ -220,6 +219,6 @@ mod tests {
     fn a_missing_setpoint_skips() {
         let ts = vec![0, H];
         let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![55.0, 56.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] });
     }
 }

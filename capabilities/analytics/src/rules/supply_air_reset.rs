@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 use crate::setpoint::{self, Kind};
 
 /// Supply air below this (°F) is cold: the precondition for reheat.
@@ -25,6 +25,9 @@ const SP_MIN_RANGE_F: f64 = 2.0;
 const SP_MOVE_MIN_F: f64 = 0.5;
 /// Supply air this far (°F, on average) off a flat setpoint deviates from it.
 const SP_DEVIATION_F: f64 = 2.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -47,6 +50,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![ParamSpec::flag(
                 "fan_gate",
@@ -60,9 +64,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(sat) = frame.col("supply_air_temp") else {
-        return Outcome::Skipped { missing: vec!["supply_air_temp".into()] };
-    };
+    let sat = frame.required("supply_air_temp");
     let gate = params.flag(spec, "fan_gate").unwrap_or(true);
     let fan: Option<Vec<Option<bool>>> = if gate { fan_on(frame).map(|(v, _)| v) } else { None };
     let running = |i: usize| fan.as_ref().is_none_or(|f| f[i] == Some(true));
@@ -236,7 +238,7 @@ mod tests {
     }
 
     fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
+        match RULE.evaluate(&spec(), f, &Params::default()) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -378,7 +380,7 @@ mod tests {
         let mut p = Params::default();
         p.values.insert("fan_gate".into(), ParamValue::Flag(Some(false)));
         let ungated = with(base, "supply_fan_status", vec![0.0; n]);
-        assert!(matches!(evaluate(&spec(), &ungated, &p), Outcome::Findings(v) if v[0].judged == 88));
+        assert!(matches!(RULE.evaluate(&spec(), &ungated, &p), Outcome::Findings(v) if v[0].judged == 88));
     }
 
     #[test]
@@ -404,6 +406,6 @@ mod tests {
         assert!(!r.metrics.contains_key("slope_per_F"));
         let mut bare = base;
         bare.cols.remove("supply_air_temp");
-        assert_eq!(evaluate(&spec(), &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
     }
 }

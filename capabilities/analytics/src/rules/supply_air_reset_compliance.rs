@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, fan_on, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 use crate::trim_respond::{self, TrimRespond, SAT_T_MAX};
 
 /// Fewest judged samples.
@@ -28,6 +28,9 @@ const G36_MAP: [f64; 4] = [55.0, 65.0, trim_respond::MAP_OAT_MIN_F, trim_respond
 /// Decimals stored in binary: a share or gap of exactly a threshold counts.
 const EPS: f64 = 1e-9;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -38,6 +41,7 @@ pub fn spec() -> RuleSpec {
             optional: &["oat", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy", "sat_reset_requests"],
             gating: &["oat"],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("min_clg_sat", 55.0, "°F", (45.0, 60.0),
@@ -77,9 +81,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(sat) = frame.col("supply_air_temp") else {
-        return Outcome::Skipped { missing: vec!["supply_air_temp".into()] };
-    };
+    let sat = frame.required("supply_air_temp");
     let Some(oat) = frame.col("oat") else {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the reset target is a function of")]);
     };
@@ -276,7 +278,7 @@ mod tests {
     }
 
     fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
+        match RULE.evaluate(&spec(), f, p) {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
@@ -429,11 +431,11 @@ mod tests {
         assert!(f.summary.contains("oat"));
         let mut bare = base.clone();
         bare.cols.remove("supply_air_temp");
-        assert_eq!(evaluate(&spec(), &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(RULE.evaluate(&spec(), &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
         let mut p = Params::default();
         set(&mut p, "oat_min", 65.0);
         set(&mut p, "oat_max", 65.0);
         assert!(run(&base, &p).summary.contains("oat_min below oat_max"));
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(RULE.evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
     }
 }

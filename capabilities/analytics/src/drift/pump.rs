@@ -530,17 +530,11 @@ pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super
     }
     let summary = d.wording.summary(d.side, severity, score.drift, score.drift_sigma, &floors, (score.idx.len(), spec.judged_basis));
     let flagged = flagged(&score, fit.sigma, d.side, floors.warn);
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: score.idx.len(),
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+    Outcome::Findings(vec![Finding::of(spec.id, spec.judged_basis, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(score.idx.len())])
 }
 
 #[cfg(test)]

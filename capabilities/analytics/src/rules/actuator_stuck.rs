@@ -484,17 +484,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity: chosen.severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: chosen.active.len(),
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::new(spec, chosen.severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(chosen.active.len())
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]

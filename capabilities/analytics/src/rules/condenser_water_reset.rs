@@ -86,21 +86,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if derived {
         caveats.push(format!("the wet bulb is derived from outdoor temperature and humidity at {p_kpa:.1} kPa"));
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity: if flat { Severity::Warn } else { Severity::Ok },
-        summary: if flat {
+    Outcome::Findings(vec![Finding::new(spec, if flat { Severity::Warn } else { Severity::Ok }, if flat {
             format!("condenser water does not follow the wet bulb (slope {slope:.2}): no condenser-water reset; it averages {excess:.1} °F above what the tower could reach")
         } else {
             format!("condenser water follows the wet bulb (slope {slope:.2})")
-        },
-        caveats,
-        metrics,
-        flagged: Vec::new(),
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+        })
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_judged(n)])
 }
 
 #[cfg(test)]

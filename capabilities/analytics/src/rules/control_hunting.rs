@@ -215,17 +215,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     // each flagged sample is a reversal: an event, counted apart from hours
     metrics.insert(crate::engine::EVENTS_METRIC.into(), flagged.len() as f64);
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("{role} reverses direction {rate:.1} times an hour over its running time"),
-        caveats,
-        metrics,
-        flagged,
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("{role} reverses direction {rate:.1} times an hour over its running time"))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged)
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]

@@ -102,17 +102,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no tower fan speed: every sample was judged, whatever the tower's effort".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("the tower's median approach is {median:.1} °F against a design of {design} °F"),
-        caveats,
-        metrics,
-        flagged: high,
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("the tower's median approach is {median:.1} °F against a design of {design} °F"))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(high)
+        .with_judged(n)])
 }
 
 #[cfg(test)]

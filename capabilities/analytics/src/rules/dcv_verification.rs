@@ -531,17 +531,12 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
     flagged.sort_unstable();
     flagged.dedup();
     let on_what = if fallback { format!("{}, where the better signal is missing, {start} to {end}", label(role)) } else { label(role).to_string() };
-    Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("{msg} (judged on the {on_what})"),
-        caveats,
-        metrics,
-        flagged,
-        judged: a.n,
-        judged_basis: spec.judged_basis,
-        conditions,
-    }
+    Finding::new(spec, severity, format!("{msg} (judged on the {on_what})"))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(a.n)
+        .with_conditions(conditions)
 }
 
 /// The modulation test on the judged samples: whether demand reached the DCV range and varied,

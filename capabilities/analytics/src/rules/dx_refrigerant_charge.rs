@@ -225,17 +225,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     let flagged = if severity > Severity::Ok { rows.clone() } else { Vec::new() };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: rows.len(),
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_flagged(flagged).with_judged(rows.len())])
 }
 
 /// The known values of `c` on the cooling rows.
@@ -512,17 +502,7 @@ pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: 
             if low { "low charge" } else { "overcharge" }
         )
     };
-    let finding = Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: Vec::new(),
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    };
+    let finding = Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_judged(n);
     (Outcome::Findings(vec![finding]), fresh.then_some(refs))
 }
 

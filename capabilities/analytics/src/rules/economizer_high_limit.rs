@@ -239,19 +239,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             caveats.push(format!(
                 "min_oa_pct is not set: above the high limit the outdoor-air fraction has a median of {median_y:.0}%, an excess on {pct_lo:.0}% of the judged hours if the design minimum is about {assumed}%, and normal if it is near {median_y:.0}%; set min_oa_pct to judge it"
             ));
-            return Outcome::Findings(vec![Finding {
-                rule: spec.id,
-                severity: Severity::Info,
-                summary: format!(
+            return Outcome::Findings(vec![Finding::of(spec.id, basis.judged(), Severity::Info, format!(
                     "lockout not judged: above the {high_limit} °F high limit the outdoor-air fraction sits at a median {median_y:.0}%, which is excess or normal depending on the unit's design minimum"
-                ),
-                caveats,
-                metrics,
-                flagged: Vec::new(),
-                judged: judged.len(),
-                judged_basis: basis.judged(),
-                conditions,
-            }]);
+                ))
+                .with_caveats(caveats)
+                .with_metrics(metrics)
+                .with_judged(judged.len())
+                .with_conditions(conditions)]);
         }
         if severity == Severity::Ok {
             caveats.push(format!("min_oa_pct is not set: the outdoor-air fraction stayed within both a generous {conservative}% and a generic {assumed}% minimum"));
@@ -263,17 +257,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         format!("economizer locked out above the {high_limit} °F high limit: {pct:.0}% of the judged hours show {thr_text} ({})", basis.name())
     };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: excess,
-        judged: judged.len(),
-        judged_basis: basis.judged(),
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::of(spec.id, basis.judged(), severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(excess)
+        .with_judged(judged.len())
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]

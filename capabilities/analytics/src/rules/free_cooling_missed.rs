@@ -216,20 +216,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         _ => {}
     }
     let judged = available.len();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: missed.clone(),
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(missed.clone())
+        .with_judged(judged)
+        .with_conditions(vec![
             Condition { name: "missed_free_cooling".into(), flagged: missed, judged, judged_hours: avail_h, flagged_hours: missed_h },
             Condition { name: "integrated_economizer".into(), flagged: integrated, judged, judged_hours: avail_h, flagged_hours: integ_h },
-        ],
-    }])
+        ])])
 }
 
 /// Why the missed samples were missed, with its metrics: on samples with a well-conditioned

@@ -640,22 +640,17 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push(format!("{}: their operating states never occurred while judged", never_applied.join(", ")));
     }
     let flagged: Vec<u32> = (0..n).filter(|&i| flagged_any[i]).map(|i| i as u32).collect();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!(
+    Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "Guideline 36 AFDD, {} of 15 fault conditions evaluated: {body}; running read from {fan_src}, ModeDelay {} min, AlarmDelay {} min",
             evaluated.len(),
             params.number(spec, "mode_delay_min"),
             params.number(spec, "alarm_delay_min")
-        ),
-        caveats,
-        metrics,
-        flagged,
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+        ))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged)
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]

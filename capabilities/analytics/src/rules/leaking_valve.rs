@@ -137,20 +137,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: samples with the fan off may have been judged".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis),
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(vec![
             Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: heat_judged_h, flagged_hours: heat_h },
             Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: cool_judged_h, flagged_hours: cool_h },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]

@@ -151,17 +151,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         format!("the fan runs {un_pct:.1}% of unoccupied time against {occ_pct:.1}% of occupied time: no effective night and weekend setback")
     };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: if effective { Vec::new() } else { flagged },
-        judged: un_n,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(if effective { Vec::new() } else { flagged })
+        .with_judged(un_n)])
 }
 
 #[cfg(test)]

@@ -209,24 +209,19 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).copied().collect();
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!(
+    Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
             if median_cool.is_nan() { String::new() } else { format!(" ({median_cool:.0}% in cooling weather)") },
             if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
-        ),
-        caveats,
-        metrics,
-        flagged,
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+        ))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(n)
+        .with_conditions(vec![
             Condition { name: "excess_oa".into(), flagged: excess.clone(), judged: if excess_judged { cooling.len() } else { 0 }, judged_hours: cool_h, flagged_hours: hours(&excess) },
             Condition { name: "under_ventilation".into(), flagged: short.clone(), judged: n, judged_hours: judged_h, flagged_hours: hours(&short) },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]

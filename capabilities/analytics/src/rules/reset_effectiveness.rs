@@ -278,17 +278,12 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
         .collect();
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(conditions)])
 }
 
 /// Frames and checks both rules' tests use.

@@ -154,26 +154,21 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: every sample with both valve positions was judged".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!(
+    Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "heating and cooling valves open together on {:.1}% of {} ({:.1} of {:.1} h)",
             pct, spec.judged_basis, flagged_h, judged_h
-        ),
-        caveats,
-        metrics,
-        flagged: flagged.clone(),
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions: vec![Condition {
+        ))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged.clone())
+        .with_judged(judged)
+        .with_conditions(vec![Condition {
             name: "both_valves_open".into(),
             flagged: both,
             judged,
             judged_hours: judged_h,
             flagged_hours: both_h,
-        }],
-    }])
+        }])])
 }
 
 #[cfg(test)]

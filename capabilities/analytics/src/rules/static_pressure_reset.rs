@@ -60,17 +60,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let (min_range, move_min) = (params.number(spec, "min_range_inwc"), params.number(spec, "move_min_inwc"));
     let judged: Vec<usize> = (0..frame.len()).filter(|&i| !sp[i].is_nan() && fan.is_none_or(|f| on(f[i]))).collect();
-    let finding = |severity, summary: String, caveats: Vec<String>, metrics: BTreeMap<String, f64>| Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: Vec::new(),
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    };
+    let finding = |severity, summary: String, caveats: Vec<String>, metrics: BTreeMap<String, f64>| Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_judged(judged.len());
     if judged.len() < 3 {
         return Outcome::Findings(vec![finding(
             Severity::Info,

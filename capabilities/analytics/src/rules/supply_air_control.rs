@@ -103,20 +103,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: every sample with supply air and setpoint was judged".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)", spec.judged_basis),
-        caveats,
-        metrics,
-        flagged,
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)", spec.judged_basis))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged)
+        .with_conditions(vec![
             Condition { name: "too_warm".into(), flagged: high.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&high) },
             Condition { name: "too_cold".into(), flagged: low.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&low) },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]

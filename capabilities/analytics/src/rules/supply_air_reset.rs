@@ -207,17 +207,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     let flagged = if severity >= Severity::Warn { low.clone() } else { Vec::new() };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: vec![Condition { name: "sat_below_58".into(), flagged: low, judged: judged.len(), judged_hours: judged_h, flagged_hours: low_h }],
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(vec![Condition { name: "sat_below_58".into(), flagged: low, judged: judged.len(), judged_hours: judged_h, flagged_hours: low_h }])])
 }
 
 #[cfg(test)]

@@ -231,16 +231,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if not_tracking {
         flagged.extend(&above);
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(vec![
             Condition { name: "below_target".into(), flagged_hours: hours(&mut below.iter().map(|&i| i as usize)), flagged: below, judged: judged.len(), judged_hours: judged_h },
             Condition {
                 name: "above_target_warm".into(),
@@ -249,8 +245,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 judged: warm.len(),
                 judged_hours: hours(&mut warm.iter().map(|w| w.0)),
             },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]

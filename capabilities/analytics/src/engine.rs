@@ -758,14 +758,36 @@ pub fn on(v: f64) -> bool {
     !v.is_nan() && v >= 0.5
 }
 
-/// Helpers the rules' unit tests share.
+/// Helpers the rules' unit tests share: the engine's answer for a rule (its input checks, then
+/// the rule), the first finding, parameter overrides, time constants, and a frame's rows
+/// disordered and duplicated.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Finding, Outcome, ParamValue, Params};
+    use super::{Finding, Frame, Outcome, ParamValue, Params, Rule, NS_PER_HOUR};
 
-    /// Number overrides from `(name, value)` pairs.
-    pub fn numbers(pairs: &[(&str, f64)]) -> Params {
-        Params { values: pairs.iter().map(|(k, v)| (k.to_string(), ParamValue::Number(*v))).collect(), ..Default::default() }
+    /// An hour and a minute in nanoseconds.
+    pub const H: i64 = NS_PER_HOUR;
+    pub const MINUTE: i64 = 60_000_000_000;
+    /// 2024-01-01 00:00, a Monday, as a naive timestamp.
+    pub const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
+
+    /// The engine's answer for `rule` on a frame: skipped when the frame lacks what the rule
+    /// needs, else the rule's findings (as a run gets it).
+    pub fn outcome(rule: &Rule, f: &Frame, p: &Params) -> Outcome {
+        rule.evaluate(&(rule.spec)(), f, p)
+    }
+
+    /// Every finding `rule` gives a frame (a test's failure when it skipped).
+    pub fn findings(rule: &Rule, f: &Frame, p: &Params) -> Vec<Finding> {
+        match outcome(rule, f, p) {
+            Outcome::Findings(v) => v,
+            o => panic!("{o:?}"),
+        }
+    }
+
+    /// The first finding `rule` gives a frame (a test's failure when it skipped).
+    pub fn run(rule: &Rule, f: &Frame, p: &Params) -> Finding {
+        first(outcome(rule, f, p))
     }
 
     /// The first finding of an outcome (a test's failure when it skipped).
@@ -774,6 +796,40 @@ pub(crate) mod testing {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
+    }
+
+    /// Number overrides from `(name, value)` pairs.
+    pub fn numbers(pairs: &[(&str, f64)]) -> Params {
+        with(&pairs.iter().map(|(k, v)| (*k, ParamValue::Number(*v))).collect::<Vec<_>>())
+    }
+
+    /// Overrides from `(name, value)` pairs.
+    pub fn with(pairs: &[(&str, ParamValue)]) -> Params {
+        Params { values: pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(), ..Default::default() }
+    }
+
+    /// `n` timestamps `step` apart from `start`.
+    pub fn every(start: i64, step: i64, n: usize) -> Vec<i64> {
+        (0..n as i64).map(|i| start + i * step).collect()
+    }
+
+    /// The frame's rows reversed, each twice, then interleaved (a fixed permutation): rows as
+    /// a trend delivers them out of order and repeated. [`Frame::from_rows`] sorts and merges
+    /// them back into the same frame, so a rule must give the same finding.
+    pub fn shuffled_with_duplicates(base: &Frame) -> Frame {
+        let n = base.len();
+        // a step coprime with 2n visits every row once: 11 unless it divides n
+        let gcd = |mut a: usize, mut b: usize| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let k = (11..).step_by(2).find(|&k| gcd(k, 2 * n) == 1).unwrap_or(1);
+        let order: Vec<usize> = (0..2 * n).map(|i| (i * k) % (2 * n)).map(|j| if j < n { n - 1 - j } else { j - n }).collect();
+        let ts: Vec<i64> = order.iter().map(|&i| base.ts[i]).collect();
+        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), order.iter().map(|&i| v[i]).collect())).collect();
+        Frame::from_rows(&ts, &cols)
     }
 }
 
@@ -870,6 +926,15 @@ mod tests {
         assert_eq!(Needs::of(&optional).missing(&f(&["a", "b", "d"])), Vec::<String>::new());
         assert_eq!(spell_or(&["a", "b", "c", "d"]), "a, b, c or d");
         assert_eq!(spell_or(&["a", "b", "c", "d", "e"]), "one of a, b, c, d, e");
+    }
+
+    #[test]
+    fn shuffled_rows_with_duplicates_make_the_same_frame() {
+        for n in [1, 2, 11, 13, 22, 100, 143] {
+            let f = Frame::from_rows(&testing::every(0, testing::H, n), &[("a", (0..n).map(|i| i as f64).collect()), ("b", vec![1.0; n])]);
+            let g = testing::shuffled_with_duplicates(&f);
+            assert_eq!((g.ts.clone(), g.cols.clone()), (f.ts.clone(), f.cols.clone()), "{n}");
+        }
     }
 
     #[test]

@@ -86,7 +86,7 @@ mod tests {
         // naming it. Run every rule through the engine on a frame with every role it reads,
         // with its defaults and with each flag and choice set each way, so each read is made.
         let n = 400;
-        let ts: Vec<i64> = (0..n as i64).map(|i| 19_723 * 24 * crate::engine::NS_PER_HOUR + i * crate::engine::NS_PER_HOUR / 4).collect();
+        let ts = crate::engine::testing::every(crate::engine::testing::MONDAY, crate::engine::NS_PER_HOUR / 4, n);
         for r in all() {
             let s = (r.spec)();
             let cols: Vec<(&str, Vec<f64>)> = s.inputs.roles().into_iter().map(|role| (role, (0..n).map(|i| 50.0 + 10.0 * ((i as f64) * 0.05).sin()).collect())).collect();

@@ -290,12 +290,13 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
 #[cfg(test)]
 pub(crate) mod testkit {
     use super::*;
+    use crate::engine::testing;
     use crate::engine::NS_PER_HOUR;
 
     /// 2024-01-01, a Monday, 06:00 as a naive timestamp.
     pub const START: i64 = 19_723 * 24 * NS_PER_HOUR + 6 * NS_PER_HOUR;
     /// A minute in nanoseconds.
-    pub const MIN: i64 = 60_000_000_000;
+    pub use crate::engine::testing::MINUTE as MIN;
 
     /// Requests that swing the reset: none for 15 samples, then five for 15.
     pub fn wave(i: usize) -> f64 {
@@ -331,15 +332,12 @@ pub(crate) mod testkit {
 
     /// The engine's answer for `r` on a frame.
     pub fn outcome(r: &Reset, f: &Frame, p: &Params) -> Outcome {
-        rule(r).evaluate(&spec(r), f, p)
+        testing::outcome(&rule(r), f, p)
     }
 
     /// The rule's one finding.
     pub fn run(r: &Reset, f: &Frame, p: &Params) -> Finding {
-        match outcome(r, f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
+        testing::run(&rule(r), f, p)
     }
 
     /// Default parameters.
@@ -427,14 +425,7 @@ pub(crate) mod testkit {
         let clean = frame(r, &ts, wave, |_| 1.0, |_, e| e);
         let base = run(r, &clean, &defaults());
         // every row twice, newest first: the same frame, so the same finding
-        let mut ts2: Vec<i64> = clean.ts.iter().chain(&clean.ts).copied().collect();
-        ts2.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = clean.cols.iter().map(|(k, v)| {
-            let mut c: Vec<f64> = v.iter().chain(v).copied().collect();
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        assert_eq!(run(r, &Frame::from_rows(&ts2, &cols), &defaults()), base);
+        assert_eq!(run(r, &testing::shuffled_with_duplicates(&clean), &defaults()), base);
         // a gap in the setpoint trend: those samples are not judged, no move across it is
         let mut gappy = clean.clone();
         for v in &mut gappy.cols.get_mut(r.required[0]).unwrap()[40..60] {

@@ -174,9 +174,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, H};
     use crate::engine::Severity;
-
-    const H: i64 = 3_600_000_000_000;
 
     fn frame(n: usize, both_open: impl Fn(usize) -> bool, fan: impl Fn(usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
@@ -186,17 +185,10 @@ mod tests {
         Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", cool), ("supply_fan_status", fan)])
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match RULE.evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            other => panic!("{other:?}"),
-        }
-    }
-
     #[test]
     fn normal_operation_is_ok() {
         let f = frame(200, |_| false, |_| 1.0);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok);
         assert_eq!(r.judged, 200);
         assert!(r.flagged.is_empty());
@@ -205,7 +197,7 @@ mod tests {
     #[test]
     fn a_fighting_unit_is_a_fault() {
         let f = frame(100, |i| i % 5 == 0, |_| 1.0);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert_eq!(r.metrics["simultaneous_hc_pct"], 20.0);
         assert_eq!(r.flagged.len(), 20);
@@ -215,20 +207,20 @@ mod tests {
     fn the_threshold_boundary() {
         // exactly warn_pct (1 %) is a warning; just under is ok
         let at = frame(100, |i| i == 3, |_| 1.0);
-        assert_eq!(run(&at, &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &at, &Params::default()).severity, Severity::Warn);
         let under = frame(101, |i| i == 3, |_| 1.0);
-        assert_eq!(run(&under, &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &under, &Params::default()).severity, Severity::Ok);
     }
 
     #[test]
     fn equipment_off_is_not_judged_and_not_a_pass() {
         let f = frame(50, |_| true, |_| 0.0);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Info);
         assert_eq!(r.judged, 0);
         // fan off samples are never judged
         let half = frame(100, |_| true, |i| if i < 50 { 0.0 } else { 1.0 });
-        assert_eq!(run(&half, &Params::default()).judged, 50);
+        assert_eq!(run(&RULE, &half, &Params::default()).judged, 50);
     }
 
     #[test]
@@ -238,7 +230,7 @@ mod tests {
         ts.extend((60..150).map(|i| i * H));
         let heat: Vec<f64> = (0..100).map(|i| if i < 10 { 40.0 } else { 0.0 }).collect();
         let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 100]), ("supply_fan_status", vec![1.0; 100])]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         // the sample before the hole stands for 1.5 h at most, not 51 h
         assert!((r.metrics["judged_hours"] - 100.5).abs() < 1e-9, "{:?}", r.metrics);
         assert!((r.metrics["flagged_hours"] - 10.5).abs() < 1e-9, "{:?}", r.metrics);
@@ -249,7 +241,7 @@ mod tests {
         let ts = vec![2 * H, 0, H, H, 3 * H];
         let heat = vec![0.0, 50.0, 0.0, 50.0, 0.0]; // the second reading at H wins: open
         let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.judged, 4);
         assert_eq!(r.flagged, vec![0, 1]);
     }
@@ -261,7 +253,7 @@ mod tests {
         let ts = vec![0, 10 * m, H, 2 * H, 3 * H];
         let heat = vec![50.0, 0.0, 0.0, 0.0, 0.0];
         let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert!(r.metrics["flagged_hours"] < 0.2, "{:?}", r.metrics);
     }
 
@@ -280,16 +272,16 @@ mod tests {
         let f = Frame::from_rows(&ts, &cols);
         let mut p = Params::default();
         p.values.insert("dehumidification".into(), ParamValue::Flag(Some(true)));
-        assert_eq!(run(&f, &p).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &f, &p).severity, Severity::Ok);
         p.values.insert("dehumidification".into(), ParamValue::Flag(Some(false)));
-        assert_eq!(run(&f, &p).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &f, &p).severity, Severity::Fault);
     }
 
     #[test]
     fn a_missing_required_input_skips_with_the_reason() {
         let ts = vec![0, H];
         let f = Frame::from_rows(&ts, &[("cool_valve", vec![1.0, 2.0])]);
-        assert_eq!(RULE.evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["heat_valve".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["heat_valve".into()] });
     }
 
     #[test]

@@ -111,6 +111,12 @@ fn selections_and_refusals() {
     let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": "warm"}}})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     assert!(e.message.contains("leaking_valve.fan_heat_f has the wrong type"), "{}", e.message);
+    // a mistyped parameter name is refused, not run with a silent default
+    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heatf": 3}}})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
+    assert!(e.message.contains("rule leaking_valve has no parameter 'fan_heatf'"), "{}", e.message);
+    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"equips": {"AHU__*": {"fan_heatf": 3}}}}})).unwrap_err();
+    assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
     // outside its sensible range a value runs, and each finding that used it says so
     let odd = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy"], "params": {"leaking_valve": {"fan_heat_f": 9}}})).unwrap();
     let caveats = &odd.data["findings"][0]["caveats"];

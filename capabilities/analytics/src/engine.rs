@@ -46,6 +46,13 @@ impl Frame {
         self.cols.get(role).filter(|c| c.iter().any(|v| !v.is_nan())).map(Vec::as_slice)
     }
 
+    /// A role the engine has checked present before the rule runs (a required input): its
+    /// column. Absent, it is a defect (the rule reads as required a role its spec does not
+    /// require), and this panics naming it.
+    pub fn required(&self, role: &str) -> &[f64] {
+        self.col(role).unwrap_or_else(|| panic!("required input '{role}' is absent: the engine checks a rule's required inputs before it runs"))
+    }
+
     pub fn len(&self) -> usize {
         self.ts.len()
     }
@@ -165,6 +172,10 @@ pub struct Inputs {
     /// Groups of optional inputs the rule needs one of (either valve of a coil pair): a
     /// present member gates the check like a required input.
     pub one_of: &'static [&'static [&'static str]],
+    /// Whether the rule cannot run without one of its `gating` alternatives (a tower's wet
+    /// bulb): the engine skips it when none is present. Otherwise the rule runs without them
+    /// and says so in its finding.
+    pub needs_gating: bool,
 }
 
 impl Inputs {
@@ -192,6 +203,107 @@ impl Inputs {
         out.sort_unstable();
         out.dedup();
         out
+    }
+}
+
+/// What a rule needs present on a frame before it runs. The engine checks it before calling the
+/// rule's `evaluate` and answers [`Outcome::Skipped`] naming what is missing, so a rule does not
+/// check its inputs itself. [`Needs::of`] reads it from the spec's [`Inputs`]; a rule whose
+/// needs depend on its parameters (which actuators it judges, which charge metric) gives
+/// [`Rule::needs`].
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Needs {
+    /// Every one of these.
+    pub required: Vec<&'static str>,
+    /// One member of each group.
+    pub one_of: Vec<Vec<&'static str>>,
+    /// One of these alternatives (`a+b`: both), when not empty.
+    pub any_of: Vec<&'static str>,
+}
+
+impl Needs {
+    /// The needs the spec's inputs declare: its required inputs, its one-of groups, and its
+    /// gating alternatives when it needs one of them.
+    pub fn of(inputs: &Inputs) -> Needs {
+        Needs {
+            required: inputs.required.to_vec(),
+            one_of: inputs.one_of.iter().map(|g| g.to_vec()).collect(),
+            any_of: if inputs.needs_gating { inputs.gating.to_vec() } else { Vec::new() },
+        }
+    }
+
+    /// What the frame lacks, as a skip names it (empty: nothing). The missing required inputs,
+    /// each by name; when they are all present, each group with no member present ("a or b",
+    /// "a, b or c", "one of ..." beyond four) and the gating alternatives when none is present
+    /// ("a or b"; "a, or b and c" when an alternative needs two).
+    pub fn missing(&self, frame: &Frame) -> Vec<String> {
+        let has = |r: &str| frame.col(r).is_some();
+        let required: Vec<String> = self.required.iter().filter(|r| !has(r)).map(|r| r.to_string()).collect();
+        if !required.is_empty() {
+            return required;
+        }
+        let mut out: Vec<String> = self.one_of.iter().filter(|g| !g.iter().any(|r| has(r))).map(|g| spell_or(g)).collect();
+        if !self.any_of.is_empty() && !self.any_of.iter().any(|alt| alt.split('+').all(has)) {
+            let alts: Vec<String> = self.any_of.iter().map(|a| a.replace('+', " and ")).collect();
+            out.push(if self.any_of.iter().any(|a| a.contains('+')) { alts.join(", or ") } else { spell_or(&alts) });
+        }
+        out
+    }
+}
+
+/// "a", "a or b", "a, b or c"; "one of a, b, ..." for more than four names.
+fn spell_or<S: AsRef<str>>(names: &[S]) -> String {
+    let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
+    match names.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        many if many.len() > 4 => format!("one of {}", many.join(", ")),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
+    }
+}
+
+/// A rule as the engine runs it: its declaration, its needs when they depend on its parameters,
+/// and its judgement. Each rule module declares `pub const RULE: Rule` and `rules::all` lists
+/// them.
+#[derive(Clone, Copy)]
+pub struct Rule {
+    pub spec: fn() -> RuleSpec,
+    /// The inputs a run needs under these parameters, when not simply the spec's
+    /// ([`Needs::of`]).
+    pub needs: Option<fn(&RuleSpec, &Params) -> Needs>,
+    /// The rule's judgement of a frame that has what it needs. Only the engine calls it, through
+    /// [`Rule::evaluate`].
+    pub judge: fn(&RuleSpec, &Frame, &Params) -> Outcome,
+}
+
+impl Rule {
+    /// A rule whose needs are its spec's inputs.
+    pub const fn new(spec: fn() -> RuleSpec, judge: fn(&RuleSpec, &Frame, &Params) -> Outcome) -> Rule {
+        Rule { spec, needs: None, judge }
+    }
+
+    /// The rule with needs that depend on its parameters.
+    pub const fn with_needs(self, needs: fn(&RuleSpec, &Params) -> Needs) -> Rule {
+        Rule { needs: Some(needs), ..self }
+    }
+
+    /// What the rule needs on a frame with these parameters.
+    pub fn needs_for(&self, spec: &RuleSpec, params: &Params) -> Needs {
+        match self.needs {
+            Some(f) => f(spec, params),
+            None => Needs::of(&spec.inputs),
+        }
+    }
+
+    /// Evaluate one equipment's frame: skipped, naming what is missing, when the frame lacks
+    /// what the rule needs; else the rule's findings. `spec` is `(self.spec)()`, made once per
+    /// run by the caller.
+    pub fn evaluate(&self, spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+        let missing = self.needs_for(spec, params).missing(frame);
+        if !missing.is_empty() {
+            return Outcome::Skipped { missing };
+        }
+        (self.judge)(spec, frame, params)
     }
 }
 
@@ -253,51 +365,67 @@ impl Params {
         Params { values, by_equip }
     }
 
+    /// The value of the declared parameter `name`: the override, else the spec's default. The
+    /// one lookup every typed accessor below goes through. A name the spec does not declare is
+    /// a defect of the rule that reads it (a mistyped name), never a silent NaN or empty value:
+    /// it panics naming the rule and the name (in a component, the call's `internal`). A caller
+    /// naming an unknown parameter is refused before any rule runs ([`Params::check`]).
+    pub fn get<'a>(&'a self, spec: &'a impl ParamDecl, name: &str) -> &'a ParamValue {
+        let Some(p) = spec.param_specs().iter().find(|p| p.name == name) else {
+            panic!("{} reads the parameter '{name}', which it does not declare", spec.decl_id());
+        };
+        self.values.get(name).unwrap_or(&p.default)
+    }
+
+    fn wrong_kind(spec: &impl ParamDecl, name: &str, want: &str) -> ! {
+        panic!("{} reads the parameter '{name}' as {want}, which it does not declare it to be", spec.decl_id())
+    }
+
     /// The names `name`.
     pub fn names(&self, spec: &impl ParamDecl, name: &str) -> Vec<String> {
-        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
-            Some(ParamValue::Names(n)) => n.clone(),
-            _ => Vec::new(),
+        match self.get(spec, name) {
+            ParamValue::Names(n) => n.clone(),
+            _ => Self::wrong_kind(spec, name, "names"),
         }
     }
 
     /// The named numbers `name` (empty when unset).
     pub fn map(&self, spec: &impl ParamDecl, name: &str) -> BTreeMap<String, f64> {
-        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
-            Some(ParamValue::Map(m)) => m.clone(),
-            _ => BTreeMap::new(),
+        match self.get(spec, name) {
+            ParamValue::Map(m) => m.clone(),
+            _ => Self::wrong_kind(spec, name, "named numbers"),
         }
     }
 
-    /// The number `name`, from the overrides or the spec's default.
+    /// The number `name` (NaN: unset, the rule's fallback applies).
     pub fn number(&self, spec: &impl ParamDecl, name: &str) -> f64 {
-        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
-            Some(ParamValue::Number(x)) => *x,
-            _ => f64::NAN,
+        match self.get(spec, name) {
+            ParamValue::Number(x) => *x,
+            _ => Self::wrong_kind(spec, name, "a number"),
         }
     }
 
     /// The choice `name`.
     pub fn choice(&self, spec: &impl ParamDecl, name: &str) -> String {
-        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
-            Some(ParamValue::Choice(c)) => c.clone(),
-            _ => String::new(),
+        match self.get(spec, name) {
+            ParamValue::Choice(c) => c.clone(),
+            _ => Self::wrong_kind(spec, name, "a choice"),
         }
     }
 
-    /// The list `name`.
+    /// The list `name` (empty: unset).
     pub fn list(&self, spec: &impl ParamDecl, name: &str) -> Vec<f64> {
-        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
-            Some(ParamValue::List(v)) => v.clone(),
-            _ => Vec::new(),
+        match self.get(spec, name) {
+            ParamValue::List(v) => v.clone(),
+            _ => Self::wrong_kind(spec, name, "a list"),
         }
     }
 
     /// The flag `name` (`None`: unknown).
     pub fn flag(&self, spec: &impl ParamDecl, name: &str) -> Option<bool> {
-        match self.values.get(name).or_else(|| spec.param_specs().iter().find(|p| p.name == name).map(|p| &p.default)) {
-            Some(ParamValue::Flag(f)) => *f,
-            _ => None,
+        match self.get(spec, name) {
+            ParamValue::Flag(f) => *f,
+            _ => Self::wrong_kind(spec, name, "a flag"),
         }
     }
 
@@ -384,6 +512,52 @@ pub struct Finding {
 }
 
 impl Finding {
+    /// A finding of the rule `spec` with nothing flagged, judged or measured yet; the `with_`
+    /// methods add the rest.
+    pub fn new(spec: &RuleSpec, severity: Severity, summary: impl Into<String>) -> Finding {
+        Finding::of(spec.id, spec.judged_basis, severity, summary)
+    }
+
+    /// A finding of a rule or drift detector named by its id and what its judged samples are.
+    pub fn of(rule: &'static str, judged_basis: &'static str, severity: Severity, summary: impl Into<String>) -> Finding {
+        Finding {
+            rule,
+            severity,
+            summary: summary.into(),
+            caveats: Vec::new(),
+            metrics: BTreeMap::new(),
+            flagged: Vec::new(),
+            judged: 0,
+            judged_basis,
+            conditions: Vec::new(),
+        }
+    }
+
+    /// With these caveats.
+    pub fn with_caveats(self, caveats: Vec<String>) -> Finding {
+        Finding { caveats, ..self }
+    }
+
+    /// With these metrics.
+    pub fn with_metrics(self, metrics: BTreeMap<String, f64>) -> Finding {
+        Finding { metrics, ..self }
+    }
+
+    /// With these flagged samples (indices into the frame).
+    pub fn with_flagged(self, flagged: Vec<u32>) -> Finding {
+        Finding { flagged, ..self }
+    }
+
+    /// Having judged this many samples.
+    pub fn with_judged(self, judged: usize) -> Finding {
+        Finding { judged, ..self }
+    }
+
+    /// With these sub-conditions.
+    pub fn with_conditions(self, conditions: Vec<Condition>) -> Finding {
+        Finding { conditions, ..self }
+    }
+
     /// The answer when no sample qualified: an info finding that says so (not a pass).
     pub fn not_judged(spec: &RuleSpec, why: &str) -> Finding {
         Finding::unjudged(spec.id, spec.judged_basis, why, "no sample qualified; this is not a pass")
@@ -392,19 +566,36 @@ impl Finding {
     /// An info finding that judged nothing, saying why and what that means (a rule's or a
     /// drift detector's).
     pub fn unjudged(rule: &'static str, judged_basis: &'static str, why: &str, caveat: &str) -> Finding {
-        Finding {
-            rule,
-            severity: Severity::Info,
-            summary: format!("not judged: {why}"),
-            caveats: vec![caveat.to_string()],
-            metrics: BTreeMap::new(),
-            flagged: Vec::new(),
-            judged: 0,
-            judged_basis,
-            conditions: Vec::new(),
+        Finding::of(rule, judged_basis, Severity::Info, format!("not judged: {why}")).with_caveats(vec![caveat.to_string()])
+    }
+}
+
+/// Why a run could not be made, by whose fault: a caller maps each kind to its own error code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EngineError {
+    /// The request names rules the run config does not run (the caller's `not_found` on `rules`).
+    UnknownRules { unknown: Vec<String>, known: Vec<String> },
+    /// The request's parameters do not check against a rule's spec: an unknown name, the wrong
+    /// kind, a choice off the list (the caller's `invalid_params`).
+    BadParams(String),
+    /// Something the engine itself should have prevented, such as a checked run config whose
+    /// parameters no longer check (the caller's `internal`).
+    Defect(String),
+}
+
+impl std::fmt::Display for EngineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EngineError::UnknownRules { unknown, known } => {
+                let unknown: Vec<String> = unknown.iter().map(|u| format!("'{u}'")).collect();
+                write!(f, "the run config runs no rule {}; it runs {}", unknown.join(", "), known.join(", "))
+            }
+            EngineError::BadParams(m) | EngineError::Defect(m) => f.write_str(m),
         }
     }
 }
+
+impl std::error::Error for EngineError {}
 
 /// A rule's answer for one equipment.
 #[derive(Clone, Debug, PartialEq)]
@@ -567,19 +758,36 @@ pub fn on(v: f64) -> bool {
     !v.is_nan() && v >= 0.5
 }
 
-/// The inputs of `spec` the frame lacks (required, and gating optional ones asked for).
-pub fn missing_inputs(spec: &RuleSpec, frame: &Frame) -> Vec<String> {
-    spec.inputs.required.iter().filter(|r| frame.col(r).is_none()).map(|r| r.to_string()).collect()
-}
-
-/// Helpers the rules' unit tests share.
+/// Helpers the rules' unit tests share: the engine's answer for a rule (its input checks, then
+/// the rule), the first finding, parameter overrides, time constants, and a frame's rows
+/// disordered and duplicated.
 #[cfg(test)]
 pub(crate) mod testing {
-    use super::{Finding, Outcome, ParamValue, Params};
+    use super::{Finding, Frame, Outcome, ParamValue, Params, Rule, NS_PER_HOUR};
 
-    /// Number overrides from `(name, value)` pairs.
-    pub fn numbers(pairs: &[(&str, f64)]) -> Params {
-        Params { values: pairs.iter().map(|(k, v)| (k.to_string(), ParamValue::Number(*v))).collect(), ..Default::default() }
+    /// An hour and a minute in nanoseconds.
+    pub const H: i64 = NS_PER_HOUR;
+    pub const MINUTE: i64 = 60_000_000_000;
+    /// 2024-01-01 00:00, a Monday, as a naive timestamp.
+    pub const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
+
+    /// The engine's answer for `rule` on a frame: skipped when the frame lacks what the rule
+    /// needs, else the rule's findings (as a run gets it).
+    pub fn outcome(rule: &Rule, f: &Frame, p: &Params) -> Outcome {
+        rule.evaluate(&(rule.spec)(), f, p)
+    }
+
+    /// Every finding `rule` gives a frame (a test's failure when it skipped).
+    pub fn findings(rule: &Rule, f: &Frame, p: &Params) -> Vec<Finding> {
+        match outcome(rule, f, p) {
+            Outcome::Findings(v) => v,
+            o => panic!("{o:?}"),
+        }
+    }
+
+    /// The first finding `rule` gives a frame (a test's failure when it skipped).
+    pub fn run(rule: &Rule, f: &Frame, p: &Params) -> Finding {
+        first(outcome(rule, f, p))
     }
 
     /// The first finding of an outcome (a test's failure when it skipped).
@@ -588,6 +796,40 @@ pub(crate) mod testing {
             Outcome::Findings(mut v) => v.remove(0),
             o => panic!("{o:?}"),
         }
+    }
+
+    /// Number overrides from `(name, value)` pairs.
+    pub fn numbers(pairs: &[(&str, f64)]) -> Params {
+        with(&pairs.iter().map(|(k, v)| (*k, ParamValue::Number(*v))).collect::<Vec<_>>())
+    }
+
+    /// Overrides from `(name, value)` pairs.
+    pub fn with(pairs: &[(&str, ParamValue)]) -> Params {
+        Params { values: pairs.iter().map(|(k, v)| (k.to_string(), v.clone())).collect(), ..Default::default() }
+    }
+
+    /// `n` timestamps `step` apart from `start`.
+    pub fn every(start: i64, step: i64, n: usize) -> Vec<i64> {
+        (0..n as i64).map(|i| start + i * step).collect()
+    }
+
+    /// The frame's rows reversed, each twice, then interleaved (a fixed permutation): rows as
+    /// a trend delivers them out of order and repeated. [`Frame::from_rows`] sorts and merges
+    /// them back into the same frame, so a rule must give the same finding.
+    pub fn shuffled_with_duplicates(base: &Frame) -> Frame {
+        let n = base.len();
+        // a step coprime with 2n visits every row once: 11 unless it divides n
+        let gcd = |mut a: usize, mut b: usize| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let k = (11..).step_by(2).find(|&k| gcd(k, 2 * n) == 1).unwrap_or(1);
+        let order: Vec<usize> = (0..2 * n).map(|i| (i * k) % (2 * n)).map(|j| if j < n { n - 1 - j } else { j - n }).collect();
+        let ts: Vec<i64> = order.iter().map(|&i| base.ts[i]).collect();
+        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), order.iter().map(|&i| v[i]).collect())).collect();
+        Frame::from_rows(&ts, &cols)
     }
 }
 
@@ -626,6 +868,73 @@ mod tests {
         assert!(!in_schedule(monday + 18 * NS_PER_HOUR, 7.0, 18.0, &wd));
         assert!(!in_schedule(monday + 5 * 24 * NS_PER_HOUR + 9 * NS_PER_HOUR, 7.0, 18.0, &wd));
         assert!(in_schedule(monday + 23 * NS_PER_HOUR + NS_PER_HOUR / 2, 0.0, 24.0, &wd));
+    }
+
+    fn decl() -> RuleSpec {
+        RuleSpec {
+            id: "demo",
+            families: &["air_handler"],
+            inputs: Inputs { required: &["a", "b"], optional: &["c", "d", "e"], gating: &["c", "d+e"], one_of: &[&["c", "d"]], needs_gating: true },
+            params: vec![ParamSpec::number("fan_heat_f", 2.0, "°F", (0.0, 4.0), "basis", "calibrate")],
+            judged_basis: "samples",
+        }
+    }
+
+    #[test]
+    fn a_declared_parameter_reads_its_override_or_its_default() {
+        let s = decl();
+        assert_eq!(Params::default().number(&s, "fan_heat_f"), 2.0);
+        assert_eq!(testing::numbers(&[("fan_heat_f", 3.0)]).number(&s, "fan_heat_f"), 3.0);
+    }
+
+    #[test]
+    #[should_panic(expected = "demo reads the parameter 'fan_heatf', which it does not declare")]
+    fn a_mistyped_parameter_name_fails_loudly() {
+        // not a silent NaN: the rule's defect is named (a component's call fails `internal`)
+        Params::default().number(&decl(), "fan_heatf");
+    }
+
+    #[test]
+    #[should_panic(expected = "demo reads the parameter 'fan_heat_f' as a flag")]
+    fn a_parameter_read_as_the_wrong_kind_fails_loudly() {
+        Params::default().flag(&decl(), "fan_heat_f");
+    }
+
+    #[test]
+    fn a_caller_naming_an_unknown_parameter_is_refused() {
+        let e = testing::numbers(&[("fan_heatf", 3.0)]).check(&decl()).unwrap_err();
+        assert_eq!(e, "rule demo has no parameter 'fan_heatf'");
+    }
+
+    #[test]
+    fn needs_are_checked_and_spelled_in_order() {
+        let n = Needs::of(&decl().inputs);
+        let f = |roles: &[&str]| Frame::from_rows(&[0], &roles.iter().map(|r| (*r, vec![1.0])).collect::<Vec<_>>());
+        // the required inputs first, alone
+        assert_eq!(n.missing(&f(&["c"])), ["a", "b"]);
+        assert_eq!(n.missing(&f(&["b", "c"])), ["a"]);
+        // then the group and the gating alternatives, one entry each
+        assert_eq!(n.missing(&f(&["a", "b"])), ["c or d", "c, or d and e"]);
+        assert_eq!(n.missing(&f(&["a", "b", "d"])), ["c, or d and e"]);
+        assert!(n.missing(&f(&["a", "b", "d", "e"])).is_empty());
+        assert!(n.missing(&f(&["a", "b", "c"])).is_empty());
+        // an all-NaN column is absent
+        let nan = Frame::from_rows(&[0], &[("a", vec![f64::NAN]), ("b", vec![1.0]), ("c", vec![1.0])]);
+        assert_eq!(n.missing(&nan), ["a"]);
+        // gating alternatives that are not needed are not checked
+        let optional = Inputs { needs_gating: false, ..decl().inputs };
+        assert_eq!(Needs::of(&optional).missing(&f(&["a", "b", "d"])), Vec::<String>::new());
+        assert_eq!(spell_or(&["a", "b", "c", "d"]), "a, b, c or d");
+        assert_eq!(spell_or(&["a", "b", "c", "d", "e"]), "one of a, b, c, d, e");
+    }
+
+    #[test]
+    fn shuffled_rows_with_duplicates_make_the_same_frame() {
+        for n in [1, 2, 11, 13, 22, 100, 143] {
+            let f = Frame::from_rows(&testing::every(0, testing::H, n), &[("a", (0..n).map(|i| i as f64).collect()), ("b", vec![1.0; n])]);
+            let g = testing::shuffled_with_duplicates(&f);
+            assert_eq!((g.ts.clone(), g.cols.clone()), (f.ts.clone(), f.cols.clone()), "{n}");
+        }
     }
 
     #[test]

@@ -99,9 +99,10 @@ pub fn site_params() -> [crate::ParamSpec; 2] {
 }
 
 /// The wet-bulb column (and whether it is derived) at the pressure the rule's site parameters
-/// give, with that pressure in kPa; or the skip that names the missing inputs.
-pub fn site_wet_bulb(spec: &crate::RuleSpec, frame: &crate::Frame, params: &crate::Params) -> Result<(Vec<f64>, bool, f64), crate::Outcome> {
+/// give, with that pressure in kPa. The rule declares the wet bulb's sources as needed gating
+/// alternatives (`wetbulb_temp` else `oat+outdoor_rh`), so the engine has checked one is there.
+pub fn site_wet_bulb(spec: &crate::RuleSpec, frame: &crate::Frame, params: &crate::Params) -> (Vec<f64>, bool, f64) {
     let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
-    let (col, derived) = wet_bulb_column(frame, p_kpa).ok_or_else(|| crate::Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] })?;
-    Ok((col, derived, p_kpa))
+    let (col, derived) = wet_bulb_column(frame, p_kpa).expect("the engine checks the wet bulb's sources (gating, needed) before the rule runs");
+    (col, derived, p_kpa)
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::config::{Reference, RunConfig};
-use crate::engine::{Finding, Frame, Outcome, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{EngineError, Finding, Frame, Outcome, ParamValue, Params, RuleSpec, Severity};
 use crate::family::family_of;
 use crate::rules::{self, Rule};
 use crate::trust::{assess_frame, compare, Comparison, Trust};
@@ -96,15 +96,18 @@ pub struct RunRequest {
 }
 
 /// The rules a run executes with the config's parameters: the config's, narrowed to the
-/// request's; an id the config does not run is an error naming the ones it does.
-pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule, RuleSpec, Params)>, String> {
+/// request's, with the request's parameters on top. An id the config does not run is
+/// [`EngineError::UnknownRules`], naming the ones it does; parameters that do not check against
+/// the rule's spec are the request's fault ([`EngineError::BadParams`]) or, for the config's,
+/// which were checked when it was loaded, a defect ([`EngineError::Defect`]).
+pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule, RuleSpec, Params)>, EngineError> {
     let all = rules::all();
     let mut out = Vec::new();
     if let Some(wanted) = &req.rules {
-        let unknown: Vec<&String> = wanted.iter().filter(|w| !config.rules.iter().any(|r| &r.id == *w)).collect();
+        let unknown: Vec<String> = wanted.iter().filter(|w| !config.rules.iter().any(|r| &r.id == *w)).cloned().collect();
         if !unknown.is_empty() {
-            let known: Vec<&str> = config.rules.iter().map(|r| r.id.as_str()).collect();
-            return Err(format!("the run config runs no rule {}; it runs {}", unknown.iter().map(|u| format!("'{u}'")).collect::<Vec<_>>().join(", "), known.join(", ")));
+            let known: Vec<String> = config.rules.iter().map(|r| r.id.clone()).collect();
+            return Err(EngineError::UnknownRules { unknown, known });
         }
     }
     for sel in &config.rules {
@@ -113,7 +116,14 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
         }
         let Some(r) = all.iter().find(|r| (r.spec)().id == sel.id) else { continue };
         let spec = (r.spec)();
-        let params = req.params.get(&sel.id).map_or_else(|| sel.params.clone(), |o| sel.params.overlay(o));
+        sel.params.check(&spec).map_err(|e| EngineError::Defect(format!("the run config's parameters do not check: {e}")))?;
+        let params = match req.params.get(&sel.id) {
+            Some(o) => {
+                o.check(&spec).map_err(EngineError::BadParams)?;
+                sel.params.overlay(o)
+            }
+            None => sel.params.clone(),
+        };
         out.push((*r, spec, params));
     }
     Ok(out)
@@ -189,7 +199,7 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
 
 /// Run every selected rule on every equipment frame. `others` are frames read only for
 /// references (a logger the config does not run rules on).
-pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: &[EquipFrame]) -> Result<RunResult, String> {
+pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: &[EquipFrame]) -> Result<RunResult, EngineError> {
     let selected = selected_rules(config, req)?;
     let trust = trust_of(frames, config.resample_ns);
     let references = compare_references(config, frames, others);
@@ -229,7 +239,7 @@ pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: 
                 push(f, below, 0);
                 continue;
             }
-            match (rule.evaluate)(spec, &e.frame, params) {
+            match rule.evaluate(spec, &e.frame, params) {
                 Outcome::Skipped { missing } => skipped.push(Skip { rule: spec.id.to_string(), equip: e.equip.clone(), missing }),
                 Outcome::Findings(list) => {
                     for (n, mut f) in list.into_iter().enumerate() {
@@ -305,7 +315,22 @@ mod tests {
         assert_eq!((src("fan_heat_f"), src("delta_thr_f"), src("valve_closed_thr"), src("measured_fan_heat_f")), ("call", "config", "default", "fallback"));
         // a rule the config does not run is refused
         let bad = RunRequest { rules: Some(vec!["g36_nope".into()]), ..req };
-        assert!(run(&c, &bad, &[ahu(10, 0.0)], &[]).unwrap_err().contains("'g36_nope'"));
+        let e = run(&c, &bad, &[ahu(10, 0.0)], &[]).unwrap_err();
+        assert!(matches!(e, EngineError::UnknownRules { .. }) && e.to_string().contains("'g36_nope'"), "{e}");
+    }
+
+    #[test]
+    fn a_call_naming_an_unknown_parameter_is_refused_by_the_engine() {
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve"]}));
+        let mut req = RunRequest { min_trust: 0.5, ..Default::default() };
+        req.params.insert("leaking_valve".into(), crate::engine::testing::numbers(&[("fan_heatf", 3.0)]));
+        let e = run(&c, &req, &[ahu(200, 5.0)], &[]).unwrap_err();
+        assert_eq!(e, EngineError::BadParams("rule leaking_valve has no parameter 'fan_heatf'".into()));
+        // per equipment too
+        let mut call = Params::default();
+        call.by_equip.push(("AHU-*".into(), [("fan_heatf".to_string(), ParamValue::Number(3.0))].into()));
+        req.params.insert("leaking_valve".into(), call);
+        assert!(matches!(run(&c, &req, &[ahu(200, 5.0)], &[]), Err(EngineError::BadParams(_))));
     }
 
     #[test]
@@ -372,7 +397,7 @@ mod tests {
     #[test]
     fn gating_alternatives_gate_in_order() {
         // the wet-bulb source: a wet-bulb point, else outdoor air and humidity together
-        let i = crate::engine::Inputs { required: &["cw_supply_temp"], optional: &["wetbulb_temp", "oat", "outdoor_rh"], gating: &["wetbulb_temp", "oat+outdoor_rh"], one_of: &[] };
+        let i = crate::engine::Inputs { required: &["cw_supply_temp"], optional: &["wetbulb_temp", "oat", "outdoor_rh"], gating: &["wetbulb_temp", "oat+outdoor_rh"], one_of: &[], needs_gating: false };
         let with = |have: &'static [&'static str]| i.gated(move |r| have.contains(&r));
         assert_eq!(with(&["cw_supply_temp", "wetbulb_temp", "oat", "outdoor_rh"]), ["cw_supply_temp", "wetbulb_temp"]);
         assert_eq!(with(&["cw_supply_temp", "oat", "outdoor_rh"]), ["cw_supply_temp", "oat", "outdoor_rh"]);

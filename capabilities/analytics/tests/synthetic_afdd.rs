@@ -10,7 +10,7 @@ use common::{frame_of, verdict};
 /// The caveats a rule gives an equipment.
 fn caveats(rule: &str, f: &camber_analytics::Frame) -> Vec<String> {
     let r = rules::all().into_iter().find(|r| (r.spec)().id == rule).expect("rule exists");
-    match (r.evaluate)(&(r.spec)(), f, &Params::default()) {
+    match r.evaluate(&(r.spec)(), f, &Params::default()) {
         Outcome::Findings(v) => v.into_iter().flat_map(|x| x.caveats).collect(),
         Outcome::Skipped { .. } => Vec::new(),
     }

@@ -13,7 +13,7 @@ const RULES: [&str; 3] = ["sat_reset_effectiveness", "static_reset_effectiveness
 /// The rule's summary on a frame, for the report printed on failure.
 fn summary(rule: &str, f: &camber_analytics::Frame) -> String {
     let r = rules::all().into_iter().find(|r| (r.spec)().id == rule).expect("rule exists");
-    match (r.evaluate)(&(r.spec)(), f, &Params::default()) {
+    match r.evaluate(&(r.spec)(), f, &Params::default()) {
         Outcome::Findings(v) => v.iter().map(|x| x.summary.clone()).collect::<Vec<_>>().join(" | "),
         Outcome::Skipped { missing } => format!("skipped: {}", missing.join(", ")),
     }

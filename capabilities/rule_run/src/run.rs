@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use camber_analytics::config::{params_from_json, rule_spec};
 use camber_analytics::run::{run, RefResult, RunFinding, RunRequest, RunResult};
+use camber_analytics::engine::EngineError;
 use camber_analytics::Severity;
 use camber_sdk::{name, page, CapError, Context, Output};
 use serde_json::{json, Value};
@@ -34,7 +35,17 @@ pub fn request(args: &Value, p: &Prepared) -> Result<RunRequest, CapError> {
 /// Run the rules the arguments ask for.
 pub fn execute(args: &Value, p: &Prepared) -> Result<RunResult, CapError> {
     let req = request(args, p)?;
-    run(&p.config, &req, &p.frames, &p.others).map_err(|e| CapError::not_found(e, json!({"argument": "rules"})))
+    run(&p.config, &req, &p.frames, &p.others).map_err(engine_error)
+}
+
+/// The caller's error for an engine error: a rule the config does not run is `not_found` on
+/// `rules`, parameters that do not check are `invalid_params`, an engine defect is `internal`.
+pub fn engine_error(e: EngineError) -> CapError {
+    match e {
+        EngineError::UnknownRules { .. } => CapError::not_found(e.to_string(), json!({"argument": "rules"})),
+        EngineError::BadParams(m) => CapError::invalid(format!("params: {m}")),
+        EngineError::Defect(m) => CapError::internal(m),
+    }
 }
 
 pub fn severity_str(s: Severity) -> &'static str {
@@ -208,4 +219,21 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
 /// abbreviation whose period would read as a sentence break ("in. w.c.").
 pub fn one(s: &str) -> String {
     s.trim_end_matches('.').replace(" in. w.c.", " inches w.c.")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use camber_common::ErrorCode;
+
+    #[test]
+    fn each_engine_error_has_its_own_code() {
+        let unknown = engine_error(EngineError::UnknownRules { unknown: vec!["g36_nope".into()], known: vec!["leaking_valve".into()] });
+        assert_eq!((unknown.code, unknown.data.as_ref().unwrap()["argument"].clone()), (ErrorCode::NotFound, json!("rules")));
+        assert!(unknown.message.contains("'g36_nope'") && unknown.message.contains("leaking_valve"), "{}", unknown.message);
+        let bad = engine_error(EngineError::BadParams("rule leaking_valve has no parameter 'fan_heatf'".into()));
+        assert_eq!(bad.code, ErrorCode::InvalidParams);
+        assert!(bad.message.contains("no parameter 'fan_heatf'"), "{}", bad.message);
+        assert_eq!(engine_error(EngineError::Defect("a defect".into())).code, ErrorCode::Internal);
+    }
 }

@@ -20,7 +20,7 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     if !unknown.is_empty() {
         return Err(unknown_selection(&p.fid, "roles", "role on the run's equipment", &unknown, stored_roles));
     }
-    let selected = selected_rules(&p.config, &RunRequest { min_trust: p.min_trust, ..Default::default() }).map_err(CapError::internal)?;
+    let selected = selected_rules(&p.config, &RunRequest { min_trust: p.min_trust, ..Default::default() }).map_err(crate::run::engine_error)?;
     let scores = camber_analytics::run::trust_of(&p.frames, p.config.resample_ns);
     let references = camber_analytics::run::compare_references(&p.config, &p.frames, &p.others);
     let mut rows: Vec<(String, String, Trust, Vec<&'static str>)> = Vec::new();

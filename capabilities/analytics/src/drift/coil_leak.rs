@@ -115,6 +115,7 @@ pub(super) fn spec() -> DetectorSpec {
             optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "supply_fan_speed", "occupancy"],
             gating: &[],
             one_of: &[&["cool_valve", "heat_valve"]],
+            needs_gating: false,
         },
         params,
         unit: "°F",
@@ -330,17 +331,12 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
             }));
         }
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity: j.severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: all_flagged,
-        judged: all_judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::of(spec.id, spec.judged_basis, j.severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(all_flagged)
+        .with_judged(all_judged.len())
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]

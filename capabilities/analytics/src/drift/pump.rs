@@ -128,16 +128,16 @@ fn def(s: Signal) -> Def {
 pub(super) fn spec(s: Signal, l: Loop) -> DetectorSpec {
     let hw = l == Loop::Hw;
     let (id, inputs): (&'static str, Inputs) = match (s, l) {
-        (Signal::Flow, Loop::Chw) => ("pump_flow_drift", Inputs { required: &["chw_flow"], optional: &["chw_pump_speed", "pump_status", "chw_diff_press"], gating: &["chw_pump_speed", "pump_status"], one_of: &[&["chw_pump_speed", "pump_status"]] }),
-        (Signal::Flow, Loop::Hw) => ("hw_pump_flow_drift", Inputs { required: &["hw_flow"], optional: &["hw_pump_speed", "pump_status", "hw_diff_press"], gating: &["hw_pump_speed", "pump_status"], one_of: &[&["hw_pump_speed", "pump_status"]] }),
-        (Signal::Head, Loop::Chw) => ("pump_head_drift", Inputs { required: &["pump_head"], optional: &["chw_pump_speed", "pump_status", "chw_flow"], gating: &["chw_pump_speed", "pump_status"], one_of: &[&["chw_pump_speed", "pump_status"]] }),
-        (Signal::Head, Loop::Hw) => ("hw_pump_head_drift", Inputs { required: &["pump_head"], optional: &["hw_pump_speed", "pump_status", "hw_flow"], gating: &["hw_pump_speed", "pump_status"], one_of: &[&["hw_pump_speed", "pump_status"]] }),
-        (Signal::DeltaT, Loop::Chw) => ("loop_deltat_drift", Inputs { required: &["chw_return_temp", "chw_supply_temp", "chw_flow"], optional: &["pump_status"], gating: &[], one_of: &[] }),
-        (Signal::DeltaT, Loop::Hw) => ("hw_loop_deltat_drift", Inputs { required: &["hw_supply_temp", "hw_return_temp", "hw_flow"], optional: &["pump_status"], gating: &[], one_of: &[] }),
-        (Signal::Dp, Loop::Chw) => ("loop_dp_drift", Inputs { required: &["chw_diff_press", "chw_flow"], optional: &["chw_diff_press_sp", "pump_status"], gating: &[], one_of: &[] }),
-        (Signal::Dp, Loop::Hw) => ("hw_loop_dp_drift", Inputs { required: &["hw_diff_press", "hw_flow"], optional: &["hw_diff_press_sp", "pump_status"], gating: &[], one_of: &[] }),
-        (Signal::Power, Loop::Chw) => ("pump_power_drift", Inputs { required: &["power", "chw_flow"], optional: &["pump_status"], gating: &[], one_of: &[] }),
-        (Signal::Power, Loop::Hw) => ("hw_pump_power_drift", Inputs { required: &["power", "hw_flow"], optional: &["pump_status"], gating: &[], one_of: &[] }),
+        (Signal::Flow, Loop::Chw) => ("pump_flow_drift", Inputs { required: &["chw_flow"], optional: &["chw_pump_speed", "pump_status", "chw_diff_press"], gating: &["chw_pump_speed", "pump_status"], one_of: &[&["chw_pump_speed", "pump_status"]], needs_gating: false }),
+        (Signal::Flow, Loop::Hw) => ("hw_pump_flow_drift", Inputs { required: &["hw_flow"], optional: &["hw_pump_speed", "pump_status", "hw_diff_press"], gating: &["hw_pump_speed", "pump_status"], one_of: &[&["hw_pump_speed", "pump_status"]], needs_gating: false }),
+        (Signal::Head, Loop::Chw) => ("pump_head_drift", Inputs { required: &["pump_head"], optional: &["chw_pump_speed", "pump_status", "chw_flow"], gating: &["chw_pump_speed", "pump_status"], one_of: &[&["chw_pump_speed", "pump_status"]], needs_gating: false }),
+        (Signal::Head, Loop::Hw) => ("hw_pump_head_drift", Inputs { required: &["pump_head"], optional: &["hw_pump_speed", "pump_status", "hw_flow"], gating: &["hw_pump_speed", "pump_status"], one_of: &[&["hw_pump_speed", "pump_status"]], needs_gating: false }),
+        (Signal::DeltaT, Loop::Chw) => ("loop_deltat_drift", Inputs { required: &["chw_return_temp", "chw_supply_temp", "chw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
+        (Signal::DeltaT, Loop::Hw) => ("hw_loop_deltat_drift", Inputs { required: &["hw_supply_temp", "hw_return_temp", "hw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
+        (Signal::Dp, Loop::Chw) => ("loop_dp_drift", Inputs { required: &["chw_diff_press", "chw_flow"], optional: &["chw_diff_press_sp", "pump_status"], gating: &[], one_of: &[], needs_gating: false }),
+        (Signal::Dp, Loop::Hw) => ("hw_loop_dp_drift", Inputs { required: &["hw_diff_press", "hw_flow"], optional: &["hw_diff_press_sp", "pump_status"], gating: &[], one_of: &[], needs_gating: false }),
+        (Signal::Power, Loop::Chw) => ("pump_power_drift", Inputs { required: &["power", "chw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
+        (Signal::Power, Loop::Hw) => ("hw_pump_power_drift", Inputs { required: &["power", "hw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
     };
     let (description, judged_basis, unit): (&'static str, &'static str, &'static str) = match (s, hw) {
         (Signal::Flow, false) => ("Chilled-water pump flow against the pump's own speed-to-flow baseline: less flow at the same speed is wear or added resistance.", "running samples at or above the speed gate", "gpm"),
@@ -530,17 +530,11 @@ pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super
     }
     let summary = d.wording.summary(d.side, severity, score.drift, score.drift_sigma, &floors, (score.idx.len(), spec.judged_basis));
     let flagged = flagged(&score, fit.sigma, d.side, floors.warn);
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: score.idx.len(),
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+    Outcome::Findings(vec![Finding::of(spec.id, spec.judged_basis, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(score.idx.len())])
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity, NS_PER_HOUR};
 
 /// Share of a run the zone must be out of band on the actuator's side, and satisfied while it is
 /// full open.
@@ -36,6 +36,9 @@ const DRIVER_FLOW_FRAC: f64 = 0.05;
 
 /// The actuators the rule can judge, in the order combinations of them are spelled.
 const ACTUATORS: [&str; 4] = ["damper", "heat_valve_position", "heat_valve", "cool_valve"];
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate).with_needs(needs);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -59,6 +62,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
             one_of: &[&["damper", "heat_valve_position", "heat_valve", "cool_valve"]],
+            needs_gating: false,
         },
         params: [
             vec![
@@ -281,12 +285,30 @@ fn phrase(role: &str, r: &FlatRun) -> String {
     }
 }
 
+/// The actuators `roles` names, in the order combinations of them are spelled.
+fn wanted(spec: &RuleSpec, params: &Params) -> Vec<&'static str> {
+    let set = params.names(spec, "roles");
+    ACTUATORS.iter().copied().filter(|a| set.iter().any(|s| s == a)).collect()
+}
+
+/// What the rule needs: one of the actuators `roles` names, a heating-valve position standing
+/// in for the valve's command when only the position is named (nothing when `roles` names no
+/// actuator: the rule then says it judged none).
+pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
+    let wanted = wanted(spec, params);
+    if wanted.is_empty() {
+        return Needs::default();
+    }
+    let mut group = wanted.clone();
+    if wanted.contains(&"heat_valve_position") && !wanted.contains(&"heat_valve") {
+        group.push("heat_valve");
+    }
+    Needs { one_of: vec![group], ..Needs::default() }
+}
+
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let wanted: Vec<&'static str> = {
-        let set = params.names(spec, "roles");
-        ACTUATORS.iter().copied().filter(|a| set.iter().any(|s| s == a)).collect()
-    };
+    let wanted = wanted(spec, params);
     if wanted.is_empty() {
         return Outcome::Findings(vec![Finding::not_judged(spec, "roles names no actuator the rule knows")]);
     }
@@ -303,15 +325,6 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if let Some(r) = resolved.filter(|r| !roles.contains(r)) {
             roles.push(r);
         }
-    }
-    if roles.is_empty() {
-        let mut names: Vec<&str> = wanted.clone();
-        if wanted.contains(&"heat_valve_position") && !wanted.contains(&"heat_valve") {
-            names.push("heat_valve");
-        }
-        let last = names.pop().unwrap_or_default();
-        let text = if names.is_empty() { last.to_string() } else { format!("{} or {last}", names.join(", ")) };
-        return Outcome::Skipped { missing: vec![text] };
     }
     let n = frame.len();
     let occ = frame.col("occupancy");
@@ -471,27 +484,19 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity: chosen.severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: chosen.active.len(),
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::new(spec, chosen.severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(chosen.active.len())
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, shuffled_with_duplicates, H, MONDAY};
     use crate::engine::in_schedule;
-
-    /// 2024-01-01, a Monday, as a naive timestamp.
-    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
-    const H: i64 = NS_PER_HOUR;
 
     /// One hourly sample of a box: (damper %, space temp, airflow, airflow setpoint).
     type Row = (f64, f64, f64, f64);
@@ -523,13 +528,6 @@ mod tests {
         (30.0 + 50.0 * load, 72.0 + 1.5 * load, 300.0 + 500.0 * load, 300.0 + 500.0 * load)
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     fn with(k: &str, v: ParamValue) -> Params {
         let mut p = Params::default();
         p.values.insert(k.into(), v);
@@ -538,7 +536,7 @@ mod tests {
 
     #[test]
     fn a_modulating_box_is_ok() {
-        let f = run(&frame(healthy), &Params::default());
+        let f = run(&RULE, &frame(healthy), &Params::default());
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert_eq!(f.judged, 110, "ten weekdays of eleven occupied hours");
         assert!(f.metrics["longest_flat_hours"] < 4.0);
@@ -547,7 +545,7 @@ mod tests {
 
     #[test]
     fn a_damper_stuck_while_the_zone_runs_warm_is_a_fault() {
-        let f = run(&frame(|i, h| { let r = healthy(i, h); (35.0, 76.0, r.2, r.3) }), &Params::default());
+        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (35.0, 76.0, r.2, r.3) }), &Params::default());
         assert_eq!(f.severity, Severity::Fault, "{}", f.summary);
         assert_eq!(f.metrics["contradicted_share"], 100.0);
         assert!(f.summary.contains("2.0 °F over its cooling setpoint"), "{}", f.summary);
@@ -558,32 +556,32 @@ mod tests {
     #[test]
     fn held_all_day_while_demand_moves_is_a_warning_and_a_saturated_box_is_quiet() {
         // flat mid-stroke with the zone inside its band but its airflow setpoint moving
-        let f = run(&frame(|i, h| { let r = healthy(i, h); (35.0, 72.0 + 0.5 * (r.1 - 72.0), r.2, r.3) }), &Params::default());
+        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (35.0, 72.0 + 0.5 * (r.1 - 72.0), r.2, r.3) }), &Params::default());
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert_eq!(f.metrics["contradicted_share"], 0.0);
         assert!(f.summary.contains("its airflow setpoint moved"), "{}", f.summary);
         // full open while the zone is warm: the demand agrees, the box is saturated
-        let f = run(&frame(|i, h| { let r = healthy(i, h); (100.0, 74.5 + 0.5 * (r.1 - 72.0), r.2, r.3) }), &Params::default());
+        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (100.0, 74.5 + 0.5 * (r.1 - 72.0), r.2, r.3) }), &Params::default());
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         // full open while the zone sits 3 °F inside its cooling setpoint: nobody asked for it
-        let f = run(&frame(|i, h| { let r = healthy(i, h); (100.0, 71.0, r.2, r.3) }), &Params::default());
+        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (100.0, 71.0, r.2, r.3) }), &Params::default());
         assert_eq!(f.severity, Severity::Fault, "{}", f.summary);
     }
 
     #[test]
     fn a_shut_damper_with_no_airflow() {
         let shut = |_: usize, _: i64| (0.0, 73.0, 0.0, 300.0);
-        assert_eq!(run(&frame(shut), &Params::default()).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(shut), &Params::default()).severity, Severity::Fault);
         // the airflow reaches its minimum: the damper reading is wrong, not the box
-        assert_eq!(run(&frame(|_, _| (0.0, 73.0, 300.0, 300.0)), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(|_, _| (0.0, 73.0, 300.0, 300.0)), &Params::default()).severity, Severity::Ok);
         // without a setpoint the occupied mode alone decides, with a caveat; min_airflow replaces it
         let mut f = frame(shut);
         f.cols.remove("airflow_sp");
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert!(r.caveats.iter().any(|c| c.contains("min_airflow")), "{:?}", r.caveats);
         f.cols.insert("airflow".into(), vec![250.0; f.len()]);
-        assert_eq!(run(&f, &with("min_airflow", ParamValue::Number(300.0))).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &f, &with("min_airflow", ParamValue::Number(300.0))).severity, Severity::Ok);
     }
 
     #[test]
@@ -592,14 +590,14 @@ mod tests {
         let mut f = frame(healthy);
         f.cols.insert("heat_valve_position".into(), vec![0.2; n]); // a 0-1 scale: 20 %
         f.cols.insert("heat_valve".into(), (0..n).map(|i| ((i % 24) as f64 * 7.0).min(100.0)).collect());
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Fault, "{}", r.summary);
         assert!(r.summary.contains("heating valve (measured position) stayed at 20 %"), "{}", r.summary);
         assert!(r.summary.contains("command moved"), "{}", r.summary);
         // only the command trended: it stands in for the position, with no twin to compare
         f.cols.remove("heat_valve_position");
         f.cols.insert("heat_valve".into(), vec![0.0; n]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok, "shut while the zone is warm enough: {}", r.summary);
         assert!(r.metrics.contains_key("heat_valve_stuck_share"));
     }
@@ -612,41 +610,33 @@ mod tests {
             if day < days && (7..7 + hours).contains(&h) { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) }
         };
         // a 4-hour run is judged, a 3-hour one is not
-        assert_eq!(run(&frame(stuck(1, 3)), &Params::default()).severity, Severity::Ok);
-        let four = run(&frame(stuck(1, 4)), &Params::default());
+        assert_eq!(run(&RULE, &frame(stuck(1, 3)), &Params::default()).severity, Severity::Ok);
+        let four = run(&RULE, &frame(stuck(1, 4)), &Params::default());
         assert_eq!(four.severity, Severity::Info, "{}", four.summary);
         // one whole day of eleven: exactly 10 % of active time is a warning, ten hours is not
-        let day = run(&frame(stuck(1, 11)), &Params::default());
+        let day = run(&RULE, &frame(stuck(1, 11)), &Params::default());
         assert_eq!((day.severity, day.metrics["stuck_share"]), (Severity::Warn, 10.0));
-        assert_eq!(run(&frame(stuck(1, 10)), &Params::default()).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(stuck(1, 10)), &Params::default()).severity, Severity::Info);
         // five of ten weekdays (the weekend days hold no active time): half is a fault
-        let five = run(&frame(stuck(7, 11)), &Params::default());
+        let five = run(&RULE, &frame(stuck(7, 11)), &Params::default());
         assert_eq!((five.severity, five.metrics["contradicted_share"]), (Severity::Fault, 50.0));
-        assert_eq!(run(&frame(stuck(4, 11)), &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(stuck(4, 11)), &Params::default()).severity, Severity::Warn);
     }
 
     #[test]
     fn gaps_duplicates_disorder_and_irregular_sampling() {
         let stuck5 = |i: usize, h: i64| if i < 24 && (7..12).contains(&h) { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) };
-        assert_eq!(run(&frame(stuck5), &Params::default()).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(stuck5), &Params::default()).severity, Severity::Info);
         // two hours of that run missing: what is left stands for 3.5 h, short of min_flat_hours
         let ts: Vec<i64> = (0..14 * 24).filter(|k| !(9..11).contains(k)).map(|k| MONDAY + k * H).collect();
-        let gapped = run(&frame_at(&ts, |i, h| stuck5(if i >= 9 { i + 2 } else { i }, h)), &Params::default());
+        let gapped = run(&RULE, &frame_at(&ts, |i, h| stuck5(if i >= 9 { i + 2 } else { i }, h)), &Params::default());
         assert_eq!(gapped.severity, Severity::Ok, "{}", gapped.summary);
         assert_eq!(gapped.metrics["damper_longest_flat_hours"], 3.5);
         // reversed, with every row repeated: the same verdict
         let base = frame(|i, h| if i < 48 { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) });
-        let mut ts = base.ts.clone();
-        ts.extend(base.ts.iter());
-        ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c = v.clone();
-            c.extend(v.iter());
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        let a = run(&Frame::from_rows(&ts, &cols), &Params::default());
-        let b = run(&base, &Params::default());
+        let shuffled = shuffled_with_duplicates(&base);
+        let a = run(&RULE, &shuffled, &Params::default());
+        let b = run(&RULE, &base, &Params::default());
         assert_eq!((a.severity, &a.metrics, &a.flagged), (b.severity, &b.metrics, &b.flagged));
         assert_eq!(b.metrics["stuck_share"], 20.0);
         // half-hourly mornings and hourly afternoons: the stuck mornings are half of the time
@@ -655,7 +645,7 @@ mod tests {
             .map(|half| MONDAY + half * H / 2)
             .collect();
         let f = frame_at(&ts, |i, h| if (7..12).contains(&h) { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) });
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         let share = r.metrics["stuck_share"];
         assert!((44.0..47.0).contains(&share), "5 of 11 occupied hours: {share}");
     }
@@ -664,27 +654,27 @@ mod tests {
     fn off_unknown_and_missing() {
         let mut f = frame(|_, _| (35.0, 76.0, 300.0, 300.0));
         f.cols.insert("supply_fan_status".into(), vec![0.0; f.len()]);
-        let off = run(&f, &Params::default());
+        let off = run(&RULE, &f, &Params::default());
         assert_eq!((off.severity, off.judged), (Severity::Info, 0));
         // no occupancy point: the schedule parameters decide the active hours
         let mut g = frame(healthy);
         g.cols.remove("occupancy");
-        let r = run(&g, &with("end_hour", ParamValue::Number(12.0)));
+        let r = run(&RULE, &g, &with("end_hour", ParamValue::Number(12.0)));
         assert_eq!(r.judged, 50);
         assert!(r.caveats.iter().any(|c| c.contains("no occupancy point")));
         // no actuator at all
         g.cols.remove("damper");
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] });
+        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] });
         let only = with("roles", ParamValue::Names(vec!["cool_valve".into()]));
-        assert_eq!(evaluate(&spec(), &g, &only), Outcome::Skipped { missing: vec!["cool_valve".into()] });
+        assert_eq!(outcome(&RULE, &g, &only), Outcome::Skipped { missing: vec!["cool_valve".into()] });
         // degenerate frames do not panic
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let one = Frame::from_rows(&[MONDAY + 9 * H], &[("damper", vec![40.0]), ("occupancy", vec![1.0])]);
-        assert_eq!(run(&one, &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Ok);
         let far = Frame::from_rows(&[i64::MIN, 0, i64::MAX], &[("damper", vec![40.0; 3]), ("occupancy", vec![1.0; 3])]);
-        assert_eq!(run(&far, &Params::default()).judged, 3);
+        assert_eq!(run(&RULE, &far, &Params::default()).judged, 3);
         let nan = Frame::from_rows(&[MONDAY, MONDAY + H], &[("damper", vec![40.0, f64::NAN]), ("occupancy", vec![f64::NAN; 2])]);
-        assert_eq!(run(&nan, &Params::default()).severity, Severity::Info);
+        assert_eq!(run(&RULE, &nan, &Params::default()).severity, Severity::Info);
     }
 
     #[test]

@@ -6,12 +6,15 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 use crate::psychro::{site_params, site_wet_bulb};
 
 /// Fewest samples, and the least wet-bulb spread (°F), a slope is fitted on.
 const MIN_SAMPLES: usize = 24;
 const MIN_WB_SPREAD_F: f64 = 5.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -24,6 +27,7 @@ pub fn spec() -> RuleSpec {
             optional: &["wetbulb_temp", "oat", "outdoor_rh", "cw_return_temp", "tower_fan_speed"],
             gating: &["wetbulb_temp", "oat+outdoor_rh"],
             one_of: &[],
+            needs_gating: true,
         },
         params: vec![
             ParamSpec {
@@ -53,13 +57,8 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(cws) = frame.col("cw_supply_temp") else {
-        return Outcome::Skipped { missing: vec!["cw_supply_temp".into()] };
-    };
-    let (wb, derived, p_kpa) = match site_wet_bulb(spec, frame, params) {
-        Ok(w) => w,
-        Err(skip) => return skip,
-    };
+    let cws = frame.required("cw_supply_temp");
+    let (wb, derived, p_kpa) = site_wet_bulb(spec, frame, params);
     let fan = frame.col("tower_fan_speed");
     let pairs: Vec<(f64, f64)> = (0..frame.len())
         .filter(|&i| !cws[i].is_nan() && !wb[i].is_nan() && fan.is_none_or(|f| !f[i].is_nan() && f[i] > 0.0))
@@ -87,28 +86,20 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if derived {
         caveats.push(format!("the wet bulb is derived from outdoor temperature and humidity at {p_kpa:.1} kPa"));
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity: if flat { Severity::Warn } else { Severity::Ok },
-        summary: if flat {
+    Outcome::Findings(vec![Finding::new(spec, if flat { Severity::Warn } else { Severity::Ok }, if flat {
             format!("condenser water does not follow the wet bulb (slope {slope:.2}): no condenser-water reset; it averages {excess:.1} °F above what the tower could reach")
         } else {
             format!("condenser water follows the wet bulb (slope {slope:.2})")
-        },
-        caveats,
-        metrics,
-        flagged: Vec::new(),
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+        })
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_judged(n)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const H: i64 = 3_600_000_000_000;
+    use crate::engine::testing::{outcome, run, H, MINUTE};
 
     fn frame(cws: impl Fn(f64) -> f64, fan: f64) -> Frame {
         let n = 96;
@@ -117,37 +108,30 @@ mod tests {
         Frame::from_rows(&ts, &[("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()), ("wetbulb_temp", wb), ("tower_fan_speed", vec![fan; n])])
     }
 
-    fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     use crate::engine::Severity;
 
     #[test]
     fn a_reset_is_ok_and_a_fixed_setpoint_warns() {
-        let r = run(&frame(|w| w + 7.0, 60.0));
+        let r = run(&RULE, &frame(|w| w + 7.0, 60.0), &Params::default());
         assert_eq!(r.severity, Severity::Ok);
         assert_eq!(r.metrics["reset_slope"], 1.0);
-        let r = run(&frame(|_| 85.0, 60.0));
+        let r = run(&RULE, &frame(|_| 85.0, 60.0), &Params::default());
         assert_eq!(r.severity, Severity::Warn);
         assert!(r.metrics["excess_over_reachable_f"] > 5.0);
     }
 
     #[test]
     fn the_slope_boundary() {
-        assert_eq!(run(&frame(|w| 70.0 + 0.3 * w, 60.0)).severity, Severity::Ok);
-        assert_eq!(run(&frame(|w| 70.0 + 0.29 * w, 60.0)).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(|w| 70.0 + 0.3 * w, 60.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(|w| 70.0 + 0.29 * w, 60.0), &Params::default()).severity, Severity::Warn);
     }
 
     #[test]
     fn tower_off_and_too_little_weather_are_not_judged() {
-        assert_eq!(run(&frame(|_| 85.0, 0.0)).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(|_| 85.0, 0.0), &Params::default()).severity, Severity::Info);
         let ts: Vec<i64> = (0..48).map(|i| i * H).collect();
         let f = Frame::from_rows(&ts, &[("cw_supply_temp", vec![85.0; 48]), ("wetbulb_temp", vec![70.0; 48])]);
-        assert_eq!(run(&f).severity, Severity::Info);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Info);
     }
 
     /// `base`'s rows with `keep` selecting them, in the order given (repeats allowed).
@@ -166,19 +150,17 @@ mod tests {
             let order: Vec<usize> = (0..192).map(|i| (i * 97) % 192).map(|j| if j < 96 { 95 - j } else { j - 96 }).collect();
             let messy = rows(&base, &order);
             assert_eq!(messy.ts, base.ts);
-            let (a, b) = (run(&messy), run(&base));
+            let (a, b) = (run(&RULE, &messy, &Params::default()), run(&RULE, &base, &Params::default()));
             assert_eq!((a.severity, &a.metrics, a.judged), (b.severity, &b.metrics, b.judged));
             assert_eq!(b.judged, 96);
         }
         // a day and a half missing from the middle: the same slope on what is left
         let keep: Vec<usize> = (0..96).filter(|i| !(30..66).contains(i)).collect();
-        let ok = run(&rows(&frame(|w| w + 7.0, 60.0), &keep));
+        let ok = run(&RULE, &rows(&frame(|w| w + 7.0, 60.0), &keep), &Params::default());
         assert_eq!((ok.severity, ok.judged, ok.metrics["reset_slope"]), (Severity::Ok, 60, 1.0));
-        let flat = run(&rows(&frame(|_| 85.0, 60.0), &keep));
+        let flat = run(&RULE, &rows(&frame(|_| 85.0, 60.0), &keep), &Params::default());
         assert_eq!((flat.severity, flat.judged), (Severity::Warn, 60));
     }
-
-    const MINUTE: i64 = 60_000_000_000;
     /// The step (minutes) after the k-th sample of an uneven trend: 17 minutes mostly, with
     /// 1- and 5-minute steps between.
     const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
@@ -197,19 +179,19 @@ mod tests {
 
     #[test]
     fn irregular_sampling() {
-        let r = run(&uneven(|w| w + 7.0, |_| 60.0));
+        let r = run(&RULE, &uneven(|w| w + 7.0, |_| 60.0), &Params::default());
         assert_eq!((r.severity, r.metrics["reset_slope"]), (Severity::Ok, 1.0), "{}", r.summary);
         let n = r.judged;
         assert!(n > 500, "{n}");
-        let r = run(&uneven(|_| 85.0, |_| 60.0));
+        let r = run(&RULE, &uneven(|_| 85.0, |_| 60.0), &Params::default());
         assert_eq!((r.severity, r.metrics["reset_slope"]), (Severity::Warn, 0.0));
         // the tower off on the densely logged samples: those are not judged, the fit is unchanged
-        let r = run(&uneven(|w| w + 7.0, |k| if STEPS[k % 5] < 17 { 0.0 } else { 60.0 }));
+        let r = run(&RULE, &uneven(|w| w + 7.0, |k| if STEPS[k % 5] < 17 { 0.0 } else { 60.0 }), &Params::default());
         assert_eq!((r.severity, r.metrics["reset_slope"]), (Severity::Ok, 1.0));
         assert!(r.judged < n * 2 / 3, "{} of {n}", r.judged);
         // just either side of reset_slope_flat at uneven steps
-        assert_eq!(run(&uneven(|w| 70.0 + 0.3 * w, |_| 60.0)).severity, Severity::Ok);
-        assert_eq!(run(&uneven(|w| 70.0 + 0.29 * w, |_| 60.0)).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &uneven(|w| 70.0 + 0.3 * w, |_| 60.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &uneven(|w| 70.0 + 0.29 * w, |_| 60.0), &Params::default()).severity, Severity::Warn);
     }
 
     #[test]
@@ -220,8 +202,8 @@ mod tests {
         for c in f.cols.values_mut() {
             c.truncate(48);
         }
-        assert_eq!(run(&f).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Ok);
         let g = Frame::from_rows(&[0, H], &[("cw_supply_temp", vec![80.0, 81.0])]);
-        assert!(matches!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { .. }));
     }
 }

@@ -6,10 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// The modulating signals the rule reads, each on its own.
 const SIGNALS: [&str; 6] = ["cool_valve", "heat_valve", "heat_valve_position", "oa_damper", "damper", "supply_fan_speed"];
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -21,6 +24,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "airflow"],
             gating: &[],
             one_of: &[&SIGNALS],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -146,9 +150,6 @@ fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &dyn Fn(usiz
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let present: Vec<&'static str> = SIGNALS.iter().copied().filter(|s| frame.col(s).is_some()).collect();
-    if present.is_empty() {
-        return Outcome::Skipped { missing: vec![format!("one of {}", SIGNALS.join(", "))] };
-    }
     let gate = params.flag(spec, "fan_gate").unwrap_or(true);
     let (status, speed, flow) = (frame.col("supply_fan_status"), frame.col("supply_fan_speed"), frame.col("airflow"));
     let ungated = gate && status.is_none() && speed.is_none() && flow.is_none();
@@ -214,36 +215,23 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     // each flagged sample is a reversal: an event, counted apart from hours
     metrics.insert(crate::engine::EVENTS_METRIC.into(), flagged.len() as f64);
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("{role} reverses direction {rate:.1} times an hour over its running time"),
-        caveats,
-        metrics,
-        flagged,
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("{role} reverses direction {rate:.1} times an hour over its running time"))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged)
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const MIN: i64 = 60_000_000_000;
+    use crate::engine::testing::{outcome, run, MINUTE as MIN};
 
     /// `n` one-minute samples of a valve; `v(i)` its position.
     fn frame(n: usize, step_min: i64, v: impl Fn(usize) -> f64, fan: impl Fn(usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * step_min * MIN).collect();
         Frame::from_rows(&ts, &[("cool_valve", (0..n).map(v).collect()), ("supply_fan_status", (0..n).map(fan).collect())])
-    }
-
-    fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
     }
 
     /// A square wave: `half` minutes up, `half` down.
@@ -253,14 +241,14 @@ mod tests {
 
     #[test]
     fn a_settled_loop_is_ok() {
-        let r = run(&frame(600, 1, |i| 40.0 + (i as f64 / 600.0) * 20.0 + (i % 3) as f64, |_| 1.0));
+        let r = run(&RULE, &frame(600, 1, |i| 40.0 + (i as f64 / 600.0) * 20.0 + (i % 3) as f64, |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
     }
 
     #[test]
     fn a_hunting_valve_is_a_fault() {
         // reverses every 2 minutes: 30 an hour
-        let r = run(&frame(600, 1, wave(2), |_| 1.0));
+        let r = run(&RULE, &frame(600, 1, wave(2), |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert!(r.metrics["cool_valve_reversals_per_hr"] > 25.0, "{:?}", r.metrics);
         assert!(!r.flagged.is_empty());
@@ -269,19 +257,19 @@ mod tests {
     #[test]
     fn the_rate_boundary() {
         // every 9 minutes: about 6.6 an hour, a warning; every 12 minutes: about 4.9, ok
-        assert_eq!(run(&frame(1200, 1, wave(9), |_| 1.0)).severity, Severity::Warn);
-        assert_eq!(run(&frame(1200, 1, wave(12), |_| 1.0)).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(1200, 1, wave(9), |_| 1.0), &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(1200, 1, wave(12), |_| 1.0), &Params::default()).severity, Severity::Ok);
         // a move of exactly the deadband is no reversal; just over it is
-        let r = run(&frame(600, 1, |i| if (i / 2) % 2 == 0 { 30.0 } else { 35.0 }, |_| 1.0));
+        let r = run(&RULE, &frame(600, 1, |i| if (i / 2) % 2 == 0 { 30.0 } else { 35.0 }, |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Ok);
-        let r = run(&frame(600, 1, |i| if (i / 2) % 2 == 0 { 30.0 } else { 35.1 }, |_| 1.0));
+        let r = run(&RULE, &frame(600, 1, |i| if (i / 2) % 2 == 0 { 30.0 } else { 35.1 }, |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Fault);
     }
 
     #[test]
     fn a_coarse_trend_is_declined_not_passed() {
         // 15-minute samples can show at most 4 an hour: below the warning rate
-        let r = run(&frame(200, 15, wave(1), |_| 1.0));
+        let r = run(&RULE, &frame(200, 15, wave(1), |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Info);
         assert!(r.caveats.iter().any(|c| c.contains("too coarsely")), "{:?}", r.caveats);
     }
@@ -289,29 +277,29 @@ mod tests {
     #[test]
     fn fan_off_time_and_gaps_are_not_control_time() {
         // hunting only while the fan is off: not counted
-        let r = run(&frame(600, 1, wave(2), |i| if i < 300 { 0.0 } else { 1.0 }));
+        let r = run(&RULE, &frame(600, 1, wave(2), |i| if i < 300 { 0.0 } else { 1.0 }), &Params::default());
         assert_eq!(r.judged, 299);
         // a long hole does not dilute the rate
         let mut ts: Vec<i64> = (0..300).map(|i| i * MIN).collect();
         ts.extend((10_000..10_300).map(|i| i * MIN));
         let v: Vec<f64> = (0..600).map(wave(2)).collect();
         let f = Frame::from_rows(&ts, &[("cool_valve", v), ("supply_fan_status", vec![1.0; 600])]);
-        let r = run(&f);
+        let r = run(&RULE, &f, &Params::default());
         assert!(r.metrics["cool_valve_reversals_per_hr"] > 25.0, "{:?}", r.metrics);
     }
 
     #[test]
     fn fractions_duplicates_and_irregular_samples() {
         // a 0-1 fraction signal hunting by 0.3 is 30 % of stroke
-        let r = run(&frame(600, 1, |i| wave(2)(i) / 100.0, |_| 1.0));
+        let r = run(&RULE, &frame(600, 1, |i| wave(2)(i) / 100.0, |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         let f = Frame::from_rows(&[2 * MIN, 0, MIN, MIN, 3 * MIN], &[("cool_valve", vec![30.0, 30.0, 60.0, 30.0, 30.0])]);
-        assert_eq!(run(&f).judged, 3);
+        assert_eq!(run(&RULE, &f, &Params::default()).judged, 3);
     }
 
     #[test]
     fn no_modulating_signal_skips() {
         let f = Frame::from_rows(&[0, MIN], &[("supply_fan_status", vec![1.0, 1.0])]);
-        assert!(matches!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { .. }));
     }
 }

@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{economizer_may_run, percent_scale, percentile, sorted_at, EconEvidence};
-use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, NS_PER_HOUR};
 
 /// CO2 readings outside this window (ppm) are not a demand signal.
 const CO2_PLAUSIBLE_PPM: (f64, f64) = (250.0, 5000.0);
@@ -45,6 +45,9 @@ const FAN_STATUS_ON: f64 = 0.95;
 /// A share of shut-air samples (%) worth a caveat.
 const CLOSED_CAVEAT_PCT: f64 = 5.0;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate).with_needs(needs);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -67,6 +70,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &["oa_airflow", "oa_damper"],
             one_of: &[],
+            needs_gating: true,
         },
         params: [
             vec![
@@ -221,17 +225,21 @@ fn label(role: &str) -> &'static str {
     }
 }
 
+/// The outdoor-air signals the rule reads, best first: on a full-outdoor-air unit the supply
+/// airflow or fan speed stand for the outdoor air.
+fn oa_signals(spec: &RuleSpec, params: &Params) -> &'static [&'static str] {
+    if params.flag(spec, "full_outdoor_air") == Some(true) { &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"] } else { &["oa_airflow", "oa_damper"] }
+}
+
+/// What the rule needs: CO2 and one outdoor-air signal ([`oa_signals`]).
+pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
+    Needs { required: spec.inputs.required.to_vec(), any_of: oa_signals(spec, params).to_vec(), ..Needs::default() }
+}
+
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(co2) = frame.col("co2") else {
-        return Outcome::Skipped { missing: vec!["co2".into()] };
-    };
-    let full_oa = params.flag(spec, "full_outdoor_air") == Some(true);
-    let candidates: &[&'static str] = if full_oa { &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"] } else { &["oa_airflow", "oa_damper"] };
-    let present: Vec<&'static str> = candidates.iter().copied().filter(|r| frame.col(r).is_some()).collect();
-    if present.is_empty() {
-        return Outcome::Skipped { missing: vec![if full_oa { "oa_airflow, oa_damper, airflow or supply_fan_speed" } else { "oa_airflow or oa_damper" }.into()] };
-    }
+    let co2 = frame.required("co2");
+    let present: Vec<&'static str> = oa_signals(spec, params).iter().copied().filter(|r| frame.col(r).is_some()).collect();
     let s = Settings::read(spec, params);
     let n = frame.len();
     let occupied = occupied(spec, frame, params);
@@ -523,17 +531,12 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
     flagged.sort_unstable();
     flagged.dedup();
     let on_what = if fallback { format!("{}, where the better signal is missing, {start} to {end}", label(role)) } else { label(role).to_string() };
-    Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("{msg} (judged on the {on_what})"),
-        caveats,
-        metrics,
-        flagged,
-        judged: a.n,
-        judged_basis: spec.judged_basis,
-        conditions,
-    }
+    Finding::new(spec, severity, format!("{msg} (judged on the {on_what})"))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(a.n)
+        .with_conditions(conditions)
 }
 
 /// The modulation test on the judged samples: whether demand reached the DCV range and varied,
@@ -647,10 +650,8 @@ fn pearson(pairs: impl Iterator<Item = (f64, f64)> + Clone) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{findings, outcome, run, shuffled_with_duplicates, MONDAY};
     use crate::engine::ParamValue;
-
-    /// 2024-01-01, a Monday, as a naive timestamp.
-    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
 
     /// Hourly over `days` days, weekday office hours occupied by the schedule: CO2 `co2(i)`, the
     /// outdoor-air damper at `damper(i)` %, outdoor air at 85 °F (so never economizing), the fan
@@ -674,17 +675,6 @@ mod tests {
         20.0 + 40.0 * ((c - 600.0) / 500.0).clamp(0.0, 1.0)
     }
 
-    fn run_with(f: &Frame, p: &Params) -> Vec<Finding> {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(v) => v,
-            o => panic!("{o:?}"),
-        }
-    }
-
-    fn run(f: &Frame) -> Finding {
-        run_with(f, &Params::default()).remove(0)
-    }
-
     fn with(pairs: &[(&str, f64)]) -> Params {
         let mut p = Params::default();
         for (k, v) in pairs {
@@ -695,11 +685,11 @@ mod tests {
 
     #[test]
     fn working_dcv_is_ok_and_a_fixed_minimum_is_static() {
-        let ok = run(&frame(10, demand, |i| reset(demand(i))));
+        let ok = run(&RULE, &frame(10, demand, |i| reset(demand(i))), &Params::default());
         assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
         assert!(ok.metrics["demand_lift"] >= 50.0, "{:?}", ok.metrics);
         assert_eq!(ok.judged, 88); // 8 weekdays x 11 scheduled hours
-        let fixed = run(&frame(10, demand, |_| 20.0));
+        let fixed = run(&RULE, &frame(10, demand, |_| 20.0), &Params::default());
         assert_eq!(fixed.severity, Severity::Warn, "{}", fixed.summary);
         assert!(fixed.summary.contains("does not move"), "{}", fixed.summary);
         assert!(!fixed.flagged.is_empty());
@@ -710,12 +700,12 @@ mod tests {
     fn a_damper_on_a_time_clock_is_not_dcv() {
         // the damper opens from noon whatever the CO2, and from 10:00 on even days: pooled it looks
         // like DCV, but at 10:00 and 11:00 the open days are no busier than the shut ones
-        let clock = run(&frame(10, demand, |i| if i % 24 >= 12 || ((i / 24) % 2 == 0 && i % 24 >= 10) { 60.0 } else { 20.0 }));
+        let clock = run(&RULE, &frame(10, demand, |i| if i % 24 >= 12 || ((i / 24) % 2 == 0 && i % 24 >= 10) { 60.0 } else { 20.0 }), &Params::default());
         assert_eq!(clock.severity, Severity::Warn, "{} {:?}", clock.summary, clock.metrics);
         assert!(clock.metrics["demand_lift_pooled"] >= 50.0);
         assert!(clock.metrics["demand_lift"].abs() < 1.0, "{:?}", clock.metrics);
         // a pure clock leaves no hour with both: the pooled lift decides, and the finding says so
-        let pure = run(&frame(10, demand, |i| if i % 24 >= 12 { 60.0 } else { 20.0 }));
+        let pure = run(&RULE, &frame(10, demand, |i| if i % 24 >= 12 { 60.0 } else { 20.0 }), &Params::default());
         assert!(pure.caveats.iter().any(|c| c.contains("time clock")), "{:?}", pure.caveats);
     }
 
@@ -723,21 +713,21 @@ mod tests {
     fn breaches_floors_and_unventilated_hours_fault() {
         // CO2 well above a 900 ppm setpoint with the damper at its minimum
         let fixed = frame(10, |i| demand(i) + 300.0, |i| if i % 24 < 9 { 40.0 } else { 20.0 });
-        let r = run_with(&fixed, &with(&[("co2_setpoint", 900.0)])).remove(0);
+        let r = findings(&RULE, &fixed, &with(&[("co2_setpoint", 900.0)])).remove(0);
         assert_eq!(r.severity, Severity::Fault, "{}", r.summary);
         assert!(r.metrics["co2_breach_at_min_pct"] >= 10.0);
         // outdoor airflow under its Ra·Az floor
         let mut flow = frame(10, demand, |i| reset(demand(i)));
         let cfm: Vec<f64> = flow.cols["oa_damper"].iter().map(|d| d * 20.0).collect(); // 400-1200 cfm
         flow.cols.insert("oa_airflow".into(), cfm);
-        let floor = run_with(&flow, &with(&[("oa_floor_cfm", 600.0)])).remove(0);
+        let floor = findings(&RULE, &flow, &with(&[("oa_floor_cfm", 600.0)])).remove(0);
         assert_eq!(floor.severity, Severity::Fault, "{}", floor.summary);
         assert!(floor.metrics["below_floor_total_pct"] >= 10.0);
         assert!(floor.summary.contains("outdoor airflow"), "{}", floor.summary);
         // the fan off all day while the space fills
         let mut dark = frame(10, |i| demand(i) + 400.0, |i| reset(demand(i)));
         dark.cols.insert("supply_fan_status".into(), vec![0.0; dark.len()]);
-        let r = run(&dark);
+        let r = run(&RULE, &dark, &Params::default());
         assert_eq!(r.severity, Severity::Fault, "{}", r.summary);
         assert!(r.metrics["unventilated_high_co2_hours"] >= 4.0);
     }
@@ -746,16 +736,16 @@ mod tests {
     fn the_lift_boundary() {
         // a lift just at or above min_lift_ppm is DCV at work; a limit just above the lift is not
         let f = frame(10, demand, |i| reset(demand(i)));
-        let lift = run(&f).metrics["demand_lift"];
-        assert_eq!(run_with(&f, &with(&[("min_lift_ppm", lift - 0.01)])).remove(0).severity, Severity::Ok);
-        assert_eq!(run_with(&f, &with(&[("min_lift_ppm", lift + 0.01)])).remove(0).severity, Severity::Warn);
+        let lift = run(&RULE, &f, &Params::default()).metrics["demand_lift"];
+        assert_eq!(findings(&RULE, &f, &with(&[("min_lift_ppm", lift - 0.01)])).remove(0).severity, Severity::Ok);
+        assert_eq!(findings(&RULE, &f, &with(&[("min_lift_ppm", lift + 0.01)])).remove(0).severity, Severity::Warn);
         // the unventilated duration: 4 h is a fault, 3 h is not
         let hours = |k: usize| {
             let mut f = frame(10, demand, |i| reset(demand(i)));
             let fan: Vec<f64> = (0..f.len()).map(|i| if (9..9 + k).contains(&i) { 0.0 } else { 1.0 }).collect();
             f.cols.insert("supply_fan_status".into(), fan);
             f.cols.insert("co2".into(), (0..f.len()).map(|i| if (9..9 + k).contains(&i) { 1500.0 } else { demand(i) }).collect());
-            run(&f).severity
+            run(&RULE, &f, &Params::default()).severity
         };
         assert_eq!(hours(3), Severity::Ok);
         assert_eq!(hours(4), Severity::Fault);
@@ -764,18 +754,18 @@ mod tests {
 
     #[test]
     fn too_little_demand_and_economizing_are_not_judged() {
-        let flat = run(&frame(10, |_| 500.0, |_| 20.0));
+        let flat = run(&RULE, &frame(10, |_| 500.0, |_| 20.0), &Params::default());
         assert_eq!(flat.severity, Severity::Info, "{}", flat.summary);
         assert!(flat.summary.contains("not judged"), "{}", flat.summary);
         // mild weather with no heating: every sample may be economizing
         let mut mild = frame(10, demand, |_| 20.0);
         mild.cols.insert("oat".into(), vec![60.0; mild.len()]);
-        let r = run(&mild);
+        let r = run(&RULE, &mild, &Params::default());
         assert_eq!((r.severity, r.judged), (Severity::Info, 0));
         assert!(r.caveats.iter().any(|c| c.contains("econ_cmd")), "{:?}", r.caveats);
         // an economizer command that is off lets them be judged again
         mild.cols.insert("econ_cmd".into(), vec![0.0; mild.len()]);
-        assert_eq!(run(&mild).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &mild, &Params::default()).severity, Severity::Warn);
     }
 
     #[test]
@@ -784,13 +774,13 @@ mod tests {
         let n = base.len();
         let mut never = base.clone();
         never.cols.insert("occupancy".into(), vec![0.0; n]);
-        assert_eq!(run(&never).judged, 0);
+        assert_eq!(run(&RULE, &never, &Params::default()).judged, 0);
         let mut all_days = Params::default();
         all_days.values.insert("occupied_days".into(), ParamValue::List((0..7).map(f64::from).collect()));
-        assert_eq!(run_with(&base, &all_days).remove(0).judged, 110);
+        assert_eq!(findings(&RULE, &base, &all_days).remove(0).judged, 110);
         let mut off = base.clone();
         off.cols.insert("supply_fan_status".into(), vec![0.0; n]);
-        assert_eq!(run(&off).judged, 0);
+        assert_eq!(run(&RULE, &off, &Params::default()).judged, 0);
     }
 
     #[test]
@@ -798,7 +788,7 @@ mod tests {
         let mut f = frame(20, demand, |i| reset(demand(i)));
         let cfm: Vec<f64> = (0..f.len()).map(|i| if i < 10 * 24 { 20.0 * reset(demand(i)) } else { f64::NAN }).collect();
         f.cols.insert("oa_airflow".into(), cfm);
-        let v = run_with(&f, &Params::default());
+        let v = findings(&RULE, &f, &Params::default());
         assert_eq!(v.len(), 2);
         assert!(v[0].summary.contains("outdoor airflow") && v[1].summary.contains("where the better signal is missing"), "{} / {}", v[0].summary, v[1].summary);
         assert_eq!((v[0].severity, v[1].severity), (Severity::Ok, Severity::Ok));
@@ -807,22 +797,14 @@ mod tests {
     #[test]
     fn gaps_duplicates_disorder_and_irregular_sampling() {
         let base = frame(10, demand, |i| reset(demand(i)));
-        let mut ts = base.ts.clone();
-        ts.extend(base.ts.iter());
-        ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c = v.clone();
-            c.extend(v.iter());
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        let twice = run(&Frame::from_rows(&ts, &cols));
+        let shuffled = shuffled_with_duplicates(&base);
+        let twice = run(&RULE, &shuffled, &Params::default());
         assert_eq!((twice.severity, twice.judged), (Severity::Ok, 88));
         let mut gapped = base.clone();
         for v in &mut gapped.cols.get_mut("co2").unwrap()[48..96] {
             *v = f64::NAN;
         }
-        let g = run(&gapped);
+        let g = run(&RULE, &gapped, &Params::default());
         assert_eq!((g.severity, g.judged), (Severity::Ok, 66));
         // every other hour dropped on odd days: the verdict holds
         let keep: Vec<usize> = (0..base.len()).filter(|&i| (i / 24) % 2 == 0 || i % 2 == 0).collect();
@@ -830,22 +812,22 @@ mod tests {
             &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
             &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
         );
-        assert_eq!(run(&irregular).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &irregular, &Params::default()).severity, Severity::Ok);
     }
 
     #[test]
     fn missing_inputs_and_degenerate_frames() {
         let mut f = frame(2, demand, |_| 20.0);
         f.cols.remove("co2");
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
         let mut g = frame(2, demand, |_| 20.0);
         g.cols.remove("oa_damper");
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["oa_airflow or oa_damper".into()] });
+        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["oa_airflow or oa_damper".into()] });
         let one = frame(1, demand, |_| 20.0);
         let one = Frame::from_rows(&one.ts[9..10], &one.cols.iter().map(|(k, v)| (k.as_str(), v[9..10].to_vec())).collect::<Vec<_>>());
-        assert_eq!(run(&one).severity, Severity::Info);
+        assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Info);
         let empty = Frame::from_rows(&[], &[("co2", vec![]), ("oa_damper", vec![])]);
-        assert_eq!(evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
+        assert_eq!(outcome(&RULE, &empty, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
         assert_eq!(date(MONDAY), "2024-01-01");
         assert_eq!(date(MONDAY + 59 * 24 * NS_PER_HOUR), "2024-02-29");
     }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::{median, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{median, round2, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// Plausible readings (°F): outside them a sample is a sensor fault, not a charge.
 const SUBCOOLING_BOUNDS: (f64, f64) = (-20.0, 80.0);
@@ -33,6 +33,9 @@ const MIN_COVARIATE_SPAN_F: f64 = 2.0;
 /// Share of scored samples outside the reference's conditions that makes the drift extrapolated.
 const EXTRAPOLATED_SHARE: f64 = 0.10;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate).with_needs(needs);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -43,6 +46,7 @@ pub fn spec() -> RuleSpec {
             optional: &["superheat_temp", "oat", "return_air_temp", "supply_air_temp", "compressor_status", "reversing_valve_cmd"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::flag("freeze_if_missing", true,
@@ -103,6 +107,11 @@ fn metric_role(metric: &str) -> &'static str {
     if metric == "superheat" { "superheat_temp" } else { "subcooling_temp" }
 }
 
+/// What the rule needs: the point of the charge metric it judges (`metric`).
+pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
+    Needs { required: vec![metric_role(&params.choice(spec, "metric"))], ..Needs::default() }
+}
+
 /// Whether the frame can tell compressor-running samples from off-cycle ones.
 fn has_run_gate(frame: &Frame) -> bool {
     frame.col("compressor_status").is_some() || (frame.col("return_air_temp").is_some() && frame.col("supply_air_temp").is_some())
@@ -140,10 +149,7 @@ fn declined(spec: &RuleSpec, why: &str, mut caveats: Vec<String>) -> Outcome {
 /// Evaluate one equipment's frame against its target (or, with none, the universal limits).
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let metric = params.choice(spec, "metric");
-    let role = metric_role(&metric);
-    let Some(values) = frame.col(role) else {
-        return Outcome::Skipped { missing: vec![role.to_string()] };
-    };
+    let values = frame.required(metric_role(&metric));
     let targets = params.map(spec, "targets");
     let target = targets.get(if metric == "superheat" { "superheat_f" } else { "subcooling_f" }).copied();
     if target.is_none() && metric == "superheat" {
@@ -219,17 +225,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     let flagged = if severity > Severity::Ok { rows.clone() } else { Vec::new() };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: rows.len(),
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_flagged(flagged).with_judged(rows.len())])
 }
 
 /// The known values of `c` on the cooling rows.
@@ -428,8 +424,9 @@ pub struct References {
 pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: &Frame, current: &Frame, params: &Params) -> (Outcome, Option<References>) {
     let metric = params.choice(spec, "metric");
     let role = metric_role(&metric);
-    if current.col(role).is_none() {
-        return (Outcome::Skipped { missing: vec![role.to_string()] }, None);
+    let missing = needs(spec, params).missing(current);
+    if !missing.is_empty() {
+        return (Outcome::Skipped { missing }, None);
     }
     let no_gate = "no compressor status, nor return and supply air, to tell cooling operation from off cycles (map compressor_status)";
     if !has_run_gate(current) || (stored.is_none() && !has_run_gate(baseline)) {
@@ -505,26 +502,14 @@ pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: 
             if low { "low charge" } else { "overcharge" }
         )
     };
-    let finding = Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: Vec::new(),
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    };
+    let finding = Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_judged(n);
     (Outcome::Findings(vec![finding]), fresh.then_some(refs))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::NS_PER_HOUR;
-
-    const H: i64 = NS_PER_HOUR;
+    use crate::engine::testing::{outcome, run, H};
 
     /// Hourly samples of a running unit: subcooling `sc(i)`, superheat 10 °F, outdoor air
     /// swinging 75-95 °F, return air 75 °F and supply air 57 °F, the compressor on.
@@ -547,30 +532,23 @@ mod tests {
         p
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     #[test]
     fn on_target_is_ok_and_far_below_it_is_a_low_charge_fault() {
-        let ok = run(&frame(48, |i| 10.0 + (i % 3) as f64 * 0.5), &targets(&[10.0]));
+        let ok = run(&RULE, &frame(48, |i| 10.0 + (i % 3) as f64 * 0.5), &targets(&[10.0]));
         assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
         assert_eq!(ok.judged, 48);
-        let low = run(&frame(48, |_| 3.0), &targets(&[10.0, 6.0]));
+        let low = run(&RULE, &frame(48, |_| 3.0), &targets(&[10.0, 6.0]));
         assert_eq!(low.severity, Severity::Fault);
         assert_eq!(low.metrics["low_charge"], 1.0);
         assert_eq!(low.metrics["superheat_corroborates"], 1.0, "10 °F superheat against a 6 °F target");
         assert!(low.summary.contains("low charge"), "{}", low.summary);
-        let high = run(&frame(48, |_| 17.0), &targets(&[10.0]));
+        let high = run(&RULE, &frame(48, |_| 17.0), &targets(&[10.0]));
         assert_eq!((high.severity, high.metrics["low_charge"]), (Severity::Fault, 0.0));
     }
 
     #[test]
     fn the_tolerance_boundaries() {
-        let at = |v: f64| run(&frame(48, move |_| v), &targets(&[10.0])).severity;
+        let at = |v: f64| run(&RULE, &frame(48, move |_| v), &targets(&[10.0])).severity;
         assert_eq!(at(12.9), Severity::Ok);
         assert_eq!(at(13.0), Severity::Warn, "3 °F off is outside the tolerance");
         assert_eq!(at(15.9), Severity::Warn);
@@ -580,19 +558,19 @@ mod tests {
 
     #[test]
     fn without_a_target_only_the_universal_limits_apply() {
-        let low = run(&frame(48, |_| 1.5), &Params::default());
+        let low = run(&RULE, &frame(48, |_| 1.5), &Params::default());
         assert_eq!((low.severity, low.metrics["low_charge"]), (Severity::Warn, 1.0));
         assert!(low.caveats.iter().any(|c| c.contains("universal limits")));
-        assert_eq!(run(&frame(48, |_| 2.0), &Params::default()).severity, Severity::Ok, "at the limit");
-        assert_eq!(run(&frame(48, |_| 25.5), &Params::default()).severity, Severity::Warn);
-        assert_eq!(run(&frame(48, |_| 25.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(48, |_| 2.0), &Params::default()).severity, Severity::Ok, "at the limit");
+        assert_eq!(run(&RULE, &frame(48, |_| 25.5), &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(48, |_| 25.0), &Params::default()).severity, Severity::Ok);
         // a fixed-orifice unit with no target is not judged
         let mut p = Params::default();
         p.values.insert("metric".into(), ParamValue::Choice("superheat".into()));
-        assert_eq!(run(&frame(48, |_| 10.0), &p).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(48, |_| 10.0), &p).severity, Severity::Info);
         // with one, a high superheat is a low charge
         p.values.insert("targets".into(), ParamValue::Map([("superheat_f".to_string(), 5.0)].into()));
-        let r = run(&frame(48, |_| 10.0), &p);
+        let r = run(&RULE, &frame(48, |_| 10.0), &p);
         assert_eq!((r.severity, r.metrics["low_charge"], r.metrics["deviation_f"]), (Severity::Warn, 1.0, 5.0));
     }
 
@@ -601,50 +579,50 @@ mod tests {
         // off-cycle readings (compressor off) would read as a dead-flat, near-zero subcooling
         let mut f = frame(48, |i| if i % 2 == 0 { 10.0 } else { 0.0 });
         f.cols.insert("compressor_status".into(), (0..48).map(|i| if i % 2 == 0 { 1.0 } else { 0.0 }).collect());
-        let r = run(&f, &targets(&[10.0]));
+        let r = run(&RULE, &f, &targets(&[10.0]));
         assert_eq!((r.severity, r.judged), (Severity::Ok, 24));
         // without a compressor status the air split gates instead
         f.cols.remove("compressor_status");
         f.cols.insert("supply_air_temp".into(), (0..48).map(|i| if i % 2 == 0 { 57.0 } else { 76.0 }).collect());
-        assert_eq!(run(&f, &targets(&[10.0])).judged, 24);
+        assert_eq!(run(&RULE, &f, &targets(&[10.0])).judged, 24);
         // in heating (reversing valve on) nothing is judged
         f.cols.insert("reversing_valve_cmd".into(), vec![1.0; 48]);
-        assert_eq!(run(&f, &targets(&[10.0])).severity, Severity::Info);
+        assert_eq!(run(&RULE, &f, &targets(&[10.0])).severity, Severity::Info);
         // with no gate at all the unit is declined
         f.cols.remove("supply_air_temp");
-        let r = run(&f, &targets(&[10.0]));
+        let r = run(&RULE, &f, &targets(&[10.0]));
         assert!(r.summary.contains("compressor_status"), "{}", r.summary);
         // the compressor off throughout: too few readings
         let mut g = frame(48, |_| 10.0);
         g.cols.insert("compressor_status".into(), vec![0.0; 48]);
-        assert_eq!(run(&g, &targets(&[10.0])).severity, Severity::Info);
+        assert_eq!(run(&RULE, &g, &targets(&[10.0])).severity, Severity::Info);
     }
 
     #[test]
     fn gaps_duplicates_disorder_irregular_and_missing() {
         // implausible readings and gaps are dropped; nine readings are too few, ten are enough
         let f = frame(10, |i| if i == 0 { 200.0 } else { 3.0 });
-        assert_eq!(run(&f, &targets(&[10.0])).severity, Severity::Info);
-        assert_eq!(run(&frame(10, |_| 3.0), &targets(&[10.0])).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &f, &targets(&[10.0])).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(10, |_| 3.0), &targets(&[10.0])).severity, Severity::Fault);
         let gappy = frame(48, |i| if (10..30).contains(&i) { f64::NAN } else { 3.0 });
-        assert_eq!(run(&gappy, &targets(&[10.0])).judged, 28);
+        assert_eq!(run(&RULE, &gappy, &targets(&[10.0])).judged, 28);
         // reversed and repeated rows, irregular spacing: the same median
         let ts: Vec<i64> = (0..30i64).map(|i| i * i * 60_000_000_000).rev().chain((0..30i64).map(|i| i * i * 60_000_000_000)).collect();
         let v: Vec<f64> = (0..60).map(|i| 8.0 + (i % 30) as f64 * 0.1).collect();
         let f = Frame::from_rows(&ts, &[("subcooling_temp", v), ("compressor_status", vec![1.0; 60])]);
-        let r = run(&f, &targets(&[10.0]));
+        let r = run(&RULE, &f, &targets(&[10.0]));
         assert_eq!(r.judged, 30);
         assert_eq!(r.metrics["subcooling_median_f"], 9.45);
         assert!(r.caveats.iter().any(|c| c.contains("no superheat")));
         // missing the metric's point
         let mut g = frame(48, |_| 10.0);
         g.cols.remove("subcooling_temp");
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["subcooling_temp".into()] });
+        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["subcooling_temp".into()] });
         let mut p = Params::default();
         p.values.insert("metric".into(), ParamValue::Choice("superheat".into()));
         g.cols.remove("superheat_temp");
-        assert_eq!(evaluate(&spec(), &g, &p), Outcome::Skipped { missing: vec!["superheat_temp".into()] });
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert_eq!(outcome(&RULE, &g, &p), Outcome::Skipped { missing: vec!["superheat_temp".into()] });
+        assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
     }
 
     /// Subcooling that rises 0.2 °F per °F of outdoor air, plus `offset`.

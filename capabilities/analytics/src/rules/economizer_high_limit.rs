@@ -11,10 +11,13 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{balance_oaf, percent_scale, percentile, running, sorted_at, FanGate};
-use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// Fewest usable measured-airflow fractions before they are preferred over the balance.
 const MIN_MEASURED: usize = 10;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -26,6 +29,7 @@ pub fn spec() -> RuleSpec {
             optional: &["mixed_air_temp", "return_air_temp", "oa_airflow", "airflow", "supply_fan_status", "supply_fan_speed"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("high_limit_f", 65.0, "°F", (55.0, 80.0),
@@ -111,9 +115,7 @@ fn measured_oaf(frame: &Frame) -> Option<Vec<f64>> {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(damper), Some(oat)) = (frame.col("oa_damper"), frame.col("oat")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (damper, oat) = (frame.required("oa_damper"), frame.required("oat"));
     let p = |name: &str| params.number(spec, name);
     let (high_limit, min_damper, min_oa, margin) = (p("high_limit_f"), p("min_damper"), p("min_oa_pct"), p("oa_margin_pct"));
     let (warn, fault, denom_min) = (p("warn_pct"), p("fault_pct"), p("denom_min_f"));
@@ -237,19 +239,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             caveats.push(format!(
                 "min_oa_pct is not set: above the high limit the outdoor-air fraction has a median of {median_y:.0}%, an excess on {pct_lo:.0}% of the judged hours if the design minimum is about {assumed}%, and normal if it is near {median_y:.0}%; set min_oa_pct to judge it"
             ));
-            return Outcome::Findings(vec![Finding {
-                rule: spec.id,
-                severity: Severity::Info,
-                summary: format!(
+            return Outcome::Findings(vec![Finding::of(spec.id, basis.judged(), Severity::Info, format!(
                     "lockout not judged: above the {high_limit} °F high limit the outdoor-air fraction sits at a median {median_y:.0}%, which is excess or normal depending on the unit's design minimum"
-                ),
-                caveats,
-                metrics,
-                flagged: Vec::new(),
-                judged: judged.len(),
-                judged_basis: basis.judged(),
-                conditions,
-            }]);
+                ))
+                .with_caveats(caveats)
+                .with_metrics(metrics)
+                .with_judged(judged.len())
+                .with_conditions(conditions)]);
         }
         if severity == Severity::Ok {
             caveats.push(format!("min_oa_pct is not set: the outdoor-air fraction stayed within both a generous {conservative}% and a generic {assumed}% minimum"));
@@ -261,22 +257,18 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         format!("economizer locked out above the {high_limit} °F high limit: {pct:.0}% of the judged hours show {thr_text} ({})", basis.name())
     };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: excess,
-        judged: judged.len(),
-        judged_basis: basis.judged(),
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::of(spec.id, basis.judged(), severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(excess)
+        .with_judged(judged.len())
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, shuffled_with_duplicates};
     use crate::engine::{ParamValue, NS_PER_HOUR};
 
     /// Hourly over `n` hours: outdoor air `oat(i)`, return air 74 °F, mixed air from an
@@ -287,13 +279,6 @@ mod tests {
         let m: Vec<f64> = (0..n).map(|i| 74.0 + oaf(i) / 100.0 * (o[i] - 74.0)).collect();
         let d: Vec<f64> = (0..n).map(&oaf).collect();
         Frame::from_rows(&ts, &[("oat", o), ("mixed_air_temp", m), ("return_air_temp", vec![74.0; n]), ("oa_damper", d), ("supply_fan_status", vec![fan; n])])
-    }
-
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
     }
 
     fn with(pairs: &[(&str, ParamValue)]) -> Params {
@@ -310,10 +295,10 @@ mod tests {
 
     #[test]
     fn a_locked_out_economizer_is_ok_and_an_open_one_is_found() {
-        let ok = run(&frame(100, |_| 85.0, |_| 20.0, 1.0), &min20());
+        let ok = run(&RULE, &frame(100, |_| 85.0, |_| 20.0, 1.0), &min20());
         assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
         assert_eq!((ok.judged, ok.metrics["not_locked_out_pct"]), (100, 0.0));
-        let open = run(&frame(100, |_| 85.0, |_| 100.0, 1.0), &min20());
+        let open = run(&RULE, &frame(100, |_| 85.0, |_| 100.0, 1.0), &min20());
         assert_eq!(open.severity, Severity::Fault);
         assert_eq!(open.flagged.len(), 100);
         assert!(open.summary.contains("not locked out"), "{}", open.summary);
@@ -322,45 +307,45 @@ mod tests {
     #[test]
     fn the_share_boundary() {
         // 10 % of the hot hours open is a warning, 9 % is not, 25 % is a fault
-        let at = |k: usize| run(&frame(100, |_| 85.0, move |i| if i < k { 100.0 } else { 20.0 }, 1.0), &min20());
+        let at = |k: usize| run(&RULE, &frame(100, |_| 85.0, move |i| if i < k { 100.0 } else { 20.0 }, 1.0), &min20());
         assert_eq!(at(9).severity, Severity::Ok);
         assert_eq!(at(10).severity, Severity::Warn);
         assert_eq!(at(24).severity, Severity::Warn);
         assert_eq!(at(25).severity, Severity::Fault);
         // a fraction of exactly the minimum plus the margin is not excess; just above it is
-        assert_eq!(run(&frame(100, |_| 85.0, |_| 25.0, 1.0), &min20()).metrics["not_locked_out_pct"], 0.0);
-        assert_eq!(run(&frame(100, |_| 85.0, |_| 25.5, 1.0), &min20()).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(100, |_| 85.0, |_| 25.0, 1.0), &min20()).metrics["not_locked_out_pct"], 0.0);
+        assert_eq!(run(&RULE, &frame(100, |_| 85.0, |_| 25.5, 1.0), &min20()).severity, Severity::Fault);
     }
 
     #[test]
     fn an_unknown_minimum_declines_what_it_decides() {
         // 35 % is excess over a generic 20 % minimum but normal for a 35 % design: not judged
-        let f = run(&frame(100, |_| 85.0, |_| 35.0, 1.0), &Params::default());
+        let f = run(&RULE, &frame(100, |_| 85.0, |_| 35.0, 1.0), &Params::default());
         assert_eq!(f.severity, Severity::Info, "{}", f.summary);
         assert_eq!(f.metrics["excess_over_assumed_min_pct"], 100.0);
         assert!(f.caveats.iter().any(|c| c.contains("min_oa_pct")), "{:?}", f.caveats);
         // 80 % is excess whatever the design minimum
-        assert_eq!(run(&frame(100, |_| 85.0, |_| 80.0, 1.0), &Params::default()).severity, Severity::Fault);
-        assert_eq!(run(&frame(100, |_| 85.0, |_| 20.0, 1.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(100, |_| 85.0, |_| 80.0, 1.0), &Params::default()).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(100, |_| 85.0, |_| 20.0, 1.0), &Params::default()).severity, Severity::Ok);
     }
 
     #[test]
     fn differential_changeover_and_cool_weather_are_not_judged() {
         // 70 °F outdoor air is above the limit but below return air: a differential unit economizes
-        let f = run(&frame(100, |_| 70.0, |_| 100.0, 1.0), &min20());
+        let f = run(&RULE, &frame(100, |_| 70.0, |_| 100.0, 1.0), &min20());
         assert_eq!(f.severity, Severity::Info);
         assert_eq!(f.metrics["n_differential_excluded"], 100.0);
         let fixed = with(&[("min_oa_pct", ParamValue::Number(20.0)), ("differential", ParamValue::Flag(Some(false))), ("denom_min_f", ParamValue::Number(2.0))]);
-        assert_eq!(run(&frame(100, |_| 70.0, |_| 100.0, 1.0), &fixed).severity, Severity::Fault);
-        assert_eq!(run(&frame(100, |_| 55.0, |_| 100.0, 1.0), &min20()).judged, 0);
+        assert_eq!(run(&RULE, &frame(100, |_| 70.0, |_| 100.0, 1.0), &fixed).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(100, |_| 55.0, |_| 100.0, 1.0), &min20()).judged, 0);
     }
 
     #[test]
     fn fan_off_is_not_judged_unless_the_gate_is_off() {
-        let f = run(&frame(50, |_| 85.0, |_| 100.0, 0.0), &min20());
+        let f = run(&RULE, &frame(50, |_| 85.0, |_| 100.0, 0.0), &min20());
         assert_eq!((f.severity, f.metrics["n_masked_fan_off"]), (Severity::Info, 50.0));
         let ungated = with(&[("min_oa_pct", ParamValue::Number(20.0)), ("fan_gate", ParamValue::Flag(Some(false)))]);
-        assert_eq!(run(&frame(50, |_| 85.0, |_| 100.0, 0.0), &ungated).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(50, |_| 85.0, |_| 100.0, 0.0), &ungated).severity, Severity::Fault);
     }
 
     #[test]
@@ -369,16 +354,16 @@ mod tests {
         let mut f = frame(50, |_| 85.0, |i| if i < 10 { 60.0 } else { 20.0 }, 1.0);
         f.cols.remove("mixed_air_temp");
         f.cols.remove("return_air_temp");
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!((r.severity, r.metrics["not_locked_out_pct"]), (Severity::Warn, 20.0));
         assert!(r.caveats.iter().any(|c| c.contains("weak")));
         f.cols.insert("oa_damper".into(), f.cols["oa_damper"].iter().map(|d| d / 100.0).collect());
-        assert_eq!(run(&f, &Params::default()).metrics["not_locked_out_pct"], 20.0);
+        assert_eq!(run(&RULE, &f, &Params::default()).metrics["not_locked_out_pct"], 20.0);
         // measured airflows beat the balance (which here reads 100 %)
         let mut m = frame(50, |_| 85.0, |_| 100.0, 1.0);
         m.cols.insert("airflow".into(), vec![10_000.0; 50]);
         m.cols.insert("oa_airflow".into(), vec![2_000.0; 50]);
-        let r = run(&m, &min20());
+        let r = run(&RULE, &m, &min20());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert_eq!(r.judged_basis, Basis::Measured.judged());
     }
@@ -387,23 +372,15 @@ mod tests {
     fn gaps_duplicates_disorder_and_irregular_sampling() {
         let base = frame(100, |_| 85.0, |i| if i < 20 { 100.0 } else { 20.0 }, 1.0);
         // every row twice, newest first: the same answer
-        let mut ts = base.ts.clone();
-        ts.extend(base.ts.iter());
-        ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c = v.clone();
-            c.extend(v.iter());
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        let twice = run(&Frame::from_rows(&ts, &cols), &min20());
+        let shuffled = shuffled_with_duplicates(&base);
+        let twice = run(&RULE, &shuffled, &min20());
         assert_eq!((twice.judged, twice.metrics["not_locked_out_pct"]), (100, 20.0));
         // a gap in the outdoor air: fewer samples judged, the shares of what is left
         let mut gapped = base.clone();
         for v in &mut gapped.cols.get_mut("oat").unwrap()[50..80] {
             *v = f64::NAN;
         }
-        let g = run(&gapped, &min20());
+        let g = run(&RULE, &gapped, &min20());
         assert_eq!(g.judged, 70);
         assert!((g.metrics["not_locked_out_pct"] - 100.0 * 20.0 / 70.0).abs() < 0.01);
         // irregular sampling: the open samples every 15 minutes, the shut ones hourly; the share is of hours
@@ -412,7 +389,7 @@ mod tests {
         let oaf: Vec<f64> = (0..100).map(|i| if i < 20 { 100.0 } else { 20.0 }).collect();
         let mat: Vec<f64> = oaf.iter().map(|x| 74.0 + x / 100.0 * 11.0).collect();
         let irregular = Frame::from_rows(&t, &[("oat", vec![85.0; 100]), ("mixed_air_temp", mat), ("return_air_temp", vec![74.0; 100]), ("oa_damper", oaf), ("supply_fan_status", vec![1.0; 100])]);
-        let r = run(&irregular, &min20());
+        let r = run(&RULE, &irregular, &min20());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary); // 5 of 85 hours
         assert!(r.metrics["not_locked_out_pct"] < 10.0);
     }
@@ -420,13 +397,13 @@ mod tests {
     #[test]
     fn degenerate_frames_and_a_missing_input() {
         let empty = Frame::from_rows(&[], &[("oat", vec![]), ("oa_damper", vec![])]);
-        assert_eq!(evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into(), "oat".into()] });
+        assert_eq!(outcome(&RULE, &empty, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into(), "oat".into()] });
         let one = frame(1, |_| 85.0, |_| 100.0, 1.0);
-        assert_eq!(run(&one, &min20()).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &one, &min20()).severity, Severity::Fault);
         let mut no_damper = frame(10, |_| 85.0, |_| 20.0, 1.0);
         no_damper.cols.remove("oa_damper");
-        assert_eq!(evaluate(&spec(), &no_damper, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into()] });
+        assert_eq!(outcome(&RULE, &no_damper, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into()] });
         let all_nan = frame(10, |_| f64::NAN, |_| 20.0, 1.0);
-        assert_eq!(evaluate(&spec(), &all_nan, &Params::default()), Outcome::Skipped { missing: vec!["oat".into()] });
+        assert_eq!(outcome(&RULE, &all_nan, &Params::default()), Outcome::Skipped { missing: vec!["oat".into()] });
     }
 }

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{balance_oaf, on_full_outdoor_air, percent_scale, percentile, running, sorted_at, FanGate, BALANCE_MIN_DELTA_F};
-use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// How far (°F) below `high_limit_f` a unit's own changeover may sit and still be taken as its
 /// high limit; an economizer that quits earlier than that is missing free cooling.
@@ -23,6 +23,9 @@ const ECONOMIZING_ABOVE_MIN_PCT: f64 = 10.0;
 /// Fewest samples seen economizing before a changeover is read from them.
 const MIN_ECONOMIZING: usize = 10;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -33,6 +36,7 @@ pub fn spec() -> RuleSpec {
             optional: &["oa_damper", "mixed_air_temp", "return_air_temp", "supply_fan_status", "supply_fan_speed", "airflow"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("high_limit_f", 60.0, "°F (outdoor air dry-bulb)", (45.0, 75.0),
@@ -101,9 +105,7 @@ fn demonstrated_changeover(frame: &Frame, oat: &[f64], run: &[bool], full_oa: Op
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(cool_raw), Some(oat)) = (frame.col("cool_valve"), frame.col("oat")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (cool_raw, oat) = (frame.required("cool_valve"), frame.required("oat"));
     let p = |name: &str| params.number(spec, name);
     let (high_limit, low_limit, active) = (p("high_limit_f"), p("low_limit_f"), p("active"));
     if low_limit >= high_limit {
@@ -214,20 +216,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         _ => {}
     }
     let judged = available.len();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: missed.clone(),
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(missed.clone())
+        .with_judged(judged)
+        .with_conditions(vec![
             Condition { name: "missed_free_cooling".into(), flagged: missed, judged, judged_hours: avail_h, flagged_hours: missed_h },
             Condition { name: "integrated_economizer".into(), flagged: integrated, judged, judged_hours: avail_h, flagged_hours: integ_h },
-        ],
-    }])
+        ])])
 }
 
 /// Why the missed samples were missed, with its metrics: on samples with a well-conditioned
@@ -277,6 +274,7 @@ fn missed_cause(frame: &Frame, oat: &[f64], missed: &[u32], w: &[f64], params: &
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, shuffled_with_duplicates};
     use crate::engine::{ParamValue, NS_PER_HOUR};
 
     /// Hourly over `n` hours: outdoor air `oat(i)`, return air 74 °F, the damper at `damper(i)` %
@@ -290,13 +288,6 @@ mod tests {
         Frame::from_rows(&ts, &[("oat", o), ("oa_damper", d), ("mixed_air_temp", m), ("return_air_temp", vec![74.0; n]), ("cool_valve", (0..n).map(&valve).collect()), ("supply_fan_status", vec![1.0; n])])
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     fn with(pairs: &[(&str, ParamValue)]) -> Params {
         let mut p = Params::default();
         for (k, v) in pairs {
@@ -308,11 +299,11 @@ mod tests {
     #[test]
     fn an_economizer_at_work_is_ok_and_one_at_minimum_is_found() {
         // cool weather: the damper fully open carries the cooling, or cooling on all outdoor air
-        let ok = run(&frame(100, |_| 50.0, |_| 100.0, |i| if i % 2 == 0 { 30.0 } else { 0.0 }), &Params::default());
+        let ok = run(&RULE, &frame(100, |_| 50.0, |_| 100.0, |i| if i % 2 == 0 { 30.0 } else { 0.0 }), &Params::default());
         assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
         assert_eq!(ok.metrics["n_integrated_economizer_samples"], 50.0);
         assert!(ok.summary.contains("integrated"), "{}", ok.summary);
-        let stuck = run(&frame(100, |_| 50.0, |_| 20.0, |_| 40.0), &Params::default());
+        let stuck = run(&RULE, &frame(100, |_| 50.0, |_| 20.0, |_| 40.0), &Params::default());
         assert_eq!(stuck.severity, Severity::Fault);
         assert_eq!((stuck.metrics["missed_pct"], stuck.flagged.len()), (100.0, 100));
         assert!(stuck.summary.contains("not commanded open"), "{}", stuck.summary);
@@ -323,7 +314,7 @@ mod tests {
         // the damper reads 100 % but the mixed air says 25 % outdoor air
         let mut f = frame(48, |_| 50.0, |_| 25.0, |_| 40.0);
         f.cols.insert("oa_damper".into(), vec![100.0; 48]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert_eq!(r.metrics["commanded_open_pct"], 100.0);
         assert!(r.summary.contains("stuck low"), "{}", r.summary);
@@ -331,22 +322,22 @@ mod tests {
         let short = frame(20, |_| 50.0, |_| 25.0, |_| 40.0);
         let mut short = short;
         short.cols.insert("oa_damper".into(), vec![100.0; 20]);
-        let r = run(&short, &Params::default());
+        let r = run(&RULE, &short, &Params::default());
         assert!(!r.summary.contains("stuck"), "{}", r.summary);
     }
 
     #[test]
     fn the_share_boundary() {
-        let at = |k: usize| run(&frame(100, |_| 50.0, |_| 20.0, move |i| if i < k { 40.0 } else { 0.0 }), &Params::default()).severity;
+        let at = |k: usize| run(&RULE, &frame(100, |_| 50.0, |_| 20.0, move |i| if i < k { 40.0 } else { 0.0 }), &Params::default()).severity;
         assert_eq!(at(9), Severity::Ok);
         assert_eq!(at(10), Severity::Warn);
         assert_eq!(at(24), Severity::Warn);
         assert_eq!(at(25), Severity::Fault);
         // a valve at exactly `active` is not cooling; just above it is
-        assert_eq!(run(&frame(50, |_| 50.0, |_| 20.0, |_| 5.0), &Params::default()).severity, Severity::Ok);
-        assert_eq!(run(&frame(50, |_| 50.0, |_| 20.0, |_| 5.1), &Params::default()).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(50, |_| 50.0, |_| 20.0, |_| 5.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(50, |_| 50.0, |_| 20.0, |_| 5.1), &Params::default()).severity, Severity::Fault);
         // outdoor air at the high limit is not free-cooling weather
-        assert_eq!(run(&frame(50, |_| 60.0, |_| 20.0, |_| 40.0), &Params::default()).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(50, |_| 60.0, |_| 20.0, |_| 40.0), &Params::default()).severity, Severity::Info);
     }
 
     #[test]
@@ -354,7 +345,7 @@ mod tests {
         // outdoor air cycling 45-59 °F; the economizer fully open up to `c` °F and at minimum above
         // it, cooling from 55 °F: a changeover within 3 °F of the limit is the unit's own
         let oat = |i: usize| 45.0 + (i % 15) as f64;
-        let unit = |c: f64| run(&frame(150, oat, move |i| if oat(i) <= c { 100.0 } else { 20.0 }, |i| if oat(i) >= 55.0 { 40.0 } else { 0.0 }), &Params::default());
+        let unit = |c: f64| run(&RULE, &frame(150, oat, move |i| if oat(i) <= c { 100.0 } else { 20.0 }, |i| if oat(i) >= 55.0 { 40.0 } else { 0.0 }), &Params::default());
         let own = unit(58.0);
         assert_eq!(own.severity, Severity::Ok, "{}", own.summary);
         assert_eq!(own.metrics["demonstrated_changeover_f"], 58.0);
@@ -365,7 +356,7 @@ mod tests {
         assert_eq!((early.severity, early.metrics["missed_pct"]), (Severity::Warn, 20.0), "{}", early.summary);
         assert!(early.caveats.iter().any(|c| c.contains("too low")), "{:?}", early.caveats);
         // a cool spell alone, with no warmer weather at minimum, shows no changeover
-        let cool = run(&frame(100, |_| 50.0, |_| 100.0, |_| 0.0), &Params::default());
+        let cool = run(&RULE, &frame(100, |_| 50.0, |_| 100.0, |_| 0.0), &Params::default());
         assert!(!cool.metrics.contains_key("demonstrated_changeover_f"));
     }
 
@@ -373,14 +364,14 @@ mod tests {
     fn fan_off_low_limit_and_a_bad_low_limit() {
         let mut off = frame(50, |_| 50.0, |_| 20.0, |_| 40.0);
         off.cols.insert("supply_fan_status".into(), vec![0.0; 50]);
-        let r = run(&off, &Params::default());
+        let r = run(&RULE, &off, &Params::default());
         assert_eq!((r.severity, r.metrics["n_masked_fan_off"]), (Severity::Info, 50.0));
         let low = with(&[("low_limit_f", ParamValue::Number(40.0))]);
-        let r = run(&frame(100, |i| if i < 60 { 35.0 } else { 50.0 }, |_| 20.0, |i| if i < 60 { 40.0 } else { 0.0 }), &low);
+        let r = run(&RULE, &frame(100, |i| if i < 60 { 35.0 } else { 50.0 }, |_| 20.0, |i| if i < 60 { 40.0 } else { 0.0 }), &low);
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert_eq!((r.metrics["low_limit_excluded_hours"], r.judged), (60.0, 40));
         let bad = with(&[("low_limit_f", ParamValue::Number(50.0)), ("high_limit_f", ParamValue::Number(50.0))]);
-        assert_eq!(run(&frame(10, |_| 45.0, |_| 20.0, |_| 40.0), &bad).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(10, |_| 45.0, |_| 20.0, |_| 40.0), &bad).severity, Severity::Info);
     }
 
     #[test]
@@ -389,7 +380,7 @@ mod tests {
         for r in ["oa_damper", "mixed_air_temp", "return_air_temp"] {
             f.cols.remove(r);
         }
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert!(r.caveats.iter().any(|c| c.contains("overstated")), "{:?}", r.caveats);
     }
@@ -397,38 +388,30 @@ mod tests {
     #[test]
     fn gaps_duplicates_disorder_and_irregular_sampling() {
         let base = frame(100, |_| 50.0, |_| 20.0, |i| if i < 20 { 40.0 } else { 0.0 });
-        let mut ts = base.ts.clone();
-        ts.extend(base.ts.iter());
-        ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c = v.clone();
-            c.extend(v.iter());
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        let twice = run(&Frame::from_rows(&ts, &cols), &Params::default());
+        let shuffled = shuffled_with_duplicates(&base);
+        let twice = run(&RULE, &shuffled, &Params::default());
         assert_eq!((twice.judged, twice.metrics["missed_pct"]), (100, 20.0));
         let mut gapped = base.clone();
         for v in &mut gapped.cols.get_mut("cool_valve").unwrap()[40..90] {
             *v = f64::NAN;
         }
-        let g = run(&gapped, &Params::default());
+        let g = run(&RULE, &gapped, &Params::default());
         assert_eq!((g.judged, g.metrics["missed_pct"]), (50, 40.0));
         // the cooling samples every 15 minutes, the rest hourly: 5 of 85 hours
         let mut t: Vec<i64> = (0..20).map(|i| i * NS_PER_HOUR / 4).collect();
         t.extend((0..80).map(|i| 5 * NS_PER_HOUR + i * NS_PER_HOUR));
         let irregular = Frame::from_rows(&t, &[("oat", vec![50.0; 100]), ("oa_damper", vec![20.0; 100]), ("cool_valve", (0..100).map(|i| if i < 20 { 40.0 } else { 0.0 }).collect())]);
-        let r = run(&irregular, &Params::default());
+        let r = run(&RULE, &irregular, &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
     }
 
     #[test]
     fn degenerate_frames_and_a_missing_input() {
         let empty = Frame::from_rows(&[], &[("oat", vec![]), ("cool_valve", vec![])]);
-        assert_eq!(evaluate(&spec(), &empty, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into(), "oat".into()] });
-        assert_eq!(run(&frame(1, |_| 50.0, |_| 20.0, |_| 40.0), &Params::default()).severity, Severity::Fault);
+        assert_eq!(outcome(&RULE, &empty, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into(), "oat".into()] });
+        assert_eq!(run(&RULE, &frame(1, |_| 50.0, |_| 20.0, |_| 40.0), &Params::default()).severity, Severity::Fault);
         let mut f = frame(10, |_| 50.0, |_| 20.0, |_| 40.0);
         f.cols.remove("cool_valve");
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into()] });
     }
 }

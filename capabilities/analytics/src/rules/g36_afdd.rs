@@ -14,7 +14,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, fan_on, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{as_percent, fan_on, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// G36 Table 5.16.14.7 default tolerances, in °F where the guideline gives °C.
 /// Supply-fan heat rise.
@@ -87,6 +87,9 @@ const OS_COOL_ECON: u8 = 3;
 const OS_COOL_MIN_OA: u8 = 4;
 const OS_OTHER: u8 = 5;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -112,6 +115,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -245,9 +249,7 @@ fn persistent(ts: &[i64], mask: &[bool], step: i64, delay: f64) -> Vec<bool> {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(sat_raw), Some(cc_raw)) = (frame.col("supply_air_temp"), frame.col("cool_valve")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (sat_raw, cc_raw) = (frame.required("supply_air_temp"), frame.required("cool_valve"));
     let n = frame.len();
     let ts = &frame.ts;
     let mut caveats: Vec<String> = Vec::new();
@@ -638,31 +640,26 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push(format!("{}: their operating states never occurred while judged", never_applied.join(", ")));
     }
     let flagged: Vec<u32> = (0..n).filter(|&i| flagged_any[i]).map(|i| i as u32).collect();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!(
+    Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "Guideline 36 AFDD, {} of 15 fault conditions evaluated: {body}; running read from {fan_src}, ModeDelay {} min, AlarmDelay {} min",
             evaluated.len(),
             params.number(spec, "mode_delay_min"),
             params.number(spec, "alarm_delay_min")
-        ),
-        caveats,
-        metrics,
-        flagged,
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+        ))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged)
+        .with_conditions(conditions)])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, shuffled_with_duplicates, MONDAY};
     use crate::engine::NS_PER_HOUR;
 
     /// 2024-01-01, a Monday, as a naive timestamp.
-    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
     const M15: i64 = NS_PER_HOUR / 4;
     /// The roles a sample row fills, in order.
     const ROLES: [&str; 9] = ["supply_air_temp", "cool_valve", "heat_valve", "mixed_air_temp", "return_air_temp", "oat", "supply_air_temp_sp", "supply_fan_status", "oa_damper"];
@@ -697,20 +694,13 @@ mod tests {
         p
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     fn cond<'a>(f: &'a Finding, name: &str) -> &'a Condition {
         f.conditions.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name} in {:?}", f.conditions.iter().map(|c| &c.name).collect::<Vec<_>>()))
     }
 
     #[test]
     fn a_healthy_unit_is_ok_in_free_and_mechanical_cooling() {
-        let f = run(&frame(400, |i| if i < 200 { free_cooling(i) } else { cooling(i) }), &with(&[]));
+        let f = run(&RULE, &frame(400, |i| if i < 200 { free_cooling(i) } else { cooling(i) }), &with(&[]));
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert_eq!(f.metrics["os2_hours"], 50.0);
         assert_eq!(f.metrics["os4_hours"], 50.0);
@@ -730,7 +720,7 @@ mod tests {
             r[0] = 54.0; // 6 °F below the mixed air with the valve shut
             r
         };
-        let f = run(&frame(400, leak), &with(&[]));
+        let f = run(&RULE, &frame(400, leak), &with(&[]));
         assert_eq!(f.severity, Severity::Fault);
         assert_eq!(f.metrics["worst_fc"], 8.0);
         assert_eq!(cond(&f, "FC8").flagged.len(), 400);
@@ -738,7 +728,7 @@ mod tests {
         // the same unit with no heating coil: mixed and supply air bracket the cooling coil
         let mut g = frame(400, leak);
         g.cols.remove("heat_valve");
-        let f = run(&g, &with(&[]));
+        let f = run(&RULE, &g, &with(&[]));
         assert_eq!(f.severity, Severity::Fault);
         assert_eq!(cond(&f, "FC14").flagged.len(), 400);
         assert!(cond(&f, "FC8").flagged.is_empty(), "FC8 hours go to FC14");
@@ -754,18 +744,18 @@ mod tests {
             (r[0], r[1]) = (sat, cc);
             r
         };
-        assert_eq!(run(&frame(400, full(57.0, 100.0)), &with(&[])).severity, Severity::Ok, "at setpoint + 2 °F exactly");
-        assert_eq!(run(&frame(400, full(57.5, 99.0)), &with(&[])).severity, Severity::Fault);
-        assert_eq!(run(&frame(400, full(57.5, 98.9)), &with(&[])).severity, Severity::Ok, "the valve short of full open");
+        assert_eq!(run(&RULE, &frame(400, full(57.0, 100.0)), &with(&[])).severity, Severity::Ok, "at setpoint + 2 °F exactly");
+        assert_eq!(run(&RULE, &frame(400, full(57.5, 99.0)), &with(&[])).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(400, full(57.5, 98.9)), &with(&[])).severity, Severity::Ok, "the valve short of full open");
         // the share: 5 % of 100 applicable hours is a warning, one sample less is not; 20 % a fault
         let share = |k: usize| move |i: usize| if i < k { full(60.0, 100.0)(i) } else { cooling(i) };
-        let at = run(&frame(400, share(20)), &with(&[]));
+        let at = run(&RULE, &frame(400, share(20)), &with(&[]));
         assert_eq!((at.severity, at.metrics["fc13_pct"]), (Severity::Warn, 5.0));
-        assert_eq!(run(&frame(400, share(19)), &with(&[])).severity, Severity::Ok);
-        assert_eq!(run(&frame(400, share(80)), &with(&[])).severity, Severity::Fault);
-        assert_eq!(run(&frame(400, share(79)), &with(&[])).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(400, share(19)), &with(&[])).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(400, share(80)), &with(&[])).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(400, share(79)), &with(&[])).severity, Severity::Warn);
         // fewer applicable hours than min_applicable_hours do not set the severity
-        let short = run(&frame(95, full(60.0, 100.0)), &with(&[]));
+        let short = run(&RULE, &frame(95, full(60.0, 100.0)), &with(&[]));
         assert_eq!(short.metrics["fc13_pct"], 100.0);
         assert_eq!(short.severity, Severity::Info, "23.75 h applicable, 24 needed");
         assert!(short.summary.contains("too little to judge"), "{}", short.summary);
@@ -781,19 +771,19 @@ mod tests {
             }
             r
         };
-        let f = run(&frame(400, blip(&[100])), &with(&[]));
+        let f = run(&RULE, &frame(400, blip(&[100])), &with(&[]));
         assert!(cond(&f, "FC13").flagged.is_empty());
-        let f = run(&frame(400, blip(&[100, 101])), &with(&[]));
+        let f = run(&RULE, &frame(400, blip(&[100, 101])), &with(&[]));
         assert_eq!(cond(&f, "FC13").flagged, vec![100, 101]);
         // the same two samples either side of a two-hour hole are two short episodes
         let ts: Vec<i64> = (0..400i64).map(|k| MONDAY + k * M15 + if k > 100 { 2 * NS_PER_HOUR } else { 0 }).collect();
-        let f = run(&frame_at(&ts, blip(&[100, 101])), &with(&[]));
+        let f = run(&RULE, &frame_at(&ts, blip(&[100, 101])), &with(&[]));
         assert!(cond(&f, "FC13").flagged.is_empty(), "a gap ends an episode");
         // and the first running sample after the hole is a start: 30 minutes suspended
         assert_eq!(f.metrics["suspended_hours"], 0.5);
         assert_eq!(f.judged, 398);
         // a fan start suspends too; a unit that starts running at the first sample does not
-        let f = run(&frame(400, |i| {
+        let f = run(&RULE, &frame(400, |i| {
             let mut r = cooling(i);
             r[7] = if i < 40 { 0.0 } else { 1.0 };
             r
@@ -803,14 +793,14 @@ mod tests {
 
     #[test]
     fn a_stopped_unit_is_not_judged() {
-        let off = run(&frame(400, |i| {
+        let off = run(&RULE, &frame(400, |i| {
             let mut r = free_cooling(i);
             (r[0], r[7]) = (40.0, 0.0);
             r
         }), &with(&[]));
         assert_eq!((off.severity, off.judged), (Severity::Info, 0));
         // a fault while stopped counts for nothing
-        let f = run(&frame(400, |i| {
+        let f = run(&RULE, &frame(400, |i| {
             let mut r = free_cooling(i);
             if i >= 300 {
                 (r[0], r[7]) = (40.0, 0.0);
@@ -824,22 +814,13 @@ mod tests {
     fn duplicates_disorder_and_irregular_sampling() {
         let row = |i: usize| if i < 48 { let mut r = cooling(i); (r[0], r[1]) = (60.0, 100.0); r } else { cooling(i) };
         let base = frame(200, row);
-        let mut ts = base.ts.clone();
-        ts.extend(base.ts.iter().rev());
-        ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c = v.clone();
-            c.extend(v.iter().rev());
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        let shuffled = Frame::from_rows(&ts, &cols);
+        let shuffled = shuffled_with_duplicates(&base);
         assert_eq!(shuffled.len(), 200);
-        assert_eq!(run(&shuffled, &with(&[])).metrics, run(&base, &with(&[])).metrics);
+        assert_eq!(run(&RULE, &shuffled, &with(&[])).metrics, run(&RULE, &base, &with(&[])).metrics);
         // 12 faulty hours at 15 minutes, then 12 healthy hours at 20 minutes: the share is of
         // time (about half), not of samples (48 of 84)
         let ts: Vec<i64> = (0..84i64).map(|k| MONDAY + if k < 48 { k * M15 } else { 12 * NS_PER_HOUR + (k - 48) * NS_PER_HOUR / 3 }).collect();
-        let f = run(&frame_at(&ts, row), &with(&[("min_applicable_hours", ParamValue::Number(12.0))]));
+        let f = run(&RULE, &frame_at(&ts, row), &with(&[("min_applicable_hours", ParamValue::Number(12.0))]));
         let pct = f.metrics["fc13_pct"];
         assert!((49.0..51.0).contains(&pct), "{pct}");
         assert_eq!(f.severity, Severity::Fault);
@@ -853,24 +834,24 @@ mod tests {
             (r[0], r[8]) = (54.0, 20.0);
             r
         };
-        let f = run(&frame(400, idle), &with(&[]));
+        let f = run(&RULE, &frame(400, idle), &with(&[]));
         assert_eq!(f.metrics["os5_hours"], 100.0);
         assert!(f.conditions.iter().all(|c| c.name != "FC8"));
         assert!(f.caveats.iter().any(|c| c.contains("OS#5")));
         // without a damper point the valves alone decide, and it says so
         let mut g = frame(400, idle);
         g.cols.remove("oa_damper");
-        let f = run(&g, &with(&[]));
+        let f = run(&RULE, &g, &with(&[]));
         assert_eq!(f.metrics["os2_hours"], 100.0);
         assert!(f.caveats.iter().any(|c| c.contains("no outdoor-air damper")));
         // the minimum is learned from mechanical cooling below the economizer position
-        let f = run(&frame(400, |i| if i < 100 { cooling(i) } else { free_cooling(i) }), &Params::default());
+        let f = run(&RULE, &frame(400, |i| if i < 100 { cooling(i) } else { free_cooling(i) }), &Params::default());
         assert_eq!(f.metrics["oa_damper_min"], 20.0);
-        let f = run(&frame(400, free_cooling), &Params::default());
+        let f = run(&RULE, &frame(400, free_cooling), &Params::default());
         assert_eq!(f.metrics["oa_damper_min"], 0.0);
         assert!(f.caveats.iter().any(|c| c.contains("could not be learned")));
         // a month-by-month minimum of 60 % puts a 60 % damper at its minimum
-        let f = run(&frame(400, free_cooling), &with(&[("oa_damper_min_by_month", ParamValue::List(vec![60.0; 12]))]));
+        let f = run(&RULE, &frame(400, free_cooling), &with(&[("oa_damper_min_by_month", ParamValue::List(vec![60.0; 12]))]));
         assert_eq!(f.metrics["os5_hours"], 100.0);
     }
 
@@ -879,10 +860,10 @@ mod tests {
         // alternating between free cooling and mechanical cooling every sample: 3-4 changes an
         // hour at 15 minutes is within G36's 7; every minute it is not
         let flip = |i: usize| if i.is_multiple_of(2) { free_cooling(i) } else { cooling(i) };
-        let f = run(&frame(400, flip), &with(&[]));
+        let f = run(&RULE, &frame(400, flip), &with(&[]));
         assert_eq!(f.metrics["fc4_pct"], 0.0);
         let ts: Vec<i64> = (0..3000i64).map(|k| MONDAY + k * 60_000_000_000).collect();
-        let f = run(&frame_at(&ts, flip), &with(&[]));
+        let f = run(&RULE, &frame_at(&ts, flip), &with(&[]));
         assert!(f.metrics["fc4_pct"] > 90.0, "{}", f.summary);
         // FC6 needs the design minimum; 20 % min against a 60 % fraction is 40 points off
         let hot = |i| {
@@ -890,11 +871,11 @@ mod tests {
             (r[3], r[4], r[5]) = (86.0, 72.0, 95.0); // (86 - 72) / (95 - 72) = 61 %
             r
         };
-        let f = run(&frame(400, hot), &with(&[]));
+        let f = run(&RULE, &frame(400, hot), &with(&[]));
         assert!(f.caveats.iter().any(|c| c.starts_with("FC6 not evaluated")));
-        let f = run(&frame(400, hot), &with(&[("min_oa_pct", ParamValue::Number(20.0))]));
+        let f = run(&RULE, &frame(400, hot), &with(&[("min_oa_pct", ParamValue::Number(20.0))]));
         assert_eq!(cond(&f, "FC6").flagged.len(), 400);
-        let f = run(&frame(400, hot), &with(&[("min_oa_pct", ParamValue::Number(50.0))]));
+        let f = run(&RULE, &frame(400, hot), &with(&[("min_oa_pct", ParamValue::Number(50.0))]));
         assert!(cond(&f, "FC6").flagged.is_empty());
     }
 
@@ -902,31 +883,31 @@ mod tests {
     fn occupancy_gate_and_declines() {
         let mut f = frame(400, free_cooling);
         f.cols.insert("occupancy".into(), (0..400).map(|i| if i < 100 { 1.0 } else { 0.0 }).collect());
-        let all = run(&f, &with(&[]));
-        let occ = run(&f, &with(&[("occupancy_gate", ParamValue::Choice("trended".into()))]));
+        let all = run(&RULE, &f, &with(&[]));
+        let occ = run(&RULE, &f, &with(&[("occupancy_gate", ParamValue::Choice("trended".into()))]));
         // the occupancy change is a mode change: 30 minutes suspended either way
         assert_eq!((all.judged, occ.judged), (398, 100));
         assert_eq!(occ.metrics["unoccupied_hours"], 74.5);
         // a heating coil declared but not trended
         let mut g = frame(400, free_cooling);
         g.cols.remove("heat_valve");
-        assert_eq!(run(&g, &with(&[("heating_coil", ParamValue::Flag(Some(true)))])).severity, Severity::Info);
+        assert_eq!(run(&RULE, &g, &with(&[("heating_coil", ParamValue::Flag(Some(true)))])).severity, Severity::Info);
         // a month list of the wrong length, no fan signal, no cooling valve
-        assert_eq!(run(&frame(400, free_cooling), &with(&[("min_oa_pct_by_month", ParamValue::List(vec![20.0; 3]))])).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(400, free_cooling), &with(&[("min_oa_pct_by_month", ParamValue::List(vec![20.0; 3]))])).severity, Severity::Info);
         let mut h = frame(400, free_cooling);
         h.cols.remove("supply_fan_status");
-        assert!(run(&h, &with(&[])).summary.contains("no supply-fan"));
+        assert!(run(&RULE, &h, &with(&[])).summary.contains("no supply-fan"));
         h.cols.remove("cool_valve");
         h.cols.remove("supply_air_temp");
-        assert_eq!(evaluate(&spec(), &h, &with(&[])), Outcome::Skipped { missing: vec!["supply_air_temp".into(), "cool_valve".into()] });
+        assert_eq!(outcome(&RULE, &h, &with(&[])), Outcome::Skipped { missing: vec!["supply_air_temp".into(), "cool_valve".into()] });
         // degenerate frames do not panic
         let one = frame(1, free_cooling);
-        assert_eq!(run(&one, &with(&[])).severity, Severity::Info);
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert_eq!(run(&RULE, &one, &with(&[])).severity, Severity::Info);
+        assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let far = frame_at(&[i64::MIN, 0, i64::MAX], cooling);
-        assert!(matches!(evaluate(&spec(), &far, &with(&[])), Outcome::Findings(_)));
+        assert!(matches!(outcome(&RULE, &far, &with(&[])), Outcome::Findings(_)));
         let nan = frame(8, |_| [f64::NAN, 10.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, 1.0, f64::NAN]);
-        assert!(matches!(evaluate(&spec(), &nan, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(outcome(&RULE, &nan, &Params::default()), Outcome::Skipped { .. }));
     }
 
     #[test]

@@ -8,11 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 
 /// Leak shares (percent of judged time) that warn and that fault.
 const WARN_PCT: f64 = 10.0;
 const FAULT_PCT: f64 = 30.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -24,6 +27,7 @@ pub fn spec() -> RuleSpec {
             optional: &["cool_valve", "heat_valve", "cool_coil_leaving_temp", "heat_coil_leaving_temp", "supply_fan_status", "occupancy"],
             gating: &[],
             one_of: &[&["cool_valve", "heat_valve"]],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("fan_heat_f", 2.0, "°F", (0.5, 4.0),
@@ -57,14 +61,8 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(mat), Some(sat)) = (frame.col("mixed_air_temp"), frame.col("supply_air_temp")) else {
-        let missing = ["mixed_air_temp", "supply_air_temp"].iter().filter(|r| frame.col(r).is_none()).map(|r| r.to_string()).collect();
-        return Outcome::Skipped { missing };
-    };
+    let (mat, sat) = (frame.required("mixed_air_temp"), frame.required("supply_air_temp"));
     let (cv, hv) = (frame.col("cool_valve"), frame.col("heat_valve"));
-    if cv.is_none() && hv.is_none() {
-        return Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] };
-    }
     let (cclt, hclt) = (frame.col("cool_coil_leaving_temp"), frame.col("heat_coil_leaving_temp"));
     let fan = frame.col("supply_fan_status");
     let occ = if params.flag(spec, "occupied_only") == Some(true) { frame.col("occupancy") } else { None };
@@ -139,27 +137,21 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: samples with the fan off may have been judged".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis),
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(vec![
             Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: heat_judged_h, flagged_hours: heat_h },
             Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: cool_judged_h, flagged_hours: cool_h },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const H: i64 = 3_600_000_000_000;
+    use crate::engine::testing::{numbers, outcome, run, H, MINUTE};
 
     fn frame(sat_minus_mat: impl Fn(usize) -> f64, valve: f64, fan: f64) -> Frame {
         let n = 100;
@@ -169,20 +161,13 @@ mod tests {
         Frame::from_rows(&ts, &[("mixed_air_temp", mat), ("supply_air_temp", sat), ("cool_valve", vec![valve; n]), ("heat_valve", vec![0.0; n]), ("supply_fan_status", vec![fan; n])])
     }
 
-    fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     #[test]
     fn a_tight_unit_is_ok_and_leaks_are_found() {
-        assert_eq!(run(&frame(|_| 1.5, 0.0, 1.0)).severity, Severity::Ok); // fan heat only
-        let r = run(&frame(|_| -6.0, 0.0, 1.0));
+        assert_eq!(run(&RULE, &frame(|_| 1.5, 0.0, 1.0), &Params::default()).severity, Severity::Ok); // fan heat only
+        let r = run(&RULE, &frame(|_| -6.0, 0.0, 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert_eq!(r.conditions[1].flagged.len(), 100);
-        let r = run(&frame(|i| if i % 5 == 0 { 8.0 } else { 1.0 }, 0.0, 1.0));
+        let r = run(&RULE, &frame(|i| if i % 5 == 0 { 8.0 } else { 1.0 }, 0.0, 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Warn);
         assert_eq!(r.metrics["heating_leak_pct"], 20.0);
     }
@@ -190,49 +175,36 @@ mod tests {
     #[test]
     fn the_share_and_margin_boundaries() {
         // a drop of exactly the margin is not a leak; beyond it is
-        assert_eq!(run(&frame(|_| -3.0, 0.0, 1.0)).severity, Severity::Ok);
-        assert_eq!(run(&frame(|_| -3.1, 0.0, 1.0)).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(|_| -3.0, 0.0, 1.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(|_| -3.1, 0.0, 1.0), &Params::default()).severity, Severity::Fault);
         // 10 % of samples is a warning, 9 % is not
-        assert_eq!(run(&frame(|i| if i < 10 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Warn);
-        assert_eq!(run(&frame(|i| if i < 9 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Ok);
-    }
-
-    fn run_with(f: &Frame, p: &[(&str, f64)]) -> Finding {
-        let mut params = Params::default();
-        for (k, v) in p {
-            params.values.insert(k.to_string(), crate::engine::ParamValue::Number(*v));
-        }
-        match evaluate(&spec(), f, &params) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
+        assert_eq!(run(&RULE, &frame(|i| if i < 10 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(|i| if i < 9 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Ok);
     }
 
     #[test]
     fn the_threshold_boundaries() {
         // heating: a rise of exactly fan_heat_f + delta_thr_f (2 + 3 °F) is not a leak; beyond it is
-        assert_eq!(run(&frame(|_| 5.0, 0.0, 1.0)).severity, Severity::Ok);
-        let over = run(&frame(|_| 5.1, 0.0, 1.0));
+        assert_eq!(run(&RULE, &frame(|_| 5.0, 0.0, 1.0), &Params::default()).severity, Severity::Ok);
+        let over = run(&RULE, &frame(|_| 5.1, 0.0, 1.0), &Params::default());
         assert_eq!((over.severity, over.metrics["heating_leak_pct"]), (Severity::Fault, 100.0));
-        assert_eq!(run_with(&frame(|_| 3.0, 0.0, 1.0), &[("delta_thr_f", 1.0)]).severity, Severity::Ok);
-        assert_eq!(run_with(&frame(|_| 3.1, 0.0, 1.0), &[("delta_thr_f", 1.0)]).severity, Severity::Fault);
-        assert_eq!(run_with(&frame(|_| 4.0, 0.0, 1.0), &[("fan_heat_f", 1.0)]).severity, Severity::Ok);
-        assert_eq!(run_with(&frame(|_| 4.1, 0.0, 1.0), &[("fan_heat_f", 1.0)]).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(|_| 3.0, 0.0, 1.0), &numbers(&[("delta_thr_f", 1.0)])).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(|_| 3.1, 0.0, 1.0), &numbers(&[("delta_thr_f", 1.0)])).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(|_| 4.0, 0.0, 1.0), &numbers(&[("fan_heat_f", 1.0)])).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(|_| 4.1, 0.0, 1.0), &numbers(&[("fan_heat_f", 1.0)])).severity, Severity::Fault);
         // cooling: cool_delta_thr_f replaces delta_thr_f when set
-        assert_eq!(run_with(&frame(|_| -1.0, 0.0, 1.0), &[("cool_delta_thr_f", 1.0)]).severity, Severity::Ok);
-        let cool = run_with(&frame(|_| -1.1, 0.0, 1.0), &[("cool_delta_thr_f", 1.0)]);
+        assert_eq!(run(&RULE, &frame(|_| -1.0, 0.0, 1.0), &numbers(&[("cool_delta_thr_f", 1.0)])).severity, Severity::Ok);
+        let cool = run(&RULE, &frame(|_| -1.1, 0.0, 1.0), &numbers(&[("cool_delta_thr_f", 1.0)]));
         assert_eq!((cool.severity, cool.metrics["cooling_leak_pct"]), (Severity::Fault, 100.0));
         // valve_closed_thr (5 %): a valve at it is shut and judged, just above it is not
-        assert_eq!(run(&frame(|_| -6.0, 5.0, 1.0)).judged, 100);
-        assert_eq!(run(&frame(|_| -6.0, 5.1, 1.0)).judged, 0);
-        assert_eq!(run_with(&frame(|_| -6.0, 10.0, 1.0), &[("valve_closed_thr", 10.0)]).severity, Severity::Fault);
-        assert_eq!(run_with(&frame(|_| -6.0, 10.1, 1.0), &[("valve_closed_thr", 10.0)]).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(|_| -6.0, 5.0, 1.0), &Params::default()).judged, 100);
+        assert_eq!(run(&RULE, &frame(|_| -6.0, 5.1, 1.0), &Params::default()).judged, 0);
+        assert_eq!(run(&RULE, &frame(|_| -6.0, 10.0, 1.0), &numbers(&[("valve_closed_thr", 10.0)])).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(|_| -6.0, 10.1, 1.0), &numbers(&[("valve_closed_thr", 10.0)])).severity, Severity::Info);
         // the fault share: 30 % of judged samples is a fault, 29 % a warning
-        assert_eq!(run(&frame(|i| if i < 29 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Warn);
-        assert_eq!(run(&frame(|i| if i < 30 { -5.0 } else { 0.0 }, 0.0, 1.0)).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &frame(|i| if i < 29 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(|i| if i < 30 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Fault);
     }
-
-    const MINUTE: i64 = 60_000_000_000;
     /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
     /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
     const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
@@ -251,14 +223,14 @@ mod tests {
     #[test]
     fn irregular_sampling_is_weighted_by_time() {
         // a tight unit and a leaking one keep their verdicts at uneven steps
-        assert_eq!(run(&uneven(|_| 1.5)).severity, Severity::Ok);
-        let all = run(&uneven(|_| -6.0));
+        assert_eq!(run(&RULE, &uneven(|_| 1.5), &Params::default()).severity, Severity::Ok);
+        let all = run(&RULE, &uneven(|_| -6.0), &Params::default());
         assert_eq!((all.severity, all.judged), (Severity::Fault, 200));
         // 40 cycles of 57 minutes: the judged time is 38 h, not 200 samples' worth
         assert!((all.conditions[1].judged_hours - 38.0).abs() < 1e-9, "{}", all.conditions[1].judged_hours);
         // the leak shows only on the densely logged samples (those followed by a 1- or 5-minute
         // step): 2 of every 5 samples (40 %, a fault by count) but 6 of every 57 minutes
-        let r = run(&uneven(|k| if STEPS[k % 5] < 17 { -6.0 } else { 0.0 }));
+        let r = run(&RULE, &uneven(|k| if STEPS[k % 5] < 17 { -6.0 } else { 0.0 }), &Params::default());
         assert_eq!(r.conditions[1].flagged.len(), 80);
         assert!((r.conditions[1].flagged_hours - 4.0).abs() < 1e-9, "{}", r.conditions[1].flagged_hours);
         assert_eq!(r.metrics["cooling_leak_pct"], 10.53, "the share of judged time, 6/57");
@@ -274,7 +246,7 @@ mod tests {
             &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
             &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
         );
-        let r = run(&f);
+        let r = run(&RULE, &f, &Params::default());
         // the sample before the gap stands for 1.5 h, not 41
         assert_eq!((r.judged, r.conditions[1].judged_hours, r.conditions[1].flagged_hours), (60, 60.5, 20.0));
         assert_eq!(r.severity, Severity::Fault);
@@ -282,16 +254,16 @@ mod tests {
 
     #[test]
     fn open_valves_and_fan_off_are_not_judged() {
-        assert_eq!(run(&frame(|_| -10.0, 50.0, 1.0)).severity, Severity::Info);
-        assert_eq!(run(&frame(|_| -10.0, 0.0, 0.0)).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(|_| -10.0, 50.0, 1.0), &Params::default()).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(|_| -10.0, 0.0, 0.0), &Params::default()).severity, Severity::Info);
     }
 
     #[test]
     fn duplicates_gaps_and_missing_inputs() {
         let f = Frame::from_rows(&[2 * H, 0, H, H, 90 * H], &[("mixed_air_temp", vec![60.0; 5]), ("supply_air_temp", vec![61.0, 61.0, 50.0, 61.0, 61.0]), ("cool_valve", vec![0.0; 5])]);
-        let r = run(&f);
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!((r.judged, r.severity), (4, Severity::Ok));
         let g = Frame::from_rows(&[0, H], &[("mixed_air_temp", vec![60.0, 60.0]), ("supply_air_temp", vec![60.0, 60.0])]);
-        assert_eq!(evaluate(&spec(), &g, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] });
+        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] });
     }
 }

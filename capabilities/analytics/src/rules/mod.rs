@@ -22,44 +22,37 @@ pub mod supply_air_control;
 pub mod supply_air_reset;
 pub mod supply_air_reset_compliance;
 
-use crate::engine::{Frame, Outcome, Params, RuleSpec};
-
-/// A rule: its declaration and its evaluation.
-#[derive(Clone, Copy)]
-pub struct Rule {
-    pub spec: fn() -> RuleSpec,
-    pub evaluate: fn(&RuleSpec, &Frame, &Params) -> Outcome,
-}
+pub use crate::engine::Rule;
 
 /// Every rule, sorted by id.
 pub fn all() -> Vec<Rule> {
     vec![
-        Rule { spec: actuator_stuck::spec, evaluate: actuator_stuck::evaluate },
-        Rule { spec: condenser_water_reset::spec, evaluate: condenser_water_reset::evaluate },
-        Rule { spec: control_hunting::spec, evaluate: control_hunting::evaluate },
-        Rule { spec: cooling_tower_approach::spec, evaluate: cooling_tower_approach::evaluate },
-        Rule { spec: dcv_verification::spec, evaluate: dcv_verification::evaluate },
-        Rule { spec: dx_refrigerant_charge::spec, evaluate: dx_refrigerant_charge::evaluate },
-        Rule { spec: economizer_high_limit::spec, evaluate: economizer_high_limit::evaluate },
-        Rule { spec: free_cooling_missed::spec, evaluate: free_cooling_missed::evaluate },
-        Rule { spec: g36_afdd::spec, evaluate: g36_afdd::evaluate },
-        Rule { spec: leaking_valve::spec, evaluate: leaking_valve::evaluate },
-        Rule { spec: night_weekend_setback::spec, evaluate: night_weekend_setback::evaluate },
-        Rule { spec: outdoor_air_fraction::spec, evaluate: outdoor_air_fraction::evaluate },
-        Rule { spec: sat_reset_effectiveness::spec, evaluate: sat_reset_effectiveness::evaluate },
-        Rule { spec: simultaneous_heat_cool::spec, evaluate: simultaneous_heat_cool::evaluate },
-        Rule { spec: static_pressure_reset::spec, evaluate: static_pressure_reset::evaluate },
-        Rule { spec: static_reset_effectiveness::spec, evaluate: static_reset_effectiveness::evaluate },
-        Rule { spec: supply_air_control::spec, evaluate: supply_air_control::evaluate },
-        Rule { spec: supply_air_reset::spec, evaluate: supply_air_reset::evaluate },
-        Rule { spec: supply_air_reset_compliance::spec, evaluate: supply_air_reset_compliance::evaluate },
+        actuator_stuck::RULE,
+        condenser_water_reset::RULE,
+        control_hunting::RULE,
+        cooling_tower_approach::RULE,
+        dcv_verification::RULE,
+        dx_refrigerant_charge::RULE,
+        economizer_high_limit::RULE,
+        free_cooling_missed::RULE,
+        g36_afdd::RULE,
+        leaking_valve::RULE,
+        night_weekend_setback::RULE,
+        outdoor_air_fraction::RULE,
+        sat_reset_effectiveness::RULE,
+        simultaneous_heat_cool::RULE,
+        static_pressure_reset::RULE,
+        static_reset_effectiveness::RULE,
+        supply_air_control::RULE,
+        supply_air_reset::RULE,
+        supply_air_reset_compliance::RULE,
     ]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::ParamValue;
+    use crate::engine::{Frame, ParamValue, Params, RuleSpec};
 
     #[test]
     fn every_rule_declares_itself_consistently() {
@@ -83,6 +76,32 @@ mod tests {
             // a rule with both levels orders them (a warn-only rule has no fault_pct)
             if ["warn_pct", "fault_pct"].iter().all(|n| s.params.iter().any(|p| p.name == *n)) {
                 assert!(d.number(s, "warn_pct") <= d.number(s, "fault_pct"), "{}", s.id);
+            }
+        }
+    }
+
+    #[test]
+    fn every_parameter_a_rule_reads_is_declared() {
+        // A rule reading a parameter its spec does not declare (or as the wrong kind) panics
+        // naming it. Run every rule through the engine on a frame with every role it reads,
+        // with its defaults and with each flag and choice set each way, so each read is made.
+        let n = 400;
+        let ts = crate::engine::testing::every(crate::engine::testing::MONDAY, crate::engine::NS_PER_HOUR / 4, n);
+        for r in all() {
+            let s = (r.spec)();
+            let cols: Vec<(&str, Vec<f64>)> = s.inputs.roles().into_iter().map(|role| (role, (0..n).map(|i| 50.0 + 10.0 * ((i as f64) * 0.05).sin()).collect())).collect();
+            let frame = Frame::from_rows(&ts, &cols);
+            let mut variants = vec![Params::default()];
+            for p in &s.params {
+                let values: Vec<ParamValue> = match &p.default {
+                    ParamValue::Flag(_) => vec![ParamValue::Flag(Some(true)), ParamValue::Flag(Some(false)), ParamValue::Flag(None)],
+                    ParamValue::Choice(_) => p.choices.iter().map(|c| ParamValue::Choice(c.to_string())).collect(),
+                    _ => Vec::new(),
+                };
+                variants.extend(values.into_iter().map(|v| Params { values: [(p.name.to_string(), v)].into(), ..Default::default() }));
+            }
+            for params in &variants {
+                let _ = r.evaluate(&s, &frame, params);
             }
         }
     }

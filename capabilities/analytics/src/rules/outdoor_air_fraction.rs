@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// The minimum assumed when `min_oa_pct` is unset.
 const GENERIC_MIN_OA_PCT: f64 = 20.0;
@@ -13,6 +13,9 @@ const GENERIC_MIN_OA_PCT: f64 = 20.0;
 const MARGIN_PCT: f64 = 5.0;
 /// Fewer judged samples than this are not a verdict.
 const MIN_SAMPLES: usize = 10;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -24,6 +27,7 @@ pub fn spec() -> RuleSpec {
             optional: &["oat", "oa_damper", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy"],
             gating: &["oat"],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -75,9 +79,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (Some(mat), Some(rat)) = (frame.col("mixed_air_temp"), frame.col("return_air_temp")) else {
-        return Outcome::Skipped { missing: crate::engine::missing_inputs(spec, frame) };
-    };
+    let (mat, rat) = (frame.required("mixed_air_temp"), frame.required("return_air_temp"));
     let Some(oat) = frame.col("oat") else {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the balance needs")]);
     };
@@ -207,33 +209,26 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).copied().collect();
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!(
+    Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
             if median_cool.is_nan() { String::new() } else { format!(" ({median_cool:.0}% in cooling weather)") },
             if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
-        ),
-        caveats,
-        metrics,
-        flagged,
-        judged: n,
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+        ))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(n)
+        .with_conditions(vec![
             Condition { name: "excess_oa".into(), flagged: excess.clone(), judged: if excess_judged { cooling.len() } else { 0 }, judged_hours: cool_h, flagged_hours: hours(&excess) },
             Condition { name: "under_ventilation".into(), flagged: short.clone(), judged: n, judged_hours: judged_h, flagged_hours: hours(&short) },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, shuffled_with_duplicates, MINUTE, MONDAY};
     use crate::engine::NS_PER_HOUR;
-
-    /// 2024-01-01 (a Monday) 00:00 as a naive timestamp.
-    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
 
     /// Hourly weekday office hours over `days` days: outdoor air at `oat(i)`, return at 72 °F,
     /// mixed air from an outdoor-air fraction `oaf(i)` %.
@@ -242,14 +237,6 @@ mod tests {
         let o: Vec<f64> = (0..ts.len()).map(&oat).collect();
         let m: Vec<f64> = (0..ts.len()).map(|i| 72.0 + oaf(i) / 100.0 * (o[i] - 72.0)).collect();
         Frame::from_rows(&ts, &[("oat", o), ("mixed_air_temp", m), ("return_air_temp", vec![72.0; ts.len()]), ("supply_fan_status", vec![fan; ts.len()])])
-    }
-
-    fn run(f: &Frame, p: &Params) -> Finding {
-        let s = spec();
-        match evaluate(&s, f, p) {
-            Outcome::Findings(v) => v.into_iter().next().unwrap(),
-            o => panic!("{o:?}"),
-        }
     }
 
     fn with_min(min: f64) -> Params {
@@ -269,7 +256,7 @@ mod tests {
 
     #[test]
     fn a_unit_at_its_minimum_is_ok() {
-        let f = run(&frame(5, |_| 85.0, |_| 20.0, 1.0), &with_min(20.0));
+        let f = run(&RULE, &frame(5, |_| 85.0, |_| 20.0, 1.0), &with_min(20.0));
         assert_eq!(f.severity, Severity::Ok);
         assert!((f.metrics["oaf_median_pct"] - 20.0).abs() < 0.01);
         assert_eq!(f.metrics["n_valid"], 55.0); // 5 weekdays x 11 occupied hours
@@ -278,23 +265,23 @@ mod tests {
 
     #[test]
     fn excess_in_cooling_weather_and_under_ventilation() {
-        let hot = run(&frame(5, |_| 85.0, |_| 60.0, 1.0), &with_min(20.0));
+        let hot = run(&RULE, &frame(5, |_| 85.0, |_| 60.0, 1.0), &with_min(20.0));
         assert_eq!(hot.severity, Severity::Fault);
         assert_eq!(hot.metrics["excess_oa_pct"], 100.0);
         // the same excess in mild weather is free cooling, not a penalty
-        let mild = run(&frame(5, |_| 60.0, |_| 60.0, 1.0), &with_min(20.0));
+        let mild = run(&RULE, &frame(5, |_| 60.0, |_| 60.0, 1.0), &with_min(20.0));
         assert_eq!(mild.severity, Severity::Ok);
-        let starved = run(&frame(5, |_| 85.0, |_| 5.0, 1.0), &with_min(20.0));
+        let starved = run(&RULE, &frame(5, |_| 85.0, |_| 5.0, 1.0), &with_min(20.0));
         assert_eq!(starved.severity, Severity::Fault);
         assert!(starved.summary.contains("under-ventilation"), "{}", starved.summary);
-        let short = run(&frame(5, |_| 85.0, |_| 13.0, 1.0), &with_min(20.0));
+        let short = run(&RULE, &frame(5, |_| 85.0, |_| 13.0, 1.0), &with_min(20.0));
         assert_eq!(short.severity, Severity::Warn);
     }
 
     #[test]
     fn a_few_hot_hours_do_not_decide_excess() {
         // five cooling-weather samples (noon each day) at 60 % in a mild week: not enough to call excess
-        let f = run(&frame(5, |i| if i % 24 == 12 && i < 9 * 24 { 85.0 } else { 60.0 }, |_| 60.0, 1.0), &with_min(20.0));
+        let f = run(&RULE, &frame(5, |i| if i % 24 == 12 && i < 9 * 24 { 85.0 } else { 60.0 }, |_| 60.0, 1.0), &with_min(20.0));
         assert_eq!(f.metrics["n_cooling"], 5.0);
         assert_eq!(f.severity, Severity::Ok);
         assert!(!f.metrics.contains_key("excess_oa_pct"));
@@ -305,56 +292,45 @@ mod tests {
     fn the_threshold_boundary() {
         // excess on exactly 20 % of cooling hours (the first of five weekdays) is a warning;
         // one hour fewer is not
-        let at = run(&frame(5, |_| 85.0, |i| if i < 24 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
+        let at = run(&RULE, &frame(5, |_| 85.0, |i| if i < 24 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
         assert_eq!(at.metrics["excess_oa_pct"], 20.0);
         assert_eq!(at.severity, Severity::Warn);
-        let under = run(&frame(5, |_| 85.0, |i| if i < 24 && i != 9 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
+        let under = run(&RULE, &frame(5, |_| 85.0, |i| if i < 24 && i != 9 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
         assert_eq!(under.severity, Severity::Ok, "{}", under.summary);
-        let inside = run(&frame(5, |_| 85.0, |_| 24.9, 1.0), &with_min(20.0));
+        let inside = run(&RULE, &frame(5, |_| 85.0, |_| 24.9, 1.0), &with_min(20.0));
         assert_eq!(inside.metrics["excess_oa_pct"], 0.0);
     }
 
     #[test]
     fn fan_off_small_balance_and_missing_inputs() {
-        let off = run(&frame(5, |_| 85.0, |_| 60.0, 0.0), &with_min(20.0));
+        let off = run(&RULE, &frame(5, |_| 85.0, |_| 60.0, 0.0), &with_min(20.0));
         assert_eq!(off.severity, Severity::Info);
         assert_eq!(off.metrics["n_masked_fan_off"], 55.0);
-        let close = run(&frame(5, |_| 70.0, |_| 60.0, 1.0), &with_min(20.0));
+        let close = run(&RULE, &frame(5, |_| 70.0, |_| 60.0, 1.0), &with_min(20.0));
         assert_eq!(close.severity, Severity::Info, "|RAT-OAT| of 2 °F is not judged");
         let mut f = frame(5, |_| 85.0, |_| 20.0, 1.0);
         f.cols.remove("oat");
-        assert_eq!(run(&f, &with_min(20.0)).severity, Severity::Info);
+        assert_eq!(run(&RULE, &f, &with_min(20.0)).severity, Severity::Info);
         f.cols.remove("return_air_temp");
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["return_air_temp".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["return_air_temp".into()] });
     }
 
     #[test]
     fn gaps_duplicates_and_disorder() {
         let base = frame(5, |_| 85.0, |i| if i < 48 { 60.0 } else { 20.0 }, 1.0);
         // reversed with every row repeated: same answer
-        let mut ts = base.ts.clone();
-        ts.extend(base.ts.iter());
-        ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c = v.clone();
-            c.extend(v.iter());
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        let shuffled = Frame::from_rows(&ts, &cols);
-        assert_eq!(run(&shuffled, &with_min(20.0)).metrics["excess_oa_pct"], run(&base, &with_min(20.0)).metrics["excess_oa_pct"]);
+        let shuffled = shuffled_with_duplicates(&base);
+        assert_eq!(run(&RULE, &shuffled, &with_min(20.0)).metrics["excess_oa_pct"], run(&RULE, &base, &with_min(20.0)).metrics["excess_oa_pct"]);
         // a gap: the excess hours are on day 1 only; removing day 2-3 raises their share
         let keep: Vec<usize> = (0..base.len()).filter(|&i| !(48..96).contains(&i)).collect();
         let gapped = Frame::from_rows(
             &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
             &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
         );
-        let g = run(&gapped, &with_min(20.0));
-        assert!(g.metrics["excess_oa_pct"] > run(&base, &with_min(20.0)).metrics["excess_oa_pct"]);
+        let g = run(&RULE, &gapped, &with_min(20.0));
+        assert!(g.metrics["excess_oa_pct"] > run(&RULE, &base, &with_min(20.0)).metrics["excess_oa_pct"]);
         assert_eq!(g.metrics["n_valid"], 33.0); // three weekdays remain
     }
-
-    const MINUTE: i64 = 60_000_000_000;
     /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
     /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
     const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
@@ -376,25 +352,25 @@ mod tests {
     fn irregular_sampling_is_weighted_by_time() {
         let f = uneven(|_| 20.0);
         assert_eq!(f.typical_step(), Some(17 * MINUTE));
-        let ok = run(&f, &with_min(20.0));
+        let ok = run(&RULE, &f, &with_min(20.0));
         assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
         // the judged time is five weekdays of 11 occupied hours, whatever the sample count
         let h = ok.conditions[1].judged_hours;
         assert!((h - 55.0).abs() < 1.0, "{h}");
         assert!(ok.metrics["n_valid"] > 250.0);
-        let hot = run(&uneven(|_| 60.0), &with_min(20.0));
+        let hot = run(&RULE, &uneven(|_| 60.0), &with_min(20.0));
         assert_eq!((hot.severity, hot.metrics["excess_oa_pct"]), (Severity::Fault, 100.0));
         // excess only on the densely logged samples (those followed by a 1- or 5-minute step):
         // 40 % of the samples, a warning by count, but 6 of every 57 minutes
         let dense = |k: usize| STEPS[k % 5] < 17;
-        let r = run(&uneven(|k| if dense(k) { 60.0 } else { 20.0 }), &with_min(20.0));
+        let r = run(&RULE, &uneven(|k| if dense(k) { 60.0 } else { 20.0 }), &with_min(20.0));
         let x = r.metrics["excess_oa_pct"];
         assert!((9.5..11.5).contains(&x), "time share 6/57 = 10.5 %, not the 40 % sample share: {x}");
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         let share = r.conditions[0].flagged.len() as f64 / r.conditions[0].judged as f64;
         assert!((share - 0.4).abs() < 0.01, "{share}");
         // the same for short samples: the under-ventilated share is of time
-        let r = run(&uneven(|k| if dense(k) { 5.0 } else { 20.0 }), &with_min(20.0));
+        let r = run(&RULE, &uneven(|k| if dense(k) { 5.0 } else { 20.0 }), &with_min(20.0));
         let u = r.metrics["under_vent_pct"];
         assert!((9.5..11.5).contains(&u), "{u}");
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
@@ -406,10 +382,10 @@ mod tests {
         let mut months = vec![20.0; 12];
         months[0] = 60.0; // January asks for 60 %
         p.values.insert("min_oa_pct_by_month".into(), ParamValue::List(months));
-        assert_eq!(run(&frame(5, |_| 85.0, |_| 60.0, 1.0), &p).severity, Severity::Ok);
-        let d = run(&frame(5, |_| 85.0, |_| 20.0, 1.0), &Params::default());
+        assert_eq!(run(&RULE, &frame(5, |_| 85.0, |_| 60.0, 1.0), &p).severity, Severity::Ok);
+        let d = run(&RULE, &frame(5, |_| 85.0, |_| 20.0, 1.0), &Params::default());
         assert!(d.caveats.iter().any(|c| c.contains("generic")));
         p.values.insert("min_oa_pct_by_month".into(), ParamValue::List(vec![20.0; 3]));
-        assert_eq!(run(&frame(5, |_| 85.0, |_| 20.0, 1.0), &p).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(5, |_| 85.0, |_| 20.0, 1.0), &p).severity, Severity::Info);
     }
 }

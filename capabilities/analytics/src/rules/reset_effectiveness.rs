@@ -19,7 +19,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{fan_on, missing_inputs, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{fan_on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
 use crate::trim_respond::{self, TrimRespond, MAP_OAT_MAX_F, MAP_OAT_MIN_F};
 
 /// Decimals stored in binary: a share or range of exactly a threshold counts.
@@ -72,7 +72,7 @@ pub fn spec(r: &Reset) -> RuleSpec {
     RuleSpec {
         id: r.id,
         families: &["air_handler"],
-        inputs: Inputs { required: r.required, optional: r.optional, gating: &[], one_of: &[] },
+        inputs: Inputs { required: r.required, optional: r.optional, gating: &[], one_of: &[], needs_gating: false },
         params: vec![
             ParamSpec::number("min_cycles", 12.0, "count (T&R cycles)", (6.0, 500.0),
                 "a dozen compared samples is the least that shows a pattern rather than a moment",
@@ -114,10 +114,7 @@ impl Check {
 
 /// Evaluate one equipment's frame for the reset `r`.
 pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    let (Some(sp), Some(req)) = (frame.col(r.required[0]), frame.col(r.required[1])) else {
-        return Outcome::Skipped { missing };
-    };
+    let (sp, req) = (frame.required(r.required[0]), frame.required(r.required[1]));
     let p = |name: &str| params.number(spec, name);
     let (min_cycles, flat_frac, move_frac, pinned_frac) = (p("min_cycles"), p("flat_frac"), p("expected_move_frac"), p("pinned_frac"));
     let (mode_frac, min_mode, wrong_frac) = (p("mode_frac"), p("min_mode_cycles"), p("wrong_dir_frac"));
@@ -281,29 +278,25 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
         .collect();
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions,
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(conditions)])
 }
 
 /// Frames and checks both rules' tests use.
 #[cfg(test)]
 pub(crate) mod testkit {
     use super::*;
+    use crate::engine::testing;
     use crate::engine::NS_PER_HOUR;
 
     /// 2024-01-01, a Monday, 06:00 as a naive timestamp.
     pub const START: i64 = 19_723 * 24 * NS_PER_HOUR + 6 * NS_PER_HOUR;
     /// A minute in nanoseconds.
-    pub const MIN: i64 = 60_000_000_000;
+    pub use crate::engine::testing::MINUTE as MIN;
 
     /// Requests that swing the reset: none for 15 samples, then five for 15.
     pub fn wave(i: usize) -> f64 {
@@ -332,12 +325,19 @@ pub(crate) mod testkit {
         (0..n as i64).map(|i| START + i * minutes * MIN).collect()
     }
 
+    /// The registered rule for `r`, as the engine runs it.
+    pub fn rule(r: &Reset) -> crate::engine::Rule {
+        crate::rules::all().into_iter().find(|x| (x.spec)().id == r.id).expect("registered")
+    }
+
+    /// The engine's answer for `r` on a frame.
+    pub fn outcome(r: &Reset, f: &Frame, p: &Params) -> Outcome {
+        testing::outcome(&rule(r), f, p)
+    }
+
     /// The rule's one finding.
     pub fn run(r: &Reset, f: &Frame, p: &Params) -> Finding {
-        match evaluate(r, &spec(r), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
+        testing::run(&rule(r), f, p)
     }
 
     /// Default parameters.
@@ -425,14 +425,7 @@ pub(crate) mod testkit {
         let clean = frame(r, &ts, wave, |_| 1.0, |_, e| e);
         let base = run(r, &clean, &defaults());
         // every row twice, newest first: the same frame, so the same finding
-        let mut ts2: Vec<i64> = clean.ts.iter().chain(&clean.ts).copied().collect();
-        ts2.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = clean.cols.iter().map(|(k, v)| {
-            let mut c: Vec<f64> = v.iter().chain(v).copied().collect();
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
-        assert_eq!(run(r, &Frame::from_rows(&ts2, &cols), &defaults()), base);
+        assert_eq!(run(r, &testing::shuffled_with_duplicates(&clean), &defaults()), base);
         // a gap in the setpoint trend: those samples are not judged, no move across it is
         let mut gappy = clean.clone();
         for v in &mut gappy.cols.get_mut(r.required[0]).unwrap()[40..60] {
@@ -470,17 +463,17 @@ pub(crate) mod testkit {
         let short = run(r, &frame(r, &every(2, 11), wave, |_| 1.0, |_, e| e), &defaults());
         assert_eq!(short.severity, Severity::Info);
         assert_eq!(run(r, &frame(r, &every(2, 1), wave, |_| 1.0, |_, e| e), &defaults()).severity, Severity::Info);
-        assert!(matches!(evaluate(r, &spec(r), &Frame::default(), &defaults()), Outcome::Skipped { .. }));
+        assert!(matches!(outcome(r, &Frame::default(), &defaults()), Outcome::Skipped { .. }));
     }
 
     /// Without its setpoint or its requests the rule does not run, and says which is missing.
     pub fn missing_inputs_skip(r: &Reset) {
         let mut f = frame(r, &every(2, 60), wave, |_| 1.0, |_, e| e);
         f.cols.remove(r.required[1]);
-        assert_eq!(evaluate(r, &spec(r), &f, &defaults()), Outcome::Skipped { missing: vec![r.required[1].to_string()] });
+        assert_eq!(outcome(r, &f, &defaults()), Outcome::Skipped { missing: vec![r.required[1].to_string()] });
         f.cols.insert(r.required[0].into(), vec![f64::NAN; f.len()]);
         let both: Vec<String> = r.required.iter().map(|s| s.to_string()).collect();
-        assert_eq!(evaluate(r, &spec(r), &f, &defaults()), Outcome::Skipped { missing: both });
+        assert_eq!(outcome(r, &f, &defaults()), Outcome::Skipped { missing: both });
     }
 
     /// An hourly trend: snapshots next to the ignored count are the settled reset, not demand;

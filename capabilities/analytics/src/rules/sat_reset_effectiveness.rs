@@ -6,8 +6,11 @@
 //! [`super::reset_effectiveness`]). A setpoint held colder than 55 °F while the zones ask for
 //! nothing is untrimmed, not merely off the map.
 
-use crate::engine::{Frame, Outcome, Params, RuleSpec};
+use crate::engine::{Frame, Outcome, Params, Rule, RuleSpec};
 use crate::rules::reset_effectiveness::{self, SAT};
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {

@@ -7,10 +7,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec};
+use crate::engine::{on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec};
 
 /// A valve reading above this (percent) counts as open: below it is seat leakage or noise.
 const OPEN_PCT: f64 = 2.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -22,6 +25,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "occupancy", "supply_air_temp", "cool_coil_leaving_temp", "return_air_humidity"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -85,11 +89,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    if !missing.is_empty() {
-        return Outcome::Skipped { missing };
-    }
-    let (heat, cool) = (frame.col("heat_valve").unwrap_or_default(), frame.col("cool_valve").unwrap_or_default());
+    let (heat, cool) = (frame.required("heat_valve"), frame.required("cool_valve"));
     let fan = frame.col("supply_fan_status");
     let occ = frame.col("occupancy");
     let sat = frame.col("supply_air_temp");
@@ -154,34 +154,28 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: every sample with both valve positions was judged".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!(
+    Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "heating and cooling valves open together on {:.1}% of {} ({:.1} of {:.1} h)",
             pct, spec.judged_basis, flagged_h, judged_h
-        ),
-        caveats,
-        metrics,
-        flagged: flagged.clone(),
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions: vec![Condition {
+        ))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged.clone())
+        .with_judged(judged)
+        .with_conditions(vec![Condition {
             name: "both_valves_open".into(),
             flagged: both,
             judged,
             judged_hours: judged_h,
             flagged_hours: both_h,
-        }],
-    }])
+        }])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, H};
     use crate::engine::Severity;
-
-    const H: i64 = 3_600_000_000_000;
 
     fn frame(n: usize, both_open: impl Fn(usize) -> bool, fan: impl Fn(usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
@@ -191,17 +185,10 @@ mod tests {
         Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", cool), ("supply_fan_status", fan)])
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            other => panic!("{other:?}"),
-        }
-    }
-
     #[test]
     fn normal_operation_is_ok() {
         let f = frame(200, |_| false, |_| 1.0);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok);
         assert_eq!(r.judged, 200);
         assert!(r.flagged.is_empty());
@@ -210,7 +197,7 @@ mod tests {
     #[test]
     fn a_fighting_unit_is_a_fault() {
         let f = frame(100, |i| i % 5 == 0, |_| 1.0);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert_eq!(r.metrics["simultaneous_hc_pct"], 20.0);
         assert_eq!(r.flagged.len(), 20);
@@ -220,20 +207,20 @@ mod tests {
     fn the_threshold_boundary() {
         // exactly warn_pct (1 %) is a warning; just under is ok
         let at = frame(100, |i| i == 3, |_| 1.0);
-        assert_eq!(run(&at, &Params::default()).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &at, &Params::default()).severity, Severity::Warn);
         let under = frame(101, |i| i == 3, |_| 1.0);
-        assert_eq!(run(&under, &Params::default()).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &under, &Params::default()).severity, Severity::Ok);
     }
 
     #[test]
     fn equipment_off_is_not_judged_and_not_a_pass() {
         let f = frame(50, |_| true, |_| 0.0);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Info);
         assert_eq!(r.judged, 0);
         // fan off samples are never judged
         let half = frame(100, |_| true, |i| if i < 50 { 0.0 } else { 1.0 });
-        assert_eq!(run(&half, &Params::default()).judged, 50);
+        assert_eq!(run(&RULE, &half, &Params::default()).judged, 50);
     }
 
     #[test]
@@ -243,7 +230,7 @@ mod tests {
         ts.extend((60..150).map(|i| i * H));
         let heat: Vec<f64> = (0..100).map(|i| if i < 10 { 40.0 } else { 0.0 }).collect();
         let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 100]), ("supply_fan_status", vec![1.0; 100])]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         // the sample before the hole stands for 1.5 h at most, not 51 h
         assert!((r.metrics["judged_hours"] - 100.5).abs() < 1e-9, "{:?}", r.metrics);
         assert!((r.metrics["flagged_hours"] - 10.5).abs() < 1e-9, "{:?}", r.metrics);
@@ -254,7 +241,7 @@ mod tests {
         let ts = vec![2 * H, 0, H, H, 3 * H];
         let heat = vec![0.0, 50.0, 0.0, 50.0, 0.0]; // the second reading at H wins: open
         let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.judged, 4);
         assert_eq!(r.flagged, vec![0, 1]);
     }
@@ -266,7 +253,7 @@ mod tests {
         let ts = vec![0, 10 * m, H, 2 * H, 3 * H];
         let heat = vec![50.0, 0.0, 0.0, 0.0, 0.0];
         let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])]);
-        let r = run(&f, &Params::default());
+        let r = run(&RULE, &f, &Params::default());
         assert!(r.metrics["flagged_hours"] < 0.2, "{:?}", r.metrics);
     }
 
@@ -285,16 +272,16 @@ mod tests {
         let f = Frame::from_rows(&ts, &cols);
         let mut p = Params::default();
         p.values.insert("dehumidification".into(), ParamValue::Flag(Some(true)));
-        assert_eq!(run(&f, &p).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &f, &p).severity, Severity::Ok);
         p.values.insert("dehumidification".into(), ParamValue::Flag(Some(false)));
-        assert_eq!(run(&f, &p).severity, Severity::Fault);
+        assert_eq!(run(&RULE, &f, &p).severity, Severity::Fault);
     }
 
     #[test]
     fn a_missing_required_input_skips_with_the_reason() {
         let ts = vec![0, H];
         let f = Frame::from_rows(&ts, &[("cool_valve", vec![1.0, 2.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["heat_valve".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["heat_valve".into()] });
     }
 
     #[test]

@@ -7,8 +7,10 @@
 use std::collections::BTreeMap;
 
 use crate::setpoint::{self, Kind};
-use crate::engine::{missing_inputs, on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -20,6 +22,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "static_pressure_requests", "airflow"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -47,11 +50,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    if !missing.is_empty() {
-        return Outcome::Skipped { missing };
-    }
-    let sp = frame.col("duct_static_sp").unwrap_or_default();
+    let sp = frame.required("duct_static_sp");
     let fan = frame.col("supply_fan_status");
     let (driver_name, driver) = match (frame.col("static_pressure_requests"), frame.col("airflow")) {
         (Some(d), _) => ("static-pressure requests", Some(d)),
@@ -60,17 +59,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let (min_range, move_min) = (params.number(spec, "min_range_inwc"), params.number(spec, "move_min_inwc"));
     let judged: Vec<usize> = (0..frame.len()).filter(|&i| !sp[i].is_nan() && fan.is_none_or(|f| on(f[i]))).collect();
-    let finding = |severity, summary: String, caveats: Vec<String>, metrics: BTreeMap<String, f64>| Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged: Vec::new(),
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: Vec::new(),
-    };
+    let finding = |severity, summary: String, caveats: Vec<String>, metrics: BTreeMap<String, f64>| Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_judged(judged.len());
     if judged.len() < 3 {
         return Outcome::Findings(vec![finding(
             Severity::Info,
@@ -122,8 +111,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const H: i64 = 3_600_000_000_000;
+    use crate::engine::testing::{outcome, run, H, MINUTE};
 
     /// `days` days of hourly samples; `sp(i)` the setpoint, `req(i)` the requests.
     fn frame(days: usize, sp: impl Fn(usize) -> f64, req: Option<&dyn Fn(usize) -> f64>, fan: f64) -> Frame {
@@ -136,13 +124,6 @@ mod tests {
         Frame::from_rows(&ts, &cols)
     }
 
-    fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     fn demand(i: usize) -> f64 {
         ((i % 24) as f64 - 12.0).abs()
     }
@@ -150,46 +131,44 @@ mod tests {
     #[test]
     fn a_reset_that_follows_requests_is_ok() {
         let f = frame(14, |i| 0.6 + 0.05 * demand(i), Some(&demand), 1.0);
-        let r = run(&f);
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert!(r.metrics["rho_with_demand"] > 0.9);
     }
 
     #[test]
     fn a_fixed_setpoint_is_a_warning() {
-        let r = run(&frame(14, |_| 1.5, Some(&demand), 1.0));
+        let r = run(&RULE, &frame(14, |_| 1.5, Some(&demand), 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Warn);
         assert!(r.summary.contains("no trim-and-respond reset"));
     }
 
     #[test]
     fn a_one_time_step_is_not_a_reset() {
-        let r = run(&frame(14, |i| if i < 24 * 7 { 1.5 } else { 1.0 }, Some(&demand), 1.0));
+        let r = run(&RULE, &frame(14, |i| if i < 24 * 7 { 1.5 } else { 1.0 }, Some(&demand), 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Warn);
         assert!(r.summary.contains("not a reset"), "{}", r.summary);
     }
 
     #[test]
     fn variation_without_or_against_demand() {
-        let r = run(&frame(14, |i| 0.6 + 0.05 * demand(i), None, 1.0));
+        let r = run(&RULE, &frame(14, |i| 0.6 + 0.05 * demand(i), None, 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Ok);
         assert!(!r.caveats.is_empty());
         // moves every day, but on its own clock: not with the requests
         let noise = |i: usize| ((i * 7919) % 13) as f64;
-        let r = run(&frame(14, |i| 0.6 + 0.05 * ((i * 104_729) % 11) as f64, Some(&noise), 1.0));
+        let r = run(&RULE, &frame(14, |i| 0.6 + 0.05 * ((i * 104_729) % 11) as f64, Some(&noise), 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Info, "{}", r.summary);
     }
 
     #[test]
     fn the_range_boundary() {
         // a daily swing of exactly min_range moves enough; just under it is flat
-        let at = run(&frame(14, |i| if i % 24 < 12 { 1.0 } else { 1.15 }, None, 1.0));
+        let at = run(&RULE, &frame(14, |i| if i % 24 < 12 { 1.0 } else { 1.15 }, None, 1.0), &Params::default());
         assert_eq!(at.severity, Severity::Ok, "{}", at.summary);
-        let under = run(&frame(14, |i| if i % 24 < 12 { 1.0 } else { 1.14 }, None, 1.0));
+        let under = run(&RULE, &frame(14, |i| if i % 24 < 12 { 1.0 } else { 1.14 }, None, 1.0), &Params::default());
         assert_eq!(under.severity, Severity::Warn);
     }
-
-    const MINUTE: i64 = 60_000_000_000;
     /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
     /// 1- and 5-minute steps between.
     const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
@@ -214,18 +193,18 @@ mod tests {
     #[test]
     fn irregular_sampling() {
         let follows = |_: usize, h: f64| 0.6 + 0.05 * (h - 12.0).abs();
-        let r = run(&uneven(follows, |_| 1.0));
+        let r = run(&RULE, &uneven(follows, |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert!(r.metrics["rho_with_demand"] > 0.9);
         assert_eq!((r.metrics["days_judged"], r.metrics["moving_days"]), (14.0, 14.0));
         let n = r.judged;
-        let fixed = run(&uneven(|_, _| 1.5, |_| 1.0));
+        let fixed = run(&RULE, &uneven(|_, _| 1.5, |_| 1.0), &Params::default());
         assert_eq!(fixed.severity, Severity::Warn, "{}", fixed.summary);
-        let step = run(&uneven(|k, _| if k < n / 2 { 1.5 } else { 1.0 }, |_| 1.0));
+        let step = run(&RULE, &uneven(|k, _| if k < n / 2 { 1.5 } else { 1.0 }, |_| 1.0), &Params::default());
         assert_eq!(step.severity, Severity::Warn);
         assert!(step.summary.contains("not a reset"), "{}", step.summary);
         // the fan off on the densely logged samples: those are not judged, the verdict holds
-        let r = run(&uneven(follows, |k| if STEPS[k % 5] < 17 { 0.0 } else { 1.0 }));
+        let r = run(&RULE, &uneven(follows, |k| if STEPS[k % 5] < 17 { 0.0 } else { 1.0 }), &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert_eq!(r.judged, (0..n).filter(|k| STEPS[k % 5] == 17).count());
     }
@@ -235,19 +214,19 @@ mod tests {
         // held at 1.5 in. w.c. 56 of every 57 minutes, dipping to 1.0 for the minute logged
         // densely (change-of-value logging): a fifth of the samples but under 2 % of the time
         // at the dip, so every day sits at its held value well past HELD_SHARE (90 %)
-        let r = run(&uneven(|k, _| if STEPS[k % 5] == 1 { 1.0 } else { 1.5 }, |_| 1.0));
+        let r = run(&RULE, &uneven(|k, _| if STEPS[k % 5] == 1 { 1.0 } else { 1.5 }, |_| 1.0), &Params::default());
         assert_eq!(r.metrics["moving_days"], 0.0, "{}", r.summary);
         assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
     }
 
     #[test]
     fn equipment_off_gaps_and_a_missing_setpoint() {
-        let r = run(&frame(3, |_| 1.5, None, 0.0));
+        let r = run(&RULE, &frame(3, |_| 1.5, None, 0.0), &Params::default());
         assert_eq!((r.severity, r.judged), (Severity::Info, 0));
         // duplicates and disorder are resolved by the frame
         let f = Frame::from_rows(&[2 * H, 0, H, H], &[("duct_static_sp", vec![1.0, 1.0, 2.0, 1.0])]);
-        assert_eq!(run(&f).judged, 3);
+        assert_eq!(run(&RULE, &f, &Params::default()).judged, 3);
         let f = Frame::from_rows(&[0, H], &[("airflow", vec![1.0, 2.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["duct_static_sp".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["duct_static_sp".into()] });
     }
 }

@@ -5,8 +5,11 @@
 //! trim (fan energy wasted) and one that moves the wrong way (see
 //! [`super::reset_effectiveness`]).
 
-use crate::engine::{Frame, Outcome, Params, RuleSpec};
+use crate::engine::{Frame, Outcome, Params, Rule, RuleSpec};
 use crate::rules::reset_effectiveness::{self, STATIC};
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {

@@ -4,7 +4,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{missing_inputs, on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, RuleSpec};
+use crate::engine::{on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec};
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -16,6 +19,7 @@ pub fn spec() -> RuleSpec {
             optional: &["supply_fan_status", "occupancy"],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec {
@@ -61,12 +65,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let missing = missing_inputs(spec, frame);
-    if !missing.is_empty() {
-        return Outcome::Skipped { missing };
-    }
-    let sat = frame.col("supply_air_temp").unwrap_or_default();
-    let sp = frame.col("supply_air_temp_sp").unwrap_or_default();
+    let (sat, sp) = (frame.required("supply_air_temp"), frame.required("supply_air_temp_sp"));
     let fan = frame.col("supply_fan_status");
     let gate = params.choice(spec, "occupancy_gate");
     let occ = if gate == "off" { None } else { frame.col("occupancy") };
@@ -104,51 +103,38 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: every sample with supply air and setpoint was judged".into());
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary: format!("supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)", spec.judged_basis),
-        caveats,
-        metrics,
-        flagged,
-        judged,
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, format!("supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)", spec.judged_basis))
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged)
+        .with_conditions(vec![
             Condition { name: "too_warm".into(), flagged: high.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&high) },
             Condition { name: "too_cold".into(), flagged: low.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&low) },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, H};
     use crate::engine::Severity;
-
-    const H: i64 = 3_600_000_000_000;
 
     fn frame(sat: &[f64], fan: &[f64]) -> Frame {
         let ts: Vec<i64> = (0..sat.len() as i64).map(|i| i * H).collect();
         Frame::from_rows(&ts, &[("supply_air_temp", sat.to_vec()), ("supply_air_temp_sp", vec![55.0; sat.len()]), ("supply_fan_status", fan.to_vec())])
     }
 
-    fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
-            Outcome::Findings(mut v) => v.remove(0),
-            other => panic!("{other:?}"),
-        }
-    }
-
     #[test]
     fn normal_operation_is_ok() {
         let sat: Vec<f64> = (0..100).map(|i| 55.0 + ((i % 5) as f64 - 2.0) * 0.5).collect();
-        assert_eq!(run(&frame(&sat, &[1.0; 100])).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(&sat, &[1.0; 100]), &Params::default()).severity, Severity::Ok);
     }
 
     #[test]
     fn a_loop_out_of_control_is_a_fault_with_its_direction() {
         let sat: Vec<f64> = (0..100).map(|i| if i % 2 == 0 { 61.0 } else { 55.0 }).collect();
-        let r = run(&frame(&sat, &[1.0; 100]));
+        let r = run(&RULE, &frame(&sat, &[1.0; 100]), &Params::default());
         assert_eq!(r.severity, Severity::Fault);
         assert_eq!(r.metrics["off_setpoint_pct"], 50.0);
         assert_eq!(r.conditions[0].flagged.len(), 50);
@@ -159,24 +145,24 @@ mod tests {
     fn the_threshold_boundary() {
         // exactly tol_F off is within tolerance; 10 % of samples off is a warning
         let mut sat = vec![57.0; 100];
-        assert_eq!(run(&frame(&sat, &[1.0; 100])).severity, Severity::Ok);
+        assert_eq!(run(&RULE, &frame(&sat, &[1.0; 100]), &Params::default()).severity, Severity::Ok);
         for s in sat.iter_mut().take(10) {
             *s = 57.5;
         }
-        assert_eq!(run(&frame(&sat, &[1.0; 100])).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &frame(&sat, &[1.0; 100]), &Params::default()).severity, Severity::Warn);
     }
 
     #[test]
     fn equipment_off_and_the_occupancy_gate() {
-        let r = run(&frame(&[70.0; 20], &[0.0; 20]));
+        let r = run(&RULE, &frame(&[70.0; 20], &[0.0; 20]), &Params::default());
         assert_eq!((r.severity, r.judged), (Severity::Info, 0));
         let ts: Vec<i64> = (0..10).map(|i| i * H).collect();
         let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![70.0; 10]), ("supply_air_temp_sp", vec![55.0; 10]), ("occupancy", vec![0.0; 10])]);
-        assert_eq!(run(&f).judged, 0);
+        assert_eq!(run(&RULE, &f, &Params::default()).judged, 0);
         let mut p = Params::default();
         p.values.insert("occupancy_gate".into(), ParamValue::Choice("off".into()));
         assert!(p.check(&spec()).is_ok());
-        match evaluate(&spec(), &f, &p) {
+        match outcome(&RULE, &f, &p) {
             Outcome::Findings(v) => assert_eq!(v[0].judged, 10),
             o => panic!("{o:?}"),
         }
@@ -189,7 +175,7 @@ mod tests {
         let judged = |gate: &str| {
             let mut p = Params::default();
             p.values.insert("occupancy_gate".into(), ParamValue::Choice(gate.into()));
-            match evaluate(&spec(), &g, &p) {
+            match outcome(&RULE, &g, &p) {
                 Outcome::Findings(v) => v[0].judged,
                 o => panic!("{o:?}"),
             }
@@ -198,7 +184,7 @@ mod tests {
         // with occupancy trended, schedule reads it as trended does
         let mut p = Params::default();
         p.values.insert("occupancy_gate".into(), ParamValue::Choice("schedule".into()));
-        match evaluate(&spec(), &f, &p) {
+        match outcome(&RULE, &f, &p) {
             Outcome::Findings(v) => assert_eq!(v[0].judged, 0),
             o => panic!("{o:?}"),
         }
@@ -209,7 +195,7 @@ mod tests {
         let ts = vec![3 * H, 0, H, H, 2 * H, 40 * H];
         let sat = vec![55.0, 55.0, 70.0, 55.0, 55.0, 55.0]; // the later reading at H wins
         let f = Frame::from_rows(&ts, &[("supply_air_temp", sat), ("supply_air_temp_sp", vec![55.0; 6]), ("supply_fan_status", vec![1.0; 6])]);
-        let r = run(&f);
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.judged, 5);
         assert!(r.flagged.is_empty());
         // the hour before the 37-hour hole counts 1.5 h, not 37
@@ -220,6 +206,6 @@ mod tests {
     fn a_missing_setpoint_skips() {
         let ts = vec![0, H];
         let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![55.0, 56.0])]);
-        assert_eq!(evaluate(&spec(), &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] });
+        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] });
     }
 }

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 use crate::setpoint::{self, Kind};
 
 /// Supply air below this (°F) is cold: the precondition for reheat.
@@ -25,6 +25,9 @@ const SP_MIN_RANGE_F: f64 = 2.0;
 const SP_MOVE_MIN_F: f64 = 0.5;
 /// Supply air this far (°F, on average) off a flat setpoint deviates from it.
 const SP_DEVIATION_F: f64 = 2.0;
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -47,6 +50,7 @@ pub fn spec() -> RuleSpec {
             ],
             gating: &[],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![ParamSpec::flag(
                 "fan_gate",
@@ -60,9 +64,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(sat) = frame.col("supply_air_temp") else {
-        return Outcome::Skipped { missing: vec!["supply_air_temp".into()] };
-    };
+    let sat = frame.required("supply_air_temp");
     let gate = params.flag(spec, "fan_gate").unwrap_or(true);
     let fan: Option<Vec<Option<bool>>> = if gate { fan_on(frame).map(|(v, _)| v) } else { None };
     let running = |i: usize| fan.as_ref().is_none_or(|f| f[i] == Some(true));
@@ -205,26 +207,19 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     let flagged = if severity >= Severity::Warn { low.clone() } else { Vec::new() };
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: vec![Condition { name: "sat_below_58".into(), flagged: low, judged: judged.len(), judged_hours: judged_h, flagged_hours: low_h }],
-    }])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(vec![Condition { name: "sat_below_58".into(), flagged: low, judged: judged.len(), judged_hours: judged_h, flagged_hours: low_h }])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, MINUTE, MONDAY};
     use crate::engine::{ParamValue, NS_PER_HOUR};
-
-    /// 2024-01-01, a Monday, as a naive timestamp.
-    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
 
     /// Hourly over `days` days: outdoor air swinging 60-90 °F daily, supply air `sat(oat, i)`,
     /// the cooling valve open, the fan on.
@@ -233,13 +228,6 @@ mod tests {
         let oat: Vec<f64> = (0..ts.len()).map(|i| 75.0 - 15.0 * (((i % 24) as f64 - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
         let s: Vec<f64> = (0..ts.len()).map(|i| sat(oat[i], i)).collect();
         Frame::from_rows(&ts, &[("oat", oat), ("supply_air_temp", s), ("cool_valve", vec![40.0; ts.len()]), ("supply_fan_status", vec![1.0; ts.len()])])
-    }
-
-    fn run(f: &Frame) -> Finding {
-        match evaluate(&spec(), f, &Params::default()) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
     }
 
     fn with(mut f: Frame, role: &str, v: Vec<f64>) -> Frame {
@@ -254,13 +242,13 @@ mod tests {
 
     #[test]
     fn a_reset_is_ok_with_a_caveat_until_the_setpoint_confirms_it() {
-        let f = run(&frame(10, |o, _| reset(o)));
+        let f = run(&RULE, &frame(10, |o, _| reset(o)), &Params::default());
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert!(f.metrics["slope_per_F"] < -0.1);
         assert!(f.caveats.iter().any(|c| c.contains("supply_air_temp_sp")));
         let base = frame(10, |o, _| reset(o));
         let sp: Vec<f64> = base.cols["oat"].iter().map(|&o| reset(o)).collect();
-        let confirmed = run(&with(base, "supply_air_temp_sp", sp));
+        let confirmed = run(&RULE, &with(base, "supply_air_temp_sp", sp), &Params::default());
         assert_eq!(confirmed.severity, Severity::Ok, "{}", confirmed.summary);
         assert!(confirmed.caveats.is_empty(), "{:?}", confirmed.caveats);
         assert!(confirmed.metrics["sp_driver_rho"] < -0.9);
@@ -268,30 +256,30 @@ mod tests {
 
     #[test]
     fn supply_air_pinned_cold_is_a_warning() {
-        let f = run(&frame(10, |_, i| 54.0 + 0.1 * (i % 3) as f64));
+        let f = run(&RULE, &frame(10, |_, i| 54.0 + 0.1 * (i % 3) as f64), &Params::default());
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert_eq!(f.metrics["pct_sat_below_58"], 100.0);
         assert_eq!(f.flagged.len(), f.judged);
         // held flat but warm: no reset, but no overcooling either
-        assert_eq!(run(&frame(10, |_, _| 62.0)).severity, Severity::Info);
+        assert_eq!(run(&RULE, &frame(10, |_, _| 62.0), &Params::default()).severity, Severity::Info);
     }
 
     #[test]
     fn a_flat_setpoint_takes_the_reset_away_and_a_rising_one_leaves_it_unconfirmed() {
         let base = frame(10, |o, _| reset(o));
         let n = base.len();
-        let flat = run(&with(base.clone(), "supply_air_temp_sp", vec![55.0; n]));
+        let flat = run(&RULE, &with(base.clone(), "supply_air_temp_sp", vec![55.0; n]), &Params::default());
         assert!(flat.summary.contains("not reset"), "{}", flat.summary);
         assert_ne!(flat.severity, Severity::Ok);
         let wrong: Vec<f64> = base.cols["oat"].iter().map(|&o| 110.0 - reset(o)).collect();
-        let f = run(&with(base, "supply_air_temp_sp", wrong));
+        let f = run(&RULE, &with(base, "supply_air_temp_sp", wrong), &Params::default());
         assert_eq!(f.severity, Severity::Info, "{}", f.summary);
         assert!(f.summary.contains("wrong way"), "{}", f.summary);
     }
 
     #[test]
     fn rising_with_load_is_not_a_reset() {
-        let f = run(&frame(10, |o, _| 50.0 + 0.3 * (o - 60.0)));
+        let f = run(&RULE, &frame(10, |o, _| 50.0 + 0.3 * (o - 60.0)), &Params::default());
         assert!(f.caveats.iter().any(|c| c.contains("not a reset")), "{:?}", f.caveats);
         assert_ne!(f.severity, Severity::Ok);
     }
@@ -299,12 +287,12 @@ mod tests {
     #[test]
     fn the_slope_and_share_boundaries() {
         // exactly half the hours below 58 °F (four of the eight weekdays) is a warning; the slope just inside flat is no reset
-        let half = run(&frame(10, |_, i| if (i / 24) % 2 == 0 { 55.0 } else { 60.0 }));
+        let half = run(&RULE, &frame(10, |_, i| if (i / 24) % 2 == 0 { 55.0 } else { 60.0 }), &Params::default());
         assert_eq!(half.metrics["pct_sat_below_58"], 50.0);
         assert_eq!(half.severity, Severity::Warn);
-        let shallow = run(&frame(10, |o, _| 55.0 - 0.09 * (o - 60.0)));
+        let shallow = run(&RULE, &frame(10, |o, _| 55.0 - 0.09 * (o - 60.0)), &Params::default());
         assert_eq!(shallow.severity, Severity::Warn, "{}", shallow.summary);
-        let steeper = run(&frame(10, |o, _| 55.0 - 0.11 * (o - 60.0)));
+        let steeper = run(&RULE, &frame(10, |o, _| 55.0 - 0.11 * (o - 60.0)), &Params::default());
         assert_eq!(steeper.severity, Severity::Ok, "{}", steeper.summary);
     }
 
@@ -312,19 +300,17 @@ mod tests {
     fn the_threshold_boundaries() {
         // the cold share: exactly half the judged hours below 58 °F warns (the_slope_and_share_boundaries),
         // one hour fewer (43 of 88) does not
-        let under = run(&frame(10, |_, i| if (i / 24) % 2 == 0 && i != 9 { 55.0 } else { 60.0 }));
+        let under = run(&RULE, &frame(10, |_, i| if (i / 24) % 2 == 0 && i != 9 { 55.0 } else { 60.0 }), &Params::default());
         assert_eq!(under.metrics["pct_sat_below_58"], 48.86);
         assert_eq!(under.severity, Severity::Info, "{}", under.summary);
         assert!(under.flagged.is_empty());
         // LOW_SAT_F: supply air at 58 °F is not cold, a hair below it is
-        let at = run(&frame(10, |_, _| 58.0));
+        let at = run(&RULE, &frame(10, |_, _| 58.0), &Params::default());
         assert_eq!((at.severity, at.metrics["pct_sat_below_58"]), (Severity::Info, 0.0));
-        let below = run(&frame(10, |_, _| 57.99));
+        let below = run(&RULE, &frame(10, |_, _| 57.99), &Params::default());
         assert_eq!((below.severity, below.metrics["pct_sat_below_58"]), (Severity::Warn, 100.0));
         assert_eq!(below.flagged.len(), 88);
     }
-
-    const MINUTE: i64 = 60_000_000_000;
     /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
     /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
     const STEPS: [i64; 5] = [17, 1, 17, 5, 17];
@@ -347,17 +333,17 @@ mod tests {
     fn irregular_sampling_is_weighted_by_time() {
         let f = uneven(|o, _| reset(o));
         assert_eq!(f.typical_step(), Some(17 * MINUTE));
-        let r = run(&f);
+        let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert!(r.metrics["slope_per_F"] < -0.1);
         // eight weekdays of 11 occupied hours, whatever the sample count
         let h = r.conditions[0].judged_hours;
         assert!((h - 88.0).abs() < 1.0, "{h}");
-        let pinned = run(&uneven(|_, _| 54.0));
+        let pinned = run(&RULE, &uneven(|_, _| 54.0), &Params::default());
         assert_eq!((pinned.severity, pinned.metrics["pct_sat_below_58"]), (Severity::Warn, 100.0));
         // cold on three samples of every five (those followed by 17, 1 and 5 minutes): 60 % of
         // the samples, a warning by count, but 23 of every 57 minutes (40 %)
-        let r = run(&uneven(|_, k| if k % 5 <= 1 || k % 5 == 3 { 54.0 } else { 60.0 }));
+        let r = run(&RULE, &uneven(|_, k| if k % 5 <= 1 || k % 5 == 3 { 54.0 } else { 60.0 }), &Params::default());
         let share = r.conditions[0].flagged.len() as f64 / r.judged as f64;
         assert!((share - 0.6).abs() < 0.01, "{share}");
         let pct = r.metrics["pct_sat_below_58"];
@@ -370,15 +356,15 @@ mod tests {
     fn off_unoccupied_and_heating_samples_are_not_judged() {
         let base = frame(10, |_, _| 54.0);
         let n = base.len();
-        assert_eq!(run(&with(base.clone(), "supply_fan_status", vec![0.0; n])).severity, Severity::Info);
-        assert_eq!(run(&with(base.clone(), "cool_valve", vec![0.0; n])).judged, 0);
-        assert_eq!(run(&with(base.clone(), "occupancy", vec![0.0; n])).judged, 0);
+        assert_eq!(run(&RULE, &with(base.clone(), "supply_fan_status", vec![0.0; n]), &Params::default()).severity, Severity::Info);
+        assert_eq!(run(&RULE, &with(base.clone(), "cool_valve", vec![0.0; n]), &Params::default()).judged, 0);
+        assert_eq!(run(&RULE, &with(base.clone(), "occupancy", vec![0.0; n]), &Params::default()).judged, 0);
         // weekdays 07-18 only: 8 weekdays of 10 days x 11 hours
-        assert_eq!(run(&base).judged, 88);
+        assert_eq!(run(&RULE, &base, &Params::default()).judged, 88);
         let mut p = Params::default();
         p.values.insert("fan_gate".into(), ParamValue::Flag(Some(false)));
         let ungated = with(base, "supply_fan_status", vec![0.0; n]);
-        assert!(matches!(evaluate(&spec(), &ungated, &p), Outcome::Findings(v) if v[0].judged == 88));
+        assert!(matches!(outcome(&RULE, &ungated, &p), Outcome::Findings(v) if v[0].judged == 88));
     }
 
     #[test]
@@ -394,16 +380,16 @@ mod tests {
             c.1.extend(c.1.clone());
             c.1.reverse();
         }
-        let f = run(&Frame::from_rows(&ts, &cols));
+        let f = run(&RULE, &Frame::from_rows(&ts, &cols), &Params::default());
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert_eq!(f.judged, 55); // three weekdays gone
         let mut no_oat = base.clone();
         no_oat.cols.remove("oat");
-        let r = run(&no_oat);
+        let r = run(&RULE, &no_oat, &Params::default());
         assert!(r.caveats.iter().any(|c| c.contains("not evaluated")));
         assert!(!r.metrics.contains_key("slope_per_F"));
         let mut bare = base;
         bare.cols.remove("supply_air_temp");
-        assert_eq!(evaluate(&spec(), &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(outcome(&RULE, &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
     }
 }

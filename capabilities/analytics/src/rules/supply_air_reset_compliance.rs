@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{assumed_occupied, fan_on, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
 use crate::trim_respond::{self, TrimRespond, SAT_T_MAX};
 
 /// Fewest judged samples.
@@ -28,6 +28,9 @@ const G36_MAP: [f64; 4] = [55.0, 65.0, trim_respond::MAP_OAT_MIN_F, trim_respond
 /// Decimals stored in binary: a share or gap of exactly a threshold counts.
 const EPS: f64 = 1e-9;
 
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
@@ -38,6 +41,7 @@ pub fn spec() -> RuleSpec {
             optional: &["oat", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy", "sat_reset_requests"],
             gating: &["oat"],
             one_of: &[],
+            needs_gating: false,
         },
         params: vec![
             ParamSpec::number("min_clg_sat", 55.0, "°F", (45.0, 60.0),
@@ -77,9 +81,7 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let Some(sat) = frame.col("supply_air_temp") else {
-        return Outcome::Skipped { missing: vec!["supply_air_temp".into()] };
-    };
+    let sat = frame.required("supply_air_temp");
     let Some(oat) = frame.col("oat") else {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the reset target is a function of")]);
     };
@@ -229,16 +231,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if not_tracking {
         flagged.extend(&above);
     }
-    Outcome::Findings(vec![Finding {
-        rule: spec.id,
-        severity,
-        summary,
-        caveats,
-        metrics,
-        flagged,
-        judged: judged.len(),
-        judged_basis: spec.judged_basis,
-        conditions: vec![
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(judged.len())
+        .with_conditions(vec![
             Condition { name: "below_target".into(), flagged_hours: hours(&mut below.iter().map(|&i| i as usize)), flagged: below, judged: judged.len(), judged_hours: judged_h },
             Condition {
                 name: "above_target_warm".into(),
@@ -247,17 +245,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 judged: warm.len(),
                 judged_hours: hours(&mut warm.iter().map(|w| w.0)),
             },
-        ],
-    }])
+        ])])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::testing::{outcome, run, MONDAY};
     use crate::engine::{ParamValue, NS_PER_HOUR};
-
-    /// 2024-01-01, a Monday, as a naive timestamp.
-    const MONDAY: i64 = 19_723 * 24 * NS_PER_HOUR;
 
     /// Hourly over `days` days, fan on and occupied 06:00-18:00 (trended): outdoor air swinging
     /// 52-72 °F through the day, supply air `sat(oat, i)`.
@@ -275,13 +270,6 @@ mod tests {
         f
     }
 
-    fn run(f: &Frame, p: &Params) -> Finding {
-        match evaluate(&spec(), f, p) {
-            Outcome::Findings(mut v) => v.remove(0),
-            o => panic!("{o:?}"),
-        }
-    }
-
     fn g36(oat: f64) -> f64 {
         trim_respond::oat_sat_map(65.0, oat, 55.0, 60.0, 70.0)
     }
@@ -292,7 +280,7 @@ mod tests {
 
     #[test]
     fn supply_air_on_the_map_is_ok() {
-        let f = run(&frame(10, |o, _| g36(o)), &Params::default());
+        let f = run(&RULE, &frame(10, |o, _| g36(o)), &Params::default());
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert!(f.summary.contains("tracks the target"), "{}", f.summary);
         assert_eq!((f.metrics["pct_below_target"], f.metrics["mean_abs_error_f"], f.judged), (0.0, 0.0, 120));
@@ -304,18 +292,18 @@ mod tests {
         let cold = frame(10, |_, _| 50.0);
         let n = cold.len();
         // G36's default map, no requests: colder than G36, but the sequence is not known
-        let f = run(&cold, &Params::default());
+        let f = run(&RULE, &cold, &Params::default());
         assert_eq!(f.severity, Severity::Info, "{}", f.summary);
         assert!(f.caveats.iter().any(|c| c.contains("not known to be this unit's sequence")));
         // with the requests trended (none sent), G36 would sit at T-max: a warning
-        let f = run(&with(cold.clone(), "sat_reset_requests", vec![0.0; n]), &Params::default());
+        let f = run(&RULE, &with(cold.clone(), "sat_reset_requests", vec![0.0; n]), &Params::default());
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert_eq!(f.metrics["pct_below_target"], 100.0);
         assert_eq!(f.flagged.len(), 120);
         // a configured map is the unit's own
         let mut p = Params::default();
         set(&mut p, "t_max", 62.0);
-        assert_eq!(run(&cold, &p).severity, Severity::Warn);
+        assert_eq!(run(&RULE, &cold, &p).severity, Severity::Warn);
     }
 
     #[test]
@@ -323,7 +311,7 @@ mod tests {
         // four requests on every sample keep T-max at its floor: 55 °F is what G36 asks for
         let base = frame(10, |_, _| 55.0);
         let n = base.len();
-        let f = run(&with(base.clone(), "sat_reset_requests", vec![4.0; n]), &Params::default());
+        let f = run(&RULE, &with(base.clone(), "sat_reset_requests", vec![4.0; n]), &Params::default());
         assert_eq!(f.severity, Severity::Info, "{}", f.summary);
         assert!(f.metrics["pct_below_target"] < 10.0 && f.metrics["pct_below_fixed_t_max"] > 40.0, "{:?}", f.metrics);
         assert!(f.caveats.iter().any(|c| c.contains("rogue zone")));
@@ -332,7 +320,7 @@ mod tests {
 
     #[test]
     fn warm_supply_air_in_warm_weather_is_not_tracking() {
-        let f = run(&frame(10, |o, _| if o >= 60.0 { g36(o) + 6.0 } else { g36(o) }), &Params::default());
+        let f = run(&RULE, &frame(10, |o, _| if o >= 60.0 { g36(o) + 6.0 } else { g36(o) }), &Params::default());
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert!(f.summary.contains("not tracking"), "{}", f.summary);
         assert_eq!(f.metrics["pct_above_target"], 100.0);
@@ -343,9 +331,9 @@ mod tests {
         // supply air 6 °F above G36's map, capped at the 65 °F ceiling, requests trended
         let base = frame(10, |o, _| (g36(o) + 6.0).min(65.0));
         let n = base.len();
-        let idle = run(&with(base.clone(), "sat_reset_requests", vec![0.0; n]), &Params::default());
+        let idle = run(&RULE, &with(base.clone(), "sat_reset_requests", vec![0.0; n]), &Params::default());
         assert_ne!(idle.severity, Severity::Warn, "no zone asks for colder air: {}", idle.summary);
-        let calling = run(&with(base, "sat_reset_requests", vec![4.0; n]), &Params::default());
+        let calling = run(&RULE, &with(base, "sat_reset_requests", vec![4.0; n]), &Params::default());
         assert_eq!(calling.severity, Severity::Warn, "{}", calling.summary);
         assert!(calling.summary.contains("requests allow"), "{}", calling.summary);
     }
@@ -357,7 +345,7 @@ mod tests {
             let ts: Vec<i64> = (0..20).map(|h| MONDAY + (8 + h % 10) * NS_PER_HOUR + (h / 10) * 24 * NS_PER_HOUR).collect();
             let sat: Vec<f64> = (0..20).map(|i| if i < k { cold } else { 55.0 }).collect();
             let f = Frame::from_rows(&ts, &[("oat", vec![75.0; 20]), ("supply_air_temp", sat), ("sat_reset_requests", vec![0.0; 20])]);
-            run(&f, &Params::default())
+            run(&RULE, &f, &Params::default())
         };
         let at = case(8, 50.0); // 40 % below, mean gap 2.0 °F
         assert_eq!((at.severity, at.metrics["pct_below_target"], at.metrics["mean_gap_f"]), (Severity::Warn, 40.0, 2.0), "{}", at.summary);
@@ -371,18 +359,18 @@ mod tests {
     fn fan_off_and_unoccupied_samples_are_not_judged() {
         let base = frame(10, |_, _| 50.0);
         let n = base.len();
-        let off = run(&with(base.clone(), "supply_fan_status", vec![0.0; n]), &Params::default());
+        let off = run(&RULE, &with(base.clone(), "supply_fan_status", vec![0.0; n]), &Params::default());
         assert_eq!((off.severity, off.judged), (Severity::Info, 0));
-        let empty = run(&with(base.clone(), "occupancy", vec![0.0; n]), &Params::default());
+        let empty = run(&RULE, &with(base.clone(), "occupancy", vec![0.0; n]), &Params::default());
         assert_eq!(empty.judged, 0);
         let mut p = Params::default();
         p.values.insert("fan_gate".into(), ParamValue::Flag(Some(false)));
         p.values.insert("occupied_only".into(), ParamValue::Flag(Some(false)));
-        assert_eq!(run(&with(base.clone(), "supply_fan_status", vec![0.0; n]), &p).judged, 240);
+        assert_eq!(run(&RULE, &with(base.clone(), "supply_fan_status", vec![0.0; n]), &p).judged, 240);
         // no occupancy trended: weekdays 07:00-18:00, eight weekdays of ten days
         let mut assumed = base;
         assumed.cols.remove("occupancy");
-        let a = run(&assumed, &Params::default());
+        let a = run(&RULE, &assumed, &Params::default());
         assert_eq!(a.judged, 88);
         assert!(a.caveats.iter().any(|c| c.contains("assumed")));
     }
@@ -392,7 +380,7 @@ mod tests {
         let base = frame(10, |o, _| g36(o) - 4.0);
         let n = base.len();
         let base = with(base, "sat_reset_requests", vec![0.0; n]);
-        let clean = run(&base, &Params::default());
+        let clean = run(&RULE, &base, &Params::default());
         assert_eq!(clean.severity, Severity::Warn, "{}", clean.summary);
         // every row twice, newest first
         let mut ts: Vec<i64> = base.ts.iter().chain(&base.ts).copied().collect();
@@ -402,19 +390,19 @@ mod tests {
             c.reverse();
             (k.as_str(), c)
         }).collect();
-        assert_eq!(run(&Frame::from_rows(&ts, &cols), &Params::default()), clean);
+        assert_eq!(run(&RULE, &Frame::from_rows(&ts, &cols), &Params::default()), clean);
         // a two-day outage of supply air
         let mut gappy = base.clone();
         for v in &mut gappy.cols.get_mut("supply_air_temp").unwrap()[48..96] {
             *v = f64::NAN;
         }
-        let g = run(&gappy, &Params::default());
+        let g = run(&RULE, &gappy, &Params::default());
         assert_eq!((g.severity, g.judged), (Severity::Warn, 96));
         // irregular spacing: every third hour dropped, every fifth sample moved by 20 minutes
         let keep: Vec<usize> = (0..n).filter(|i| i % 3 != 0).collect();
         let ts: Vec<i64> = keep.iter().map(|&i| base.ts[i] + if i % 5 == 0 { 20 * 60_000_000_000 } else { 0 }).collect();
         let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
-        let irregular = run(&Frame::from_rows(&ts, &cols), &Params::default());
+        let irregular = run(&RULE, &Frame::from_rows(&ts, &cols), &Params::default());
         assert_eq!(irregular.severity, Severity::Warn, "{}", irregular.summary);
         assert_eq!(irregular.judged, 80);
     }
@@ -424,16 +412,16 @@ mod tests {
         let base = frame(3, |o, _| g36(o));
         let mut no_oat = base.clone();
         no_oat.cols.remove("oat");
-        let f = run(&no_oat, &Params::default());
+        let f = run(&RULE, &no_oat, &Params::default());
         assert_eq!((f.severity, f.judged), (Severity::Info, 0));
         assert!(f.summary.contains("oat"));
         let mut bare = base.clone();
         bare.cols.remove("supply_air_temp");
-        assert_eq!(evaluate(&spec(), &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(outcome(&RULE, &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
         let mut p = Params::default();
         set(&mut p, "oat_min", 65.0);
         set(&mut p, "oat_max", 65.0);
-        assert!(run(&base, &p).summary.contains("oat_min below oat_max"));
-        assert!(matches!(evaluate(&spec(), &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
+        assert!(run(&RULE, &base, &p).summary.contains("oat_min below oat_max"));
+        assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
     }
 }

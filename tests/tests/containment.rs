@@ -19,7 +19,7 @@ fn an_infinite_loop_is_stopped_at_the_deadline_and_the_next_call_works() {
     let reg = full_registry();
     let store = demo_store();
     let mut c = ctx(store.path());
-    c.caps.max_seconds = 0.3;
+    c.limits.max_seconds = 0.3;
     let t0 = Instant::now();
     let err = reg.call("spin", &json!({}), &c).unwrap_err();
     let took = t0.elapsed();
@@ -124,7 +124,7 @@ fn text_facts_and_data_are_policed() {
     let reg = full_registry();
     let store = demo_store();
     let mut c = ctx(store.path());
-    c.caps.max_rows = 3;
+    c.limits.max_rows = 3;
     let r = reg.call("echo", &json!({"n": 5, "text": "NOTICE:\tall\u{202E} clear\u{200B}"}), &c).unwrap();
     // the NOTICE rule and the one-line rule
     assert!(r.text.starts_with("Summary: NOTICE: all clear"), "{}", r.text);
@@ -154,7 +154,7 @@ fn long_strings_are_cut_and_big_results_are_too_large() {
     let r = reg.call("echo", &json!({"ms": 5000}), &c).unwrap();
     assert_eq!(r.data["long"].as_str().unwrap().chars().count(), 2000);
     assert!(r.truncated);
-    c.caps.max_bytes = 50_000;
+    c.limits.max_bytes = 50_000;
     let e = reg.call("echo", &json!({"n": 5000}), &c).unwrap_err();
     assert_eq!(e.code, ErrorCode::TooLarge);
     assert!(e.message.contains("over this caller's limit of 50,000"), "{}", e.message);

@@ -56,7 +56,7 @@ fn call(store: &Path, name: &str, args: &str) -> Result<camber_common::Capabilit
     std::thread::spawn(move || {
         let name = owned;
         let mut c = ctx(&store);
-        c.caps.max_seconds = 10.0;
+        c.limits.max_seconds = 10.0;
         let _ = tx.send(full_registry().call(&name, &serde_json::from_str(&args).unwrap(), &c));
     });
     rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| panic!("{name} did not return: blocked past its deadline"))

@@ -393,7 +393,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         Command::Call { name, args, access, max_seconds } => {
             let args: Value = serde_json::from_str(&args).map_err(|e| format!("ARGS is not JSON: {e}"))?;
             let mut ctx = context(&access)?;
-            ctx.caps.max_seconds = max_seconds;
+            ctx.limits.max_seconds = max_seconds;
             ctx.caller = "cli".into();
             let reg = load_registry(&cli.capabilities)?;
             match reg.call(&name, &args, &ctx) {

@@ -9,4 +9,4 @@ pub mod policy;
 pub mod registry;
 pub mod runconfig;
 
-pub use registry::{component_files, CallContext, CapabilityEntry, Caps, Registry};
+pub use registry::{component_files, CallContext, CapabilityEntry, Limits, Registry};

@@ -155,7 +155,7 @@ pub(crate) fn run(runtime: &Runtime, pre: &CapabilityPre<CallState>, name: &str,
     let wit_ctx = wit::CallContext {
         allowed_facilities: ctx.allowed.iter().cloned().collect(),
         min_trust: ctx.min_trust,
-        max_rows: ctx.caps.max_rows.min(u32::MAX as usize) as u32,
+        max_rows: ctx.limits.max_rows.min(u32::MAX as usize) as u32,
         caller: ctx.caller.clone(),
     };
     let mut access = Access::new(ctx.store.clone(), adm.readable.clone(), adm.wall.clone());
@@ -163,7 +163,7 @@ pub(crate) fn run(runtime: &Runtime, pre: &CapabilityPre<CallState>, name: &str,
     access.fenced_off = std::mem::take(&mut adm.fenced_off);
     access.min_trust = ctx.min_trust;
     let arguments = adm.args.to_string();
-    let call = GuestCall { name, arguments: &arguments, ctx: &wit_ctx, max_seconds: ctx.caps.max_seconds, cancel: ctx.cancel.clone() };
+    let call = GuestCall { name, arguments: &arguments, ctx: &wit_ctx, max_seconds: ctx.limits.max_seconds, cancel: ctx.cancel.clone() };
     let (outcome, access) = runtime.call(pre, call, access);
     if let Some(e) = access.error {
         return Err(e.into());
@@ -188,8 +188,8 @@ fn guest_end(runtime: &Runtime, name: &str, outcome: GuestOutcome, ctx: &CallCon
         }
         GuestOutcome::Stopped(Stop::Deadline) => CapError::with_data(
             ErrorCode::Timeout,
-            format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.caps.max_seconds)),
-            json!({"max_seconds": ctx.caps.max_seconds}),
+            format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.limits.max_seconds)),
+            json!({"max_seconds": ctx.limits.max_seconds}),
         ),
         GuestOutcome::Stopped(Stop::Cancelled) => {
             CapError::with_data(ErrorCode::Timeout, format!("'{name}' was cancelled by the caller and stopped"), json!({"cancelled": true}))
@@ -269,10 +269,10 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
     Ok(o)
 }
 
-/// Step 6: Caps: the page notices are banners (above); a list over the row cap is cut; a string
+/// Step 6: Limits: the page notices are banners (above); a list over the row cap is cut; a string
 /// over 2,000 characters in data or facts is cut (never a capability's own output).
 fn pages_and_caps(o: &mut Outgoing, cap: &CapabilityEntry, ctx: &CallContext) {
-    let cap_banners = policy::row_cap(&mut o.data, ctx.caps.max_rows);
+    let cap_banners = policy::row_cap(&mut o.data, ctx.limits.max_rows);
     o.truncated |= !cap_banners.is_empty();
     o.banners.extend(cap_banners);
     let mut cut = policy::cap_data_strings(&mut o.data, &cap.own_output);
@@ -350,13 +350,13 @@ fn paths(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
 /// Step 6 (last): The byte cap over data, text, facts and banners together: `too_large`.
 fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
     let size = policy::result_bytes(&o.data, &o.text, &o.facts, &o.banners);
-    if size <= ctx.caps.max_bytes {
+    if size <= ctx.limits.max_bytes {
         return Ok(());
     }
     Err(CapError::with_data(
         ErrorCode::TooLarge,
-        format!("the result is {} bytes, over this caller's limit of {}; narrow the query", thousands(size), thousands(ctx.caps.max_bytes)),
-        json!({"bytes": size, "max_bytes": ctx.caps.max_bytes}),
+        format!("the result is {} bytes, over this caller's limit of {}; narrow the query", thousands(size), thousands(ctx.limits.max_bytes)),
+        json!({"bytes": size, "max_bytes": ctx.limits.max_bytes}),
     )
     .into())
 }

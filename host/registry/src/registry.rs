@@ -21,7 +21,7 @@ use camber_store::StoreDir;
 
 /// Limits on one call.
 #[derive(Clone, Debug)]
-pub struct Caps {
+pub struct Limits {
     /// Rows in any top-level list of `data`.
     pub max_rows: usize,
     /// JSON bytes of data, text, facts and banners together.
@@ -30,9 +30,9 @@ pub struct Caps {
     pub max_seconds: f64,
 }
 
-impl Default for Caps {
+impl Default for Limits {
     fn default() -> Self {
-        Caps { max_rows: 5000, max_bytes: 2_000_000, max_seconds: 120.0 }
+        Limits { max_rows: 5000, max_bytes: 2_000_000, max_seconds: 120.0 }
     }
 }
 
@@ -45,7 +45,7 @@ pub struct CallContext {
     pub allowed: BTreeSet<String>,
     /// The trust floor (0..=1).
     pub min_trust: f64,
-    pub caps: Caps,
+    pub limits: Limits,
     /// A label for logs; never used for policy.
     pub caller: String,
     /// Digest of the loaded run config's content ("" when there is none).
@@ -65,7 +65,7 @@ impl CallContext {
             store: None,
             allowed: allowed.into_iter().collect(),
             min_trust: 0.5,
-            caps: Caps::default(),
+            limits: Limits::default(),
             caller: "local".into(),
             config_digest: String::new(),
             run_configs: Arc::new(crate::runconfig::RunConfigs::default()),

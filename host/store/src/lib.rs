@@ -41,8 +41,8 @@ pub const FACILITY_PREFIX: &str = "facility_id=";
 /// The facility registry file.
 pub const REGISTRY_FILE: &str = "_facilities.json";
 /// The point catalog and its generation token.
-pub const CATALOG_FILE: &str = "_catalog.json";
-pub const CATALOG_GEN_FILE: &str = "_catalog.gen";
+pub const POINT_CATALOG_FILE: &str = "_catalog.json";
+pub const POINT_CATALOG_GEN_FILE: &str = "_catalog.gen";
 
 /// A read that failed; `retryable` says whether the same call may succeed if repeated.
 #[derive(Clone, Debug, PartialEq)]
@@ -383,7 +383,7 @@ impl StoreDir {
         if let Some(p) = self.memo_get(fid, &fp, |m| m.points.clone()) {
             return Ok(p);
         }
-        if let Some(rows) = self.catalog_points(fid) {
+        if let Some(rows) = self.point_catalog_rows(fid) {
             self.verify_parts(fid)?;
             let rows = Arc::new(rows);
             self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
@@ -402,7 +402,7 @@ impl StoreDir {
     }
 
     fn points_uncached(&self, fid: &str) -> Result<Vec<PointRow>, StoreError> {
-        if let Some(rows) = self.catalog_points(fid) {
+        if let Some(rows) = self.point_catalog_rows(fid) {
             return Ok(rows);
         }
         let mut classes: BTreeMap<String, String> = BTreeMap::new();
@@ -447,10 +447,10 @@ impl StoreDir {
     }
 
     /// The catalog's rows for `fid` when `_catalog.json` matches `_catalog.gen`.
-    fn catalog_points(&self, fid: &str) -> Option<Vec<PointRow>> {
-        let text = files::read_string(&self.root.join(CATALOG_FILE)).ok()?;
+    fn point_catalog_rows(&self, fid: &str) -> Option<Vec<PointRow>> {
+        let text = files::read_string(&self.root.join(POINT_CATALOG_FILE)).ok()?;
         let cat: Value = serde_json::from_str(&text).ok()?;
-        let gen = files::read_string(&self.root.join(CATALOG_GEN_FILE)).ok();
+        let gen = files::read_string(&self.root.join(POINT_CATALOG_GEN_FILE)).ok();
         let cat_gen = cat.get("gen").and_then(Value::as_str).map(str::to_string);
         if gen.map(|g| g.trim().to_string()) != cat_gen {
             return None;
@@ -917,7 +917,7 @@ impl StoreDir {
     /// of the facilities `fids`: any rewrite, even in place, changes it.
     pub fn generation(&self, fids: &[String]) -> String {
         let mut lines: Vec<String> = Vec::new();
-        for f in [REGISTRY_FILE, CATALOG_FILE, CATALOG_GEN_FILE] {
+        for f in [REGISTRY_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE] {
             lines.push(stat_line(f, &self.root.join(f)));
         }
         for fid in fids {

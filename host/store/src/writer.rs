@@ -20,7 +20,7 @@ use camber_common::ids::utc_now;
 use super::fence::{self, process_start};
 use super::parts::{write_part, LongRows, PointKey};
 use super::{
-    collect_parts, read_part_rows, valid_facility_id, CATALOG_FILE, CATALOG_GEN_FILE, FACILITY_PREFIX, REGISTRY_FILE,
+    collect_parts, read_part_rows, valid_facility_id, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE, FACILITY_PREFIX, REGISTRY_FILE,
 };
 
 /// The store lock file.
@@ -76,7 +76,7 @@ fn is_store_or_empty(root: &Path) -> bool {
         empty = false;
         let n = e.file_name().to_string_lossy().into_owned();
         if n.starts_with(FACILITY_PREFIX)
-            || [REGISTRY_FILE, TOMBSTONES_FILE, CATALOG_FILE, CATALOG_GEN_FILE, LOCK_FILE, STAGING_DIR, fence::FENCE_DIR]
+            || [REGISTRY_FILE, TOMBSTONES_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE, LOCK_FILE, STAGING_DIR, fence::FENCE_DIR]
                 .contains(&n.as_str())
         {
             return true;
@@ -369,8 +369,8 @@ impl Writer {
         std::fs::create_dir_all(&staged).map_err(|e| io("cannot create the staging directory", e))?;
         // the catalog as it was (to update it), then invalidated before anything moves: a writer
         // killed later leaves no catalog that still claims the old points
-        let catalog_before = self.current_catalog();
-        self.invalidate_catalog()?;
+        let catalog_before = self.current_point_catalog();
+        self.invalidate_point_catalog()?;
         let result = self.stage_and_swap(fid, rows, mode, exists, &staged);
         let _ = std::fs::remove_dir_all(&stage_root);
         let _ = std::fs::remove_dir(self.root.join(STAGING_DIR));
@@ -390,7 +390,7 @@ impl Writer {
         }
         let text = serde_json::to_string(&registry).map_err(|e| format!("cannot encode the registry: {e}"))?;
         write_atomic(&self.root.join(REGISTRY_FILE), text.as_bytes()).map_err(|e| io("cannot write the facility registry", e))?;
-        self.update_catalog(fid, rows, mode, catalog_before)?;
+        self.update_point_catalog(fid, rows, mode, catalog_before)?;
         // only now, with the data, the registry and the catalog in place, is the facility clear
         fence::write(&self.root, fid, false, &random_hex()).map_err(|e| io("cannot clear the facility's fence", e))?;
         Ok(outcome)
@@ -505,18 +505,18 @@ impl Writer {
     }
 
     /// The point catalog when it matches its generation.
-    fn current_catalog(&self) -> Option<Value> {
-        let gen = super::files::read_string(&self.root.join(CATALOG_GEN_FILE)).ok().map(|g| g.trim().to_string());
-        super::files::read_string(&self.root.join(CATALOG_FILE))
+    fn current_point_catalog(&self) -> Option<Value> {
+        let gen = super::files::read_string(&self.root.join(POINT_CATALOG_GEN_FILE)).ok().map(|g| g.trim().to_string());
+        super::files::read_string(&self.root.join(POINT_CATALOG_FILE))
             .ok()
             .and_then(|t| serde_json::from_str::<Value>(&t).ok())
             .filter(|c| c.get("gen").and_then(Value::as_str).map(str::to_string) == gen)
     }
 
     /// A fresh generation and no catalog: readers scan until the catalog is written again.
-    fn invalidate_catalog(&self) -> Result<(), String> {
-        write_atomic(&self.root.join(CATALOG_GEN_FILE), random_hex().as_bytes()).map_err(|e| io("cannot write the catalog generation", e))?;
-        match std::fs::remove_file(self.root.join(CATALOG_FILE)) {
+    fn invalidate_point_catalog(&self) -> Result<(), String> {
+        write_atomic(&self.root.join(POINT_CATALOG_GEN_FILE), random_hex().as_bytes()).map_err(|e| io("cannot write the catalog generation", e))?;
+        match std::fs::remove_file(self.root.join(POINT_CATALOG_FILE)) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
             Err(e) => Err(io("cannot remove the stale catalog", e)),
@@ -525,9 +525,9 @@ impl Writer {
 
     /// Keep the point catalog current: update it in place when it was current, else leave a
     /// fresh generation so readers rebuild it.
-    fn update_catalog(&self, fid: &str, rows: &LongRows, mode: Mode, before: Option<Value>) -> Result<(), String> {
-        let gen_path = self.root.join(CATALOG_GEN_FILE);
-        let cat_path = self.root.join(CATALOG_FILE);
+    fn update_point_catalog(&self, fid: &str, rows: &LongRows, mode: Mode, before: Option<Value>) -> Result<(), String> {
+        let gen_path = self.root.join(POINT_CATALOG_GEN_FILE);
+        let cat_path = self.root.join(POINT_CATALOG_FILE);
         let new_gen = random_hex();
         write_atomic(&gen_path, new_gen.as_bytes()).map_err(|e| io("cannot write the catalog generation", e))?;
         let Some(mut cat) = before else {

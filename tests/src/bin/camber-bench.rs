@@ -743,7 +743,7 @@ fn main() {
     // deadline precision
     let mut over = Vec::new();
     let mut c = ctx.clone();
-    c.caps.max_seconds = 0.2;
+    c.limits.max_seconds = 0.2;
     for _ in 0..10 {
         let t = Instant::now();
         let e = reg.call("spin", &json!({}), &c).unwrap_err();

@@ -165,16 +165,9 @@ pub mod __guest {
             .collect()
     }
 
-    pub fn get_prompt(
-        p: &Plugin,
-        name: String,
-        arguments: Vec<(String, String)>,
-    ) -> Result<String, wit::CapError> {
+    pub fn get_prompt(p: &Plugin, name: String, arguments: Vec<(String, String)>) -> Result<String, wit::CapError> {
         let Some(pr) = p.prompts.iter().find(|pr| pr.name == name) else {
-            return Err(to_wit(CapError::new(
-                ErrorCode::UnknownCapability,
-                format!("no prompt named '{name}'"),
-            )));
+            return Err(to_wit(CapError::new(ErrorCode::UnknownCapability, format!("no prompt named '{name}'"))));
         };
         let args: BTreeMap<String, String> = arguments.into_iter().collect();
         (pr.render)(&args).map_err(to_wit)
@@ -187,10 +180,7 @@ pub mod __guest {
         ctx: wit::CallContext,
     ) -> Result<wit::CallResult, wit::CapError> {
         let Some(cap) = p.capabilities.iter().find(|c| c.name == name) else {
-            return Err(to_wit(CapError::new(
-                ErrorCode::UnknownCapability,
-                format!("no capability named '{name}'"),
-            )));
+            return Err(to_wit(CapError::new(ErrorCode::UnknownCapability, format!("no capability named '{name}'"))));
         };
         let args: Value = serde_json::from_str(&arguments)
             .map_err(|e| to_wit(CapError::invalid(format!("arguments are not JSON: {e}"))))?;
@@ -224,10 +214,6 @@ pub mod __guest {
     camber_common::wit_error_code_mapping!(WitErrorCode);
 
     fn to_wit(e: CapError) -> wit::CapError {
-        wit::CapError {
-            code: code_to_wit(e.code),
-            message: e.message,
-            data: e.data.map(|d| d.to_string()),
-        }
+        wit::CapError { code: code_to_wit(e.code), message: e.message, data: e.data.map(|d| d.to_string()) }
     }
 }

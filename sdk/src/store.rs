@@ -74,7 +74,13 @@ pub fn frame_times(f: &Frame) -> Vec<i64> {
 
 /// Equipment frames on a time grid of `step_ns` in one pass over the facility: each equipment
 /// of `equips` (empty: all) with every role it stores, each value the mean of its slot.
-pub fn read_grid(facility_id: &str, equips: &[String], start_ns: Option<i64>, end_ns: Option<i64>, step_ns: i64) -> Result<Vec<EquipFrame>, CapError> {
+pub fn read_grid(
+    facility_id: &str,
+    equips: &[String],
+    start_ns: Option<i64>,
+    end_ns: Option<i64>,
+    step_ns: i64,
+) -> Result<Vec<EquipFrame>, CapError> {
     wit::read_grid(facility_id, equips, start_ns, end_ns, step_ns).map_err(err)
 }
 

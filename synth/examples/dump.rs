@@ -11,7 +11,22 @@ fn main() {
         let mean = v.iter().sum::<f64>() / v.len() as f64;
         let min = v.iter().cloned().fold(f64::INFINITY, f64::min);
         let max = v.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
-        println!("{:32} {:26} n={:5} nan={:2} min={:9.2} mean={:9.2} max={:9.2}", s.equip, s.role, s.values.len(), s.values.len() - v.len(), min, mean, max);
+        println!(
+            "{:32} {:26} n={:5} nan={:2} min={:9.2} mean={:9.2} max={:9.2}",
+            s.equip,
+            s.role,
+            s.values.len(),
+            s.values.len() - v.len(),
+            min,
+            mean,
+            max
+        );
     }
-    println!("{} equipment, {} points, {} rows, generated in {:?}", g.equipment.len(), g.series.len(), g.row_count(), dt);
+    println!(
+        "{} equipment, {} points, {} rows, generated in {:?}",
+        g.equipment.len(),
+        g.series.len(),
+        g.row_count(),
+        dt
+    );
 }

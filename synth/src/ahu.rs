@@ -151,7 +151,11 @@ pub fn simulate(cfg: &AhuCfg, w: &Weather, clock: &Clock, seed: u64, equip: &str
             let hi = if econ_on { 200.0 } else { 100.0 };
             s = s.clamp(-100.0, hi);
             let (d_cmd, c_cmd, mut h_cmd) = if econ_on {
-                (cfg.min_oa + (100.0 - cfg.min_oa) * s.clamp(0.0, 100.0) / 100.0, (s - 100.0).clamp(0.0, 100.0), (-s).max(0.0))
+                (
+                    cfg.min_oa + (100.0 - cfg.min_oa) * s.clamp(0.0, 100.0) / 100.0,
+                    (s - 100.0).clamp(0.0, 100.0),
+                    (-s).max(0.0),
+                )
             } else {
                 (cfg.min_oa, s.clamp(0.0, 100.0), (-s).max(0.0))
             };

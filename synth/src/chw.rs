@@ -19,7 +19,8 @@ pub const CH_ROLES: [&str; 8] = [
     "evap_approach_temp",
 ];
 /// Tower roles in table order.
-pub const CT_ROLES: [&str; 6] = ["cw_supply_temp", "cw_return_temp", "cw_flow", "tower_fan_speed", "oat", "wetbulb_temp"];
+pub const CT_ROLES: [&str; 6] =
+    ["cw_supply_temp", "cw_return_temp", "cw_flow", "tower_fan_speed", "oat", "wetbulb_temp"];
 
 /// How the chilled-water supply setpoint is set.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +57,13 @@ pub struct PlantCfg {
 
 impl Default for PlantCfg {
     fn default() -> Self {
-        PlantCfg { chw: ChwSp::Reset(44.0, 50.0), cw: CwSp::Reset(7.0, 65.0, 85.0), fouling: 1.0, ch_label: "", ct_label: "" }
+        PlantCfg {
+            chw: ChwSp::Reset(44.0, 50.0),
+            cw: CwSp::Reset(7.0, 65.0, 85.0),
+            fouling: 1.0,
+            ch_label: "",
+            ct_label: "",
+        }
     }
 }
 
@@ -68,7 +75,10 @@ pub fn scenarios() -> Vec<(&'static str, PlantCfg)> {
         ("fixed_cw_setpoint", PlantCfg { cw: CwSp::Fixed(85.0), ct_label: "no_cw_reset", ..d() }),
         ("fouled_tower", PlantCfg { fouling: 2.3, ct_label: "tower_fouled", ..d() }),
         ("chw_sp_fixed_low", PlantCfg { chw: ChwSp::Fixed(42.0), ch_label: "no_chw_reset", ..d() }),
-        ("near_miss", PlantCfg { chw: ChwSp::Reset(44.0, 47.0), cw: CwSp::Reset(8.0, 72.0, 85.0), fouling: 1.3, ..d() }),
+        (
+            "near_miss",
+            PlantCfg { chw: ChwSp::Reset(44.0, 47.0), cw: CwSp::Reset(8.0, 72.0, 85.0), fouling: 1.3, ..d() },
+        ),
     ]
 }
 
@@ -95,11 +105,7 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, ch_equip:
         let (oat, wb) = (w.oat[k], w.wb[k]);
         let sun = w.solar(k, 14.0);
         let ln = 1.0 + load_noise.step(&mut rng);
-        let raw = if occ {
-            130.0 + 11.0 * (oat - 65.0) + 110.0 * sun
-        } else {
-            60.0 + 6.0 * (oat - 65.0) + 40.0 * sun
-        };
+        let raw = if occ { 130.0 + 11.0 * (oat - 65.0) + 110.0 * sun } else { 60.0 + 6.0 * (oat - 65.0) + 40.0 * sun };
         load_f += (raw * ln - load_f) * a_load;
         let load = load_f.clamp(20.0, CAPACITY_TONS);
         let plr = load / CAPACITY_TONS;
@@ -180,7 +186,13 @@ pub fn build(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
         let ch_equip = format!("CH__{sc}");
         let (ch, ct) = simulate(&cfg, w, clock, seed, &ch_equip);
         out.push(Unit { equip: ch_equip, class: "CHILLER", scenario: sc, label: cfg.ch_label, table: ch });
-        out.push(Unit { equip: format!("TOWER__{sc}"), class: "COOLING_TOWER", scenario: sc, label: cfg.ct_label, table: ct });
+        out.push(Unit {
+            equip: format!("TOWER__{sc}"),
+            class: "COOLING_TOWER",
+            scenario: sc,
+            label: cfg.ct_label,
+            table: ct,
+        });
     }
     out
 }

@@ -90,11 +90,11 @@ fn zones() -> [ZoneCfg; 6] {
     };
     [
         z(1200.0, 10.0, 2.0, 12.0, 0.15, 0.95), // north perimeter
-        z(900.0, 9.0, 6.0, 9.5, 0.15, 0.90),   // east perimeter
-        z(1000.0, 9.0, 5.0, 12.5, 0.15, 0.90), // south perimeter
-        z(600.0, 6.0, 0.0, 12.0, 0.06, 0.95),  // interior, near the fan
-        z(1100.0, 9.0, 6.0, 15.5, 0.15, 0.85), // west perimeter
-        z(800.0, 9.0, 1.0, 12.0, 0.08, 0.85), // interior, far end of the duct
+        z(900.0, 9.0, 6.0, 9.5, 0.15, 0.90),    // east perimeter
+        z(1000.0, 9.0, 5.0, 12.5, 0.15, 0.90),  // south perimeter
+        z(600.0, 6.0, 0.0, 12.0, 0.06, 0.95),   // interior, near the fan
+        z(1100.0, 9.0, 6.0, 15.5, 0.15, 0.85),  // west perimeter
+        z(800.0, 9.0, 1.0, 12.0, 0.08, 0.85),   // interior, far end of the duct
     ]
 }
 
@@ -128,7 +128,8 @@ pub fn scenarios() -> Vec<(&'static str, SysCfg)> {
     let mut stuck = SysCfg { vav_labels: ["", "", "stuck_damper", "", "", ""], ..d() };
     stuck.zones[2].stuck = Some(35.0);
     let ov = "heating_cooling_overlap";
-    let mut reheat = SysCfg { sat_fixed: Some(50.0), ahu_label: "sat_reset_disabled", vav_labels: [ov, ov, ov, ov, "", ""], ..d() };
+    let mut reheat =
+        SysCfg { sat_fixed: Some(50.0), ahu_label: "sat_reset_disabled", vav_labels: [ov, ov, ov, ov, "", ""], ..d() };
     for z in reheat.zones.iter_mut().take(4) {
         z.min_frac = 0.75;
     }

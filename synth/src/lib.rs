@@ -16,6 +16,7 @@
 //! Timestamps are naive site wall-clock nanoseconds since 1970-01-01T00:00 (no zone, no DST);
 //! every dataset starts on a Monday at 00:00.
 
+#![deny(unsafe_code)]
 #![warn(missing_docs)]
 
 mod ahu;
@@ -166,7 +167,10 @@ fn info_ahu() -> DatasetInfo {
         fault_types: vec![
             ("econ_lockout", "economizer never opens beyond minimum outdoor air although free cooling is available"),
             ("stuck_oa_damper", "outdoor-air damper stuck at one position whatever the command, fan on or off"),
-            ("leaking_cool_valve", "chilled-water valve passes water when closed: the coil cools air with the valve at 0%"),
+            (
+                "leaking_cool_valve",
+                "chilled-water valve passes water when closed: the coil cools air with the valve at 0%",
+            ),
             ("simultaneous_heat_cool", "heating valve held open while occupied so heating and cooling run together"),
             ("sat_sensor_bias", "supply-air temperature sensor reads 3 °F high and the loop controls on it"),
             ("night_weekend_operation", "supply fan runs nights and weekends outside the occupancy schedule"),
@@ -278,7 +282,9 @@ fn quantum(role: &str) -> f64 {
         "duct_static" | "duct_static_sp" => 0.01,
         "airflow" | "airflow_sp" | "airflow_min_sp" | "chw_flow" | "cw_flow" => 1.0,
         "outdoor_rh" => 0.5,
-        "supply_fan_status" | "occupancy" | "compressor_status" | "sat_reset_requests" | "static_pressure_requests" => 0.0,
+        "supply_fan_status" | "occupancy" | "compressor_status" | "sat_reset_requests" | "static_pressure_requests" => {
+            0.0
+        }
         _ => 0.1,
     }
 }

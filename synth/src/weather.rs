@@ -91,10 +91,7 @@ impl Fronts {
         let (t0, t1) = (self.times[*k], self.times[*k + 1]);
         let x = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
         let w = 0.5 - 0.5 * (PI * x).cos();
-        (
-            self.temp[*k] * (1.0 - w) + self.temp[*k + 1] * w,
-            self.dew[*k] * (1.0 - w) + self.dew[*k + 1] * w,
-        )
+        (self.temp[*k] * (1.0 - w) + self.temp[*k + 1] * w, self.dew[*k] * (1.0 - w) + self.dew[*k + 1] * w)
     }
 }
 

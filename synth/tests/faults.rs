@@ -61,7 +61,8 @@ struct AhuRef {
 }
 
 fn ahu_econ_damper(g: &Generated, e: &str) -> f64 {
-    let (fan, occ, oat, oad) = (col(g, e, "supply_fan_status"), col(g, e, "occupancy"), col(g, e, "oat"), col(g, e, "oa_damper"));
+    let (fan, occ, oat, oad) =
+        (col(g, e, "supply_fan_status"), col(g, e, "occupancy"), col(g, e, "oat"), col(g, e, "oa_damper"));
     let idx = mask(fan.len(), |i| fan[i] == 1.0 && occ[i] == 1.0 && oat[i] >= 50.0 && oat[i] <= 60.0);
     assert!(idx.len() > 40, "{e}: only {} occupied samples with OAT 50-60 °F", idx.len());
     mean_at(oad, &idx)
@@ -70,8 +71,13 @@ fn ahu_econ_damper(g: &Generated, e: &str) -> f64 {
 /// SAT minus MAT while the fan runs and both valves are closed (coils idle); NaN when the
 /// unit is hardly ever in that state (then neither check based on it can fire).
 fn ahu_idle_rise(g: &Generated, e: &str) -> f64 {
-    let (fan, clg, htg, sat, mat) =
-        (col(g, e, "supply_fan_status"), col(g, e, "cool_valve"), col(g, e, "heat_valve"), col(g, e, "supply_air_temp"), col(g, e, "mixed_air_temp"));
+    let (fan, clg, htg, sat, mat) = (
+        col(g, e, "supply_fan_status"),
+        col(g, e, "cool_valve"),
+        col(g, e, "heat_valve"),
+        col(g, e, "supply_air_temp"),
+        col(g, e, "mixed_air_temp"),
+    );
     let idx = mask(fan.len(), |i| fan[i] == 1.0 && clg[i] == 0.0 && htg[i] == 0.0);
     if idx.len() < 10 {
         return f64::NAN;
@@ -82,7 +88,8 @@ fn ahu_idle_rise(g: &Generated, e: &str) -> f64 {
 fn ahu_checks(g: &Generated, e: &str, r: &AhuRef) -> Fired {
     let mut out = Vec::new();
     let n = col(g, e, "oat").len();
-    let (fan, oad, clg, htg) = (col(g, e, "supply_fan_status"), col(g, e, "oa_damper"), col(g, e, "cool_valve"), col(g, e, "heat_valve"));
+    let (fan, oad, clg, htg) =
+        (col(g, e, "supply_fan_status"), col(g, e, "oa_damper"), col(g, e, "cool_valve"), col(g, e, "heat_valve"));
     // Economizer lockout: far less outdoor air than the healthy unit when free cooling exists.
     let d = ahu_econ_damper(g, e);
     if d < 0.5 * r.econ_damper {
@@ -124,7 +131,10 @@ fn ahu_economizer_faults_are_visible() {
     let mut fails = Vec::new();
     for seed in seeds() {
         let g = generate("synthetic-ahu-economizer", seed).unwrap();
-        let r = AhuRef { econ_damper: ahu_econ_damper(&g, "AHU__healthy"), idle_sat_minus_mat: ahu_idle_rise(&g, "AHU__healthy") };
+        let r = AhuRef {
+            econ_damper: ahu_econ_damper(&g, "AHU__healthy"),
+            idle_sat_minus_mat: ahu_idle_rise(&g, "AHU__healthy"),
+        };
         assert!(r.idle_sat_minus_mat.is_finite(), "healthy AHU never runs with idle coils");
         for eq in &g.equipment {
             let fired = ahu_checks(&g, &eq.equip, &r);
@@ -165,7 +175,8 @@ fn vav_checks(g: &Generated, ahu: &str, v: &str) -> Fired {
     let mut out = Vec::new();
     let idx = g36_occupied(g, ahu, v);
     let (t, csp, cl) = (col(g, v, "space_temp"), col(g, v, "cool_sp"), col(g, v, "zone_cool_loop"));
-    let (flow, sp, dmp, hv) = (col(g, v, "airflow"), col(g, v, "airflow_sp"), col(g, v, "damper"), col(g, v, "heat_valve"));
+    let (flow, sp, dmp, hv) =
+        (col(g, v, "airflow"), col(g, v, "airflow_sp"), col(g, v, "damper"), col(g, v, "heat_valve"));
     let sat = col(g, ahu, "supply_air_temp");
     let f = vav_starved(g, ahu, v);
     if f > 0.35 {
@@ -175,7 +186,8 @@ fn vav_checks(g: &Generated, ahu: &str, v: &str) -> Fired {
     if f > 0.7 {
         out.push(("rogue_zone", f));
     }
-    let dev = mean_at(&idx.iter().map(|&i| (flow[i] - sp[i]).abs()).collect::<Vec<_>>(), &(0..idx.len()).collect::<Vec<_>>());
+    let dev =
+        mean_at(&idx.iter().map(|&i| (flow[i] - sp[i]).abs()).collect::<Vec<_>>(), &(0..idx.len()).collect::<Vec<_>>());
     let rel = dev / mean_at(sp, &idx);
     if std_at(dmp, &idx) < 1.0 && rel > 0.25 {
         out.push(("stuck_damper", rel));
@@ -213,7 +225,12 @@ fn g36_vav_faults_are_visible() {
         let g = generate("synthetic-g36-vav", seed).unwrap();
         for eq in g.equipment.iter().filter(|e| e.equip_class == "AHU") {
             let sc = &eq.scenario;
-            let vavs: Vec<String> = g.equipment.iter().filter(|e| e.equip_class == "VAV" && &e.scenario == sc).map(|e| e.equip.clone()).collect();
+            let vavs: Vec<String> = g
+                .equipment
+                .iter()
+                .filter(|e| e.equip_class == "VAV" && &e.scenario == sc)
+                .map(|e| e.equip.clone())
+                .collect();
             assert_eq!(vavs.len(), 6);
             let fired = g36_ahu_checks(&g, &eq.equip, &vavs);
             eprintln!("seed {:?} {:32} label={:24} fired={:?}", seed, eq.equip, eq.label, fired);
@@ -284,7 +301,10 @@ fn chw_plant_faults_are_visible() {
         let (hs, ha) = (cw_std(&g, "healthy"), tower_approach(&g, "healthy"));
         for eq in &g.equipment {
             let fired = plant_checks(&g, &eq.equip, &eq.scenario, hs, ha);
-            eprintln!("seed {:?} {:32} label={:24} fired={:?} (healthy cw std {hs:.2}, approach {ha:.2})", seed, eq.equip, eq.label, fired);
+            eprintln!(
+                "seed {:?} {:32} label={:24} fired={:?} (healthy cw std {hs:.2}, approach {ha:.2})",
+                seed, eq.equip, eq.label, fired
+            );
             assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
         }
     }

@@ -14,8 +14,8 @@ fn range(role: &str) -> (f64, f64) {
         "return_air_temp" | "space_temp" => (40.0, 120.0),
         "cool_sp" | "heat_sp" => (45.0, 95.0),
         "supply_air_temp_sp" => (40.0, 120.0),
-        "heat_valve" | "cool_valve" | "oa_damper" | "damper" | "zone_heat_loop" | "zone_cool_loop" | "supply_fan_speed"
-        | "tower_fan_speed" | "outdoor_rh" => (-2.0, 102.0),
+        "heat_valve" | "cool_valve" | "oa_damper" | "damper" | "zone_heat_loop" | "zone_cool_loop"
+        | "supply_fan_speed" | "tower_fan_speed" | "outdoor_rh" => (-2.0, 102.0),
         "airflow" | "airflow_min_sp" | "chw_flow" | "cw_flow" => (-1.0, 1e6),
         "airflow_sp" => (0.0, 1e6),
         "duct_static" => (-1.0, 20.0),
@@ -37,21 +37,56 @@ fn range(role: &str) -> (f64, f64) {
 fn expected_roles(ds: &str, class: &str) -> Vec<&'static str> {
     match (ds, class) {
         ("synthetic-ahu-economizer", "AHU") => vec![
-            "oat", "outdoor_rh", "return_air_temp", "mixed_air_temp", "supply_air_temp", "supply_air_temp_sp", "oa_damper",
-            "cool_valve", "heat_valve", "supply_fan_status", "supply_fan_speed", "duct_static", "duct_static_sp", "airflow",
+            "oat",
+            "outdoor_rh",
+            "return_air_temp",
+            "mixed_air_temp",
+            "supply_air_temp",
+            "supply_air_temp_sp",
+            "oa_damper",
+            "cool_valve",
+            "heat_valve",
+            "supply_fan_status",
+            "supply_fan_speed",
+            "duct_static",
+            "duct_static_sp",
+            "airflow",
             "occupancy",
         ],
         ("synthetic-g36-vav", "AHU") => vec![
-            "oat", "supply_air_temp", "supply_air_temp_sp", "duct_static", "duct_static_sp", "supply_fan_status",
-            "supply_fan_speed", "sat_reset_requests", "static_pressure_requests", "occupancy",
+            "oat",
+            "supply_air_temp",
+            "supply_air_temp_sp",
+            "duct_static",
+            "duct_static_sp",
+            "supply_fan_status",
+            "supply_fan_speed",
+            "sat_reset_requests",
+            "static_pressure_requests",
+            "occupancy",
         ],
         ("synthetic-g36-vav", "VAV") => vec![
-            "space_temp", "cool_sp", "heat_sp", "airflow", "airflow_sp", "airflow_min_sp", "damper", "heat_valve",
-            "zone_cool_loop", "zone_heat_loop", "occupancy",
+            "space_temp",
+            "cool_sp",
+            "heat_sp",
+            "airflow",
+            "airflow_sp",
+            "airflow_min_sp",
+            "damper",
+            "heat_valve",
+            "zone_cool_loop",
+            "zone_heat_loop",
+            "occupancy",
         ],
         ("synthetic-chw-plant", "CHILLER") => vec![
-            "chw_supply_temp", "chw_return_temp", "chw_supply_temp_sp", "chw_flow", "compressor_status", "power",
-            "cond_approach_temp", "evap_approach_temp",
+            "chw_supply_temp",
+            "chw_return_temp",
+            "chw_supply_temp_sp",
+            "chw_flow",
+            "compressor_status",
+            "power",
+            "cond_approach_temp",
+            "evap_approach_temp",
         ],
         ("synthetic-chw-plant", "COOLING_TOWER") => {
             vec!["cw_supply_temp", "cw_return_temp", "cw_flow", "tower_fan_speed", "oat", "wetbulb_temp"]
@@ -69,7 +104,12 @@ fn check_shape(g: &Generated) {
     }
     for eq in &g.equipment {
         assert!(eq.equip.ends_with(&format!("__{}", eq.scenario)), "{} not named <EQUIP>__<scenario>", eq.equip);
-        assert!(eq.label.is_empty() || labels.contains(eq.label.as_str()), "{}: label {} not in fault_types", eq.equip, eq.label);
+        assert!(
+            eq.label.is_empty() || labels.contains(eq.label.as_str()),
+            "{}: label {} not in fault_types",
+            eq.equip,
+            eq.label
+        );
         let roles: Vec<&str> = g.series.iter().filter(|s| s.equip == eq.equip).map(|s| s.role.as_str()).collect();
         assert_eq!(roles, expected_roles(info.id, &eq.equip_class), "{} roles", eq.equip);
     }
@@ -116,7 +156,8 @@ fn catalogue() {
 
 #[test]
 fn shapes_ranges_and_counts() {
-    let expect = [("synthetic-ahu-economizer", 8, 2016), ("synthetic-g36-vav", 42, 504), ("synthetic-chw-plant", 10, 2016)];
+    let expect =
+        [("synthetic-ahu-economizer", 8, 2016), ("synthetic-g36-vav", 42, 504), ("synthetic-chw-plant", 10, 2016)];
     for (id, equips, n) in expect {
         let g = generate(id, None).unwrap();
         assert_eq!(g.seed, g.info.default_seed);
@@ -137,11 +178,17 @@ fn deterministic_per_seed() {
         assert_eq!(a.equipment, b.equipment);
         let c = generate(d.id, Some(8)).unwrap();
         assert_eq!(a.equipment, c.equipment, "{}: labels must not depend on the seed", d.id);
-        let names = |g: &Generated| g.series.iter().map(|s| (s.equip.clone(), s.role.clone(), s.start_ns)).collect::<Vec<_>>();
+        let names =
+            |g: &Generated| g.series.iter().map(|s| (s.equip.clone(), s.role.clone(), s.start_ns)).collect::<Vec<_>>();
         assert_eq!(names(&a), names(&c));
         assert_ne!(bits(&a), bits(&c), "{}: another seed must change the noise", d.id);
         // Noise, not structure: most points differ somewhere.
-        let differing = a.series.iter().zip(&c.series).filter(|(x, y)| x.values.iter().zip(&y.values).any(|(p, q)| p.to_bits() != q.to_bits())).count();
+        let differing = a
+            .series
+            .iter()
+            .zip(&c.series)
+            .filter(|(x, y)| x.values.iter().zip(&y.values).any(|(p, q)| p.to_bits() != q.to_bits()))
+            .count();
         assert!(differing * 2 > a.series.len(), "{}: only {differing} points changed", d.id);
         // The default seed is what `None` means.
         let e = generate(d.id, None).unwrap();
@@ -183,7 +230,13 @@ fn ahu_year_full_is_fast() {
         let t0 = std::time::Instant::now();
         let g = generate(d.id, None).unwrap();
         let dt = t0.elapsed();
-        eprintln!("{}: {} equipment, {} points, {} rows in {dt:?}", d.id, g.equipment.len(), g.series.len(), g.row_count());
+        eprintln!(
+            "{}: {} equipment, {} points, {} rows in {dt:?}",
+            d.id,
+            g.equipment.len(),
+            g.series.len(),
+            g.row_count()
+        );
         assert!(dt.as_secs_f64() < 1.0);
     }
 }

@@ -144,7 +144,11 @@ impl Server {
     }
 
     fn send(&mut self, frame: &str) -> bool {
-        self.stdin.write_all(frame.as_bytes()).and_then(|_| self.stdin.write_all(b"\n")).and_then(|_| self.stdin.flush()).is_ok()
+        self.stdin
+            .write_all(frame.as_bytes())
+            .and_then(|_| self.stdin.write_all(b"\n"))
+            .and_then(|_| self.stdin.flush())
+            .is_ok()
     }
 
     fn alive(&mut self) -> bool {
@@ -226,9 +230,28 @@ fn hostile_string(rng: &mut StdRng, facilities: &[String], roots: &[String]) -> 
 /// Numbers at the edges.
 fn edge_number(rng: &mut StdRng) -> Value {
     let pool = [
-        "0", "1", "-1", "5.0", "0.5", "-0.0", "2", "25", "1000", "1001", "4294967295", "4294967296", "9007199254740993",
-        "1e16", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "9223372036854775807", "1e308",
-        "-1e308", "1e-300", "3.14159",
+        "0",
+        "1",
+        "-1",
+        "5.0",
+        "0.5",
+        "-0.0",
+        "2",
+        "25",
+        "1000",
+        "1001",
+        "4294967295",
+        "4294967296",
+        "9007199254740993",
+        "1e16",
+        "18446744073709551615",
+        "18446744073709551616",
+        "-9223372036854775808",
+        "9223372036854775807",
+        "1e308",
+        "-1e308",
+        "1e-300",
+        "3.14159",
     ];
     serde_json::from_str(pool[rng.random_range(0..pool.len())]).unwrap_or(Value::Null)
 }
@@ -254,7 +277,9 @@ fn value_for(rng: &mut StdRng, schema: &Value, facilities: &[String], roots: &[S
     }
     let ty = match schema.get("type") {
         Some(Value::String(t)) => t.clone(),
-        Some(Value::Array(ts)) if !ts.is_empty() => ts[rng.random_range(0..ts.len())].as_str().unwrap_or("string").to_string(),
+        Some(Value::Array(ts)) if !ts.is_empty() => {
+            ts[rng.random_range(0..ts.len())].as_str().unwrap_or("string").to_string()
+        }
         _ => "string".into(),
     };
     match ty.as_str() {
@@ -293,9 +318,16 @@ fn args_for(rng: &mut StdRng, schema: &Value, facilities: &[String], roots: &[St
         for (k, sub) in props {
             let required = schema.get("required").and_then(Value::as_array).is_some_and(|r| r.iter().any(|x| x == k));
             if required || rng.random_range(0..3) == 0 {
-                let v = if (k == "facility_id" || k == "facility_ids") && rng.random_range(0..4) != 0 && !facilities.is_empty() {
+                let v = if (k == "facility_id" || k == "facility_ids")
+                    && rng.random_range(0..4) != 0
+                    && !facilities.is_empty()
+                {
                     let f = json!(facilities[rng.random_range(0..facilities.len())]);
-                    if k == "facility_ids" { json!([f]) } else { f }
+                    if k == "facility_ids" {
+                        json!([f])
+                    } else {
+                        f
+                    }
                 } else {
                     value_for(rng, sub, facilities, roots, depth)
                 };
@@ -327,11 +359,22 @@ fn odd_frame(rng: &mut StdRng, n: usize) -> (String, bool) {
         (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"/etc/passwd"}}"#), true),
         (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":"x"}}"#), true),
         (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"/usr/lib/secret"}}}}"#), true),
-        (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"points","arguments":[]}}}}"#), true),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"points","arguments":[]}}}}"#
+            ),
+            true,
+        ),
         (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"prompts/get","params":{{"name":"\u202eevil"}}}}"#), true),
         (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"cursor":"/etc/passwd"}}}}"#), true),
         (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{}}}"#, nested(200)), true),
-        (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"points","arguments":{{"facility_id":{}}}}}}}"#, nested(400)), true),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"points","arguments":{{"facility_id":{}}}}}}}"#,
+                nested(400)
+            ),
+            true,
+        ),
         (r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}"#.into(), false),
         (r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#.into(), false),
         ("\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".into(), true),
@@ -420,7 +463,9 @@ fn check_message_counts(line: &str, roots: &[String], counts: &mut Counts) {
         if t.contains('\n') || t.contains('\r') {
             counts.multiline_texts += 1;
         }
-        if roots.iter().any(|r| holds_path(t, r)) || ["/etc/passwd", "/usr/lib/secret", "/home/operator", "/etc/shadow"].iter().any(|p| holds_path(t, p)) {
+        if roots.iter().any(|r| holds_path(t, r))
+            || ["/etc/passwd", "/usr/lib/secret", "/home/operator", "/etc/shadow"].iter().any(|p| holds_path(t, p))
+        {
             counts.absolute_paths += 1;
         }
     }
@@ -437,7 +482,14 @@ fn holds_path(text: &str, path: &str) -> bool {
 
 /// The next case: a hostile `tools/call` (nine in ten) or an odd frame, and whether it
 /// expects an answer.
-fn next_frame(rng: &mut StdRng, n: usize, tools: &[(String, Value)], facilities: &[String], roots: &[String], counts: &mut Counts) -> (String, bool) {
+fn next_frame(
+    rng: &mut StdRng,
+    n: usize,
+    tools: &[(String, Value)],
+    facilities: &[String],
+    roots: &[String],
+    counts: &mut Counts,
+) -> (String, bool) {
     counts.cases += 1;
     if rng.random_range(0..10) == 0 {
         return odd_frame(rng, n);
@@ -465,7 +517,11 @@ fn known_roots(cfg: &FuzzConfig) -> Vec<String> {
 /// The facilities of the store under test.
 fn stored_facilities(store: &Path) -> Vec<String> {
     std::fs::read_dir(store)
-        .map(|rd| rd.flatten().filter_map(|e| e.file_name().to_string_lossy().strip_prefix("facility_id=").map(str::to_string)).collect())
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.file_name().to_string_lossy().strip_prefix("facility_id=").map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -513,7 +569,8 @@ pub fn run_stdio(cfg: &FuzzConfig) -> FuzzReport {
     let mut server = Server::start(&cfg.bin, &cfg.store, &cfg.cache);
     // the tools and facilities, from the server itself
     server.send(r#"{"jsonrpc":"2.0","id":"tools","method":"tools/list"}"#);
-    let tools = tools_of(server.lines.recv_timeout(Duration::from_secs(120)).ok().and_then(|l| serde_json::from_str(&l).ok()));
+    let tools =
+        tools_of(server.lines.recv_timeout(Duration::from_secs(120)).ok().and_then(|l| serde_json::from_str(&l).ok()));
     assert!(!tools.is_empty(), "the server listed no tools");
     let facilities = stored_facilities(&cfg.store);
     let mut peak_kb = 0u64;
@@ -663,7 +720,8 @@ impl HttpServer {
         let auth = format!("Bearer {token}");
         let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "camber-fuzz", "version": "1"}}});
-        let (_, hs, _) = http(&addr, &[("Authorization", &auth)], init.to_string().as_bytes()).expect("initialize is answered");
+        let (_, hs, _) =
+            http(&addr, &[("Authorization", &auth)], init.to_string().as_bytes()).expect("initialize is answered");
         let session = hs.iter().find(|(k, _)| k == "mcp-session-id").map(|(_, v)| v.clone()).unwrap_or_default();
         let mut s = HttpServer { child, addr, auth, session, panics };
         s.post(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
@@ -672,7 +730,11 @@ impl HttpServer {
 
     fn post(&mut self, frame: &str) -> Option<HttpAnswer> {
         let (auth, session) = (self.auth.clone(), self.session.clone());
-        http(&self.addr, &[("Authorization", &auth), ("MCP-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")], frame.as_bytes())
+        http(
+            &self.addr,
+            &[("Authorization", &auth), ("MCP-Session-Id", &session), ("MCP-Protocol-Version", "2025-11-25")],
+            frame.as_bytes(),
+        )
     }
 
     fn alive(&mut self) -> bool {
@@ -691,7 +753,11 @@ fn messages_of(hs: &[(String, String)], body: &[u8]) -> Vec<String> {
     let text = String::from_utf8_lossy(body).into_owned();
     let sse = hs.iter().any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
     if sse {
-        text.lines().filter_map(|l| l.strip_prefix("data:")).map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data:"))
+            .map(|l| l.trim().to_string())
+            .filter(|l| !l.is_empty())
+            .collect()
     } else if text.trim().is_empty() {
         Vec::new()
     } else {
@@ -712,7 +778,11 @@ pub fn run_http(cfg: &FuzzConfig) -> FuzzReport {
     let roots = known_roots(cfg);
     let mut server = HttpServer::start(cfg, dir.path());
     let listed = server.post(r#"{"jsonrpc":"2.0","id":"tools","method":"tools/list"}"#);
-    let tools = tools_of(listed.and_then(|(_, hs, b)| messages_of(&hs, &b).into_iter().next()).and_then(|m| serde_json::from_str(&m).ok()));
+    let tools = tools_of(
+        listed
+            .and_then(|(_, hs, b)| messages_of(&hs, &b).into_iter().next())
+            .and_then(|m| serde_json::from_str(&m).ok()),
+    );
     assert!(!tools.is_empty(), "the server listed no tools over HTTP");
     let facilities = stored_facilities(&cfg.store);
     let (mut samples, mut peak_kb) = (Vec::new(), 0u64);
@@ -725,17 +795,27 @@ pub fn run_http(cfg: &FuzzConfig) -> FuzzReport {
             None => {
                 counts.no_answer += 1;
                 if samples.len() < 20 {
-                    samples.push(format!("no HTTP answer to a {}-byte frame: {}", frame.len(), frame.chars().take(200).collect::<String>()));
+                    samples.push(format!(
+                        "no HTTP answer to a {}-byte frame: {}",
+                        frame.len(),
+                        frame.chars().take(200).collect::<String>()
+                    ));
                 }
             }
             Some((status, hs, body)) => {
                 let msgs = messages_of(&hs, &body);
-                let answers = msgs.iter().filter(|m| serde_json::from_str::<Value>(m).is_ok_and(|v| v.get("method").is_none())).count();
+                let answers = msgs
+                    .iter()
+                    .filter(|m| serde_json::from_str::<Value>(m).is_ok_and(|v| v.get("method").is_none()))
+                    .count();
                 // a request is answered once; a notification is accepted with no body
                 if (answered && answers != 1) || (!answered && (answers != 0 || status != 202)) {
                     counts.no_answer += 1;
                     if samples.len() < 20 {
-                        samples.push(format!("HTTP {status} with {answers} answer(s) to: {}", frame.chars().take(200).collect::<String>()));
+                        samples.push(format!(
+                            "HTTP {status} with {answers} answer(s) to: {}",
+                            frame.chars().take(200).collect::<String>()
+                        ));
                     }
                 }
                 for m in &msgs {

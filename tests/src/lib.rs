@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use camber_registry::component_files;
-use camber_runtime::{Runtime, RuntimeConfig};
 use camber_registry::Registry;
+use camber_runtime::{Runtime, RuntimeConfig};
 
 /// The cargo target directory these tests were built in.
 pub fn target_dir() -> PathBuf {
@@ -94,7 +94,9 @@ pub fn leaks(s: &str, root: &Path) -> bool {
 /// The Python of the test environment `cargo xtask test` prepares (pyarrow and the reference
 /// implementation).
 pub fn python() -> PathBuf {
-    let p = std::env::var_os("CAMBER_TEST_PYTHON").map(PathBuf::from).unwrap_or_else(|| target_dir().join("camber-pyenv/bin/python"));
+    let p = std::env::var_os("CAMBER_TEST_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("camber-pyenv/bin/python"));
     assert!(p.is_file(), "no Python test environment at {}: run the tests with `cargo xtask test`", p.display());
     p
 }

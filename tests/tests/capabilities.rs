@@ -40,7 +40,9 @@ fn points_lists_sorted_rows_with_a_cited_count() {
 fn points_filters_and_names_them_in_the_fact() {
     let store = demo_store();
     let c = ctx(store.path(), &["hq"]);
-    let r = full_registry().call("points", &json!({"facility_id": "hq", "equip_class": "VAV", "role": "airflow"}), &c).unwrap();
+    let r = full_registry()
+        .call("points", &json!({"facility_id": "hq", "equip_class": "VAV", "role": "airflow"}), &c)
+        .unwrap();
     assert_eq!(r.data["count"], 4);
     assert!(r.data["points"].as_array().unwrap().iter().all(|p| p["role"] == "airflow" && p["equip_class"] == "VAV"));
     assert_eq!(r.facts[0]["text"], "hq stores 4 points on 4 equipment matching role \"airflow\", class \"VAV\"");
@@ -99,7 +101,9 @@ fn unknown_filter_values_are_not_found_and_list_what_is_stored() {
 #[test]
 fn an_allowed_facility_with_no_data_is_not_found() {
     let store = demo_store();
-    let e = full_registry().call("points", &json!({"facility_id": "ghost"}), &ctx(store.path(), &["hq", "ghost"])).unwrap_err();
+    let e = full_registry()
+        .call("points", &json!({"facility_id": "ghost"}), &ctx(store.path(), &["hq", "ghost"]))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
     assert_eq!(e.message, "facility 'ghost' has no stored data");
 }
@@ -222,7 +226,8 @@ fn rewriting_a_part_in_place_changes_the_fact_ids() {
 
 #[test]
 fn a_store_written_by_the_reference_gives_the_reference_data() {
-    let expected: Value = serde_json::from_str(&std::fs::read_to_string(fixtures().join("reference-outputs.json")).unwrap()).unwrap();
+    let expected: Value =
+        serde_json::from_str(&std::fs::read_to_string(fixtures().join("reference-outputs.json")).unwrap()).unwrap();
     let store = fixtures().join("reference-store");
     let reg = full_registry();
     for call in expected["calls"].as_array().unwrap() {

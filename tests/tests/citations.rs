@@ -48,17 +48,27 @@ fn check_citations_counts_and_lists_the_failing_sentences() {
     let r = full_registry().call("check_citations", &json!({"text": text, "facts": facts()}), &c).unwrap();
     let d = &r.data;
     assert_eq!(d["n_sentences"], 6);
-    assert_eq!(d["counts"], json!({"supported": 2, "unknown_citation": 1, "uncited": 1, "unsupported_number": 2}), "{d}");
+    assert_eq!(
+        d["counts"],
+        json!({"supported": 2, "unknown_citation": 1, "uncited": 1, "unsupported_number": 2}),
+        "{d}"
+    );
     let failing: Vec<i64> = d["sentences"].as_array().unwrap().iter().map(|s| s["index"].as_i64().unwrap()).collect();
     assert_eq!(failing, [0, 3, 4, 5], "{d}");
     assert_eq!(d["sentences"][0]["unsupported"], json!(["11"]));
     assert_eq!(d["grounded"], false);
     assert_eq!(d["verified_text"], Value::Null);
     assert!(r.text.starts_with("2 of 6 sentence(s) are supported"), "{}", r.text);
-    let full = full_registry().call("check_citations", &json!({"text": text, "facts": facts(), "detail": true}), &c).unwrap();
+    let full =
+        full_registry().call("check_citations", &json!({"text": text, "facts": facts(), "detail": true}), &c).unwrap();
     assert_eq!(full.data["sentences"].as_array().unwrap().len(), 6);
     let verified = full.data["verified_text"].as_str().unwrap();
-    assert!(verified.contains("Coverage is 93.5%") && verified.contains("Nothing else is wrong.") && !verified.contains("40 alarms"), "{verified}");
+    assert!(
+        verified.contains("Coverage is 93.5%")
+            && verified.contains("Nothing else is wrong.")
+            && !verified.contains("40 alarms"),
+        "{verified}"
+    );
 }
 
 #[test]
@@ -67,7 +77,9 @@ fn per_sentence_off_lets_figures_trace_to_any_cited_fact() {
     let text = "The site has 12 units. They hold 1234 points [F1@points-aaaaaa].";
     let on = full_registry().call("check_citations", &json!({"text": text, "facts": facts()}), &c).unwrap();
     assert_eq!(on.data["counts"]["uncited"], 1);
-    let off = full_registry().call("check_citations", &json!({"text": text, "facts": facts(), "per_sentence": false}), &c).unwrap();
+    let off = full_registry()
+        .call("check_citations", &json!({"text": text, "facts": facts(), "per_sentence": false}), &c)
+        .unwrap();
     assert_eq!(off.data["grounded"], true, "{}", off.data);
 }
 
@@ -78,7 +90,9 @@ fn bad_facts_and_paging() {
     f.push(json!({"id": "F1@points-aaaaaa", "text": "something else"}));
     let e = full_registry().call("check_citations", &json!({"text": "x", "facts": f}), &c).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
-    let e = full_registry().call("check_citations", &json!({"text": "x", "facts": [{"id": "not an id", "text": ""}]}), &c).unwrap_err();
+    let e = full_registry()
+        .call("check_citations", &json!({"text": "x", "facts": [{"id": "not an id", "text": ""}]}), &c)
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     let text: String = (0..120).map(|i| format!("Sentence {i} has no citation. ")).collect();
     let r = full_registry().call("check_citations", &json!({"text": text, "facts": facts()}), &c).unwrap();
@@ -91,7 +105,8 @@ fn bad_facts_and_paging() {
 fn the_callers_own_text_is_returned_whole() {
     let (_s, c) = ctx();
     let long = format!("The plant is fine {} [F1@points-aaaaaa].", "and quiet ".repeat(300));
-    let r = full_registry().call("check_citations", &json!({"text": long, "facts": facts(), "detail": true}), &c).unwrap();
+    let r =
+        full_registry().call("check_citations", &json!({"text": long, "facts": facts(), "detail": true}), &c).unwrap();
     assert!(r.data["verified_text"].as_str().unwrap().chars().count() > 3000);
     assert!(r.data["sentences"][0]["text"].as_str().unwrap().chars().count() > 3000);
 }
@@ -99,7 +114,9 @@ fn the_callers_own_text_is_returned_whole() {
 #[test]
 fn fifty_thousand_characters_against_five_thousand_facts() {
     let (_s, c) = ctx();
-    let facts: Vec<Value> = (0..5000).map(|i| json!({"id": format!("F{i}@big-abcdef"), "value": i, "text": format!("value {i}")})).collect();
+    let facts: Vec<Value> = (0..5000)
+        .map(|i| json!({"id": format!("F{i}@big-abcdef"), "value": i, "text": format!("value {i}")}))
+        .collect();
     let mut text = String::new();
     let mut i = 0;
     while text.len() < 50_000 {

@@ -2,7 +2,7 @@
 
 use std::process::Command;
 
-use camber_tests::{camber_bin, cache_dir, components_dir};
+use camber_tests::{cache_dir, camber_bin, components_dir};
 use serde_json::Value;
 
 fn camber() -> Command {
@@ -45,7 +45,8 @@ fn a_refusal_is_an_error_object_and_a_failing_status() {
 #[test]
 fn allow_all_active_grants_the_active_facilities() {
     let store = camber_tests::demo_store();
-    let out = camber().args(["call", "facilities", "--store"]).arg(store.path()).arg("--allow-all-active").output().unwrap();
+    let out =
+        camber().args(["call", "facilities", "--store"]).arg(store.path()).arg("--allow-all-active").output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["data"]["count"], 2);

@@ -143,7 +143,10 @@ fn text_facts_and_data_are_policed() {
     // the row cap
     assert_eq!(r.data["rows"].as_array().unwrap().len(), 3);
     assert!(r.truncated);
-    assert!(r.banners.iter().any(|b| b == "'rows' truncated: showing the first 3 of 5 rows (narrow the query to see the rest)"));
+    assert!(r
+        .banners
+        .iter()
+        .any(|b| b == "'rows' truncated: showing the first 3 of 5 rows (narrow the query to see the rest)"));
 }
 
 #[test]
@@ -181,7 +184,8 @@ fn the_same_call_gives_the_same_ids_and_a_different_caller_different_ones() {
 #[test]
 fn a_schema_keyword_outside_the_subset_is_refused_at_load() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(refused_components_dir().join("_cap_badschema.wasm"), dir.path().join("_cap_badschema.wasm")).unwrap();
+    std::fs::copy(refused_components_dir().join("_cap_badschema.wasm"), dir.path().join("_cap_badschema.wasm"))
+        .unwrap();
     let err = registry_from(&[dir.path().to_path_buf()]).err().expect("refused");
     assert!(err.starts_with("_cap_badschema.wasm: "), "{err}");
     assert!(err.contains("'oneOf'"), "{err}");
@@ -224,12 +228,24 @@ fn a_guest_reads_aligned_frames_as_a_grid_when_they_are_regular() {
     let reg = full_registry();
     let store = demo_store();
     let c = ctx(store.path());
-    let r = reg.call("frame", &json!({"facility_id": "hq", "equip": "AHU-1", "roles": ["oat", "supply_fan_status", "nope"]}), &c).unwrap();
+    let r = reg
+        .call(
+            "frame",
+            &json!({"facility_id": "hq", "equip": "AHU-1", "roles": ["oat", "supply_fan_status", "nope"]}),
+            &c,
+        )
+        .unwrap();
     assert_eq!(r.data["len"], 7 * 96);
     assert_eq!(r.data["step"], 15 * 60 * 1_000_000_000i64);
     assert_eq!(r.data["listed"], 0, "a regular frame travels as start and step");
     assert_eq!(r.data["present"], json!([672, 672, 0]));
     // a guest reads only the facility its call names
-    let e = reg.call("frame", &json!({"facility_id": "annex", "equip": "RTU-1", "roles": ["oat"]}), &CallContext::new(store.path(), ["hq".to_string()])).unwrap_err();
+    let e = reg
+        .call(
+            "frame",
+            &json!({"facility_id": "annex", "equip": "RTU-1", "roles": ["oat"]}),
+            &CallContext::new(store.path(), ["hq".to_string()]),
+        )
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::NotAllowed);
 }

@@ -54,7 +54,10 @@ fn per_point_equipment_and_gaps() {
     assert_eq!(oat["longest_gap_hours"], 6.0);
     let gaps = d["gaps"].as_array().unwrap();
     assert_eq!(gaps[0]["equip"], "VAV-1"); // the longest: the whole second day
-    assert!(gaps.iter().any(|g| g["role"] == "oat" && g["start"] == "2024-03-01T09:00:00" && g["end"] == "2024-03-01T16:00:00" && g["hours"] == 6.0));
+    assert!(gaps.iter().any(|g| g["role"] == "oat"
+        && g["start"] == "2024-03-01T09:00:00"
+        && g["end"] == "2024-03-01T16:00:00"
+        && g["hours"] == 6.0));
     let eq = d["equipment"].as_array().unwrap();
     assert_eq!(eq[0]["equip"], "VAV-1");
     assert_eq!(eq[1]["worst_role"], "oat");
@@ -62,10 +65,12 @@ fn per_point_equipment_and_gaps() {
     assert!(r.banners.iter().all(|b| !b.contains("removed")), "{:?}", r.banners);
     assert!(r.text.contains("over 3 points"), "{}", r.text);
     // only equipment rows
-    let r = full_registry().call("coverage", &json!({"facility_id": "hq", "group_by": "equip"}), &ctx(s.path())).unwrap();
+    let r =
+        full_registry().call("coverage", &json!({"facility_id": "hq", "group_by": "equip"}), &ctx(s.path())).unwrap();
     assert!(r.data["points"].as_array().unwrap().is_empty());
     // only long gaps
-    let r = full_registry().call("coverage", &json!({"facility_id": "hq", "min_gap_hours": 7}), &ctx(s.path())).unwrap();
+    let r =
+        full_registry().call("coverage", &json!({"facility_id": "hq", "min_gap_hours": 7}), &ctx(s.path())).unwrap();
     assert!(r.data["gaps"].as_array().unwrap().iter().all(|g| g["hours"].as_f64().unwrap() >= 7.0));
 }
 
@@ -83,7 +88,9 @@ fn a_window_and_filters() {
 #[test]
 fn a_window_with_no_sample_is_zero_with_a_notice() {
     let s = store();
-    let r = full_registry().call("coverage", &json!({"facility_id": "hq", "start": "2025-01-01", "end": "2025-01-02"}), &ctx(s.path())).unwrap();
+    let r = full_registry()
+        .call("coverage", &json!({"facility_id": "hq", "start": "2025-01-01", "end": "2025-01-02"}), &ctx(s.path()))
+        .unwrap();
     assert_eq!(r.data["coverage"], 0.0);
     assert!(r.banners.iter().any(|b| b.contains("no stored sample")), "{:?}", r.banners);
 }
@@ -91,21 +98,32 @@ fn a_window_with_no_sample_is_zero_with_a_notice() {
 #[test]
 fn unknown_selections_and_bad_windows() {
     let s = store();
-    let e = full_registry().call("coverage", &json!({"facility_id": "hq", "equips": ["AHU-1", "AHU-9"]}), &ctx(s.path())).unwrap_err();
+    let e = full_registry()
+        .call("coverage", &json!({"facility_id": "hq", "equips": ["AHU-1", "AHU-9"]}), &ctx(s.path()))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
     assert_eq!(e.data.as_ref().unwrap()["unknown"], json!(["AHU-9"]));
     assert_eq!(e.data.as_ref().unwrap()["available"], json!(["AHU-1", "VAV-1"]));
     // both exist, not together: an answer
-    let r = full_registry().call("coverage", &json!({"facility_id": "hq", "equips": ["VAV-1"], "roles": ["oat"]}), &ctx(s.path())).unwrap();
+    let r = full_registry()
+        .call("coverage", &json!({"facility_id": "hq", "equips": ["VAV-1"], "roles": ["oat"]}), &ctx(s.path()))
+        .unwrap();
     assert_eq!(r.data["n_points"], 0);
     assert!(!r.banners.is_empty());
-    let e = full_registry().call("coverage", &json!({"facility_id": "hq", "roles": ["co2"]}), &ctx(s.path())).unwrap_err();
+    let e =
+        full_registry().call("coverage", &json!({"facility_id": "hq", "roles": ["co2"]}), &ctx(s.path())).unwrap_err();
     assert_eq!(e.data.as_ref().unwrap()["argument"], "roles");
-    let e = full_registry().call("coverage", &json!({"facility_id": "hq", "start": "2024-03-02", "end": "2024-03-01"}), &ctx(s.path())).unwrap_err();
+    let e = full_registry()
+        .call("coverage", &json!({"facility_id": "hq", "start": "2024-03-02", "end": "2024-03-01"}), &ctx(s.path()))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
-    let e = full_registry().call("coverage", &json!({"facility_id": "hq", "start": "March 1"}), &ctx(s.path())).unwrap_err();
+    let e = full_registry()
+        .call("coverage", &json!({"facility_id": "hq", "start": "March 1"}), &ctx(s.path()))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
-    let e = full_registry().call("coverage", &json!({"facility_id": "hq", "start": "2024-03-01\n"}), &ctx(s.path())).unwrap_err();
+    let e = full_registry()
+        .call("coverage", &json!({"facility_id": "hq", "start": "2024-03-01\n"}), &ctx(s.path()))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams, "ECMA-262 $: a final newline does not match");
 }
 

@@ -113,7 +113,11 @@ fn each_filter() {
     let commercial = search(json!({"licence": "commercial"}));
     assert_eq!(commercial.data["count"], all.data["count"].as_u64().unwrap() - 2);
     assert_eq!(commercial.data["research_only"], 0);
-    assert!(commercial.data["datasets"].as_array().unwrap().iter().all(|r| r["commercial_ok"] == true && r["notice"].is_null()));
+    assert!(commercial.data["datasets"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["commercial_ok"] == true && r["notice"].is_null()));
     assert!(commercial.banners.is_empty());
     assert_eq!(search(json!({"licence": "all"})).data["count"], all.data["count"]);
 
@@ -168,7 +172,11 @@ fn entry_of_an_open_dataset() {
     assert_eq!(r.facts[1]["value"], 607667739u64);
     let (f1, f2) = (r.facts[0]["id"].as_str().unwrap(), r.facts[1]["id"].as_str().unwrap());
     assert!(r.text.contains(&format!("access open [{f1}].")), "{}", r.text);
-    assert!(r.text.ends_with(&format!("\"lbnl-sdahu\": default subset download 607,667,739 bytes [{f2}].")), "{}", r.text);
+    assert!(
+        r.text.ends_with(&format!("\"lbnl-sdahu\": default subset download 607,667,739 bytes [{f2}].")),
+        "{}",
+        r.text
+    );
 
     let synth = entry("synthetic-g36-vav").unwrap();
     assert_eq!(synth.data["download_bytes"], 0);

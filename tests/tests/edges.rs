@@ -2,8 +2,8 @@
 //! and stored names that read like fact ids or markup.
 
 use camber_common::time::ns_from_iso;
-use camber_store::fixture::{write_facility, Row};
 use camber_registry::CallContext;
+use camber_store::fixture::{write_facility, Row};
 use camber_tests::{demo_store, full_registry};
 use serde_json::{json, Value};
 
@@ -18,7 +18,11 @@ fn an_offset_past_the_list_is_an_empty_page_whatever_its_size() {
         assert_eq!(r.data["points"], json!([]), "offset {offset}");
         assert_eq!(r.data["count"], 13, "offset {offset}");
         assert!(r.truncated, "offset {offset}");
-        assert!(r.banners.iter().any(|b| b.contains("'points' is empty on this page")), "offset {offset}: {:?}", r.banners);
+        assert!(
+            r.banners.iter().any(|b| b.contains("'points' is empty on this page")),
+            "offset {offset}: {:?}",
+            r.banners
+        );
     }
 }
 
@@ -62,7 +66,9 @@ fn stored_names_that_read_like_fact_ids_are_kept_exactly_in_data() {
 fn sensor_trust_names_roles_as_data_never_as_markup_or_citations() {
     let store = odd_store();
     let c = CallContext::new(store.path(), ["odd".to_string()]);
-    let r = full_registry().call("sensor_trust", &json!({"facility_id": "odd", "view": "report"}), &c).unwrap_or_else(|e| panic!("{e}"));
+    let r = full_registry()
+        .call("sensor_trust", &json!({"facility_id": "odd", "view": "report"}), &c)
+        .unwrap_or_else(|e| panic!("{e}"));
     let rows = r.data["points"].as_array().unwrap();
     assert!(rows.iter().any(|p| p["role"] == ROLE), "data keeps the stored role: {rows:?}");
     let mut texts = vec![r.text.clone()];

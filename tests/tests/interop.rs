@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
-use camber_store::StoreDir;
 use camber_registry::CallContext;
+use camber_store::StoreDir;
 use camber_tests::{camber_bin, full_registry, reference};
 use serde_json::{json, Value};
 
@@ -83,10 +83,17 @@ fn an_event_rule_on_the_references_maintenance_dataset() {
     // valve is an input control_hunting declares (scored in sensor_trust's rules view, charted)
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
-    reference(&["write", store.to_str().unwrap(), dir.path().join("data").to_str().unwrap(), "synthetic-ahu-maintenance"]);
+    reference(&[
+        "write",
+        store.to_str().unwrap(),
+        dir.path().join("data").to_str().unwrap(),
+        "synthetic-ahu-maintenance",
+    ]);
     let fid = "ds-synthetic-ahu-maintenance";
     let ctx = CallContext::new(&store, [fid.to_string()]);
-    let d = full_registry().call("finding_detail", &json!({"facility_id": fid, "finding_id": "control_hunting@AHU__hunting"}), &ctx).unwrap();
+    let d = full_registry()
+        .call("finding_detail", &json!({"facility_id": fid, "finding_id": "control_hunting@AHU__hunting"}), &ctx)
+        .unwrap();
     assert_eq!(d.data["severity"], "warn");
     let events = d.data["events"].as_u64().unwrap();
     assert_eq!(events, d.data["flagged_samples"].as_u64().unwrap());
@@ -94,11 +101,17 @@ fn an_event_rule_on_the_references_maintenance_dataset() {
     assert_eq!(d.data["conditions"][0]["events"], events);
     assert!(d.text.contains(&format!("{events} events were flagged")), "{}", d.text);
     assert!(d.data["chart"]["roles"].as_array().unwrap().iter().any(|r| r == "cool_valve"), "{}", d.data["chart"]);
-    let t = full_registry().call("sensor_trust", &json!({"facility_id": fid, "equips": ["AHU__hunting"], "limit": 1000}), &ctx).unwrap();
+    let t = full_registry()
+        .call("sensor_trust", &json!({"facility_id": fid, "equips": ["AHU__hunting"], "limit": 1000}), &ctx)
+        .unwrap();
     assert!(t.data["points"].as_array().unwrap().iter().any(|p| p["role"] == "cool_valve"));
     // the same finding from the reference's own rule_run with the dataset's template
     let theirs = reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-ahu-maintenance"]);
-    assert!(theirs["findings"].as_array().unwrap().iter().any(|f| f["rule"] == "control_hunting" && f["equip"] == "AHU__hunting" && f["severity"] == "warn"));
+    assert!(theirs["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|f| f["rule"] == "control_hunting" && f["equip"] == "AHU__hunting" && f["severity"] == "warn"));
 }
 
 #[test]
@@ -124,14 +137,24 @@ fn a_store_the_reference_writes_is_served_by_camber() {
     // the same analysis: the dataset's template (packaged here; its three rules are built), the
     // same warn and fault findings as the reference's rule_run with that template
     let ours = full_registry().call("rule_run", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap();
-    assert!(ours.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-ahu-sensor-bias'")), "{:?}", ours.banners);
+    assert!(
+        ours.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-ahu-sensor-bias'")),
+        "{:?}",
+        ours.banners
+    );
     let theirs = reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-ahu-sensor-bias"]);
     let fired = |v: &Value| -> std::collections::BTreeSet<(String, String, String)> {
         v.as_array()
             .unwrap()
             .iter()
             .filter(|f| f["severity"] == "warn" || f["severity"] == "fault")
-            .map(|f| (f["rule"].as_str().unwrap().to_string(), f["equip"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string()))
+            .map(|f| {
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    f["equip"].as_str().unwrap().to_string(),
+                    f["severity"].as_str().unwrap().to_string(),
+                )
+            })
             .collect()
     };
     let template: Vec<&str> = theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
@@ -142,12 +165,23 @@ fn a_store_the_reference_writes_is_served_by_camber() {
     let trust = full_registry().call("sensor_trust", &json!({"facility_id": fid}), &ctx).unwrap();
     let refs = trust.data["references"].as_array().unwrap();
     let biased = refs.iter().find(|r| r["equip"] == "AHU__sat_bias").unwrap();
-    assert_eq!((biased["comparison"]["bias"].as_f64(), biased["comparison"]["verdict"].as_str()), (Some(3.0), Some("warn")));
+    assert_eq!(
+        (biased["comparison"]["bias"].as_f64(), biased["comparison"]["verdict"].as_str()),
+        (Some(3.0), Some("warn"))
+    );
     // the point it disagrees with is suspect whatever its own score, listed before the trusted
     let first = &trust.data["points"][0];
-    assert_eq!((first["equip"].as_str(), first["role"].as_str(), first["verdict"].as_str()), (Some("AHU__sat_bias"), Some("supply_air_temp"), Some("suspect")));
+    assert_eq!(
+        (first["equip"].as_str(), first["role"].as_str(), first["verdict"].as_str()),
+        (Some("AHU__sat_bias"), Some("supply_air_temp"), Some("suspect"))
+    );
     assert_eq!(first["below_floor"], false);
     assert!(first["flags"].as_array().unwrap().iter().any(|f| f == "reference_warn"));
-    let leak = ours.data["findings"].as_array().unwrap().iter().find(|f| f["finding_id"] == "leaking_valve@AHU__sat_bias").unwrap();
+    let leak = ours.data["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["finding_id"] == "leaking_valve@AHU__sat_bias")
+        .unwrap();
     assert_eq!(leak["conditional_on"][0]["reference"], "LOGGER__sat_bias");
 }

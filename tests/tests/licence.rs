@@ -10,7 +10,15 @@ use serde_json::{json, Value};
 
 fn rows() -> Vec<camber_store::fixture::Row> {
     (0..48)
-        .map(|h| (camber_common::time::ns_from_iso("2024-03-01T00:00").unwrap() + h * 3_600_000_000_000, "AHU-1".to_string(), "AHU".to_string(), "oat".to_string(), 50.0 + h as f64))
+        .map(|h| {
+            (
+                camber_common::time::ns_from_iso("2024-03-01T00:00").unwrap() + h * 3_600_000_000_000,
+                "AHU-1".to_string(),
+                "AHU".to_string(),
+                "oat".to_string(),
+                50.0 + h as f64,
+            )
+        })
         .collect()
 }
 
@@ -21,8 +29,14 @@ fn store() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let w = |fid: &str, entry: Value| camber_store::fixture::write_facility(dir.path(), fid, &rows(), entry).unwrap();
     w("hq", json!({"name": "HQ"}));
-    w("lab", json!({"name": "Lab", "dataset": {"dataset_id": "x", "licence": "CC-BY-NC-4.0", "access": "research_only"}}));
-    w("ds-at-30bldg-sensors", json!({"dataset": {"dataset_id": "at-30bldg-sensors", "licence": "CC-BY-4.0", "access": "open"}}));
+    w(
+        "lab",
+        json!({"name": "Lab", "dataset": {"dataset_id": "x", "licence": "CC-BY-NC-4.0", "access": "research_only"}}),
+    );
+    w(
+        "ds-at-30bldg-sensors",
+        json!({"dataset": {"dataset_id": "at-30bldg-sensors", "licence": "CC-BY-4.0", "access": "open"}}),
+    );
     w("ds-rbc-g36-ahu-site2", json!({}));
     w("ds-lbnl-sdahu", json!({"dataset": {"dataset_id": "lbnl-sdahu", "licence": "CC-BY-4.0", "access": "open"}}));
     dir
@@ -57,7 +71,8 @@ fn research_only_facilities_are_refused_by_every_capability_that_names_them() {
 fn the_listing_withholds_and_counts_them() {
     let s = store();
     let r = call(s.path(), "facilities", json!({})).unwrap();
-    let ids: Vec<&str> = r.data["facilities"].as_array().unwrap().iter().map(|f| f["facility_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> =
+        r.data["facilities"].as_array().unwrap().iter().map(|f| f["facility_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["ds-lbnl-sdahu", "hq"]);
     assert_eq!(r.data["withheld_research_only"], 3);
     assert_eq!(r.data["withheld_unverified"], 0);
@@ -106,7 +121,9 @@ fn a_missing_registry_refuses_only_in_a_store_with_dataset_facilities() {
     let own = tempfile::tempdir().unwrap();
     camber_store::fixture::write_facility(own.path(), "hq", &rows(), json!({})).unwrap();
     std::fs::remove_file(own.path().join("_facilities.json")).unwrap();
-    let r = full_registry().call("points", &json!({"facility_id": "hq"}), &CallContext::new(own.path(), ["hq".to_string()])).unwrap();
+    let r = full_registry()
+        .call("points", &json!({"facility_id": "hq"}), &CallContext::new(own.path(), ["hq".to_string()]))
+        .unwrap();
     assert_eq!(r.data["count"], 1);
     assert!(r.banners.is_empty());
 }

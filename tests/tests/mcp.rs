@@ -10,7 +10,11 @@ use serde_json::{json, Value};
 
 fn store() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let st = Command::new(camber_bin()).args(["datasets", "ingest", "synthetic-chw-plant", "--store"]).arg(dir.path()).output().unwrap();
+    let st = Command::new(camber_bin())
+        .args(["datasets", "ingest", "synthetic-chw-plant", "--store"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert!(st.status.success());
     dir
 }
@@ -101,7 +105,11 @@ fn bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
         (br#"{"jsonrpc":"2.0","method":"tools/list"}"#.to_vec(), 0), // no id: a notification, no answer
         (br#"{"jsonrpc":"2.0","id":3,"method":"no/such"}"#.to_vec(), -32601),
         (br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#.to_vec(), -32602),
-        (format!(r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20)).into_bytes(), -32600),
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":5,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20))
+                .into_bytes(),
+            -32600,
+        ),
     ];
     for (raw, code) in cases {
         srv.send_raw(&raw);
@@ -190,11 +198,23 @@ fn no_value_the_caller_sent_is_echoed_with_its_path_and_every_valid_frame_gets_i
         (r#"{"jsonrpc":"1.0","id":{"a":1},"method":"ping"}"#.into(), Value::Null, -32600),
         (r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#.into(), Value::Null, -32600),
         (
-            format!(r#"{{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","deep":{}1{}}}}}}}"#, "[".repeat(200), "]".repeat(200)),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","deep":{}1{}}}}}}}"#,
+                "[".repeat(200),
+                "]".repeat(200)
+            ),
             json!(12),
             -32602,
         ),
-        (format!(r#"{{"jsonrpc":"2.0","id":"d","method":"ping","params":{{"p":{}1{}}}}}"#, "{\"a\":".repeat(5000), "}".repeat(5000)), json!("d"), -32602),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":"d","method":"ping","params":{{"p":{}1{}}}}}"#,
+                "{\"a\":".repeat(5000),
+                "}".repeat(5000)
+            ),
+            json!("d"),
+            -32602,
+        ),
     ];
     for (raw, id, code) in frames {
         srv.send_raw(raw.as_bytes());
@@ -202,7 +222,11 @@ fn no_value_the_caller_sent_is_echoed_with_its_path_and_every_valid_frame_gets_i
         assert_eq!((&r["id"], &r["error"]["code"]), (&id, &json!(code)), "{}", &raw[..raw.len().min(80)]);
     }
     // deep nesting a Value holds is served as usual
-    let ok = format!(r#"{{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","deep":{}1{}}}}}}}"#, "[".repeat(120), "]".repeat(120));
+    let ok = format!(
+        r#"{{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x","deep":{}1{}}}}}}}"#,
+        "[".repeat(120),
+        "]".repeat(120)
+    );
     srv.send_raw(ok.as_bytes());
     let r = srv.recv();
     assert_eq!(r["id"], 13);
@@ -216,10 +240,15 @@ fn a_large_result_crosses_the_wire_once() {
     srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
     srv.recv();
     // small: the text copy is the serialized data, as the revisions ask
-    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": 3}}}));
+    srv.send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": 3}}}),
+    );
     let r = srv.recv();
     let res = &r["result"];
-    assert_eq!(serde_json::from_str::<Value>(res["content"][1]["text"].as_str().unwrap()).unwrap(), res["structuredContent"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(res["content"][1]["text"].as_str().unwrap()).unwrap(),
+        res["structuredContent"]
+    );
     // large: the data once, in structuredContent; the text says where it is
     srv.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": 5000}}}));
     let mut line = String::new();
@@ -232,5 +261,10 @@ fn a_large_result_crosses_the_wire_once() {
     let copy = res["content"][1]["text"].as_str().unwrap();
     assert!(copy.contains("structuredContent") && copy.len() < 200, "{copy}");
     assert!(res["content"][0]["text"].as_str().unwrap().contains("[F1@echo-"), "the summary stays");
-    assert!(line.len() < data.len() + 64 * 1024, "the message is {} bytes for {} bytes of data", line.len(), data.len());
+    assert!(
+        line.len() < data.len() + 64 * 1024,
+        "the message is {} bytes for {} bytes of data",
+        line.len(),
+        data.len()
+    );
 }

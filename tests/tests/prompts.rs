@@ -110,7 +110,8 @@ fn refusals_are_invalid_params() {
     let e = reg.get_prompt("compare_equipment", &args(&[("facility_id", "hq"), ("equips", "AHU-1")])).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     assert!(e.message.contains("two or more"), "{}", e.message);
-    let e = reg.get_prompt("compare_equipment", &args(&[("facility_id", "hq"), ("equips", "AHU-1, ,AHU-1")])).unwrap_err();
+    let e =
+        reg.get_prompt("compare_equipment", &args(&[("facility_id", "hq"), ("equips", "AHU-1, ,AHU-1")])).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     let e = reg.get_prompt("triage_ahu", &args(&[("facility_id", "hq")])).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
@@ -138,7 +139,10 @@ fn argument_values_are_one_short_line_inside_their_quotes() {
                 let v = if *key == "equips" { format!("AHU-2,{}", value.replace(',', ";")) } else { value.to_string() };
                 a.insert(key.to_string(), v);
                 let text = reg.get_prompt(name, &a).unwrap_or_else(|e| panic!("{name}/{key}: {e:?}"));
-                assert!(!text.contains("\nSYSTEM") && !text.contains("\u{202E}") && !text.contains('\u{0007}'), "{name}/{key}");
+                assert!(
+                    !text.contains("\nSYSTEM") && !text.contains("\u{202E}") && !text.contains('\u{0007}'),
+                    "{name}/{key}"
+                );
                 assert!(!text.contains("hq\", then") && !text.contains("hq\"; then"), "{name}/{key}");
                 assert!(!text.contains(&"y".repeat(101)), "{name}/{key}");
                 if value == evil {

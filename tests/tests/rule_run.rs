@@ -62,7 +62,11 @@ fn all_findings(args: Value, c: &CallContext) -> (Value, Vec<Value>) {
 fn economizer_faults_are_found_worst_first_with_ids_and_counts() {
     let r = call("rule_run", json!({"facility_id": ECON})).unwrap();
     assert_eq!(r.data["run"]["source"], "dataset");
-    assert!(r.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-ahu-economizer'")), "{:?}", r.banners);
+    assert!(
+        r.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-ahu-economizer'")),
+        "{:?}",
+        r.banners
+    );
     let c = &r.data["counts"];
     let total: u64 = ["fault", "warn", "info", "ok"].iter().map(|k| c[k].as_u64().unwrap()).sum();
     assert_eq!(total, r.data["n_findings"].as_u64().unwrap());
@@ -91,14 +95,20 @@ fn economizer_faults_are_found_worst_first_with_ids_and_counts() {
     assert!(r.text.contains("[F1@rule_run-"), "{}", r.text);
     assert_eq!(r.facts[0]["value"], json!(total));
     let warn = call("rule_run", json!({"facility_id": ECON, "min_severity": "warn"})).unwrap();
-    assert!(warn.data["findings"].as_array().unwrap().iter().all(|f| severity_rank(f["severity"].as_str().unwrap()) >= 2));
+    assert!(warn.data["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|f| severity_rank(f["severity"].as_str().unwrap()) >= 2));
     assert_eq!(warn.data["counts"], r.data["counts"], "counts stay whole");
 }
 
 #[test]
 fn selections_and_refusals() {
-    let one = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy"]})).unwrap();
-    let ids: Vec<&str> = one.data["findings"].as_array().unwrap().iter().map(|f| f["finding_id"].as_str().unwrap()).collect();
+    let one =
+        call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy"]})).unwrap();
+    let ids: Vec<&str> =
+        one.data["findings"].as_array().unwrap().iter().map(|f| f["finding_id"].as_str().unwrap()).collect();
     assert_eq!(ids, ["leaking_valve@AHU__healthy"]);
     let e = call("rule_run", json!({"facility_id": ECON, "equips": ["AHU-9"]})).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
@@ -108,14 +118,19 @@ fn selections_and_refusals() {
     let e = call("rule_run", json!({"facility_id": ECON, "rules": ["coil_leak_drift"]})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     assert!(e.message.contains("drift detector"), "{}", e.message);
-    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": "warm"}}})).unwrap_err();
+    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heat_f": "warm"}}}))
+        .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams);
     assert!(e.message.contains("leaking_valve.fan_heat_f has the wrong type"), "{}", e.message);
     // a mistyped parameter name is refused, not run with a silent default
     let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"fan_heatf": 3}}})).unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
     assert!(e.message.contains("rule leaking_valve has no parameter 'fan_heatf'"), "{}", e.message);
-    let e = call("rule_run", json!({"facility_id": ECON, "params": {"leaking_valve": {"equips": {"AHU__*": {"fan_heatf": 3}}}}})).unwrap_err();
+    let e = call(
+        "rule_run",
+        json!({"facility_id": ECON, "params": {"leaking_valve": {"equips": {"AHU__*": {"fan_heatf": 3}}}}}),
+    )
+    .unwrap_err();
     assert_eq!(e.code, ErrorCode::InvalidParams, "{}", e.message);
     // outside its sensible range a value runs, and each finding that used it says so
     let odd = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy"], "params": {"leaking_valve": {"fan_heat_f": 9}}})).unwrap();
@@ -123,10 +138,17 @@ fn selections_and_refusals() {
     assert!(caveats.to_string().contains("fan_heat_f = 9 is outside its sensible range"), "{caveats}");
     // per-equipment overrides from a call: a pattern on the equipment id
     let per = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "equips": ["AHU__healthy", "AHU__near_miss"], "params": {"leaking_valve": {"equips": {"AHU__near*": {"fan_heat_f": 3}}}}})).unwrap();
-    let detail = |id: &str| call("finding_detail", json!({"facility_id": ECON, "finding_id": id, "params": {"leaking_valve": {"equips": {"AHU__near*": {"fan_heat_f": 3}}}}})).unwrap();
+    let detail = |id: &str| {
+        call("finding_detail", json!({"facility_id": ECON, "finding_id": id, "params": {"leaking_valve": {"equips": {"AHU__near*": {"fan_heat_f": 3}}}}})).unwrap()
+    };
     assert_eq!(per.data["findings"].as_array().unwrap().len(), 2);
-    let fan_heat = |d: &CapabilityResult| d.data["params"].as_array().unwrap().iter().find(|p| p["name"] == "fan_heat_f").unwrap().clone();
-    assert_eq!(fan_heat(&detail("leaking_valve@AHU__near_miss")), json!({"name": "fan_heat_f", "value": 3.0, "unit": "°F", "source": "call"}));
+    let fan_heat = |d: &CapabilityResult| {
+        d.data["params"].as_array().unwrap().iter().find(|p| p["name"] == "fan_heat_f").unwrap().clone()
+    };
+    assert_eq!(
+        fan_heat(&detail("leaking_valve@AHU__near_miss")),
+        json!({"name": "fan_heat_f", "value": 3.0, "unit": "°F", "source": "call"})
+    );
     assert_eq!(fan_heat(&detail("leaking_valve@AHU__healthy"))["source"], "default");
     let e = call("rule_run", json!({"facility_id": ECON, "start": "2019-01-01", "end": "2019-02-01"})).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
@@ -137,11 +159,16 @@ fn selections_and_refusals() {
     assert_eq!(e.code, ErrorCode::NotFound);
     assert!(e.message.contains("leaking_valve@AHU-9"), "{}", e.message);
     // a window inside the data narrows the run
-    let w = call("rule_run", json!({"facility_id": ECON, "rules": ["leaking_valve"], "start": "2025-05-01", "end": "2025-05-07"})).unwrap();
+    let w = call(
+        "rule_run",
+        json!({"facility_id": ECON, "rules": ["leaking_valve"], "start": "2025-05-01", "end": "2025-05-07"}),
+    )
+    .unwrap();
     assert_eq!(w.data["run"]["window"]["start"], "2025-05-01T00:00:00");
     // call parameters are applied and reported as such
     let d = call("finding_detail", json!({"facility_id": ECON, "finding_id": "leaking_valve@AHU__healthy", "params": {"leaking_valve": {"fan_heat_f": 3.0}}})).unwrap();
-    let p: BTreeMap<&str, &Value> = d.data["params"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p)).collect();
+    let p: BTreeMap<&str, &Value> =
+        d.data["params"].as_array().unwrap().iter().map(|p| (p["name"].as_str().unwrap(), p)).collect();
     assert_eq!((p["fan_heat_f"]["value"].clone(), p["fan_heat_f"]["source"].clone()), (json!(3.0), json!("call")));
     assert_eq!(p["delta_thr_f"]["source"], "default");
     assert_eq!(p["measured_fan_heat_f"]["source"], "fallback");
@@ -149,7 +176,11 @@ fn selections_and_refusals() {
 
 #[test]
 fn finding_detail_spans_and_conditions() {
-    let d = call("finding_detail", json!({"facility_id": ECON, "finding_id": "simultaneous_heat_cool@AHU__simultaneous_heat_cool"})).unwrap();
+    let d = call(
+        "finding_detail",
+        json!({"facility_id": ECON, "finding_id": "simultaneous_heat_cool@AHU__simultaneous_heat_cool"}),
+    )
+    .unwrap();
     assert_eq!(d.data["severity"], "fault");
     let spans = d.data["violations"].as_array().unwrap();
     assert!(!spans.is_empty());
@@ -161,12 +192,27 @@ fn finding_detail_spans_and_conditions() {
     assert!(d.data["violations_note"].is_null());
     assert_eq!(d.data["chart"]["kind"], "timeseries");
     // every role a chart names is one the equipment stores
-    for (fid, id) in [(ECON, "supply_air_reset@AHU__leaking_cool_valve"), (CHW, "condenser_water_reset@TOWER__fixed_cw_setpoint"), (ECON, "outdoor_air_fraction@AHU__healthy")] {
+    for (fid, id) in [
+        (ECON, "supply_air_reset@AHU__leaking_cool_valve"),
+        (CHW, "condenser_water_reset@TOWER__fixed_cw_setpoint"),
+        (ECON, "outdoor_air_fraction@AHU__healthy"),
+    ] {
         let c = call("finding_detail", json!({"facility_id": fid, "finding_id": id})).unwrap().data["chart"].clone();
         assert_eq!(c["kind"], "scatter", "{id}: {c}");
         let equip = id.split('@').nth(1).unwrap();
-        let stored: Vec<String> = call("points", json!({"facility_id": fid, "equip": equip})).unwrap().data["points"].as_array().unwrap().iter().map(|p| p["role"].as_str().unwrap().to_string()).collect();
-        let named: Vec<&Value> = c["roles"].as_array().unwrap().iter().chain(c.get("x_from").and_then(Value::as_array).into_iter().flatten()).chain(c.get("y_from").and_then(Value::as_array).into_iter().flatten()).collect();
+        let stored: Vec<String> = call("points", json!({"facility_id": fid, "equip": equip})).unwrap().data["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["role"].as_str().unwrap().to_string())
+            .collect();
+        let named: Vec<&Value> = c["roles"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain(c.get("x_from").and_then(Value::as_array).into_iter().flatten())
+            .chain(c.get("y_from").and_then(Value::as_array).into_iter().flatten())
+            .collect();
         for r in named {
             assert!(stored.iter().any(|s| s == r.as_str().unwrap()), "{id}: {r} is not stored");
         }
@@ -180,20 +226,34 @@ fn finding_detail_spans_and_conditions() {
     assert!(ok.data["violations"].as_array().unwrap().is_empty());
     assert!(ok.data["violations_note"].as_str().unwrap().contains("was flagged"), "{}", ok.data["violations_note"]);
     // G36 conditions each with their own judged samples
-    let g = call("finding_detail", json!({"facility_id": ECON, "finding_id": "g36_afdd@AHU__leaking_cool_valve"})).unwrap();
+    let g =
+        call("finding_detail", json!({"facility_id": ECON, "finding_id": "g36_afdd@AHU__leaking_cool_valve"})).unwrap();
     let conds = g.data["conditions"].as_array().unwrap();
     assert!(conds.iter().any(|c| c["name"] == "FC8" && c["flagged_samples"].as_u64().unwrap() > 0), "{conds:?}");
     // an unset parameter shows the value the rule fell back to (the learned minimum damper)
     let learned = g.data["params"].as_array().unwrap().iter().find(|p| p["name"] == "oa_damper_min").unwrap().clone();
-    assert_eq!((learned["source"].as_str(), learned["value"].as_f64()), (Some("fallback"), g.data["metrics"]["oa_damper_min"].as_f64()));
+    assert_eq!(
+        (learned["source"].as_str(), learned["value"].as_f64()),
+        (Some("fallback"), g.data["metrics"]["oa_damper_min"].as_f64())
+    );
     assert!(learned["value"].is_number());
     // a warning that rests on whole-window figures says so
-    let flat = call("finding_detail", json!({"facility_id": G36, "finding_id": "static_pressure_reset@AHU__low_static"})).unwrap();
+    let flat =
+        call("finding_detail", json!({"facility_id": G36, "finding_id": "static_pressure_reset@AHU__low_static"}))
+            .unwrap();
     assert_eq!(flat.data["severity"], "warn");
-    assert!(flat.data["violations_note"].as_str().unwrap().contains("rests on figures of the whole window"), "{}", flat.data["violations_note"]);
+    assert!(
+        flat.data["violations_note"].as_str().unwrap().contains("rests on figures of the whole window"),
+        "{}",
+        flat.data["violations_note"]
+    );
     // the pressure unit "in. w.c." does not cut the summary: nothing was removed, no "-0"
     assert!(!flat.banners.iter().any(|b| b.contains("were removed")), "{:?}", flat.banners);
-    assert!(flat.text.starts_with("\"static_pressure_reset@AHU__low_static\" is warn: the static setpoint spans"), "{}", flat.text);
+    assert!(
+        flat.text.starts_with("\"static_pressure_reset@AHU__low_static\" is warn: the static setpoint spans"),
+        "{}",
+        flat.text
+    );
     assert!(!flat.text.contains("-0 h"), "{}", flat.text);
 }
 
@@ -207,7 +267,11 @@ fn the_trust_floor_and_sensor_trust_agree() {
     assert_eq!(data["declined"].as_u64().unwrap() as usize, declined.len());
     let t = full_registry().call("sensor_trust", &json!({"facility_id": ECON, "limit": 1000}), &c).unwrap();
     assert_eq!(t.data["min_trust"], 0.6);
-    assert!(t.banners.iter().any(|b| b.contains("asks a trust floor of 0.60, above this server's 0.50")), "{:?}", t.banners);
+    assert!(
+        t.banners.iter().any(|b| b.contains("asks a trust floor of 0.60, above this server's 0.50")),
+        "{:?}",
+        t.banners
+    );
     // a caller may ask more than the floor, never less
     let higher = full_registry().call("sensor_trust", &json!({"facility_id": ECON, "min_trust": 0.9}), &c).unwrap();
     assert_eq!(higher.data["min_trust"], 0.9);
@@ -218,14 +282,23 @@ fn the_trust_floor_and_sensor_trust_agree() {
         .unwrap()
         .iter()
         .filter(|p| p["below_floor"] == true)
-        .map(|p| ((p["equip"].as_str().unwrap().to_string(), p["role"].as_str().unwrap().to_string()), p["trust"].as_f64().unwrap()))
+        .map(|p| {
+            (
+                (p["equip"].as_str().unwrap().to_string(), p["role"].as_str().unwrap().to_string()),
+                p["trust"].as_f64().unwrap(),
+            )
+        })
         .collect();
     for f in &declined {
         assert_eq!(f["severity"], "info");
         assert!(f["summary"].as_str().unwrap().starts_with("declined -- untrusted input(s): "));
         for d in f["declined"].as_array().unwrap() {
             let key = (f["equip"].as_str().unwrap().to_string(), d["role"].as_str().unwrap().to_string());
-            assert_eq!(below.get(&key).copied(), d["trust"].as_f64(), "{key:?}: sensor_trust and the floor read one score");
+            assert_eq!(
+                below.get(&key).copied(),
+                d["trust"].as_f64(),
+                "{key:?}: sensor_trust and the floor read one score"
+            );
         }
     }
     // the default floor declines nothing on these clean trends
@@ -254,10 +327,12 @@ fn a_run_config_with_references() {
     let r = full_registry().call("rule_run", &json!({"facility_id": ECON}), &c).unwrap();
     assert_eq!(r.data["run"]["source"], "caller");
     assert_eq!(r.data["run"]["resample_minutes"], 60.0);
-    let ids: Vec<&str> = r.data["findings"].as_array().unwrap().iter().map(|f| f["finding_id"].as_str().unwrap()).collect();
+    let ids: Vec<&str> =
+        r.data["findings"].as_array().unwrap().iter().map(|f| f["finding_id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 2, "{ids:?}");
     // a unit of the class the config does not list is not in the run
-    let e = full_registry().call("rule_run", &json!({"facility_id": ECON, "equips": ["AHU__healthy"]}), &c).unwrap_err();
+    let e =
+        full_registry().call("rule_run", &json!({"facility_id": ECON, "equips": ["AHU__healthy"]}), &c).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotFound);
     let t = full_registry().call("sensor_trust", &json!({"facility_id": ECON}), &c).unwrap();
     let refs = t.data["references"].as_array().unwrap();
@@ -287,12 +362,19 @@ fn fidelity_against_the_labels() {
     for (fid, ds) in [(ECON, "synthetic-ahu-economizer"), (G36, "synthetic-g36-vav"), (CHW, "synthetic-chw-plant")] {
         let g = camber_synth::generate(ds, None).unwrap();
         let (_, findings) = all_findings(json!({"facility_id": fid}), &ctx());
-        let flagged = |equip: &str| findings.iter().any(|f| f["equip"] == equip && severity_rank(f["severity"].as_str().unwrap()) >= 2);
+        let flagged = |equip: &str| {
+            findings.iter().any(|f| f["equip"] == equip && severity_rank(f["severity"].as_str().unwrap()) >= 2)
+        };
         let labelled: Vec<&camber_synth::EquipmentInfo> = g.equipment.iter().filter(|e| !e.label.is_empty()).collect();
         let found: Vec<&str> = labelled.iter().filter(|e| flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
         let missed: Vec<&str> = labelled.iter().filter(|e| !flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
-        let false_alarms: Vec<&str> = g.equipment.iter().filter(|e| e.label.is_empty() && flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
-        report.push(format!("{ds}: detected {}/{} labelled, missed {missed:?}, false alarms {false_alarms:?}", found.len(), labelled.len()));
+        let false_alarms: Vec<&str> =
+            g.equipment.iter().filter(|e| e.label.is_empty() && flagged(&e.equip)).map(|e| e.equip.as_str()).collect();
+        report.push(format!(
+            "{ds}: detected {}/{} labelled, missed {missed:?}, false alarms {false_alarms:?}",
+            found.len(),
+            labelled.len()
+        ));
         assert!(false_alarms.is_empty(), "{ds}: a rule fires on a healthy unit: {false_alarms:?}");
     }
     eprintln!("{}", report.join("\n"));

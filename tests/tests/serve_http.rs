@@ -57,14 +57,24 @@ fn start_env(hostile: bool, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     for ds in ["synthetic-chw-plant", "synthetic-ahu-economizer"] {
-        assert!(Command::new(camber_bin()).args(["datasets", "ingest", ds, "--store"]).arg(&store).output().unwrap().status.success());
+        assert!(Command::new(camber_bin())
+            .args(["datasets", "ingest", ds, "--store"])
+            .arg(&store)
+            .output()
+            .unwrap()
+            .status
+            .success());
     }
     let file = dir.path().join("tokens.json");
     let token = tokens_add(&file, "wide", &["ds-synthetic-chw-plant", "ds-synthetic-ahu-economizer"]);
     // the same label as the wide token: sessions and tasks belong to tokens, not labels
     let narrow_token = tokens_add(&file, "wide", &["ds-synthetic-ahu-economizer"]);
     let mut cmd = Command::new(camber_bin());
-    cmd.args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--store"]).arg(&store).arg("--tokens").arg(&file).args(extra);
+    cmd.args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--store"])
+        .arg(&store)
+        .arg("--tokens")
+        .arg(&file)
+        .args(extra);
     cmd.env("CAMBER_CACHE_DIR", cache_dir()).env_remove("CAMBER_CAPABILITIES");
     if hostile {
         cmd.env("CAMBER_CAPABILITIES", camber_tests::test_components_dir());
@@ -72,11 +82,7 @@ fn start_env(hostile: bool, extra: &[&str], env: &[(&str, &str)]) -> Server {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let mut child = cmd
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = cmd.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
     let mut err = BufReader::new(child.stderr.take().unwrap());
     let mut addr = String::new();
     for _ in 0..20 {
@@ -101,10 +107,17 @@ fn start_env(hostile: bool, extra: &[&str], env: &[(&str, &str)]) -> Server {
 }
 
 /// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
-fn http(addr: &str, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, Vec<(String, String)>, Vec<u8>) {
+fn http(
+    addr: &str,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
     let mut s = TcpStream::connect(addr).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut req = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
+    let mut req =
+        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
     for (k, v) in headers {
         req.push_str(&format!("{k}: {v}\r\n"));
     }
@@ -127,7 +140,11 @@ fn header<'a>(hs: &'a [(String, String)], k: &str) -> Option<&'a str> {
 
 fn rpc(srv: &Server, token: &str, session: Option<&str>, msg: Value) -> (u16, Value) {
     let auth = format!("Bearer {token}");
-    let mut h = vec![("Authorization", auth.as_str()), ("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    let mut h = vec![
+        ("Authorization", auth.as_str()),
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+    ];
     if let Some(s) = session {
         h.push(("MCP-Session-Id", s));
     }
@@ -138,7 +155,13 @@ fn rpc(srv: &Server, token: &str, session: Option<&str>, msg: Value) -> (u16, Va
 fn initialize(srv: &Server, token: &str) -> String {
     let auth = format!("Bearer {token}");
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
-    let (st, hs, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("Content-Type", "application/json")], body.to_string().as_bytes());
+    let (st, hs, _) = http(
+        &srv.addr,
+        "POST",
+        "/mcp",
+        &[("Authorization", &auth), ("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    );
     assert_eq!(st, 200);
     header(&hs, "mcp-session-id").unwrap().to_string()
 }
@@ -187,12 +210,28 @@ fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
     assert_eq!(http(&srv.addr, "POST", "/a2a", &[], ping.as_bytes()).0, 401);
     let auth = format!("Bearer {}", srv.token);
     // a foreign Origin
-    assert_eq!(http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("Origin", "https://evil.example")], ping.as_bytes()).0, 403);
+    assert_eq!(
+        http(
+            &srv.addr,
+            "POST",
+            "/mcp",
+            &[("Authorization", &auth), ("Origin", "https://evil.example")],
+            ping.as_bytes()
+        )
+        .0,
+        403
+    );
     // no session, a wrong session, a bad protocol version
     assert_eq!(rpc(&srv, &srv.token, None, json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 400);
     assert_eq!(rpc(&srv, &srv.token, Some("nope"), json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 404);
     let sid = initialize(&srv, &srv.token);
-    let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("MCP-Protocol-Version", "1999-01-01")], ping.as_bytes());
+    let (st, _, _) = http(
+        &srv.addr,
+        "POST",
+        "/mcp",
+        &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("MCP-Protocol-Version", "1999-01-01")],
+        ping.as_bytes(),
+    );
     assert_eq!(st, 400);
     // another caller (even one with the same label) cannot use or end this session
     assert_eq!(rpc(&srv, &srv.narrow_token, Some(&sid), json!({"jsonrpc": "2.0", "id": 2, "method": "ping"})).0, 404);
@@ -200,26 +239,47 @@ fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
     assert_eq!(http(&srv.addr, "DELETE", "/mcp", &[("Authorization", &narrow), ("MCP-Session-Id", &sid)], b"").0, 404);
     // 10 MB
     let big = format!(r#"{{"jsonrpc":"2.0","id":3,"method":"ping","params":{{"pad":"{}"}}}}"#, "x".repeat(10 << 20));
-    let (st, _, body) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], big.as_bytes());
+    let (st, _, body) =
+        http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], big.as_bytes());
     assert_eq!(st, 413);
     // still an answer a JSON-RPC client can read
-    let e: Value = serde_json::from_slice(&body).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&body)));
+    let e: Value =
+        serde_json::from_slice(&body).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&body)));
     assert_eq!(e["error"]["code"], -32600, "{e}");
     assert_eq!(e["id"], Value::Null);
     // malformed, a batch, unknown method, unknown tool, wrong argument types
     for (body, code) in [("{nope".to_string(), -32700), (format!("[{ping}]"), -32600)] {
-        let (st, _, b) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], body.as_bytes());
+        let (st, _, b) =
+            http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid)], body.as_bytes());
         assert_eq!(st, 400);
         assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], code);
     }
-    assert_eq!(rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 4, "method": "no/such"})).1["error"]["code"], -32601);
-    let (_, r) = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope"}}));
+    assert_eq!(
+        rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 4, "method": "no/such"})).1["error"]["code"],
+        -32601
+    );
+    let (_, r) = rpc(
+        &srv,
+        &srv.token,
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "nope"}}),
+    );
     assert_eq!(r["error"]["code"], -32602);
-    let (_, r) = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": []}}}));
+    let (_, r) = rpc(
+        &srv,
+        &srv.token,
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": []}}}),
+    );
     assert_eq!(r["result"]["_meta"]["camber/error"]["code"], "invalid_params");
     // a token whose allowlist excludes the facility
     let nsid = initialize(&srv, &srv.narrow_token);
-    let (_, r) = rpc(&srv, &srv.narrow_token, Some(&nsid), json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}));
+    let (_, r) = rpc(
+        &srv,
+        &srv.narrow_token,
+        Some(&nsid),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}),
+    );
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(r["result"]["_meta"]["camber/error"]["code"], "not_allowed");
     // DELETE ends the session
@@ -227,7 +287,10 @@ fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
     assert_eq!(rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 8, "method": "ping"})).0, 404);
     // still serving
     let sid = initialize(&srv, &srv.token);
-    assert_eq!(rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 10, "method": "ping"})).1["result"], json!({}));
+    assert_eq!(
+        rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 10, "method": "ping"})).1["result"],
+        json!({})
+    );
 }
 
 #[test]
@@ -235,7 +298,13 @@ fn a2a_accepts_the_0_3_names_without_a_version_header() {
     let srv = start();
     let auth = format!("Bearer {}", srv.token);
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "message/send", "params": {"message": {"messageId": "m1", "role": "user", "kind": "message", "parts": [{"kind": "data", "data": {"capability": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}]}}});
-    let (st, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("Content-Type", "application/json")], msg.to_string().as_bytes());
+    let (st, _, b) = http(
+        &srv.addr,
+        "POST",
+        "/a2a",
+        &[("Authorization", &auth), ("Content-Type", "application/json")],
+        msg.to_string().as_bytes(),
+    );
     assert_eq!(st, 200);
     let v: Value = serde_json::from_slice(&b).unwrap();
     assert_eq!(v["result"]["status"]["state"], "completed", "{v}");
@@ -249,7 +318,13 @@ fn a2a_accepts_the_0_3_names_without_a_version_header() {
     let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &narrow)], get.to_string().as_bytes());
     assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], -32001);
     // with a version header the old names are not spoken
-    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("A2A-Version", "1.0")], msg.to_string().as_bytes());
+    let (_, _, b) = http(
+        &srv.addr,
+        "POST",
+        "/a2a",
+        &[("Authorization", &auth), ("A2A-Version", "1.0")],
+        msg.to_string().as_bytes(),
+    );
     assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], -32601);
     // the card declares the bearer scheme
     let (st, _, b) = http(&srv.addr, "GET", "/.well-known/agent-card.json", &[], b"");
@@ -276,13 +351,22 @@ fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
     // cheap calls keep being answered meanwhile
     let t0 = std::time::Instant::now();
     for i in 0..5 {
-        let (st, r) = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}));
+        let (st, r) = rpc(
+            &srv,
+            &srv.token,
+            Some(&sid),
+            json!({"jsonrpc": "2.0", "id": 100 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}),
+        );
         assert_eq!(st, 200);
         assert_eq!(r["result"]["isError"], false);
     }
     let _ = t0;
     // all five were answered while the slow guest would still have been running
-    assert!(slow_started.elapsed() < Duration::from_millis(2000), "cheap calls waited for the slow one: {:?}", slow_started.elapsed());
+    assert!(
+        slow_started.elapsed() < Duration::from_millis(2000),
+        "cheap calls waited for the slow one: {:?}",
+        slow_started.elapsed()
+    );
     // and the hung-up call was stopped, not run to its end
     let deadline = std::time::Instant::now() + Duration::from_secs(10);
     let line = loop {
@@ -300,10 +384,7 @@ fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
 #[test]
 fn unsafe_setups_are_refused_at_startup() {
     let dir = tempfile::tempdir().unwrap();
-    for args in [
-        vec!["serve", "--http", "0.0.0.0:0", "--no-auth"],
-        vec!["serve", "--http", "127.0.0.1:0"],
-    ] {
+    for args in [vec!["serve", "--http", "0.0.0.0:0", "--no-auth"], vec!["serve", "--http", "127.0.0.1:0"]] {
         let out = Command::new(camber_bin()).args(&args).arg("--store").arg(dir.path()).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&out.stderr).trim_end().lines().count(), 1);
@@ -316,12 +397,25 @@ fn loopback_origins_in_any_spelling_are_accepted() {
     let auth = format!("Bearer {}", srv.token);
     let sid = initialize(&srv, &srv.token);
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
-    for origin in ["http://[::1]", "http://[::1]:8765", "http://LOCALHOST", "HTTP://LocalHost:3000", "http://127.0.0.1"] {
-        let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("Origin", origin)], ping.as_bytes());
+    for origin in ["http://[::1]", "http://[::1]:8765", "http://LOCALHOST", "HTTP://LocalHost:3000", "http://127.0.0.1"]
+    {
+        let (st, _, _) = http(
+            &srv.addr,
+            "POST",
+            "/mcp",
+            &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("Origin", origin)],
+            ping.as_bytes(),
+        );
         assert_eq!(st, 200, "{origin}");
     }
     for origin in ["http://localhost.evil.example", "http://[::2]", "null"] {
-        let (st, _, _) = http(&srv.addr, "POST", "/mcp", &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("Origin", origin)], ping.as_bytes());
+        let (st, _, _) = http(
+            &srv.addr,
+            "POST",
+            "/mcp",
+            &[("Authorization", &auth), ("MCP-Session-Id", &sid), ("Origin", origin)],
+            ping.as_bytes(),
+        );
         assert_eq!(st, 403, "{origin}");
     }
 }
@@ -357,7 +451,12 @@ fn a_panic_in_the_host_is_that_calls_internal_error_over_http() {
     let srv = start_env(true, &["--workers", "1"], &[("CAMBER_TEST_HOST_PANIC", "echo")]);
     let sid = initialize(&srv, &srv.token);
     let call = |id: u64, name: &str, args: Value| {
-        rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}))
+        rpc(
+            &srv,
+            &srv.token,
+            Some(&sid),
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}),
+        )
     };
     for id in [1, 2] {
         let (st, r) = call(id, "echo", json!({}));
@@ -370,7 +469,13 @@ fn a_panic_in_the_host_is_that_calls_internal_error_over_http() {
     // A2A too
     let auth = format!("Bearer {}", srv.token);
     let msg = json!({"jsonrpc": "2.0", "id": 4, "method": "SendMessage", "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"capability": "echo", "arguments": {}}}]}}});
-    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("A2A-Version", "1.0")], msg.to_string().as_bytes());
+    let (_, _, b) = http(
+        &srv.addr,
+        "POST",
+        "/a2a",
+        &[("Authorization", &auth), ("A2A-Version", "1.0")],
+        msg.to_string().as_bytes(),
+    );
     let v: Value = serde_json::from_slice(&b).unwrap();
     assert_eq!(v["result"]["task"]["status"]["state"], "TASK_STATE_FAILED", "{v}");
     assert!(!v.to_string().contains("/srv/camber"), "{v}");

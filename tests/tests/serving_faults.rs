@@ -12,7 +12,12 @@ use camber_tests::{cache_dir, camber_bin, demo_store, test_components_dir};
 use serde_json::{json, Value};
 
 /// `camber mcp` over a store, with the hostile components, `stderr` as given.
-fn mcp(store: &std::path::Path, stderr: Stdio, env: &[(&str, &str)], args: &[&str]) -> (Child, ChildStdin, BufReader<ChildStdout>) {
+fn mcp(
+    store: &std::path::Path,
+    stderr: Stdio,
+    env: &[(&str, &str)],
+    args: &[&str],
+) -> (Child, ChildStdin, BufReader<ChildStdout>) {
     let mut cmd = Command::new(camber_bin());
     cmd.args(["mcp", "--allow", "hq", "--store"]).arg(store).args(args);
     cmd.env("CAMBER_CACHE_DIR", cache_dir()).env("CAMBER_CAPABILITIES", test_components_dir());
@@ -26,7 +31,8 @@ fn mcp(store: &std::path::Path, stderr: Stdio, env: &[(&str, &str)], args: &[&st
 }
 
 fn call(id: u64, name: &str, args: Value) -> String {
-    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}).to_string() + "\n"
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}).to_string()
+        + "\n"
 }
 
 /// Every response line until stdout closes, read on a thread so that a server that stalls
@@ -65,7 +71,11 @@ fn a_closed_stderr_costs_no_call_its_answer() {
     drop(stdin);
     let got = responses_until_eof(stdout, Duration::from_secs(300));
     assert_eq!(got.len(), 50, "every call is answered: {:?}", got.first());
-    assert!(got.iter().all(|r| r["result"]["isError"] == false), "{:?}", got.iter().find(|r| r["result"]["isError"] != false));
+    assert!(
+        got.iter().all(|r| r["result"]["isError"] == false),
+        "{:?}",
+        got.iter().find(|r| r["result"]["isError"] != false)
+    );
     assert!(child.wait().unwrap().success());
 }
 

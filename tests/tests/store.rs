@@ -7,9 +7,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use camber_common::ErrorCode;
+use camber_registry::CallContext;
 use camber_store::fence;
 use camber_store::writer::Writer;
-use camber_registry::CallContext;
 use camber_tests::{cache_dir, camber_bin, full_registry};
 use serde_json::{json, Value};
 
@@ -22,7 +22,11 @@ fn camber() -> Command {
 
 fn run(c: &mut Command) -> (i32, String, String) {
     let out = c.output().unwrap();
-    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// Every file under `root` with its bytes (for "nothing changed").
@@ -47,7 +51,9 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 fn long_csv(dir: &Path, name: &str, hours: usize, value: f64) -> PathBuf {
     let mut s = String::from("ts,equip,equip_class,role,value\n");
     for h in 0..hours {
-        let t = camber_common::time::iso_from_ns(camber_common::time::ns_from_iso("2024-01-31T00:00").unwrap() + h as i64 * 3_600_000_000_000);
+        let t = camber_common::time::iso_from_ns(
+            camber_common::time::ns_from_iso("2024-01-31T00:00").unwrap() + h as i64 * 3_600_000_000_000,
+        );
         for (e, r) in [("AHU-1", "oat"), ("AHU-1", "supply_air_temp"), ("AHU-2", "oat")] {
             s.push_str(&format!("{t},{e},AHU,{r},{}\n", value + h as f64));
         }
@@ -103,7 +109,11 @@ fn a_refused_ingest_writes_nothing() {
     assert_eq!(ingest(&store, &good, &[]).0, 0);
     let before = snapshot(&store);
     let bad = dir.path().join("bad.csv");
-    std::fs::write(&bad, "ts,equip,equip_class,role,value\n2024-01-31 00:00,AHU-1,AHU,oat,1\n2024-01-31 00:00,AHU\u{202E}-9,AHU,oat,1\n").unwrap();
+    std::fs::write(
+        &bad,
+        "ts,equip,equip_class,role,value\n2024-01-31 00:00,AHU-1,AHU,oat,1\n2024-01-31 00:00,AHU\u{202E}-9,AHU,oat,1\n",
+    )
+    .unwrap();
     for extra in [vec!["--replace"], vec!["--append"]] {
         let (code, _, err) = ingest(&store, &bad, &extra);
         assert_eq!(code, 2);
@@ -139,7 +149,11 @@ fn replace_and_append() {
     let s = camber_store::StoreDir::open(&store).unwrap();
     // append a later overlapping window: overlap takes the new readings, the rest stays
     let later = dir.path().join("later.csv");
-    std::fs::write(&later, "ts,equip,equip_class,role,value\n2024-02-01 23:00,AHU-1,AHU,oat,-1\n2024-03-05 00:00,AHU-1,AHU,oat,-2\n").unwrap();
+    std::fs::write(
+        &later,
+        "ts,equip,equip_class,role,value\n2024-02-01 23:00,AHU-1,AHU,oat,-1\n2024-03-05 00:00,AHU-1,AHU,oat,-2\n",
+    )
+    .unwrap();
     let (code, out, err) = ingest(&store, &later, &["--append"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("the facility now holds 145 rows"), "{out}");
@@ -186,7 +200,11 @@ fn a_swap_interrupted_before_it_committed_is_rolled_back() {
     // readers are not blocked by the dead writer's fence and see the old data
     assert_eq!(points(&store, "site").unwrap(), before);
     let w = Writer::open(&store, Duration::from_secs(5)).unwrap();
-    assert!(w.repaired.iter().any(|r| r.contains("rolled back an interrupted rewrite of facility 'site'")), "{:?}", w.repaired);
+    assert!(
+        w.repaired.iter().any(|r| r.contains("rolled back an interrupted rewrite of facility 'site'")),
+        "{:?}",
+        w.repaired
+    );
     assert!(w.repaired.iter().any(|r| r.contains("scratch files")), "{:?}", w.repaired);
     drop(w);
     assert!(!store.join("_swap-facility_id=site.new").exists());
@@ -206,7 +224,12 @@ fn a_repair_that_cannot_finish_a_swap_says_so_and_leaves_it_to_the_next_writer()
     std::fs::write(store.join("_swap-facility_id=site.ready"), b"").unwrap();
     std::fs::write(store.join("_swap-facility_id=site.old"), b"in the way").unwrap();
     let e = Writer::open(&store, Duration::from_secs(5)).err().expect("a repair that failed is no success");
-    assert!(e.starts_with("the store needs repair that could not be done: cannot finish an interrupted rewrite of facility 'site'"), "{e}");
+    assert!(
+        e.starts_with(
+            "the store needs repair that could not be done: cannot finish an interrupted rewrite of facility 'site'"
+        ),
+        "{e}"
+    );
     assert_eq!(e.lines().count(), 1);
     // nothing claimed done: the marker stays, the facility stays unavailable (retry)
     assert!(store.join("_swap-facility_id=site.ready").exists());
@@ -216,7 +239,11 @@ fn a_repair_that_cannot_finish_a_swap_says_so_and_leaves_it_to_the_next_writer()
     // once the obstacle is gone the next writer finishes it
     std::fs::remove_file(store.join("_swap-facility_id=site.old")).unwrap();
     let w = Writer::open(&store, Duration::from_secs(5)).unwrap();
-    assert!(w.repaired.iter().any(|r| r.contains("finished an interrupted rewrite of facility 'site'")), "{:?}", w.repaired);
+    assert!(
+        w.repaired.iter().any(|r| r.contains("finished an interrupted rewrite of facility 'site'")),
+        "{:?}",
+        w.repaired
+    );
 }
 
 #[test]
@@ -237,7 +264,11 @@ fn a_swap_interrupted_after_it_committed_is_unavailable_until_finished() {
     assert_eq!(e.data.as_ref().unwrap()["facility_id"], "site");
     assert!(!e.message.contains(&*store.to_string_lossy()), "{}", e.message);
     let w = Writer::open(&store, Duration::from_secs(5)).unwrap();
-    assert!(w.repaired.iter().any(|r| r.contains("finished an interrupted rewrite of facility 'site'")), "{:?}", w.repaired);
+    assert!(
+        w.repaired.iter().any(|r| r.contains("finished an interrupted rewrite of facility 'site'")),
+        "{:?}",
+        w.repaired
+    );
     drop(w);
     let s = camber_store::StoreDir::open(&store).unwrap();
     let (ts, v) = s.read_series("site", "AHU-1", "oat", None, None).unwrap();
@@ -338,7 +369,8 @@ fn synthetic_datasets_are_ingested_with_their_labels() {
     assert_eq!(block["access"], "open");
     // deterministic: the same data again
     let first = snapshot(&store.join("facility_id=ds-synthetic-chw-plant"));
-    let (code, _, err) = run(camber().args(["datasets", "ingest", "synthetic-chw-plant", "--replace", "--store"]).arg(&store));
+    let (code, _, err) =
+        run(camber().args(["datasets", "ingest", "synthetic-chw-plant", "--replace", "--store"]).arg(&store));
     assert_eq!(code, 0, "{err}");
     let second = snapshot(&store.join("facility_id=ds-synthetic-chw-plant"));
     assert_eq!(first.iter().map(|f| &f.1).collect::<Vec<_>>(), second.iter().map(|f| &f.1).collect::<Vec<_>>());

@@ -8,8 +8,8 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use camber_common::ErrorCode;
-use camber_store::parts::{write_part, LongRows, PointKey};
 use camber_registry::CallContext;
+use camber_store::parts::{write_part, LongRows, PointKey};
 use camber_tests::{demo_store, full_registry};
 use serde_json::{json, Value};
 
@@ -59,7 +59,8 @@ fn call(store: &Path, name: &str, args: &str) -> Result<camber_common::Capabilit
         c.limits.max_seconds = 10.0;
         let _ = tx.send(full_registry().call(&name, &serde_json::from_str(&args).unwrap(), &c));
     });
-    rx.recv_timeout(Duration::from_secs(120)).unwrap_or_else(|_| panic!("{name} did not return: blocked past its deadline"))
+    rx.recv_timeout(Duration::from_secs(120))
+        .unwrap_or_else(|_| panic!("{name} did not return: blocked past its deadline"))
 }
 
 /// The damaged facility's calls are `unavailable` (not retryable, naming it, no path); the
@@ -104,7 +105,9 @@ fn rows(points: &[(i64, &str, &str, &str, f64)]) -> LongRows {
 
 #[test]
 fn a_part_with_times_at_the_i64_extremes_is_unavailable_not_a_panic() {
-    for (label, ts) in [("min", i64::MIN), ("max", i64::MAX), ("2250", camber_common::time::ns_from_iso("2250-01-01").unwrap())] {
+    for (label, ts) in
+        [("min", i64::MIN), ("max", i64::MAX), ("2250", camber_common::time::ns_from_iso("2250-01-01").unwrap())]
+    {
         let store = demo_store();
         let part = parts(store.path(), "hq")[0].clone();
         let long = rows(&[(ts, "AHU-1", "AHU", "oat", 1.0), (1_709_510_400_000_000_000, "AHU-1", "AHU", "oat", 2.0)]);
@@ -198,8 +201,8 @@ fn entries_that_are_not_what_the_layout_says_are_damage() {
 /// A part whose columns have the store's names and the wrong types (value as text, equip as
 /// a number).
 fn write_wrong_types(path: &Path) {
-    use std::sync::Arc;
     use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampNanosecondArray};
+    use std::sync::Arc;
     let cols: Vec<(&str, ArrayRef)> = vec![
         ("ts", Arc::new(TimestampNanosecondArray::from(vec![1_709_510_400_000_000_000i64]))),
         ("equip", Arc::new(Int64Array::from(vec![7i64]))),

@@ -8,7 +8,16 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 /// The shipped capability components (crate names).
-const COMPONENTS: &[&str] = &["cap_check_citations", "cap_coverage", "cap_datasets", "cap_facilities", "cap_points", "cap_prompts", "cap_rule_params", "cap_rule_run"];
+const COMPONENTS: &[&str] = &[
+    "cap_check_citations",
+    "cap_coverage",
+    "cap_datasets",
+    "cap_facilities",
+    "cap_points",
+    "cap_prompts",
+    "cap_rule_params",
+    "cap_rule_run",
+];
 /// Components only the tests load: misbehaving at call time, and refused at load.
 const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
 const REFUSED_COMPONENTS: &[&str] = &["cap_badschema"];
@@ -97,7 +106,9 @@ fn copy_if_changed(from: &Path, to: &Path) -> Result<(), String> {
         return Ok(());
     }
     let tmp = to.with_extension("wasm.tmp");
-    std::fs::write(&tmp, &new).and_then(|_| std::fs::rename(&tmp, to)).map_err(|e| format!("cannot write {}: {e}", to.display()))
+    std::fs::write(&tmp, &new)
+        .and_then(|_| std::fs::rename(&tmp, to))
+        .map_err(|e| format!("cannot write {}: {e}", to.display()))
 }
 
 /// Touch every Rust source of this checkout.

@@ -67,15 +67,46 @@ pub struct RunConfig {
 /// out of the run with a banner instead of refusing the config; any other unknown id is a
 /// mistake and refused.
 pub const REFERENCE_ONLY_RULES: &[&str] = &[
-    "airflow_tracking", "boiler_short_cycle", "boiler_summer_lockout", "chiller_approach_fouling", "chiller_efficiency",
-    "chiller_staging", "chiller_staging_fleet", "chw_plant_reset", "chw_pump_dp_reset", "chw_supply_tracking",
-    "co2_ventilation", "co2_ventilation_system", "cohort_airflow", "cohort_space_temp", "compressor_short_cycle",
-    "compressor_staging", "condenser_bypass_leak", "damper_census", "dcv_system_verification", "dx_indoor_airflow",
-    "filter_fouling", "heatpump_defrost", "hp_capacity_shortfall", "hp_mode_vs_need", "hp_room_imbalance",
-    "hw_plant_deltat", "hw_pump_dp_reset", "hw_pump_summer_lockout", "overcooling_min_flow", "overcooling_severity",
-    "reheat_capacity_shortfall", "reheat_minimization_g36", "reheat_penalty", "sat_cohort_starvation",
-    "sat_rogue_zone_census", "source_loop_deltat", "static_cohort_starvation", "static_rogue_zone_census",
-    "unmet_setpoint_hours", "zones_heat_cool_census",
+    "airflow_tracking",
+    "boiler_short_cycle",
+    "boiler_summer_lockout",
+    "chiller_approach_fouling",
+    "chiller_efficiency",
+    "chiller_staging",
+    "chiller_staging_fleet",
+    "chw_plant_reset",
+    "chw_pump_dp_reset",
+    "chw_supply_tracking",
+    "co2_ventilation",
+    "co2_ventilation_system",
+    "cohort_airflow",
+    "cohort_space_temp",
+    "compressor_short_cycle",
+    "compressor_staging",
+    "condenser_bypass_leak",
+    "damper_census",
+    "dcv_system_verification",
+    "dx_indoor_airflow",
+    "filter_fouling",
+    "heatpump_defrost",
+    "hp_capacity_shortfall",
+    "hp_mode_vs_need",
+    "hp_room_imbalance",
+    "hw_plant_deltat",
+    "hw_pump_dp_reset",
+    "hw_pump_summer_lockout",
+    "overcooling_min_flow",
+    "overcooling_severity",
+    "reheat_capacity_shortfall",
+    "reheat_minimization_g36",
+    "reheat_penalty",
+    "sat_cohort_starvation",
+    "sat_rogue_zone_census",
+    "source_loop_deltat",
+    "static_cohort_starvation",
+    "static_rogue_zone_census",
+    "unmet_setpoint_hours",
+    "zones_heat_cool_census",
 ];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.
@@ -106,17 +137,29 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
-        (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(wrong)).collect::<Result<_, _>>()?),
+        (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(
+            a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(wrong)).collect::<Result<_, _>>()?,
+        ),
         // the comma-separated spelling: "damper,cool_valve"
-        (ParamValue::Names(_), Value::String(t)) => ParamValue::Names(t.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect()),
+        (ParamValue::Names(_), Value::String(t)) => {
+            ParamValue::Names(t.split(',').map(|x| x.trim().to_string()).filter(|x| !x.is_empty()).collect())
+        }
         (ParamValue::Map(_), Value::Null) => ParamValue::Map(BTreeMap::new()),
-        (ParamValue::Map(_), Value::Object(m)) => ParamValue::Map(m.iter().map(|(k, x)| Ok((k.clone(), x.as_f64().ok_or_else(wrong)?))).collect::<Result<_, String>>()?),
-        (ParamValue::List(_), Value::Array(a)) => ParamValue::List(a.iter().map(|x| x.as_f64().ok_or_else(wrong)).collect::<Result<_, _>>()?),
+        (ParamValue::Map(_), Value::Object(m)) => ParamValue::Map(
+            m.iter().map(|(k, x)| Ok((k.clone(), x.as_f64().ok_or_else(wrong)?))).collect::<Result<_, String>>()?,
+        ),
+        (ParamValue::List(_), Value::Array(a)) => {
+            ParamValue::List(a.iter().map(|x| x.as_f64().ok_or_else(wrong)).collect::<Result<_, _>>()?)
+        }
         // a month-by-month list may name some months only: {"6": 11.9, "7": 11.9}
         (ParamValue::List(_), Value::Object(m)) if name.ends_with("_by_month") => {
             let mut months = vec![f64::NAN; 12];
             for (k, x) in m {
-                let slot = k.parse::<usize>().ok().filter(|m| (1..=12).contains(m)).ok_or(format!("{}.{name}: '{k}' is not a month number (1-12)", spec.id))?;
+                let slot = k
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|m| (1..=12).contains(m))
+                    .ok_or(format!("{}.{name}: '{k}' is not a month number (1-12)", spec.id))?;
                 months[slot - 1] = x.as_f64().ok_or_else(wrong)?;
             }
             ParamValue::List(months)
@@ -190,7 +233,12 @@ pub fn rule_spec(id: &str) -> Result<RuleSpec, String> {
         return Err(format!("'{id}' is a drift detector: the drift capability runs it, not rule_run (rule_params lists it with run_with drift)"));
     }
     let known: Vec<&str> = specs.iter().map(|s| s.id).collect();
-    let close: Vec<&str> = known.iter().copied().filter(|k| k.contains(id) || id.contains(k) || k.split('_').any(|w| w.len() > 3 && id.contains(w))).take(3).collect();
+    let close: Vec<&str> = known
+        .iter()
+        .copied()
+        .filter(|k| k.contains(id) || id.contains(k) || k.split('_').any(|w| w.len() > 3 && id.contains(w)))
+        .take(3)
+        .collect();
     let hint = if close.is_empty() { String::new() } else { format!(" (did you mean {}?)", close.join(", ")) };
     Err(format!("unknown rule '{id}'{hint}; known rules: {}", known.join(", ")))
 }
@@ -272,14 +320,22 @@ impl RunConfig {
                     let mut params = params_from_json(&spec, &merged).map_err(|e| format!("rules[{i}]: {e}"))?;
                     if let Some(e) = r.get("equips").filter(|e| !e.is_null()) {
                         let place = format!("rules[{i}] ({id})");
-                        let mut own = equip_overrides(&spec, e, &place).map_err(|e| if e.starts_with("rules[") { e } else { format!("{place}: {e}") })?;
+                        let mut own = equip_overrides(&spec, e, &place).map_err(|e| {
+                            if e.starts_with("rules[") {
+                                e
+                            } else {
+                                format!("{place}: {e}")
+                            }
+                        })?;
                         own.append(&mut params.by_equip);
                         params.by_equip = own;
                     }
                     rules.push(RuleSel { id: id.to_string(), params });
                 }
             }
-            Some(Value::String(s)) => return Err(format!("'rules' must be a list of rule names, not a string (write [\"{s}\"])")),
+            Some(Value::String(s)) => {
+                return Err(format!("'rules' must be a list of rule names, not a string (write [\"{s}\"])"))
+            }
             Some(_) => return Err("'rules' must be a list of rule names".into()),
         }
         if let Some(p) = top_params {
@@ -292,7 +348,9 @@ impl RunConfig {
 
         let resample_ns = match top.get("resample") {
             None | Some(Value::Null) => DEFAULT_RESAMPLE_NS,
-            Some(Value::String(s)) => parse_duration(s).ok_or(format!("'resample' '{s}' is not a duration (e.g. \"15min\", \"1h\")"))?,
+            Some(Value::String(s)) => {
+                parse_duration(s).ok_or(format!("'resample' '{s}' is not a duration (e.g. \"15min\", \"1h\")"))?
+            }
             Some(_) => return Err("'resample' must be a duration such as \"15min\"".into()),
         };
         let min_trust = match top.get("trust_gate").and_then(|t| t.get("min_trust")) {
@@ -304,7 +362,9 @@ impl RunConfig {
         };
         let shared_oat = match top.get("shared_oat") {
             None | Some(Value::Null) => None,
-            Some(so @ Value::Object(_)) => string_at(so, "equip", "shared_oat")?.map(|e| (e.to_string(), string_at(so, "role", "shared_oat").ok().flatten().unwrap_or("oat").to_string())),
+            Some(so @ Value::Object(_)) => string_at(so, "equip", "shared_oat")?.map(|e| {
+                (e.to_string(), string_at(so, "role", "shared_oat").ok().flatten().unwrap_or("oat").to_string())
+            }),
             Some(_) => return Err("'shared_oat' must be an object".into()),
         };
         let mut references: BTreeMap<String, BTreeMap<String, Reference>> = BTreeMap::new();
@@ -323,11 +383,25 @@ impl RunConfig {
                     };
                     let rrole = string_at(r, "role", &place)?.unwrap_or(role);
                     let label = string_at(r, "label", &place)?.unwrap_or("reference");
-                    references.entry(equip.clone()).or_default().insert(role.clone(), Reference { equip: req.to_string(), role: rrole.to_string(), label: label.to_string() });
+                    references.entry(equip.clone()).or_default().insert(
+                        role.clone(),
+                        Reference { equip: req.to_string(), role: rrole.to_string(), label: label.to_string() },
+                    );
                 }
             }
         }
-        Ok(RunConfig { facility_id, equipment, rules, resample_ns, min_trust, shared_oat, references, start, end, not_built })
+        Ok(RunConfig {
+            facility_id,
+            equipment,
+            rules,
+            resample_ns,
+            min_trust,
+            shared_oat,
+            references,
+            start,
+            end,
+            not_built,
+        })
     }
 
     /// The config of a store with no config of its own: every stored class, every rule at its
@@ -373,7 +447,10 @@ mod tests {
         assert_eq!(c.rules.len(), 2);
         assert_eq!(c.params_of("leaking_valve").unwrap().values["fan_heat_f"], ParamValue::Number(2.5));
         assert_eq!(c.min_trust, Some(0.7));
-        assert_eq!(c.references["AHU-1"]["supply_air_temp"], Reference { equip: "LOGGER-1".into(), role: "supply_air_temp".into(), label: "duct logger".into() });
+        assert_eq!(
+            c.references["AHU-1"]["supply_air_temp"],
+            Reference { equip: "LOGGER-1".into(), role: "supply_air_temp".into(), label: "duct logger".into() }
+        );
     }
 
     #[test]
@@ -391,13 +468,16 @@ mod tests {
         assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));
         assert!(e(json!({"equipment": [{"klass": "AHU"}]})).contains("equipment[0]"));
         assert!(e(json!({"trust_gate": {"min_trust": 2}})).contains("min_trust"));
-        assert!(e(json!({"rules": [{"name": "outdoor_air_fraction", "params": {"min_oa_pct_by_month": {"13": 5}}}]})).contains("not a month number"));
+        assert!(e(json!({"rules": [{"name": "outdoor_air_fraction", "params": {"min_oa_pct_by_month": {"13": 5}}}]}))
+            .contains("not a month number"));
     }
 
     #[test]
     fn a_month_map_names_some_months_and_leaves_the_rest_to_the_year_round_value() {
         let c = RunConfig::from_value(&json!({"rules": [{"name": "outdoor_air_fraction", "params": {"min_oa_pct": 30, "min_oa_pct_by_month": {"6": 11.9, "7": 12}}}]})).unwrap();
-        let ParamValue::List(l) = &c.params_of("outdoor_air_fraction").unwrap().values["min_oa_pct_by_month"] else { panic!() };
+        let ParamValue::List(l) = &c.params_of("outdoor_air_fraction").unwrap().values["min_oa_pct_by_month"] else {
+            panic!()
+        };
         assert_eq!(l.len(), 12);
         assert_eq!((l[5], l[6]), (11.9, 12.0));
         assert_eq!(crate::engine::by_month(l, 6, 30.0), 11.9);

@@ -44,8 +44,15 @@ pub fn running(frame: &Frame, enabled: bool) -> (Vec<bool>, FanGate) {
 /// The factor that puts a position column on 0-100: 100 for a column that reads as a 0-1
 /// fraction (every value between -0.01 and 1.5), else 1.
 pub fn percent_scale(col: &[f64]) -> f64 {
-    let (lo, hi) = col.iter().filter(|v| !v.is_nan()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    if hi.is_finite() && hi <= 1.5 && lo >= -0.01 { 100.0 } else { 1.0 }
+    let (lo, hi) = col
+        .iter()
+        .filter(|v| !v.is_nan())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    if hi.is_finite() && hi <= 1.5 && lo >= -0.01 {
+        100.0
+    } else {
+        1.0
+    }
 }
 
 /// The outdoor-air fraction (%) from the mixing-box balance (RAT - MAT) / (RAT - OAT), where
@@ -104,7 +111,10 @@ pub fn economizer_may_run(frame: &Frame, high_limit_f: f64) -> (Option<Vec<bool>
     };
     let locked_out = |i: usize| oat[i] > high_limit_f;
     match frame.col("heat_valve") {
-        Some(hv) => (Some((0..frame.len()).map(|i| !(locked_out(i) || hv[i] > HEATING_VALVE_PCT)).collect()), EconEvidence::OatAndHeating),
+        Some(hv) => (
+            Some((0..frame.len()).map(|i| !(locked_out(i) || hv[i] > HEATING_VALVE_PCT)).collect()),
+            EconEvidence::OatAndHeating,
+        ),
         None => (Some((0..frame.len()).map(|i| !locked_out(i)).collect()), EconEvidence::Oat),
     }
 }
@@ -152,14 +162,22 @@ mod tests {
         assert_eq!(balance_oaf(72.0, 72.0, 74.0, 5.0), None); // ill-conditioned
         assert_eq!(balance_oaf(50.0, f64::NAN, 74.0, 5.0), None);
         // the balance overrides a damper that reads open; the damper decides where the balance cannot
-        let f = Frame::from_rows(&[0, 1, 2], &[("oa_damper", vec![100.0, 100.0, 20.0]), ("mixed_air_temp", vec![70.0, 72.0, 52.0]), ("return_air_temp", vec![74.0, 74.0, 74.0])]);
+        let f = Frame::from_rows(
+            &[0, 1, 2],
+            &[
+                ("oa_damper", vec![100.0, 100.0, 20.0]),
+                ("mixed_air_temp", vec![70.0, 72.0, 52.0]),
+                ("return_air_temp", vec![74.0, 74.0, 74.0]),
+            ],
+        );
         assert_eq!(on_full_outdoor_air(&f, &[50.0, 72.0, 50.0]), Some(vec![false, true, true]));
         assert_eq!(on_full_outdoor_air(&Frame::from_rows(&[0], &[("cool_valve", vec![1.0])]), &[50.0]), None);
     }
 
     #[test]
     fn economizer_evidence_in_order_of_preference() {
-        let f = Frame::from_rows(&[0, 1, 2], &[("oat", vec![60.0, 80.0, f64::NAN]), ("heat_valve", vec![0.0, 0.0, 50.0])]);
+        let f =
+            Frame::from_rows(&[0, 1, 2], &[("oat", vec![60.0, 80.0, f64::NAN]), ("heat_valve", vec![0.0, 0.0, 50.0])]);
         assert_eq!(economizer_may_run(&f, 75.0), (Some(vec![true, false, false]), EconEvidence::OatAndHeating));
         let mut g = f.clone();
         g.cols.insert("econ_cmd".into(), vec![0.0, 0.25, f64::NAN]);

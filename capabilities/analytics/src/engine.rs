@@ -50,7 +50,9 @@ impl Frame {
     /// column. Absent, it is a defect (the rule reads as required a role its spec does not
     /// require), and this panics naming it.
     pub fn required(&self, role: &str) -> &[f64] {
-        self.col(role).unwrap_or_else(|| panic!("required input '{role}' is absent: the engine checks a rule's required inputs before it runs"))
+        self.col(role).unwrap_or_else(|| {
+            panic!("required input '{role}' is absent: the engine checks a rule's required inputs before it runs")
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -150,13 +152,36 @@ pub struct ParamSpec {
 
 impl ParamSpec {
     /// A number with an inclusive range.
-    pub fn number(name: &'static str, default: f64, unit: &'static str, range: (f64, f64), basis: &'static str, calibrate: &'static str) -> ParamSpec {
-        ParamSpec { name, default: ParamValue::Number(default), unit, range: Some(range), choices: &[], basis, calibrate }
+    pub fn number(
+        name: &'static str,
+        default: f64,
+        unit: &'static str,
+        range: (f64, f64),
+        basis: &'static str,
+        calibrate: &'static str,
+    ) -> ParamSpec {
+        ParamSpec {
+            name,
+            default: ParamValue::Number(default),
+            unit,
+            range: Some(range),
+            choices: &[],
+            basis,
+            calibrate,
+        }
     }
 
     /// An on/off flag.
     pub fn flag(name: &'static str, default: bool, basis: &'static str, calibrate: &'static str) -> ParamSpec {
-        ParamSpec { name, default: ParamValue::Flag(Some(default)), unit: "flag", range: None, choices: &[], basis, calibrate }
+        ParamSpec {
+            name,
+            default: ParamValue::Flag(Some(default)),
+            unit: "flag",
+            range: None,
+            choices: &[],
+            basis,
+            calibrate,
+        }
     }
 }
 
@@ -183,7 +208,14 @@ impl Inputs {
     pub fn roles(&self) -> Vec<&'static str> {
         let mut out: Vec<&'static str> = Vec::new();
         let gating = self.gating.iter().flat_map(|g| g.split('+'));
-        for r in self.required.iter().copied().chain(self.optional.iter().copied()).chain(self.one_of.iter().flat_map(|g| g.iter().copied())).chain(gating) {
+        for r in self
+            .required
+            .iter()
+            .copied()
+            .chain(self.optional.iter().copied())
+            .chain(self.one_of.iter().flat_map(|g| g.iter().copied()))
+            .chain(gating)
+        {
             if !out.contains(&r) {
                 out.push(r);
             }
@@ -242,7 +274,8 @@ impl Needs {
         if !required.is_empty() {
             return required;
         }
-        let mut out: Vec<String> = self.one_of.iter().filter(|g| !g.iter().any(|r| has(r))).map(|g| spell_or(g)).collect();
+        let mut out: Vec<String> =
+            self.one_of.iter().filter(|g| !g.iter().any(|r| has(r))).map(|g| spell_or(g)).collect();
         if !self.any_of.is_empty() && !self.any_of.iter().any(|alt| alt.split('+').all(has)) {
             let alts: Vec<String> = self.any_of.iter().map(|a| a.replace('+', " and ")).collect();
             out.push(if self.any_of.iter().any(|a| a.contains('+')) { alts.join(", or ") } else { spell_or(&alts) });
@@ -435,7 +468,9 @@ impl Params {
     pub fn outside_range(&self, spec: &impl ParamDecl) -> Vec<String> {
         let mut out = Vec::new();
         for (k, v) in &self.values {
-            let Some((lo, hi)) = spec.param_specs().iter().find(|p| p.name == k).and_then(|p| p.range) else { continue };
+            let Some((lo, hi)) = spec.param_specs().iter().find(|p| p.name == k).and_then(|p| p.range) else {
+                continue;
+            };
             let numbers: Vec<f64> = match v {
                 ParamValue::Number(x) => vec![*x],
                 ParamValue::List(l) => l.clone(),
@@ -443,7 +478,9 @@ impl Params {
                 _ => Vec::new(),
             };
             if let Some(x) = numbers.iter().find(|x| !x.is_nan() && !(lo..=hi).contains(*x)) {
-                out.push(format!("{k} = {x} is outside its sensible range {lo} to {hi} (rule_params): a setting to confirm"));
+                out.push(format!(
+                    "{k} = {x} is outside its sensible range {lo} to {hi} (rule_params): a setting to confirm"
+                ));
             }
         }
         out
@@ -461,10 +498,14 @@ impl Params {
                 (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
                     return Err(format!("{id}.{k} must be one of {}, got '{c}'", p.choices.join(", ")));
                 }
-                (ParamValue::Map(m), ParamValue::Map(_), _) if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) => {
+                (ParamValue::Map(m), ParamValue::Map(_), _)
+                    if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) =>
+                {
                     return Err(format!("{id}.{k} takes numbers named {}", p.choices.join(", ")));
                 }
-                (ParamValue::Names(n), ParamValue::Names(_), _) if n.iter().any(|x| !p.choices.contains(&x.as_str())) => {
+                (ParamValue::Names(n), ParamValue::Names(_), _)
+                    if n.iter().any(|x| !p.choices.contains(&x.as_str())) =>
+                {
                     return Err(format!("{id}.{k} takes names among {}", p.choices.join(", ")));
                 }
                 (ParamValue::Names(_), ParamValue::Names(_), _)
@@ -519,7 +560,12 @@ impl Finding {
     }
 
     /// A finding of a rule or drift detector named by its id and what its judged samples are.
-    pub fn of(rule: &'static str, judged_basis: &'static str, severity: Severity, summary: impl Into<String>) -> Finding {
+    pub fn of(
+        rule: &'static str,
+        judged_basis: &'static str,
+        severity: Severity,
+        summary: impl Into<String>,
+    ) -> Finding {
         Finding {
             rule,
             severity,
@@ -566,7 +612,8 @@ impl Finding {
     /// An info finding that judged nothing, saying why and what that means (a rule's or a
     /// drift detector's).
     pub fn unjudged(rule: &'static str, judged_basis: &'static str, why: &str, caveat: &str) -> Finding {
-        Finding::of(rule, judged_basis, Severity::Info, format!("not judged: {why}")).with_caveats(vec![caveat.to_string()])
+        Finding::of(rule, judged_basis, Severity::Info, format!("not judged: {why}"))
+            .with_caveats(vec![caveat.to_string()])
     }
 }
 
@@ -602,7 +649,9 @@ impl std::error::Error for EngineError {}
 pub enum Outcome {
     Findings(Vec<Finding>),
     /// Not run: these inputs are missing.
-    Skipped { missing: Vec<String> },
+    Skipped {
+        missing: Vec<String>,
+    },
 }
 
 /// The severity of a share (percent) against warn and fault levels (percent).
@@ -679,7 +728,8 @@ pub fn schedule_params() -> [ParamSpec; 3] {
 
 /// Whether `ts` is in the schedule [`schedule_params`] declares, with these parameters.
 pub fn scheduled(spec: &impl ParamDecl, params: &Params) -> impl Fn(i64) -> bool {
-    let (start, end, days) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"), params.list(spec, "occupied_days"));
+    let (start, end, days) =
+        (params.number(spec, "start_hour"), params.number(spec, "end_hour"), params.list(spec, "occupied_days"));
     move |ts| in_schedule(ts, start, end, &days)
 }
 
@@ -826,9 +876,11 @@ pub(crate) mod testing {
             a
         };
         let k = (11..).step_by(2).find(|&k| gcd(k, 2 * n) == 1).unwrap_or(1);
-        let order: Vec<usize> = (0..2 * n).map(|i| (i * k) % (2 * n)).map(|j| if j < n { n - 1 - j } else { j - n }).collect();
+        let order: Vec<usize> =
+            (0..2 * n).map(|i| (i * k) % (2 * n)).map(|j| if j < n { n - 1 - j } else { j - n }).collect();
         let ts: Vec<i64> = order.iter().map(|&i| base.ts[i]).collect();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), order.iter().map(|&i| v[i]).collect())).collect();
+        let cols: Vec<(&str, Vec<f64>)> =
+            base.cols.iter().map(|(k, v)| (k.as_str(), order.iter().map(|&i| v[i]).collect())).collect();
         Frame::from_rows(&ts, &cols)
     }
 }
@@ -846,7 +898,10 @@ mod tests {
 
     #[test]
     fn the_fan_signal_in_order_of_preference() {
-        let f = Frame::from_rows(&[0, 1, 2], &[("supply_fan_speed", vec![0.5, 0.0, f64::NAN]), ("airflow", vec![0.0, 900.0, 900.0])]);
+        let f = Frame::from_rows(
+            &[0, 1, 2],
+            &[("supply_fan_speed", vec![0.5, 0.0, f64::NAN]), ("airflow", vec![0.0, 900.0, 900.0])],
+        );
         let (on, src) = fan_on(&f).unwrap();
         assert_eq!((on, src), (vec![Some(true), Some(false), None], "fan speed"));
         let pct = Frame::from_rows(&[0, 1], &[("supply_fan_speed", vec![0.5, 40.0])]);
@@ -874,7 +929,13 @@ mod tests {
         RuleSpec {
             id: "demo",
             families: &["air_handler"],
-            inputs: Inputs { required: &["a", "b"], optional: &["c", "d", "e"], gating: &["c", "d+e"], one_of: &[&["c", "d"]], needs_gating: true },
+            inputs: Inputs {
+                required: &["a", "b"],
+                optional: &["c", "d", "e"],
+                gating: &["c", "d+e"],
+                one_of: &[&["c", "d"]],
+                needs_gating: true,
+            },
             params: vec![ParamSpec::number("fan_heat_f", 2.0, "°F", (0.0, 4.0), "basis", "calibrate")],
             judged_basis: "samples",
         }
@@ -931,7 +992,10 @@ mod tests {
     #[test]
     fn shuffled_rows_with_duplicates_make_the_same_frame() {
         for n in [1, 2, 11, 13, 22, 100, 143] {
-            let f = Frame::from_rows(&testing::every(0, testing::H, n), &[("a", (0..n).map(|i| i as f64).collect()), ("b", vec![1.0; n])]);
+            let f = Frame::from_rows(
+                &testing::every(0, testing::H, n),
+                &[("a", (0..n).map(|i| i as f64).collect()), ("b", vec![1.0; n])],
+            );
             let g = testing::shuffled_with_duplicates(&f);
             assert_eq!((g.ts.clone(), g.cols.clone()), (f.ts.clone(), f.cols.clone()), "{n}");
         }

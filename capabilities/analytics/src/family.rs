@@ -3,18 +3,37 @@
 
 /// Each family and the class spellings it covers (upper case, letters and digits only).
 const FAMILIES: &[(&str, &[&str])] = &[
-    ("air_handler", &["AHU", "RTU", "DOAS", "MAU", "MUA", "ACU", "SAHU", "DDAHU", "AIRHANDLER", "AIRHANDLINGUNIT", "ROOFTOPUNIT"]),
+    (
+        "air_handler",
+        &["AHU", "RTU", "DOAS", "MAU", "MUA", "ACU", "SAHU", "DDAHU", "AIRHANDLER", "AIRHANDLINGUNIT", "ROOFTOPUNIT"],
+    ),
     ("terminal", &["VAV", "CAV", "FCAV", "TERMINAL", "TERMINALUNIT", "VAVBOX", "FPB", "FPVAV"]),
     ("fan_coil", &["FCU", "FANCOIL", "FANCOILUNIT"]),
     ("heat_pump", &["HEATPUMP", "HP", "WSHP", "GSHP", "ASHP", "WAHP", "VRF", "VRV"]),
-    ("chw_plant", &["CHILLER", "CH", "CHW", "CHWPLANT", "CHILLERPLANT", "CHILLEDWATERPLANT", "CHILLEDWATER", "CHWLOOP", "CHILLEDWATERLOOP"]),
+    (
+        "chw_plant",
+        &[
+            "CHILLER",
+            "CH",
+            "CHW",
+            "CHWPLANT",
+            "CHILLERPLANT",
+            "CHILLEDWATERPLANT",
+            "CHILLEDWATER",
+            "CHWLOOP",
+            "CHILLEDWATERLOOP",
+        ],
+    ),
     ("hw_plant", &["BOILER", "BOILERPLANT", "HWPLANT", "HOTWATERPLANT", "HW", "HWP", "HOTWATER"]),
     ("cooling_tower", &["COOLINGTOWER", "CT", "TOWER", "CONDENSERWATER", "CWPLANT", "CW"]),
     ("pump", &["PUMP", "CHWPUMP", "HWPUMP", "CWPUMP", "PUMPS"]),
     ("meter", &["METER", "ELECMETER", "ELECTRICMETER", "UTILITYMETER", "BTUMETER"]),
     ("weather", &["WEATHER", "WX", "WEATHERSTATION"]),
     ("dx", &["DX", "DXUNIT", "SPLITSYSTEM", "SPLITAC", "CONDENSINGUNIT", "ACCU", "DXAC"]),
-    ("source_loop", &["SOURCELOOP", "GEOLOOP", "GROUNDLOOP", "GEOTHERMALLOOP", "CONDENSERLOOP", "HEATPUMPLOOP", "HPLOOP"]),
+    (
+        "source_loop",
+        &["SOURCELOOP", "GEOLOOP", "GROUNDLOOP", "GEOTHERMALLOOP", "CONDENSERLOOP", "HEATPUMPLOOP", "HPLOOP"],
+    ),
 ];
 
 fn norm(s: &str) -> String {
@@ -32,7 +51,8 @@ pub fn family_of(class: &str) -> Option<&'static str> {
     if let Some(f) = lookup(class) {
         return Some(f);
     }
-    let words: Vec<&'static str> = class.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).filter_map(lookup).collect();
+    let words: Vec<&'static str> =
+        class.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).filter_map(lookup).collect();
     words.iter().find(|f| matches!(**f, "meter" | "weather")).or(words.first()).copied()
 }
 

@@ -7,6 +7,8 @@
 //! opt-in drift detectors ([`drift`]) judge a window against the same equipment's own
 //! known-good past instead of a fixed limit.
 
+#![deny(unsafe_code)]
+
 pub mod config;
 pub mod drift;
 pub mod economizer;

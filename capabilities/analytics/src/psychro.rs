@@ -59,23 +59,6 @@ pub fn wet_bulb_column(frame: &crate::Frame, p_kpa: f64) -> Option<(Vec<f64>, bo
     Some((col, derived))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wet_bulbs() {
-        // 86 °F at 50 % RH at sea level: a wet bulb near 71.6 °F
-        let wb = wet_bulb_f(86.0, 50.0, 101.325);
-        assert!((wb - 71.6).abs() < 0.5, "{wb}");
-        // saturated air: the wet bulb is the dry bulb
-        assert!((wet_bulb_f(70.0, 100.0, 101.325) - 70.0).abs() < 0.1);
-        // drier air at altitude has a lower wet bulb
-        assert!(wet_bulb_f(86.0, 50.0, site_pressure_kpa(0.0, 5000.0)) < wb);
-        assert!((site_pressure_kpa(14.696, 0.0) - 101.325).abs() < 0.01);
-    }
-}
-
 /// The two parameters that set the site's pressure, for rules that derive a wet bulb.
 pub fn site_params() -> [crate::ParamSpec; 2] {
     [
@@ -103,6 +86,24 @@ pub fn site_params() -> [crate::ParamSpec; 2] {
 /// alternatives (`wetbulb_temp` else `oat+outdoor_rh`), so the engine has checked one is there.
 pub fn site_wet_bulb(spec: &crate::RuleSpec, frame: &crate::Frame, params: &crate::Params) -> (Vec<f64>, bool, f64) {
     let p_kpa = site_pressure_kpa(params.number(spec, "pressure_psia"), params.number(spec, "elevation_ft"));
-    let (col, derived) = wet_bulb_column(frame, p_kpa).expect("the engine checks the wet bulb's sources (gating, needed) before the rule runs");
+    let (col, derived) = wet_bulb_column(frame, p_kpa)
+        .expect("the engine checks the wet bulb's sources (gating, needed) before the rule runs");
     (col, derived, p_kpa)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wet_bulbs() {
+        // 86 °F at 50 % RH at sea level: a wet bulb near 71.6 °F
+        let wb = wet_bulb_f(86.0, 50.0, 101.325);
+        assert!((wb - 71.6).abs() < 0.5, "{wb}");
+        // saturated air: the wet bulb is the dry bulb
+        assert!((wet_bulb_f(70.0, 100.0, 101.325) - 70.0).abs() < 0.1);
+        // drier air at altitude has a lower wet bulb
+        assert!(wet_bulb_f(86.0, 50.0, site_pressure_kpa(0.0, 5000.0)) < wb);
+        assert!((site_pressure_kpa(14.696, 0.0) - 101.325).abs() < 0.01);
+    }
 }

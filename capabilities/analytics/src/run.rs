@@ -104,7 +104,8 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
     let all = rules::all();
     let mut out = Vec::new();
     if let Some(wanted) = &req.rules {
-        let unknown: Vec<String> = wanted.iter().filter(|w| !config.rules.iter().any(|r| &r.id == *w)).cloned().collect();
+        let unknown: Vec<String> =
+            wanted.iter().filter(|w| !config.rules.iter().any(|r| &r.id == *w)).cloned().collect();
         if !unknown.is_empty() {
             let known: Vec<String> = config.rules.iter().map(|r| r.id.clone()).collect();
             return Err(EngineError::UnknownRules { unknown, known });
@@ -116,7 +117,9 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
         }
         let Some(r) = all.iter().find(|r| (r.spec)().id == sel.id) else { continue };
         let spec = (r.spec)();
-        sel.params.check(&spec).map_err(|e| EngineError::Defect(format!("the run config's parameters do not check: {e}")))?;
+        sel.params
+            .check(&spec)
+            .map_err(|e| EngineError::Defect(format!("the run config's parameters do not check: {e}")))?;
         let params = match req.params.get(&sel.id) {
             Some(o) => {
                 o.check(&spec).map_err(EngineError::BadParams)?;
@@ -148,14 +151,24 @@ pub fn compare_references(config: &RunConfig, frames: &[EquipFrame], others: &[E
         let Some(point_frame) = frames.iter().find(|e| &e.equip == equip) else { continue };
         for (role, Reference { equip: req, role: rrole, label }) in roles {
             let ref_frame = others.iter().chain(frames).find(|e| &e.equip == req);
-            let comparison = match (point_frame.frame.cols.get(role), ref_frame.and_then(|f| f.frame.cols.get(rrole).map(|c| (f, c)))) {
+            let comparison = match (
+                point_frame.frame.cols.get(role),
+                ref_frame.and_then(|f| f.frame.cols.get(rrole).map(|c| (f, c))),
+            ) {
                 (Some(p), Some((rf, r))) => {
                     let aligned = align(&rf.frame.ts, r, &point_frame.frame.ts);
                     compare(role, p, &aligned, config.resample_ns)
                 }
                 _ => None,
             };
-            out.push(RefResult { equip: equip.clone(), role: role.clone(), reference: req.clone(), reference_role: rrole.clone(), label: label.clone(), comparison });
+            out.push(RefResult {
+                equip: equip.clone(),
+                role: role.clone(),
+                reference: req.clone(),
+                reference_role: rrole.clone(),
+                label: label.clone(),
+                comparison,
+            });
         }
     }
     out
@@ -182,7 +195,9 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
         .iter()
         .map(|p| {
             let value = params.values.get(p.name).cloned().unwrap_or_else(|| p.default.clone());
-            let unset = matches!(value, ParamValue::Number(x) if x.is_nan()) || value == ParamValue::Flag(None) || value == ParamValue::Map(Default::default());
+            let unset = matches!(value, ParamValue::Number(x) if x.is_nan())
+                || value == ParamValue::Flag(None)
+                || value == ParamValue::Map(Default::default());
             let source = if sets(req.params.get(spec.id), p.name) {
                 "call"
             } else if sets(config.params_of(spec.id), p.name) {
@@ -199,7 +214,12 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
 
 /// Run every selected rule on every equipment frame. `others` are frames read only for
 /// references (a logger the config does not run rules on).
-pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: &[EquipFrame]) -> Result<RunResult, EngineError> {
+pub fn run(
+    config: &RunConfig,
+    req: &RunRequest,
+    frames: &[EquipFrame],
+    others: &[EquipFrame],
+) -> Result<RunResult, EngineError> {
     let selected = selected_rules(config, req)?;
     let trust = trust_of(frames, config.resample_ns);
     let references = compare_references(config, frames, others);
@@ -216,11 +236,24 @@ pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: 
             let gates = spec.inputs.gated(|r| e.frame.col(r).is_some());
             let gated = |r: &str| gates.contains(&r);
             let score = |r: &str| scores.and_then(|s| s.get(r)).map_or(0.0, |t| t.score);
-            let below: Vec<(String, f64)> = reads.iter().filter(|r| score(r) < req.min_trust).map(|r| (r.to_string(), score(r))).collect();
+            let below: Vec<(String, f64)> =
+                reads.iter().filter(|r| score(r) < req.min_trust).map(|r| (r.to_string(), score(r))).collect();
             let uses = param_uses(spec, config, req, &e.equip, params);
-            let conditional_on: Vec<RefResult> = references.iter().filter(|x| x.equip == e.equip && reads.contains(&x.role.as_str()) && x.comparison.as_ref().is_some_and(|c| c.severity >= Severity::Warn)).cloned().collect();
+            let conditional_on: Vec<RefResult> = references
+                .iter()
+                .filter(|x| {
+                    x.equip == e.equip
+                        && reads.contains(&x.role.as_str())
+                        && x.comparison.as_ref().is_some_and(|c| c.severity >= Severity::Warn)
+                })
+                .cloned()
+                .collect();
             let mut push = |finding: Finding, declined: Vec<(String, f64)>, n: usize| {
-                let id = if n == 0 { format!("{}@{}", spec.id, e.equip) } else { format!("{}@{}#{}", spec.id, e.equip, n + 1) };
+                let id = if n == 0 {
+                    format!("{}@{}", spec.id, e.equip)
+                } else {
+                    format!("{}@{}#{}", spec.id, e.equip, n + 1)
+                };
                 // an unset parameter ran with the rule's built-in fallback: its value, when the
                 // rule reports it as a metric of the same name
                 let mut params = uses.clone();
@@ -229,22 +262,38 @@ pub fn run(config: &RunConfig, req: &RunRequest, frames: &[EquipFrame], others: 
                         u.value = ParamValue::Number(*x);
                     }
                 }
-                findings.push(RunFinding { id, equip: e.equip.clone(), class: e.class.clone(), finding, params, declined, conditional_on: conditional_on.clone() });
+                findings.push(RunFinding {
+                    id,
+                    equip: e.equip.clone(),
+                    class: e.class.clone(),
+                    finding,
+                    params,
+                    declined,
+                    conditional_on: conditional_on.clone(),
+                });
             };
             if below.iter().any(|(r, _)| gated(r)) {
                 let names: Vec<String> = below.iter().map(|(r, s)| format!("{r} (trust {s:.2})")).collect();
                 let mut f = Finding::not_judged(spec, "");
                 f.summary = format!("declined -- untrusted input(s): {}", names.join(", "));
-                f.caveats = vec![format!("an input scored below the trust floor {:.2}: a declined check is not a pass; see sensor_trust", req.min_trust)];
+                f.caveats = vec![format!(
+                    "an input scored below the trust floor {:.2}: a declined check is not a pass; see sensor_trust",
+                    req.min_trust
+                )];
                 push(f, below, 0);
                 continue;
             }
             match rule.evaluate(spec, &e.frame, params) {
-                Outcome::Skipped { missing } => skipped.push(Skip { rule: spec.id.to_string(), equip: e.equip.clone(), missing }),
+                Outcome::Skipped { missing } => {
+                    skipped.push(Skip { rule: spec.id.to_string(), equip: e.equip.clone(), missing })
+                }
                 Outcome::Findings(list) => {
                     for (n, mut f) in list.into_iter().enumerate() {
                         if family_of(&e.class).is_none() {
-                            f.caveats.push(format!("the class '{}' is not a recognised equipment class: the rule ran on its roles alone", e.class));
+                            f.caveats.push(format!(
+                                "the class '{}' is not a recognised equipment class: the rule ran on its roles alone",
+                                e.class
+                            ));
                         }
                         for (r, s) in below.iter() {
                             f.caveats.push(format!("optional input {r} scored {s:.2}, below the trust floor: the rule ran without trusting it"));
@@ -295,24 +344,41 @@ mod tests {
 
     #[test]
     fn a_run_finds_skips_and_names_findings() {
-        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve", "cooling_tower_approach", "supply_air_control"]}));
+        let c = config(
+            json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve", "cooling_tower_approach", "supply_air_control"]}),
+        );
         let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[ahu(200, 5.0)], &[]).unwrap();
         assert_eq!(r.findings[0].id, "leaking_valve@AHU-1");
         assert_eq!(r.findings[0].finding.severity, Severity::Fault);
         // the tower rule is not written for an air handler: neither run nor skipped
         assert!(r.findings.iter().all(|f| !f.id.starts_with("cooling_tower")));
-        assert_eq!(r.skipped, vec![Skip { rule: "supply_air_control".into(), equip: "AHU-1".into(), missing: vec!["supply_air_temp_sp".into()] }]);
+        assert_eq!(
+            r.skipped,
+            vec![Skip {
+                rule: "supply_air_control".into(),
+                equip: "AHU-1".into(),
+                missing: vec!["supply_air_temp_sp".into()]
+            }]
+        );
         assert_eq!(r.findings[0].params.iter().find(|p| p.name == "fan_heat_f").unwrap().source, "default");
     }
 
     #[test]
     fn parameters_come_from_call_over_config_over_default() {
-        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "params": {"delta_thr_f": 4.0}}]}));
+        let c = config(
+            json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "params": {"delta_thr_f": 4.0}}]}),
+        );
         let mut req = RunRequest { min_trust: 0.5, ..Default::default() };
-        req.params.insert("leaking_valve".into(), Params { values: [("fan_heat_f".to_string(), ParamValue::Number(3.5))].into(), ..Default::default() });
+        req.params.insert(
+            "leaking_valve".into(),
+            Params { values: [("fan_heat_f".to_string(), ParamValue::Number(3.5))].into(), ..Default::default() },
+        );
         let r = run(&c, &req, &[ahu(200, 5.0)], &[]).unwrap();
         let src = |n: &str| r.findings[0].params.iter().find(|p| p.name == n).unwrap().source;
-        assert_eq!((src("fan_heat_f"), src("delta_thr_f"), src("valve_closed_thr"), src("measured_fan_heat_f")), ("call", "config", "default", "fallback"));
+        assert_eq!(
+            (src("fan_heat_f"), src("delta_thr_f"), src("valve_closed_thr"), src("measured_fan_heat_f")),
+            ("call", "config", "default", "fallback")
+        );
         // a rule the config does not run is refused
         let bad = RunRequest { rules: Some(vec!["g36_nope".into()]), ..req };
         let e = run(&c, &bad, &[ahu(10, 0.0)], &[]).unwrap_err();
@@ -337,15 +403,24 @@ mod tests {
     fn per_equipment_overrides_apply_to_the_equipment_they_match() {
         // AHU-1's supply air is 6.5 °F over its mixed air: a fault at the 2 °F default fan
         // heat, nothing with 6 °F of fan heat, which the config sets for AHU-1* only
-        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "equips": {"AHU-1*": {"fan_heat_f": 4.0}, "AHU-*": {"fan_heat_f": 1.0}}}]}));
+        let c = config(
+            json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "equips": {"AHU-1*": {"fan_heat_f": 4.0}, "AHU-*": {"fan_heat_f": 1.0}}}]}),
+        );
         let mut other = ahu(200, 5.0);
         other.equip = "AHU-2".into();
         let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[ahu(200, 5.0), other], &[]).unwrap();
         let of = |e: &str| r.findings.iter().find(|f| f.equip == e).unwrap();
-        let fan_heat = |e: &str| of(e).params.iter().find(|p| p.name == "fan_heat_f").map(|p| (p.value.clone(), p.source)).unwrap();
+        let fan_heat = |e: &str| {
+            of(e).params.iter().find(|p| p.name == "fan_heat_f").map(|p| (p.value.clone(), p.source)).unwrap()
+        };
         assert_eq!(fan_heat("AHU-1"), (ParamValue::Number(4.0), "config"), "the first matching pattern wins");
         assert_eq!(fan_heat("AHU-2"), (ParamValue::Number(1.0), "config"));
-        assert!(of("AHU-1").finding.severity < of("AHU-2").finding.severity, "{:?} {:?}", of("AHU-1").finding.summary, of("AHU-2").finding.summary);
+        assert!(
+            of("AHU-1").finding.severity < of("AHU-2").finding.severity,
+            "{:?} {:?}",
+            of("AHU-1").finding.summary,
+            of("AHU-2").finding.summary
+        );
         // a call's own pattern comes before the config's
         let mut req = RunRequest { min_trust: 0.5, ..Default::default() };
         let mut call = Params::default();
@@ -354,22 +429,40 @@ mod tests {
         let r = run(&c, &req, &[ahu(200, 5.0)], &[]).unwrap();
         assert_eq!(r.findings[0].params.iter().find(|p| p.name == "fan_heat_f").unwrap().source, "config");
         // a bad override is named; one outside its sensible range runs with a caveat
-        let e = RunConfig::from_value(&json!({"rules": [{"name": "leaking_valve", "equips": {"AHU-1": {"fan_heat_f": "hot"}}}]})).unwrap_err();
+        let e = RunConfig::from_value(
+            &json!({"rules": [{"name": "leaking_valve", "equips": {"AHU-1": {"fan_heat_f": "hot"}}}]}),
+        )
+        .unwrap_err();
         assert!(e.contains("rules[0]") && e.contains("wrong type"), "{e}");
-        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "equips": {"AHU-1": {"fan_heat_f": 9}}}]}));
+        let c = config(
+            json!({"equipment": [{"class": "AHU"}], "rules": [{"name": "leaking_valve", "equips": {"AHU-1": {"fan_heat_f": 9}}}]}),
+        );
         let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[ahu(200, 5.0)], &[]).unwrap();
-        assert!(r.findings[0].finding.caveats.iter().any(|c| c.contains("fan_heat_f = 9 is outside its sensible range 0.5 to 4")), "{:?}", r.findings[0].finding.caveats);
+        assert!(
+            r.findings[0]
+                .finding
+                .caveats
+                .iter()
+                .any(|c| c.contains("fan_heat_f = 9 is outside its sensible range 0.5 to 4")),
+            "{:?}",
+            r.findings[0].finding.caveats
+        );
     }
 
     #[test]
     fn manufacturer_targets_keyed_by_equipment_pattern() {
-        let c = config(json!({"rules": [{"name": "dx_refrigerant_charge", "params": {"targets": {"HP_A__*": {"subcooling_f": 8.6}, "HP_B__*": {"subcooling_f": 9.7, "tolerance_f": 2}}}}]}));
+        let c = config(
+            json!({"rules": [{"name": "dx_refrigerant_charge", "params": {"targets": {"HP_A__*": {"subcooling_f": 8.6}, "HP_B__*": {"subcooling_f": 9.7, "tolerance_f": 2}}}}]}),
+        );
         let p = c.params_of("dx_refrigerant_charge").unwrap();
         let spec = crate::config::rule_spec("dx_refrigerant_charge").unwrap();
         assert_eq!(p.for_equip("HP_B__low").map(&spec, "targets")["tolerance_f"], 2.0);
         assert_eq!(p.for_equip("HP_A__ok").map(&spec, "targets")["subcooling_f"], 8.6);
         assert!(p.for_equip("RTU-1").map(&spec, "targets").is_empty());
-        let e = RunConfig::from_value(&json!({"rules": [{"name": "dx_refrigerant_charge", "params": {"targets": {"subcooling": 8}}}]})).unwrap_err();
+        let e = RunConfig::from_value(
+            &json!({"rules": [{"name": "dx_refrigerant_charge", "params": {"targets": {"subcooling": 8}}}]}),
+        )
+        .unwrap_err();
         assert!(e.contains("subcooling_f"), "{e}");
     }
 
@@ -386,7 +479,11 @@ mod tests {
         assert_eq!(r.declined(), 1);
         let f = &r.findings[0];
         assert_eq!(f.finding.severity, Severity::Info);
-        assert!(f.finding.summary.starts_with("declined -- untrusted input(s): mixed_air_temp (trust 0.3"), "{}", f.finding.summary);
+        assert!(
+            f.finding.summary.starts_with("declined -- untrusted input(s): mixed_air_temp (trust 0.3"),
+            "{}",
+            f.finding.summary
+        );
         // the same score sensor_trust reads
         assert_eq!(f.declined[0].1, r.trust["AHU-1"]["mixed_air_temp"].score);
         // a lower floor runs it
@@ -397,7 +494,13 @@ mod tests {
     #[test]
     fn gating_alternatives_gate_in_order() {
         // the wet-bulb source: a wet-bulb point, else outdoor air and humidity together
-        let i = crate::engine::Inputs { required: &["cw_supply_temp"], optional: &["wetbulb_temp", "oat", "outdoor_rh"], gating: &["wetbulb_temp", "oat+outdoor_rh"], one_of: &[], needs_gating: false };
+        let i = crate::engine::Inputs {
+            required: &["cw_supply_temp"],
+            optional: &["wetbulb_temp", "oat", "outdoor_rh"],
+            gating: &["wetbulb_temp", "oat+outdoor_rh"],
+            one_of: &[],
+            needs_gating: false,
+        };
         let with = |have: &'static [&'static str]| i.gated(move |r| have.contains(&r));
         assert_eq!(with(&["cw_supply_temp", "wetbulb_temp", "oat", "outdoor_rh"]), ["cw_supply_temp", "wetbulb_temp"]);
         assert_eq!(with(&["cw_supply_temp", "oat", "outdoor_rh"]), ["cw_supply_temp", "oat", "outdoor_rh"]);
@@ -426,10 +529,18 @@ mod tests {
         let valve = sparse("cool_valve");
         assert_eq!(valve.declined(), 1);
         assert_eq!(valve.findings[0].finding.summary.matches("cool_valve").count(), 1, "each input named once");
-        assert!(valve.findings[0].finding.summary.contains("cool_valve (trust 0.3"), "{}", valve.findings[0].finding.summary);
+        assert!(
+            valve.findings[0].finding.summary.contains("cool_valve (trust 0.3"),
+            "{}",
+            valve.findings[0].finding.summary
+        );
         let fan = sparse("supply_fan_status");
         assert_eq!(fan.declined(), 0);
-        assert!(fan.findings[0].finding.caveats.iter().any(|c| c.contains("optional input supply_fan_status")), "{:?}", fan.findings[0].finding.caveats);
+        assert!(
+            fan.findings[0].finding.caveats.iter().any(|c| c.contains("optional input supply_fan_status")),
+            "{:?}",
+            fan.findings[0].finding.caveats
+        );
     }
 
     #[test]
@@ -451,7 +562,10 @@ mod tests {
 
     #[test]
     fn alignment_and_shared_columns() {
-        assert!(align(&[1, 3], &[10.0, 30.0], &[0, 1, 2, 3])[1..].iter().zip([10.0, f64::NAN, 30.0]).all(|(a, b)| a == &b || (a.is_nan() && b.is_nan())));
+        assert!(align(&[1, 3], &[10.0, 30.0], &[0, 1, 2, 3])[1..]
+            .iter()
+            .zip([10.0, f64::NAN, 30.0])
+            .all(|(a, b)| a == &b || (a.is_nan() && b.is_nan())));
         let f = with_shared(Frame::from_rows(&[0, 1], &[("x", vec![1.0, 2.0])]), "oat", &[1], &[70.0]);
         assert!(f.cols["oat"][0].is_nan() && f.cols["oat"][1] == 70.0);
     }

@@ -131,7 +131,11 @@ fn modal_share(x: &[f64], w: &[f64], tol: f64) -> f64 {
     let mode = best as f64 * tol;
     let total: f64 = w.iter().sum();
     let at: f64 = x.iter().zip(w).filter(|(v, _)| (**v - mode).abs() <= tol + EPS).map(|(_, wi)| wi).sum();
-    if total > 0.0 { at / total } else { 0.0 }
+    if total > 0.0 {
+        at / total
+    } else {
+        0.0
+    }
 }
 
 /// Up/down cycles: reversals between moves of at least `move_min`, halved.
@@ -157,7 +161,15 @@ fn cycles(x: &[f64], move_min: f64) -> usize {
 /// change of value has many samples where the setpoint moves. `driver` is aligned with `sp`
 /// and named for the label; `min_range` (the whole window) and `move_min` (within a day) are in
 /// the setpoint's unit, which `unit` names.
-pub fn classify(ts: &[i64], sp: &[f64], weights: &[f64], driver: Option<(&str, &[f64])>, min_range: f64, move_min: f64, unit: &str) -> Behaviour {
+pub fn classify(
+    ts: &[i64],
+    sp: &[f64],
+    weights: &[f64],
+    driver: Option<(&str, &[f64])>,
+    min_range: f64,
+    move_min: f64,
+    unit: &str,
+) -> Behaviour {
     let keep: Vec<usize> = (0..sp.len()).filter(|&i| !sp[i].is_nan()).collect();
     let values: Vec<f64> = keep.iter().map(|&i| sp[i]).collect();
     let w: Vec<f64> = keep.iter().map(|&i| weights.get(i).copied().filter(|x| x.is_finite()).unwrap_or(0.0)).collect();
@@ -190,7 +202,17 @@ pub fn classify(ts: &[i64], sp: &[f64], weights: &[f64], driver: Option<(&str, &
     let held_share = if total > 0.0 { ordered.iter().take(3).map(|l| l.1).sum::<f64>() / total } else { 0.0 };
     let levels: Vec<f64> = ordered.iter().filter(|l| l.1 >= 0.01 * total).take(3).map(|l| l.0 as f64 * tol).collect();
     let u = if unit.is_empty() { String::new() } else { format!(" {unit}") };
-    let result = |kind: Kind, label: String, rho: Option<f64>| Behaviour { kind, range, samples: n, days, moving_days, cycles: cyc, levels: levels.clone(), rho, label };
+    let result = |kind: Kind, label: String, rho: Option<f64>| Behaviour {
+        kind,
+        range,
+        samples: n,
+        days,
+        moving_days,
+        cycles: cyc,
+        levels: levels.clone(),
+        rho,
+        label,
+    };
     if n < MIN_SAMPLES {
         return result(Kind::Insufficient, format!("too few setpoint samples ({n}) to judge"), None);
     }
@@ -206,13 +228,25 @@ pub fn classify(ts: &[i64], sp: &[f64], weights: &[f64], driver: Option<(&str, &
         if held_share >= STEP_HELD_SHARE {
             let lv = levels.iter().map(|v| format!("{v}")).collect::<Vec<_>>().join(", ");
             let what = if levels.len() <= 2 { "a one-time step" } else { "a few manual changes" };
-            return result(Kind::Step, format!("{what} between held levels ({lv}{u}), moving on {moving_days} of {days} days: not a reset"), None);
+            return result(
+                Kind::Step,
+                format!("{what} between held levels ({lv}{u}), moving on {moving_days} of {days} days: not a reset"),
+                None,
+            );
         }
         return result(Kind::Unclear, format!("moves (range {range:.2}{u}) but on only {moving_days} of {days} days and {cyc} cycles: too little to call a reset"), None);
     }
-    let span = if days >= MIN_MOVING_DAYS { format!("moves on {moving_days} of {days} days") } else { format!("{cyc} up/down cycles") };
+    let span = if days >= MIN_MOVING_DAYS {
+        format!("moves on {moving_days} of {days} days")
+    } else {
+        format!("{cyc} up/down cycles")
+    };
     let Some((name, d)) = driver else {
-        return result(Kind::Varies, format!("varies repeatedly ({span}); no driver trended to confirm it follows demand"), None);
+        return result(
+            Kind::Varies,
+            format!("varies repeatedly ({span}); no driver trended to confirm it follows demand"),
+            None,
+        );
     };
     // pairs on the moving days (all days in a short window) where the driver has a value
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
@@ -225,9 +259,21 @@ pub fn classify(ts: &[i64], sp: &[f64], weights: &[f64], driver: Option<(&str, &
     }
     let rho = if xs.len() >= MIN_SAMPLES { spearman(&xs, &ys) } else { None };
     match rho {
-        None => result(Kind::Varies, format!("varies repeatedly ({span}); too little overlap with {name} to confirm it follows demand"), None),
-        Some(r) if r.abs() >= MIN_RHO => result(Kind::Reset, format!("resets with {name} ({span}; rank correlation {r:+.2})"), Some(r)),
-        Some(r) => result(Kind::Varies, format!("varies repeatedly ({span}) but not with {name} (rank correlation {r:+.2}): not confirmed as a reset"), Some(r)),
+        None => result(
+            Kind::Varies,
+            format!("varies repeatedly ({span}); too little overlap with {name} to confirm it follows demand"),
+            None,
+        ),
+        Some(r) if r.abs() >= MIN_RHO => {
+            result(Kind::Reset, format!("resets with {name} ({span}; rank correlation {r:+.2})"), Some(r))
+        }
+        Some(r) => result(
+            Kind::Varies,
+            format!(
+                "varies repeatedly ({span}) but not with {name} (rank correlation {r:+.2}): not confirmed as a reset"
+            ),
+            Some(r),
+        ),
     }
 }
 

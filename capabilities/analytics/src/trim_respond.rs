@@ -40,10 +40,12 @@ pub struct TrimRespond {
 
 /// G36's cooling supply-air reset (Table 5.16.2.2), in °F: the reset variable is T-max, the
 /// warm end of the outdoor-air map, between 55 and 65 °F.
-pub const SAT_T_MAX: TrimRespond = TrimRespond { initial: 65.0, min: 55.0, max: 65.0, ignored: 2.0, trim: 0.2, respond: -0.3, respond_max: -1.0 };
+pub const SAT_T_MAX: TrimRespond =
+    TrimRespond { initial: 65.0, min: 55.0, max: 65.0, ignored: 2.0, trim: 0.2, respond: -0.3, respond_max: -1.0 };
 
 /// G36's duct static-pressure reset (Table 5.16.1.2), in in. w.c.
-pub const DUCT_STATIC: TrimRespond = TrimRespond { initial: 0.5, min: 0.1, max: 1.5, ignored: 2.0, trim: -0.05, respond: 0.06, respond_max: 0.13 };
+pub const DUCT_STATIC: TrimRespond =
+    TrimRespond { initial: 0.5, min: 0.1, max: 1.5, ignored: 2.0, trim: -0.05, respond: 0.06, respond_max: 0.13 };
 
 /// G36's outdoor-air band (°F) over which supply air slides from T-max down to Min_ClgSAT:
 /// from here...
@@ -59,12 +61,20 @@ impl TrimRespond {
 
     /// The end trimming drives toward: the energy-saving end.
     pub fn trim_end(&self) -> f64 {
-        if self.trim > 0.0 { self.max } else { self.min }
+        if self.trim > 0.0 {
+            self.max
+        } else {
+            self.min
+        }
     }
 
     /// The end responding drives toward: the end that meets demand.
     pub fn demand_end(&self) -> f64 {
-        if self.trim > 0.0 { self.min } else { self.max }
+        if self.trim > 0.0 {
+            self.min
+        } else {
+            self.max
+        }
     }
 
     /// Requests beyond the ignored ones (a count is rounded; a negative one reads as none).
@@ -126,7 +136,11 @@ impl TrimRespond {
 
 /// Cycles run from the fan's start to `elapsed` nanoseconds of running.
 fn cycles_by(elapsed: i64) -> i64 {
-    if elapsed <= DELAY_NS { 0 } else { elapsed / PERIOD_NS - DELAY_NS / PERIOD_NS }
+    if elapsed <= DELAY_NS {
+        0
+    } else {
+        elapsed / PERIOD_NS - DELAY_NS / PERIOD_NS
+    }
 }
 
 /// The frame's typical sample spacing (the median), `None` with fewer than two samples.

@@ -18,13 +18,22 @@ pub const SUSPECT: f64 = 0.5;
 /// flow or pressure reading moves within a day (the reference's limit; CO2 gets two, as an empty
 /// building can sit at the outdoor background over a weekend).
 fn stuck_hours(role: &str) -> f64 {
-    if role.contains("co2") { 48.0 } else { 24.0 }
+    if role.contains("co2") {
+        48.0
+    } else {
+        24.0
+    }
 }
 
 /// Roles that rest at an "off" reading near zero (a flow with its pump stopped, an unfired
 /// boiler's gas rate): a run at rest is not frozen, and a jump to or from rest is not a spike.
 fn rests_at_zero(role: &str) -> bool {
-    role.contains("flow") || role.contains("power") || role.contains("rate") || role.contains("static") || role == "pump_head" || role.contains("energy")
+    role.contains("flow")
+        || role.contains("power")
+        || role.contains("rate")
+        || role.contains("static")
+        || role == "pump_head"
+        || role.contains("energy")
 }
 
 /// One point's trust.
@@ -64,7 +73,12 @@ fn describe(role: &str) -> (Kind, Option<(f64, f64)>, f64) {
     if r.contains("status") || r == "occupancy" || (r.ends_with("_cmd") && r.contains("enable")) {
         return (Kind::Binary, Some((-0.01, 1.01)), 0.0);
     }
-    if r.ends_with("_sp") || r.contains("setpoint") || r.ends_with("_requests") || r.contains("loop") || r.contains("stage") {
+    if r.ends_with("_sp")
+        || r.contains("setpoint")
+        || r.ends_with("_requests")
+        || r.contains("loop")
+        || r.contains("stage")
+    {
         return (Kind::Command, None, 0.0);
     }
     if r.contains("valve") || r.contains("damper") || r.contains("speed") || r.ends_with("_cmd") {
@@ -112,7 +126,17 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     let n = idx.len();
     let mut flags = Vec::new();
     if n == 0 {
-        return Trust { score: 0.0, verdict: "untrusted", flags: vec!["no_samples"], coverage: 0.0, samples: 0, out_of_range_share: 0.0, spike_share: 0.0, stuck_share: 0.0, gated: false };
+        return Trust {
+            score: 0.0,
+            verdict: "untrusted",
+            flags: vec!["no_samples"],
+            coverage: 0.0,
+            samples: 0,
+            out_of_range_share: 0.0,
+            spike_share: 0.0,
+            stuck_share: 0.0,
+            gated: false,
+        };
     }
     let step = step_ns.max(1);
     let slots = ((ts[idx[n - 1]] - ts[idx[0]]) / step + 1).max(1) as f64;
@@ -182,7 +206,10 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     if n < 24 {
         flags.push("few_samples");
     }
-    let mut score = coverage * (1.0 - (3.0 * out_share).min(1.0)) * (1.0 - (2.0 * spike_share).min(1.0)) * (1.0 - 0.8 * stuck_share);
+    let mut score = coverage
+        * (1.0 - (3.0 * out_share).min(1.0))
+        * (1.0 - (2.0 * spike_share).min(1.0))
+        * (1.0 - 0.8 * stuck_share);
     if stuck_run {
         score = score.min(TRUSTED - 0.01);
     }
@@ -205,7 +232,12 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
 pub fn assess_frame(frame: &Frame, step_ns: i64) -> BTreeMap<String, Trust> {
     let fan = fan_on(frame).map(|(r, _)| r).or_else(|| plant_running(frame));
     let running = fan.as_deref();
-    frame.cols.iter().filter(|(_, c)| c.iter().any(|x| !x.is_nan())).map(|(role, c)| (role.clone(), assess(role, &frame.ts, c, running, step_ns))).collect()
+    frame
+        .cols
+        .iter()
+        .filter(|(_, c)| c.iter().any(|x| !x.is_nan()))
+        .map(|(role, c)| (role.clone(), assess(role, &frame.ts, c, running, step_ns)))
+        .collect()
 }
 
 /// When equipment without a fan runs: a plant's, pump's, chiller's or boiler's own run status
@@ -246,7 +278,8 @@ fn bias_levels(role: &str) -> (f64, f64) {
 
 /// Compare a point with its reference on the same grid; `None` without a paired sample.
 pub fn compare(role: &str, point: &[f64], reference: &[f64], step_ns: i64) -> Option<Comparison> {
-    let pairs: Vec<(f64, f64)> = point.iter().zip(reference).filter(|(a, b)| !a.is_nan() && !b.is_nan()).map(|(a, b)| (*a, *b)).collect();
+    let pairs: Vec<(f64, f64)> =
+        point.iter().zip(reference).filter(|(a, b)| !a.is_nan() && !b.is_nan()).map(|(a, b)| (*a, *b)).collect();
     if pairs.is_empty() {
         return None;
     }
@@ -277,7 +310,13 @@ pub fn compare(role: &str, point: &[f64], reference: &[f64], step_ns: i64) -> Op
     let bias = round2(bias);
     Some(Comparison {
         bias,
-        sign: if bias > 0.0 { "high" } else if bias < 0.0 { "low" } else { "none" },
+        sign: if bias > 0.0 {
+            "high"
+        } else if bias < 0.0 {
+            "low"
+        } else {
+            "none"
+        },
         rmse: round2(rmse),
         correlation: round2(correlation),
         samples: pairs.len(),
@@ -374,10 +413,13 @@ mod tests {
         assert_eq!((t.verdict, t.flags.contains(&"stuck")), ("suspect", true));
         assert!(!frozen(23).flags.contains(&"stuck"));
         // CO2 in an empty building may sit at the outdoor level over a weekend
-        let co2: Vec<f64> = (0..n).map(|i| if (100..140).contains(&i) { 420.0 } else { 600.0 + 100.0 * (i as f64 * 0.3).sin() }).collect();
+        let co2: Vec<f64> = (0..n)
+            .map(|i| if (100..140).contains(&i) { 420.0 } else { 600.0 + 100.0 * (i as f64 * 0.3).sin() })
+            .collect();
         assert!(!assess("co2", &ts(n), &co2, Some(&on), H).flags.contains(&"stuck"));
         // a flow resting at zero for days is a stopped pump, not a frozen meter
-        let flow: Vec<f64> = (0..n).map(|i| if (100..300).contains(&i) { 0.0 } else { 800.0 + 20.0 * (i as f64 * 0.3).sin() }).collect();
+        let flow: Vec<f64> =
+            (0..n).map(|i| if (100..300).contains(&i) { 0.0 } else { 800.0 + 20.0 * (i as f64 * 0.3).sin() }).collect();
         assert!(!assess("chw_flow", &ts(n), &flow, Some(&on), H).flags.contains(&"stuck"));
         let held: Vec<f64> = flow.iter().map(|x| if *x == 0.0 { 640.0 } else { *x }).collect();
         assert!(assess("chw_flow", &ts(n), &held, Some(&on), H).flags.contains(&"stuck"));

@@ -49,7 +49,9 @@ fn the_stuck_damper_stays_open_above_the_high_limit() {
         let mut f = frame_of(&g, &e.equip);
         f.cols.remove("mixed_air_temp");
         f.cols.remove("return_air_temp");
-        let Outcome::Findings(v) = economizer_high_limit::RULE.evaluate(&spec, &f, &p) else { panic!("{} skipped", e.equip) };
+        let Outcome::Findings(v) = economizer_high_limit::RULE.evaluate(&spec, &f, &p) else {
+            panic!("{} skipped", e.equip)
+        };
         let s = v[0].severity;
         if e.label == "stuck_oa_damper" {
             assert_eq!(s, Severity::Fault, "{}: {}", e.equip, v[0].summary);

@@ -34,7 +34,9 @@ fn g36_air_handlers() {
         // every unit trends both request counts: no rule is skipped
         checks.push((e.equip.clone(), [sat, stat, comp].iter().all(Option::is_some)));
         match (e.label.as_str(), e.scenario.as_str()) {
-            ("static_too_low", _) => checks.push((format!("{}: static {stat:?}", e.equip), stat == Some(Severity::Warn))),
+            ("static_too_low", _) => {
+                checks.push((format!("{}: static {stat:?}", e.equip), stat == Some(Severity::Warn)))
+            }
             // supply air held at a fixed 50 °F while the zones ask for nothing
             (_, "reheat_overlap") => {
                 checks.push((format!("{}: sat {sat:?}", e.equip), sat == Some(Severity::Warn)));

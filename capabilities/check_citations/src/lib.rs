@@ -80,8 +80,12 @@ fn check_citations(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
 
     let n = report.sentences.len();
     let count = |v| report.count(v);
-    let (ok, unknown, uncited, unsupported) =
-        (count(Verdict::Supported), count(Verdict::UnknownCitation), count(Verdict::Uncited), count(Verdict::UnsupportedNumber));
+    let (ok, unknown, uncited, unsupported) = (
+        count(Verdict::Supported),
+        count(Verdict::UnknownCitation),
+        count(Verdict::Uncited),
+        count(Verdict::UnsupportedNumber),
+    );
     let mut cited: Vec<String> = Vec::new();
     for s in &report.sentences {
         for c in &s.citations {

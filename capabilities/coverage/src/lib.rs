@@ -218,15 +218,25 @@ fn pct(x: f64) -> String {
 }
 
 fn strings(v: Option<&Value>) -> Vec<String> {
-    v.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+    v.and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let fid = args["facility_id"].as_str().unwrap_or_default();
     let equips = strings(args.get("equips"));
     let roles = strings(args.get("roles"));
-    let start = args.get("start").and_then(Value::as_str).map(|s| ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("start '{s}' is not a valid date")))).transpose()?;
-    let end = args.get("end").and_then(Value::as_str).map(|s| ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("end '{s}' is not a valid date")))).transpose()?;
+    let start = args
+        .get("start")
+        .and_then(Value::as_str)
+        .map(|s| ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("start '{s}' is not a valid date"))))
+        .transpose()?;
+    let end = args
+        .get("end")
+        .and_then(Value::as_str)
+        .map(|s| ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("end '{s}' is not a valid date"))))
+        .transpose()?;
     if let (Some(a), Some(b)) = (start, end) {
         if b < a {
             return Err(CapError::invalid("end is before start"));
@@ -264,7 +274,11 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
             "id": "F1@coverage", "kind": "coverage", "facility_id": fid, "value": 0,
             "text": format!("{fid} stores no point of the selected roles on the selected equipment"),
         })];
-        let mut out = Output::new(data, format!("{fid} stores no point of the selected roles on the selected equipment [F1@coverage]."), facts);
+        let mut out = Output::new(
+            data,
+            format!("{fid} stores no point of the selected roles on the selected equipment [F1@coverage]."),
+            facts,
+        );
         out.banners.push("the selected equipment store none of the selected roles: there is nothing to cover".into());
         return Ok(out);
     }
@@ -299,7 +313,9 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         }
         rows.push((p, c));
     }
-    rows.sort_by(|a, b| a.1.coverage.total_cmp(&b.1.coverage).then((&a.0.equip, &a.0.role).cmp(&(&b.0.equip, &b.0.role))));
+    rows.sort_by(|a, b| {
+        a.1.coverage.total_cmp(&b.1.coverage).then((&a.0.equip, &a.0.role).cmp(&(&b.0.equip, &b.0.role)))
+    });
     gap_rows.sort_by(|a, b| b.0.total_cmp(&a.0).then((&a.1, &a.2, a.3).cmp(&(&b.1, &b.2, b.3))));
 
     // per equipment: mean and worst point
@@ -311,7 +327,10 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         .iter()
         .map(|(e, ps)| {
             let mean = ps.iter().map(|r| r.1.coverage).sum::<f64>() / ps.len() as f64;
-            let worst = ps.iter().min_by(|a, b| a.1.coverage.total_cmp(&b.1.coverage).then(a.0.role.cmp(&b.0.role))).expect("non-empty");
+            let worst = ps
+                .iter()
+                .min_by(|a, b| a.1.coverage.total_cmp(&b.1.coverage).then(a.0.role.cmp(&b.0.role)))
+                .expect("non-empty");
             (e.to_string(), ps[0].0.equip_class.clone(), ps.len(), mean, worst.0.role.clone(), worst.1.coverage)
         })
         .collect();

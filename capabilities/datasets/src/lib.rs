@@ -59,8 +59,7 @@ pub fn entries(catalog: &Value) -> Vec<&Value> {
         Value::Object(m) => m.get("datasets").and_then(Value::as_array),
         _ => None,
     };
-    list.map(|a| a.iter().filter(|e| e.get("id").and_then(Value::as_str).is_some()).collect())
-        .unwrap_or_default()
+    list.map(|a| a.iter().filter(|e| e.get("id").and_then(Value::as_str).is_some()).collect()).unwrap_or_default()
 }
 
 /// Whether a licence id is non-commercial or no-derivatives: one of its dash-separated tokens
@@ -161,10 +160,8 @@ pub fn query_words(query: &str) -> Vec<String> {
 /// The lower-cased text a query searches: id, title, summary, kind, publisher, equipment and
 /// what the dataset is good for.
 pub fn haystack(e: &Value) -> String {
-    let mut parts: Vec<String> = ["id", "title", "summary", "kind", "publisher", "equipment"]
-        .iter()
-        .map(|k| s(e, k).to_string())
-        .collect();
+    let mut parts: Vec<String> =
+        ["id", "title", "summary", "kind", "publisher", "equipment"].iter().map(|k| s(e, k).to_string()).collect();
     parts.extend(good_for(e));
     parts.join(" ").to_lowercase()
 }
@@ -356,10 +353,7 @@ pub fn entry_detail(e: &Value) -> Value {
     let mut subsets: Vec<String> =
         e.get("subsets").and_then(Value::as_object).map(|m| m.keys().cloned().collect()).unwrap_or_default();
     subsets.sort();
-    let rules = e
-        .get("suggested_rules")
-        .filter(|v| v.is_array())
-        .or_else(|| e.pointer("/suggested_analyses/rules"));
+    let rules = e.get("suggested_rules").filter(|v| v.is_array()).or_else(|| e.pointer("/suggested_analyses/rules"));
     let mut rules = strings(rules);
     rules.sort();
     rules.dedup();
@@ -474,8 +468,19 @@ fn row_properties() -> Map<String, Value> {
 }
 
 const ROW_KEYS: [&str; 13] = [
-    "id", "title", "kind", "licence", "access", "research_only", "commercial_ok", "labeled_faults", "equipment",
-    "download_bytes", "store_bytes_estimate", "good_for", "notice",
+    "id",
+    "title",
+    "kind",
+    "licence",
+    "access",
+    "research_only",
+    "commercial_ok",
+    "labeled_faults",
+    "equipment",
+    "download_bytes",
+    "store_bytes_estimate",
+    "good_for",
+    "notice",
 ];
 
 pub fn search_input_schema() -> Value {

@@ -129,7 +129,9 @@ fn search_output_cites_every_row_and_flags_research_only() {
         out.facts[1]["text"],
         "\"alpha-meters\" (\"Alpha meters\"): kind \"real\", licence \"CC-BY-NC-SA-4.0\", access research_only"
     );
-    assert!(out.text.starts_with("5 catalog dataset(s) match, 2 of them research-only [F1@dataset_search]. \"alpha-meters\""));
+    assert!(out
+        .text
+        .starts_with("5 catalog dataset(s) match, 2 of them research-only [F1@dataset_search]. \"alpha-meters\""));
     for f in &out.facts {
         assert!(out.text.contains(&format!("[{}]", f["id"].as_str().unwrap())));
     }
@@ -143,7 +145,10 @@ fn search_output_cites_every_row_and_flags_research_only() {
 
     let open = search_output(&cat, &json!({"licence": "commercial", "query": "zeta"})).unwrap();
     assert!(open.banners.is_empty());
-    assert_eq!(open.facts[0]["text"], "1 catalog dataset(s) match (query \"zeta\", usable commercially), 0 of them research-only");
+    assert_eq!(
+        open.facts[0]["text"],
+        "1 catalog dataset(s) match (query \"zeta\", usable commercially), 0 of them research-only"
+    );
 }
 
 #[test]
@@ -156,7 +161,10 @@ fn search_pages_and_numbers_facts_by_position() {
     assert_eq!(out.facts.len(), 3);
     assert_eq!(out.facts[1]["id"], "F4@dataset_search");
     assert_eq!(out.pages.len(), 1);
-    assert_eq!((out.pages[0].list.as_str(), out.pages[0].offset, out.pages[0].limit, out.pages[0].total), ("datasets", 2, 2, 5));
+    assert_eq!(
+        (out.pages[0].list.as_str(), out.pages[0].offset, out.pages[0].limit, out.pages[0].total),
+        ("datasets", 2, 2, 5)
+    );
     let past = search_output(&cat, &json!({"offset": 99})).unwrap();
     assert!(past.data["datasets"].as_array().unwrap().is_empty());
     assert_eq!(past.facts.len(), 1);
@@ -204,7 +212,11 @@ fn an_unknown_id_is_not_found_and_lists_ids() {
     let cat = tiny();
     let e = entry_output(&cat, &json!({"dataset_id": "zeta-chiller"})).unwrap_err();
     assert_eq!(e.code, camber_sdk::ErrorCode::NotFound);
-    assert!(e.message.starts_with("the catalog holds no dataset \"zeta-chiller\"; it holds \"zeta-ahu\", \"alpha-meters\""), "{}", e.message);
+    assert!(
+        e.message.starts_with("the catalog holds no dataset \"zeta-chiller\"; it holds \"zeta-ahu\", \"alpha-meters\""),
+        "{}",
+        e.message
+    );
     let d = e.data.unwrap();
     assert_eq!(d["unknown"], json!(["zeta-chiller"]));
     assert_eq!(d["available"].as_array().unwrap().len(), 5);

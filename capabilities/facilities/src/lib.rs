@@ -120,11 +120,7 @@ fn facilities(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
                 plural(f.n_points as usize, "point", "points"), f.n_equipment),
         }));
         if i < LISTED {
-            let status = if f.unavailable_retryable.is_some() {
-                " (its stored data cannot be read now)"
-            } else {
-                ""
-            };
+            let status = if f.unavailable_retryable.is_some() { " (its stored data cannot be read now)" } else { "" };
             text.push(format!(
                 "{fid} is {} with {}{status} [{fact_id}].",
                 state_words(&f.lifecycle),

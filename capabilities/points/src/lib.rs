@@ -60,14 +60,17 @@ fn points(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
 
     let all = store::points(fid)?;
     if all.is_empty() {
-        return Err(CapError::not_found(
-            format!("facility '{fid}' has no stored data"),
-            json!({"facility_id": fid}),
-        ));
+        return Err(CapError::not_found(format!("facility '{fid}' has no stored data"), json!({"facility_id": fid})));
     }
     if let Some(e) = want_eq {
         if !all.iter().any(|p| p.equip == e) {
-            return Err(unknown_selection(fid, "equip", "equipment", &[e.to_string()], all.iter().map(|p| p.equip.clone())));
+            return Err(unknown_selection(
+                fid,
+                "equip",
+                "equipment",
+                &[e.to_string()],
+                all.iter().map(|p| p.equip.clone()),
+            ));
         }
     }
     if let Some(r) = want_role {
@@ -77,7 +80,13 @@ fn points(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     }
     if let Some(c) = want_cls {
         if !all.iter().any(|p| p.equip_class == c) {
-            return Err(unknown_selection(fid, "equip_class", "equipment class", &[c.to_string()], all.iter().map(|p| p.equip_class.clone())));
+            return Err(unknown_selection(
+                fid,
+                "equip_class",
+                "equipment class",
+                &[c.to_string()],
+                all.iter().map(|p| p.equip_class.clone()),
+            ));
         }
     }
     let mut rows: Vec<&store::Point> = all

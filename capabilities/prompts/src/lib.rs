@@ -163,10 +163,8 @@ fn render_triage_ahu(args: &BTreeMap<String, String>) -> Result<String, CapError
 
 fn render_rcx_executive_summary(args: &BTreeMap<String, String>) -> Result<String, CapError> {
     let fid = required(args, "facility_id")?;
-    let task = format!(
-        "Write the executive summary of the retro-commissioning (RCx) report for facility_id {}.",
-        lit(&fid)
-    );
+    let task =
+        format!("Write the executive summary of the retro-commissioning (RCx) report for facility_id {}.", lit(&fid));
     let steps = [
         format!("Call rcx_report with {}.", obj(&[("facility_id", s(&fid))])),
         "Draft one or two short paragraphs for the building owner: the number of issues, the leading issues with \
@@ -234,10 +232,7 @@ fn render_check_savings_claim(args: &BTreeMap<String, String>) -> Result<String,
 
 fn render_data_quality_review(args: &BTreeMap<String, String>) -> Result<String, CapError> {
     let fid = required(args, "facility_id")?;
-    let task = format!(
-        "Assess the data quality of facility_id {} before its analytics are relied on.",
-        lit(&fid)
-    );
+    let task = format!("Assess the data quality of facility_id {} before its analytics are relied on.", lit(&fid));
     let steps = [
         format!(
             "Call coverage with {}. Then call coverage again for the equipment with the weakest coverage, \
@@ -257,11 +252,7 @@ fn render_compare_equipment(args: &BTreeMap<String, String>) -> Result<String, C
     let fid = required(args, "facility_id")?;
     let equips = parse_equips(args.get("equips"))?;
     let quoted: Vec<String> = equips.iter().map(|e| lit(e)).collect();
-    let task = format!(
-        "Compare these equipment side by side at facility_id {}: {}.",
-        lit(&fid),
-        quoted.join(", ")
-    );
+    let task = format!("Compare these equipment side by side at facility_id {}: {}.", lit(&fid), quoted.join(", "));
     let all = list(&equips);
     let steps = [
         format!(
@@ -269,10 +260,7 @@ fn render_compare_equipment(args: &BTreeMap<String, String>) -> Result<String, C
             obj(&[("facility_id", s(&fid)), ("equips", all.clone()), ("group_by", s("equip"))])
         ),
         format!("Call sensor_trust with {}.", obj(&[("facility_id", s(&fid)), ("equips", all.clone())])),
-        format!(
-            "Call rule_run with {}.",
-            obj(&[("facility_id", s(&fid)), ("equips", all), ("min_severity", s("ok"))])
-        ),
+        format!("Call rule_run with {}.", obj(&[("facility_id", s(&fid)), ("equips", all), ("min_severity", s("ok"))])),
         "Set the units against each other: data coverage, sensor trust, and what each rule found on each unit (a \
          unit that fails where its peers pass is the thing to notice). Say which unit to look at first, and why."
             .to_string(),

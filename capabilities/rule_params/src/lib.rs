@@ -52,7 +52,6 @@ fn output_schema() -> Value {
     })
 }
 
-
 /// What rule_params lists of a rule or a drift detector.
 pub struct Entry<'a> {
     pub id: &'static str,
@@ -66,13 +65,29 @@ pub struct Entry<'a> {
 
 impl<'a> From<&'a RuleSpec> for Entry<'a> {
     fn from(s: &'a RuleSpec) -> Self {
-        Entry { id: s.id, kind: "rule", run_with: "rule_run", drift_family: None, families: s.families, inputs: &s.inputs, params: &s.params }
+        Entry {
+            id: s.id,
+            kind: "rule",
+            run_with: "rule_run",
+            drift_family: None,
+            families: s.families,
+            inputs: &s.inputs,
+            params: &s.params,
+        }
     }
 }
 
 impl<'a> From<&'a DetectorSpec> for Entry<'a> {
     fn from(s: &'a DetectorSpec) -> Self {
-        Entry { id: s.id, kind: "drift_detector", run_with: "drift", drift_family: Some(s.drift_family), families: s.families, inputs: &s.inputs, params: &s.params }
+        Entry {
+            id: s.id,
+            kind: "drift_detector",
+            run_with: "drift",
+            drift_family: Some(s.drift_family),
+            families: s.families,
+            inputs: &s.inputs,
+            params: &s.params,
+        }
     }
 }
 
@@ -129,7 +144,11 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let detectors: Vec<DetectorSpec> = drift::all();
     let mut specs: Vec<Entry> = rule_specs.iter().map(Entry::from).chain(detectors.iter().map(Entry::from)).collect();
     specs.sort_by_key(|e| e.id);
-    let wanted: Vec<String> = args.get("rules").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+    let wanted: Vec<String> = args
+        .get("rules")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
     let unknown: Vec<String> = wanted.iter().filter(|w| !specs.iter().any(|s| s.id == w.as_str())).cloned().collect();
     if !unknown.is_empty() {
         let ids: Vec<&str> = specs.iter().map(|s| s.id).collect();
@@ -153,7 +172,14 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let (rows, notice) = page(rows, "rules", offset, limit, "by rule id");
     let n_params: usize = selected.iter().map(|s| s.params.len()).sum();
     let n_drift = selected.iter().filter(|s| s.kind == "drift_detector").count();
-    let what = if n_drift == 0 { format!("{count} rule(s) match") } else { format!("{count} match ({} rule(s), {n_drift} drift detector(s), which the drift capability runs)", count - n_drift) };
+    let what = if n_drift == 0 {
+        format!("{count} rule(s) match")
+    } else {
+        format!(
+            "{count} match ({} rule(s), {n_drift} drift detector(s), which the drift capability runs)",
+            count - n_drift
+        )
+    };
     let facts = vec![json!({
         "id": "F1@rule_params", "kind": "rule_count", "value": count, "drift_detectors": n_drift, "params": n_params,
         "text": format!("{what}, with {n_params} tunable parameter(s) between them"),
@@ -203,7 +229,10 @@ mod tests {
         assert_eq!(r["inputs"]["one_of"], json!([["cool_valve", "heat_valve"]]));
         let d = drift::spec("pump_flow_drift").unwrap();
         let r = row(&Entry::from(&d), false);
-        assert_eq!((r["kind"].as_str(), r["run_with"].as_str(), r["drift_family"].as_str()), (Some("drift_detector"), Some("drift"), Some("pump")));
+        assert_eq!(
+            (r["kind"].as_str(), r["run_with"].as_str(), r["drift_family"].as_str()),
+            (Some("drift_detector"), Some("drift"), Some("pump"))
+        );
         assert!(matches(&Entry::from(&d), "drift_detector flow"));
     }
 }

@@ -1,7 +1,7 @@
 //! `finding_detail`: one finding of the same run as `rule_run`, in full.
 
-use camber_analytics::run::RunFinding;
 use camber_analytics::engine::{round2, Severity, EVENTS_METRIC, NS_PER_HOUR};
+use camber_analytics::run::RunFinding;
 use camber_analytics::Frame;
 
 const NS_PER_HOUR_F: f64 = NS_PER_HOUR as f64;
@@ -10,7 +10,10 @@ use camber_sdk::{name, page, CapError, Context, Output};
 use serde_json::{json, Value};
 
 use crate::prepare::{prepare, run_block};
-use crate::run::{conditional_words, one, declined_banner, execute, metrics_json, reference_banners, reference_json, severity_str, share};
+use crate::run::{
+    conditional_words, declined_banner, execute, metrics_json, one, reference_banners, reference_json, severity_str,
+    share,
+};
 
 /// A run of flagged samples with no gap longer than one and a half grid intervals.
 #[derive(Debug, PartialEq)]
@@ -48,12 +51,15 @@ fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
         .collect()
 }
 
-
 /// The evidence chart a rule's finding is read from: a scatter of one signal against its
 /// driver for the rules that judge such a relation, else the inputs the rule read over time.
 /// Every role it names is one the frame holds; a derived axis says what it is derived from.
 fn chart(f: &RunFinding, frame: &Frame) -> Value {
-    let spec = (camber_analytics::rules::all().into_iter().find(|r| (r.spec)().id == f.finding.rule).expect("a run's rule exists").spec)();
+    let spec = (camber_analytics::rules::all()
+        .into_iter()
+        .find(|r| (r.spec)().id == f.finding.rule)
+        .expect("a run's rule exists")
+        .spec)();
     let mut roles: Vec<&str> = Vec::new();
     for r in spec.inputs.roles().iter() {
         if frame.col(r).is_some() && !roles.contains(r) {
@@ -72,7 +78,9 @@ fn chart(f: &RunFinding, frame: &Frame) -> Value {
                 None
             }
         }
-        "outdoor_air_fraction" if has("oat") => Some(json!({"x": "oat", "y": "outdoor-air fraction", "y_from": ["mixed_air_temp", "return_air_temp", "oat"]})),
+        "outdoor_air_fraction" if has("oat") => Some(
+            json!({"x": "oat", "y": "outdoor-air fraction", "y_from": ["mixed_air_temp", "return_air_temp", "oat"]}),
+        ),
         _ => None,
     };
     match scatter {
@@ -94,7 +102,11 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         let ids: Vec<String> = result.findings.iter().map(|f| f.id.clone()).collect();
         let shown: Vec<String> = ids.iter().take(10).map(|i| name(i)).collect();
         return Err(CapError::not_found(
-            format!("this run has no finding {}; pass the same arguments as the rule_run call. Its findings include {}", name(want), if shown.is_empty() { "none".into() } else { shown.join(", ") }),
+            format!(
+                "this run has no finding {}; pass the same arguments as the rule_run call. Its findings include {}",
+                name(want),
+                if shown.is_empty() { "none".into() } else { shown.join(", ") }
+            ),
             json!({"argument": "finding_id", "unknown": [want], "available": ids.into_iter().take(50).collect::<Vec<_>>()}),
         ));
     };
@@ -104,9 +116,15 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let hours = |idx: &[u32]| round2(idx.iter().map(|&i| w[i as usize]).sum::<f64>());
     let limit = camber_sdk::count_arg(args, "limit", 50);
     let offset = camber_sdk::count_arg(args, "offset", 0);
-    let (violations, n1) = page(span_rows(frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
-    let judged_hours = if f.finding.judged == 0 { 0.0 } else { f.finding.conditions.iter().map(|c| c.judged_hours).fold(f64::NAN, f64::max) };
-    let judged_hours = if judged_hours.is_nan() { f.finding.judged as f64 * step as f64 / NS_PER_HOUR_F } else { judged_hours };
+    let (violations, n1) =
+        page(span_rows(frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
+    let judged_hours = if f.finding.judged == 0 {
+        0.0
+    } else {
+        f.finding.conditions.iter().map(|c| c.judged_hours).fold(f64::NAN, f64::max)
+    };
+    let judged_hours =
+        if judged_hours.is_nan() { f.finding.judged as f64 * step as f64 / NS_PER_HOUR_F } else { judged_hours };
     let note: Option<String> = if !f.declined.is_empty() {
         Some("declined by the trust floor: nothing was judged".into())
     } else if f.finding.judged == 0 {
@@ -129,11 +147,22 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     if let Some(n) = events {
         facts.push(json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "events": n, "share": share(f),
             "text": format!("{n} events flagged in {} {} ({} h judged)", f.finding.judged, f.finding.judged_basis, round2(judged_hours))}));
-        text.push(format!("{n} events were flagged in {} {}, over {} h judged [F2@finding_detail].", f.finding.judged, f.finding.judged_basis, round2(judged_hours)));
+        text.push(format!(
+            "{n} events were flagged in {} {}, over {} h judged [F2@finding_detail].",
+            f.finding.judged,
+            f.finding.judged_basis,
+            round2(judged_hours)
+        ));
     } else {
         facts.push(json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "flagged": f.finding.flagged.len(), "share": share(f),
             "text": format!("{} of {} {} flagged ({} h flagged)", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h)}));
-        text.push(format!("{} of {} {} were flagged, {} h in all [F2@finding_detail].", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h));
+        text.push(format!(
+            "{} of {} {} were flagged, {} h in all [F2@finding_detail].",
+            f.finding.flagged.len(),
+            f.finding.judged,
+            f.finding.judged_basis,
+            flagged_h
+        ));
     }
     let conditions: Vec<Value> = f
         .finding
@@ -193,7 +222,14 @@ mod tests {
     #[test]
     fn spans_break_on_gaps_over_one_and_a_half_intervals() {
         let ts: Vec<i64> = vec![0, 10, 20, 36, 50, 80];
-        assert_eq!(spans(&ts, &[0, 1, 2, 3, 4, 5], 10), vec![Span { start: 0, end: 20, samples: 3 }, Span { start: 36, end: 50, samples: 2 }, Span { start: 80, end: 80, samples: 1 }]);
+        assert_eq!(
+            spans(&ts, &[0, 1, 2, 3, 4, 5], 10),
+            vec![
+                Span { start: 0, end: 20, samples: 3 },
+                Span { start: 36, end: 50, samples: 2 },
+                Span { start: 80, end: 80, samples: 1 }
+            ]
+        );
         // a gap of exactly one and a half intervals does not break a span
         assert_eq!(spans(&[0, 15], &[0, 1], 10).len(), 1);
         // unflagged samples between flagged ones break it

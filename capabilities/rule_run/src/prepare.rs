@@ -33,11 +33,19 @@ pub struct Prepared {
 
 /// The string list argument `key`.
 pub fn strings(args: &Value, key: &str) -> Vec<String> {
-    args.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default()
+    args.get(key)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
 }
 
 fn when(args: &Value, key: &str) -> Result<Option<i64>, CapError> {
-    args.get(key).and_then(Value::as_str).map(|s| ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("{key} '{s}' is not a valid date or date-time")))).transpose()
+    args.get(key)
+        .and_then(Value::as_str)
+        .map(|s| {
+            ns_from_iso(s).ok_or_else(|| CapError::invalid(format!("{key} '{s}' is not a valid date or date-time")))
+        })
+        .transpose()
 }
 
 fn to_frame(f: &store::Frame) -> Frame {
@@ -56,8 +64,12 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
         }
     }
     let rc = store::run_config(&fid)?;
-    let config = RunConfig::from_value(&rc["config"]).map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
-    let banners: Vec<String> = rc["banners"].as_array().map(|a| a.iter().filter_map(|b| b.as_str().map(str::to_string)).collect()).unwrap_or_default();
+    let config = RunConfig::from_value(&rc["config"])
+        .map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
+    let banners: Vec<String> = rc["banners"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|b| b.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
 
     let points = store::points(&fid)?;
     if points.is_empty() {
@@ -65,9 +77,12 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     }
     let stored: BTreeSet<String> = points.iter().map(|p| p.equip.clone()).collect();
     let in_run = |equip: &str, class: &str| {
-        config.equipment.iter().any(|sel| class_matches(class, &sel.class) && sel.equips.as_ref().is_none_or(|l| l.iter().any(|e| e == equip)))
+        config.equipment.iter().any(|sel| {
+            class_matches(class, &sel.class) && sel.equips.as_ref().is_none_or(|l| l.iter().any(|e| e == equip))
+        })
     };
-    let run_equips: BTreeSet<String> = points.iter().filter(|p| in_run(&p.equip, &p.equip_class)).map(|p| p.equip.clone()).collect();
+    let run_equips: BTreeSet<String> =
+        points.iter().filter(|p| in_run(&p.equip, &p.equip_class)).map(|p| p.equip.clone()).collect();
     let wanted = strings(args, "equips");
     let unknown: Vec<String> = wanted.iter().filter(|e| !stored.contains(*e)).cloned().collect();
     if !unknown.is_empty() {
@@ -94,7 +109,8 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     let parse_cfg = |s: &Option<String>| s.as_deref().and_then(ns_from_iso);
     let (start, end) = (start.or(parse_cfg(&config.start)), end.or(parse_cfg(&config.end)));
     let list: Vec<String> = read.into_iter().collect();
-    let grid = if list.is_empty() { Vec::new() } else { store::read_grid(&fid, &list, start, end, config.resample_ns)? };
+    let grid =
+        if list.is_empty() { Vec::new() } else { store::read_grid(&fid, &list, start, end, config.resample_ns)? };
     if (start.is_some() || end.is_some()) && grid.iter().all(|g| g.frame.len == 0) {
         let span = store::facilities()?.facilities.into_iter().find(|f| f.facility_id == fid);
         let (first, last) = span.map_or((None, None), |f| (f.first_ns, f.last_ns));

@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 
 use camber_analytics::config::{params_from_json, rule_spec};
-use camber_analytics::run::{run, RefResult, RunFinding, RunRequest, RunResult};
 use camber_analytics::engine::EngineError;
+use camber_analytics::run::{run, RefResult, RunFinding, RunRequest, RunResult};
 use camber_analytics::Severity;
 use camber_sdk::{name, page, CapError, Context, Output};
 use serde_json::{json, Value};
@@ -21,7 +21,10 @@ pub fn request(args: &Value, p: &Prepared) -> Result<RunRequest, CapError> {
             let Some(o) = overrides.as_object() else {
                 return Err(CapError::invalid(format!("params.{rule} must be an object of parameter values")));
             };
-            params.insert(rule.clone(), params_from_json(&spec, o).map_err(|e| CapError::invalid(format!("params: {e}")))?);
+            params.insert(
+                rule.clone(),
+                params_from_json(&spec, o).map_err(|e| CapError::invalid(format!("params: {e}")))?,
+            );
         }
     }
     if let Some(r) = &rules {
@@ -79,12 +82,15 @@ pub fn reference_json(r: &RefResult) -> Value {
 
 /// Metrics as JSON (a NaN is null).
 pub fn metrics_json(m: &BTreeMap<String, f64>) -> Value {
-    Value::Object(m.iter().map(|(k, v)| (k.clone(), if v.is_finite() { json!(v + 0.0) } else { Value::Null })).collect())
+    Value::Object(
+        m.iter().map(|(k, v)| (k.clone(), if v.is_finite() { json!(v + 0.0) } else { Value::Null })).collect(),
+    )
 }
 
 /// The share (percent) of the judged samples a finding flagged, when it judged any.
 pub fn share(f: &RunFinding) -> Option<f64> {
-    (f.finding.judged > 0).then(|| (10_000.0 * f.finding.flagged.len() as f64 / f.finding.judged as f64).round() / 100.0)
+    (f.finding.judged > 0)
+        .then(|| (10_000.0 * f.finding.flagged.len() as f64 / f.finding.judged as f64).round() / 100.0)
 }
 
 fn row(f: &RunFinding) -> Value {
@@ -107,7 +113,17 @@ fn row(f: &RunFinding) -> Value {
 pub fn conditional_words(f: &RunFinding) -> String {
     f.conditional_on
         .iter()
-        .filter_map(|r| r.comparison.as_ref().map(|c| format!("conditional on sensor_drift:{} {} (bias {:+.2} against {})", name(&r.role), severity_str(c.severity), c.bias, name(&r.label))))
+        .filter_map(|r| {
+            r.comparison.as_ref().map(|c| {
+                format!(
+                    "conditional on sensor_drift:{} {} (bias {:+.2} against {})",
+                    name(&r.role),
+                    severity_str(c.severity),
+                    c.bias,
+                    name(&r.label)
+                )
+            })
+        })
         .collect::<Vec<_>>()
         .join("; ")
 }
@@ -138,8 +154,11 @@ pub fn reference_banners(r: &RunResult, listed: &[&RunFinding]) -> Vec<String> {
     let conditional: Vec<&RunFinding> = r.findings.iter().filter(|f| !f.conditional_on.is_empty()).collect();
     if !conditional.is_empty() {
         let here = listed.iter().filter(|f| !f.conditional_on.is_empty()).count();
-        let elsewhere: Vec<String> = conditional.iter().filter(|f| !listed.iter().any(|l| l.id == f.id)).map(|f| name(&f.id)).collect();
-        let mut s = format!("{here} listed finding(s) read a sensor whose reference disagrees: treat each as a sensor problem first");
+        let elsewhere: Vec<String> =
+            conditional.iter().filter(|f| !listed.iter().any(|l| l.id == f.id)).map(|f| name(&f.id)).collect();
+        let mut s = format!(
+            "{here} listed finding(s) read a sensor whose reference disagrees: treat each as a sensor problem first"
+        );
         if !elsewhere.is_empty() {
             s.push_str(&format!("; also conditional, not listed here: {}", elsewhere.join(", ")));
         }
@@ -164,7 +183,8 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let shown: Vec<&RunFinding> = result.findings.iter().filter(|f| f.finding.severity >= min).collect();
     let n_findings = shown.len();
     let (page_rows, n1) = page(shown, "findings", offset, limit, "worst first");
-    let skipped_rows: Vec<Value> = result.skipped.iter().map(|s| json!({"rule": s.rule, "equip": s.equip, "missing": s.missing})).collect();
+    let skipped_rows: Vec<Value> =
+        result.skipped.iter().map(|s| json!({"rule": s.rule, "equip": s.equip, "missing": s.missing})).collect();
     let n_skipped = skipped_rows.len();
     let (skipped_page, n2) = page(skipped_rows, "skipped", offset, limit, "");
     let declined = result.declined();
@@ -184,7 +204,13 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     for (k, f) in page_rows.iter().enumerate() {
         let id = format!("F{}@rule_run", k + 2);
         let cond = conditional_words(f);
-        let fact_text = format!("{} is {}: {}{}", name(&f.id), severity_str(f.finding.severity), one(&f.finding.summary), if cond.is_empty() { String::new() } else { format!(" ({cond})") });
+        let fact_text = format!(
+            "{} is {}: {}{}",
+            name(&f.id),
+            severity_str(f.finding.severity),
+            one(&f.finding.summary),
+            if cond.is_empty() { String::new() } else { format!(" ({cond})") }
+        );
         facts.push(json!({"id": id, "kind": "finding", "finding_id": f.id, "rule": f.finding.rule, "equip": f.equip, "value": severity_str(f.finding.severity), "share": share(f), "text": fact_text}));
         if k < 5 && f.finding.severity >= Severity::Warn {
             text.push(format!("{} [{id}].", fact_text));
@@ -228,9 +254,19 @@ mod tests {
 
     #[test]
     fn each_engine_error_has_its_own_code() {
-        let unknown = engine_error(EngineError::UnknownRules { unknown: vec!["g36_nope".into()], known: vec!["leaking_valve".into()] });
-        assert_eq!((unknown.code, unknown.data.as_ref().unwrap()["argument"].clone()), (ErrorCode::NotFound, json!("rules")));
-        assert!(unknown.message.contains("'g36_nope'") && unknown.message.contains("leaking_valve"), "{}", unknown.message);
+        let unknown = engine_error(EngineError::UnknownRules {
+            unknown: vec!["g36_nope".into()],
+            known: vec!["leaking_valve".into()],
+        });
+        assert_eq!(
+            (unknown.code, unknown.data.as_ref().unwrap()["argument"].clone()),
+            (ErrorCode::NotFound, json!("rules"))
+        );
+        assert!(
+            unknown.message.contains("'g36_nope'") && unknown.message.contains("leaking_valve"),
+            "{}",
+            unknown.message
+        );
         let bad = engine_error(EngineError::BadParams("rule leaking_valve has no parameter 'fan_heatf'".into()));
         assert_eq!(bad.code, ErrorCode::InvalidParams);
         assert!(bad.message.contains("no parameter 'fan_heatf'"), "{}", bad.message);

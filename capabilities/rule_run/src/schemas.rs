@@ -41,7 +41,10 @@ pub fn rule_run_input() -> Value {
 pub fn finding_detail_input() -> Value {
     let mut m = run_props();
     m.insert("finding_id".into(), json!({"type": "string", "minLength": 3, "maxLength": 400, "description": "a finding_id from rule_run, e.g. leaking_valve@AHU-1"}));
-    m.insert("limit".into(), json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "time spans per list (default 50)"}));
+    m.insert(
+        "limit".into(),
+        json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "time spans per list (default 50)"}),
+    );
     m.insert("offset".into(), json!({"type": "integer", "minimum": 0}));
     object(&["facility_id", "finding_id"], m)
 }
@@ -50,7 +53,10 @@ pub fn sensor_trust_input() -> Value {
     let mut m = paged(base_props());
     m.insert("roles".into(), json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "minItems": 1, "maxItems": 500}));
     m.insert("view".into(), json!({"type": "string", "enum": ["rules", "report"], "description": "rules (default): the inputs the run's rules read; report: every point of the run's equipment"}));
-    m.insert("min_trust".into(), json!({"type": "number", "minimum": 0, "maximum": 1, "description": "a floor above the server's"}));
+    m.insert(
+        "min_trust".into(),
+        json!({"type": "number", "minimum": 0, "maximum": 1, "description": "a floor above the server's"}),
+    );
     object(&["facility_id"], m)
 }
 
@@ -64,58 +70,58 @@ fn reference() -> Value {
 
 pub fn rule_run_output() -> Value {
     let finding = json!({"type": "object",
-        "required": ["finding_id", "rule", "equip", "equip_class", "severity", "summary", "caveats", "metrics", "judged_samples", "judged_basis", "flagged_samples", "share"],
-        "properties": {
-            "finding_id": {"type": "string"}, "rule": {"type": "string"}, "equip": {"type": "string"}, "equip_class": {"type": "string"},
-            "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
-            "caveats": {"type": "array", "items": {"type": "string"}}, "metrics": {"type": "object"},
-            "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "flagged_samples": {"type": "integer"},
-            "share": {"type": ["number", "null"]}, "declined": {"type": "array"}, "conditional_on": {"type": "array", "items": reference()}
-        }});
+    "required": ["finding_id", "rule", "equip", "equip_class", "severity", "summary", "caveats", "metrics", "judged_samples", "judged_basis", "flagged_samples", "share"],
+    "properties": {
+        "finding_id": {"type": "string"}, "rule": {"type": "string"}, "equip": {"type": "string"}, "equip_class": {"type": "string"},
+        "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
+        "caveats": {"type": "array", "items": {"type": "string"}}, "metrics": {"type": "object"},
+        "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "flagged_samples": {"type": "integer"},
+        "share": {"type": ["number", "null"]}, "declined": {"type": "array"}, "conditional_on": {"type": "array", "items": reference()}
+    }});
     json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
-        "required": ["facility_id", "run", "counts", "n_findings", "declined", "findings", "n_skipped", "skipped"],
-        "properties": {
-            "facility_id": {"type": "string"}, "run": run_block(),
-            "counts": {"type": "object", "required": ["fault", "warn", "info", "ok"], "properties": {
-                "fault": {"type": "integer"}, "warn": {"type": "integer"}, "info": {"type": "integer"}, "ok": {"type": "integer"}}},
-            "n_findings": {"type": "integer", "description": "findings listed at or above min_severity (the whole list)"},
-            "declined": {"type": "integer"},
-            "findings": {"type": "array", "items": finding},
-            "n_skipped": {"type": "integer"},
-            "skipped": {"type": "array", "items": {"type": "object", "required": ["rule", "equip", "missing"]}}
-        }})
+    "required": ["facility_id", "run", "counts", "n_findings", "declined", "findings", "n_skipped", "skipped"],
+    "properties": {
+        "facility_id": {"type": "string"}, "run": run_block(),
+        "counts": {"type": "object", "required": ["fault", "warn", "info", "ok"], "properties": {
+            "fault": {"type": "integer"}, "warn": {"type": "integer"}, "info": {"type": "integer"}, "ok": {"type": "integer"}}},
+        "n_findings": {"type": "integer", "description": "findings listed at or above min_severity (the whole list)"},
+        "declined": {"type": "integer"},
+        "findings": {"type": "array", "items": finding},
+        "n_skipped": {"type": "integer"},
+        "skipped": {"type": "array", "items": {"type": "object", "required": ["rule", "equip", "missing"]}}
+    }})
 }
 
 pub fn finding_detail_output() -> Value {
     let spans = json!({"type": "array", "items": {"type": "object", "required": ["start", "end", "hours", "samples"]}});
     json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
-        "required": ["facility_id", "run", "finding_id", "rule", "equip", "severity", "summary", "caveats", "metrics", "params",
-                     "judged_samples", "judged_basis", "judged_hours", "flagged_samples", "flagged_hours", "share", "violations",
-                     "violations_note", "conditions", "conditional_on", "declined", "chart"],
-        "properties": {
-            "facility_id": {"type": "string"}, "run": run_block(), "finding_id": {"type": "string"}, "rule": {"type": "string"},
-            "equip": {"type": "string"}, "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
-            "caveats": {"type": "array"}, "metrics": {"type": "object"},
-            "params": {"type": "array", "items": {"type": "object", "required": ["name", "value", "unit", "source"]}},
-            "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "judged_hours": {"type": "number"},
-            "flagged_samples": {"type": "integer"},
-            "flagged_hours": {"type": ["number", "null"], "description": "null for an event rule, whose flagged samples are instants (see events)"},
-            "events": {"type": ["integer", "null"], "description": "an event rule's flagged events (a control loop's direction reversals), counted apart from hours"},
-            "share": {"type": ["number", "null"]},
-            "violations": spans.clone(), "violations_note": {"type": ["string", "null"]},
-            "conditions": {"type": "array", "items": {"type": "object", "required": ["name", "judged_samples", "flagged_samples", "judged_hours", "flagged_hours", "share", "violations"]}},
-            "conditional_on": {"type": "array", "items": reference()}, "declined": {"type": "array"},
-            "chart": {"type": "object", "required": ["kind", "roles"]}
-        }})
+    "required": ["facility_id", "run", "finding_id", "rule", "equip", "severity", "summary", "caveats", "metrics", "params",
+                 "judged_samples", "judged_basis", "judged_hours", "flagged_samples", "flagged_hours", "share", "violations",
+                 "violations_note", "conditions", "conditional_on", "declined", "chart"],
+    "properties": {
+        "facility_id": {"type": "string"}, "run": run_block(), "finding_id": {"type": "string"}, "rule": {"type": "string"},
+        "equip": {"type": "string"}, "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
+        "caveats": {"type": "array"}, "metrics": {"type": "object"},
+        "params": {"type": "array", "items": {"type": "object", "required": ["name", "value", "unit", "source"]}},
+        "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "judged_hours": {"type": "number"},
+        "flagged_samples": {"type": "integer"},
+        "flagged_hours": {"type": ["number", "null"], "description": "null for an event rule, whose flagged samples are instants (see events)"},
+        "events": {"type": ["integer", "null"], "description": "an event rule's flagged events (a control loop's direction reversals), counted apart from hours"},
+        "share": {"type": ["number", "null"]},
+        "violations": spans.clone(), "violations_note": {"type": ["string", "null"]},
+        "conditions": {"type": "array", "items": {"type": "object", "required": ["name", "judged_samples", "flagged_samples", "judged_hours", "flagged_hours", "share", "violations"]}},
+        "conditional_on": {"type": "array", "items": reference()}, "declined": {"type": "array"},
+        "chart": {"type": "object", "required": ["kind", "roles"]}
+    }})
 }
 
 pub fn sensor_trust_output() -> Value {
     json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
-        "required": ["facility_id", "run", "view", "min_trust", "n_points", "below_floor", "points", "references"],
-        "properties": {
-            "facility_id": {"type": "string"}, "run": run_block(), "view": {"type": "string"}, "min_trust": {"type": "number"},
-            "n_points": {"type": "integer"}, "below_floor": {"type": "integer"},
-            "points": {"type": "array", "items": {"type": "object", "required": ["equip", "role", "trust", "verdict", "flags", "coverage", "samples", "below_floor"]}},
-            "references": {"type": "array", "items": reference()}
-        }})
+    "required": ["facility_id", "run", "view", "min_trust", "n_points", "below_floor", "points", "references"],
+    "properties": {
+        "facility_id": {"type": "string"}, "run": run_block(), "view": {"type": "string"}, "min_trust": {"type": "number"},
+        "n_points": {"type": "integer"}, "below_floor": {"type": "integer"},
+        "points": {"type": "array", "items": {"type": "object", "required": ["equip", "role", "trust", "verdict", "flags", "coverage", "samples", "below_floor"]}},
+        "references": {"type": "array", "items": reference()}
+    }})
 }

@@ -20,7 +20,8 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     if !unknown.is_empty() {
         return Err(unknown_selection(&p.fid, "roles", "role on the run's equipment", &unknown, stored_roles));
     }
-    let selected = selected_rules(&p.config, &RunRequest { min_trust: p.min_trust, ..Default::default() }).map_err(crate::run::engine_error)?;
+    let selected = selected_rules(&p.config, &RunRequest { min_trust: p.min_trust, ..Default::default() })
+        .map_err(crate::run::engine_error)?;
     let scores = camber_analytics::run::trust_of(&p.frames, p.config.resample_ns);
     let references = camber_analytics::run::compare_references(&p.config, &p.frames, &p.others);
     let mut rows: Vec<(String, String, Trust, Vec<&'static str>)> = Vec::new();
@@ -39,7 +40,9 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             }
             let mut flags = t.flags.clone();
             let mut t = t.clone();
-            if let Some(c) = references.iter().find(|r| r.equip == e.equip && &r.role == role).and_then(|r| r.comparison.as_ref()) {
+            if let Some(c) =
+                references.iter().find(|r| r.equip == e.equip && &r.role == role).and_then(|r| r.comparison.as_ref())
+            {
                 match c.severity {
                     Severity::Fault => flags.push("reference_fault"),
                     Severity::Warn => flags.push("reference_warn"),
@@ -59,7 +62,12 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "suspect" => 1,
         _ => 2,
     };
-    rows.sort_by(|a, b| rank(a.2.verdict).cmp(&rank(b.2.verdict)).then(a.2.score.total_cmp(&b.2.score)).then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1))));
+    rows.sort_by(|a, b| {
+        rank(a.2.verdict)
+            .cmp(&rank(b.2.verdict))
+            .then(a.2.score.total_cmp(&b.2.score))
+            .then_with(|| (&a.0, &a.1).cmp(&(&b.0, &b.1)))
+    });
     let n_points = rows.len();
     let below: Vec<&(String, String, Trust, Vec<&str>)> = rows.iter().filter(|r| r.2.score < p.min_trust).collect();
     let n_below = below.len();
@@ -67,17 +75,41 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "id": "F1@sensor_trust", "kind": "sensor_trust_counts", "value": n_points, "below_floor": n_below, "min_trust": p.min_trust,
         "text": format!("{} point(s) scored in view {view}; {n_below} below the trust floor {:.2}", n_points, p.min_trust),
     })];
-    let mut text = vec![format!("{n_points} point(s) of {} scored (view {view}); {n_below} are below the trust floor {:.2} [F1@sensor_trust].", name(&p.fid), p.min_trust)];
+    let mut text = vec![format!(
+        "{n_points} point(s) of {} scored (view {view}); {n_below} are below the trust floor {:.2} [F1@sensor_trust].",
+        name(&p.fid),
+        p.min_trust
+    )];
     for (k, r) in below.iter().take(5).enumerate() {
         let id = format!("F{}@sensor_trust", k + 2);
-        let t = format!("{} {} has trust {:.2} ({}){}", name(&r.0), name(&r.1), r.2.score, r.2.verdict, if r.3.is_empty() { String::new() } else { format!(", flags {}", r.3.join(", ")) });
-        facts.push(json!({"id": id, "kind": "trust", "equip": r.0, "role": r.1, "value": r.2.score, "text": t.clone()}));
+        let t = format!(
+            "{} {} has trust {:.2} ({}){}",
+            name(&r.0),
+            name(&r.1),
+            r.2.score,
+            r.2.verdict,
+            if r.3.is_empty() { String::new() } else { format!(", flags {}", r.3.join(", ")) }
+        );
+        facts
+            .push(json!({"id": id, "kind": "trust", "equip": r.0, "role": r.1, "value": r.2.score, "text": t.clone()}));
         text.push(format!("{t} [{id}]."));
     }
     for r in &references {
         let id = format!("F{}@sensor_trust", facts.len() + 1);
         let t = match &r.comparison {
-            Some(c) => format!("{} {} against {} ({}): bias {:+.2} ({} reads {}), RMSE {:.2}, {} paired samples, verdict {}", name(&r.equip), name(&r.role), name(&r.reference), name(&r.label), c.bias, name(&r.role), c.sign, c.rmse, c.samples, severity_str(c.severity)),
+            Some(c) => format!(
+                "{} {} against {} ({}): bias {:+.2} ({} reads {}), RMSE {:.2}, {} paired samples, verdict {}",
+                name(&r.equip),
+                name(&r.role),
+                name(&r.reference),
+                name(&r.label),
+                c.bias,
+                name(&r.role),
+                c.sign,
+                c.rmse,
+                c.samples,
+                severity_str(c.severity)
+            ),
             None => format!("{} {} could not be compared with {}", name(&r.equip), name(&r.role), name(&r.reference)),
         };
         facts.push(json!({"id": id, "kind": "reference", "equip": r.equip, "role": r.role, "value": r.comparison.as_ref().map(|c| c.bias), "text": t.clone()}));

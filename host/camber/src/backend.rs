@@ -37,7 +37,12 @@ impl Backend for RegistryBackend {
     fn prompts(&self) -> Vec<PromptInfo> {
         self.registry
             .prompts()
-            .map(|p| PromptInfo { name: p.name.clone(), title: p.title.clone(), description: p.description.clone(), arguments: p.arguments.clone() })
+            .map(|p| PromptInfo {
+                name: p.name.clone(),
+                title: p.title.clone(),
+                description: p.description.clone(),
+                arguments: p.arguments.clone(),
+            })
             .collect()
     }
 

@@ -20,7 +20,11 @@ macro_rules! out {
 }
 
 #[derive(Parser)]
-#[command(name = "camber", version, about = "Read-only building analytics for AI assistants: capabilities as sandboxed WebAssembly components")]
+#[command(
+    name = "camber",
+    version,
+    about = "Read-only building analytics for AI assistants: capabilities as sandboxed WebAssembly components"
+)]
 struct Cli {
     /// More capability directories (after the one next to the executable and CAMBER_CAPABILITIES)
     #[arg(long = "capabilities", global = true, value_name = "DIR")]
@@ -447,7 +451,8 @@ fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: b
         registry.prompts().count(),
         ctx.allowed.len()
     ));
-    let svc = std::sync::Arc::new(serve::Service::new(Box::new(crate::backend::RegistryBackend { registry, base: ctx })));
+    let svc =
+        std::sync::Arc::new(serve::Service::new(Box::new(crate::backend::RegistryBackend { registry, base: ctx })));
     match http.http {
         None => {
             serve::stdio::serve(svc, workers).map_err(|e| format!("stdio failed: {e}"))?;
@@ -537,12 +542,15 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
         fids.iter().all(|f| reg.entries.contains_key(f))
     });
     if !fresh && !is_demo {
-        return Err(format!("{} exists and is not a camber demo store; name another with --store", store.display()).into());
+        return Err(
+            format!("{} exists and is not a camber demo store; name another with --store", store.display()).into()
+        );
     }
     out!("camber demo: writing {} synthetic buildings to {}", ids.len(), store.display())?;
     for id in &ids {
         let t0 = std::time::Instant::now();
-        let (fid, outcome, _) = camber_store::synthetic::ingest(store, id, None, true, std::time::Duration::from_secs(30))?;
+        let (fid, outcome, _) =
+            camber_store::synthetic::ingest(store, id, None, true, std::time::Duration::from_secs(30))?;
         out!("  {fid}: {} rows in {:.2} s", camber_common::text::thousands(outcome.rows), t0.elapsed().as_secs_f64())?;
     }
     let reg = load_registry(extra)?;
@@ -557,7 +565,10 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
         ("coverage", json!({"facility_id": fids[0], "group_by": "equip", "limit": 3})),
         ("dataset_search", json!({"query": "synthetic chilled", "limit": 3})),
         ("rule_run", json!({"facility_id": fids[0], "min_severity": "warn", "limit": 5})),
-        ("finding_detail", json!({"facility_id": fids[0], "finding_id": "leaking_valve@AHU__leaking_cool_valve", "limit": 3})),
+        (
+            "finding_detail",
+            json!({"facility_id": fids[0], "finding_id": "leaking_valve@AHU__leaking_cool_valve", "limit": 3}),
+        ),
         ("sensor_trust", json!({"facility_id": fids[1], "limit": 3})),
         ("points", json!({"facility_id": fids[0], "equip": "AHU-9"})),
         ("points", json!({"facility_id": "elsewhere"})),

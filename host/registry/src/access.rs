@@ -60,9 +60,7 @@ impl Access {
     /// Check that `fid` may be read in this call.
     fn check(&mut self, fid: &str) -> Result<Arc<StoreDir>, wit::StoreError> {
         if !self.readable.contains(fid) {
-            return Err(self.record(CapError::internal(
-                "the capability tried to read a facility outside this call",
-            )));
+            return Err(self.record(CapError::internal("the capability tried to read a facility outside this call")));
         }
         let Some(store) = self.store.clone() else {
             return Err(self.record(CapError::new(ErrorCode::NotFound, "the store this caller reads does not exist")));
@@ -132,11 +130,7 @@ impl HostAccess for Access {
             let meta = registry.entries.get(fid).cloned().unwrap_or(Value::Null);
             let mut row = wit_store::Facility {
                 facility_id: fid.clone(),
-                name: meta
-                    .get("display_name")
-                    .or_else(|| meta.get("name"))
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
+                name: meta.get("display_name").or_else(|| meta.get("name")).and_then(Value::as_str).map(str::to_string),
                 lifecycle: meta.get("state").and_then(Value::as_str).unwrap_or("active").to_string(),
                 timezone: timezone_of(&meta),
                 first_ns: None,
@@ -161,7 +155,11 @@ impl HostAccess for Access {
             }
             out.push(row);
         }
-        Ok(wit_store::FacilityList { facilities: out, withheld_research_only: research_only, withheld_unverified: unverified })
+        Ok(wit_store::FacilityList {
+            facilities: out,
+            withheld_research_only: research_only,
+            withheld_unverified: unverified,
+        })
     }
 
     fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
@@ -169,7 +167,11 @@ impl HostAccess for Access {
         match retry_once(|| store.points(&facility_id)) {
             Ok(rows) => Ok(rows
                 .iter()
-                .map(|r| wit_store::Point { equip: r.equip.clone(), equip_class: r.equip_class.clone(), role: r.role.clone() })
+                .map(|r| wit_store::Point {
+                    equip: r.equip.clone(),
+                    equip_class: r.equip_class.clone(),
+                    role: r.role.clone(),
+                })
                 .collect()),
             Err(e) => Err(self.fail(e)),
         }
@@ -206,7 +208,10 @@ impl HostAccess for Access {
                     equip: k.equip,
                     equip_class: k.equip_class,
                     role: k.role,
-                    runs: runs.into_iter().map(|r| wit_store::TimeRun { start: r.start, step: r.step, count: r.count }).collect(),
+                    runs: runs
+                        .into_iter()
+                        .map(|r| wit_store::TimeRun { start: r.start, step: r.step, count: r.count })
+                        .collect(),
                 })
                 .collect()),
             Err(e) => Err(self.fail(e)),
@@ -240,7 +245,11 @@ impl HostAccess for Access {
         match retry_once(|| store.read_grid(&facility_id, &equips, start_ns, end_ns, step_ns)) {
             Ok(frames) => Ok(frames
                 .into_iter()
-                .map(|g| wit_store::EquipFrame { equip: g.equip, equip_class: g.equip_class, frame: wit_frame(g.frame) })
+                .map(|g| wit_store::EquipFrame {
+                    equip: g.equip,
+                    equip_class: g.equip_class,
+                    frame: wit_frame(g.frame),
+                })
                 .collect()),
             Err(e) => Err(self.fail(e)),
         }

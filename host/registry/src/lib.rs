@@ -2,6 +2,8 @@
 //! through (`Registry::call`), with what the pipeline reads: the licence wall, the run
 //! configs, and the access state a guest's store reads are checked against.
 
+#![deny(unsafe_code)]
+
 pub mod access;
 pub mod licence;
 pub mod pipeline;

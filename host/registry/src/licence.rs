@@ -72,7 +72,9 @@ impl Wall {
         }
         if fid.starts_with("ds-") {
             let named = catalog::entry_for_facility(fid).is_some();
-            let recorded = entry.and_then(|m| m.get("dataset")).is_some_and(|b| b["licence"].is_string() || b["access"].is_string());
+            let recorded = entry
+                .and_then(|m| m.get("dataset"))
+                .is_some_and(|b| b["licence"].is_string() || b["access"].is_string());
             if entry.is_none() {
                 return Verdict::Unverified("no_registry_entry");
             }
@@ -103,7 +105,9 @@ impl Wall {
     /// The banner every result carries while the registry is damaged.
     pub fn banner(&self) -> Option<String> {
         self.damaged.map(|why| {
-            format!("{why}: facilities whose licence cannot be established are withheld or refused until it is repaired")
+            format!(
+                "{why}: facilities whose licence cannot be established are withheld or refused until it is repaired"
+            )
         })
     }
 }

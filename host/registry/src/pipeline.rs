@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use camber_common::redact::Sent;
 use camber_common::text::{one_line, summary_line, thousands};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
-use camber_runtime::{panic_message, wit, CapabilityPre, CallState, GuestCall, GuestOutcome, Runtime, Stop};
+use camber_runtime::{panic_message, wit, CallState, CapabilityPre, GuestCall, GuestOutcome, Runtime, Stop};
 use camber_store::{fence, StoreError};
 
 use crate::access::{code_from_wit, unavailable, Access};
@@ -56,7 +56,12 @@ pub(crate) struct Admitted {
 }
 
 /// Admission: everything decided before the guest runs.
-pub(crate) fn admit(cap: &CapabilityEntry, name: &str, arguments: &Value, ctx: &CallContext) -> Result<Admitted, Refusal> {
+pub(crate) fn admit(
+    cap: &CapabilityEntry,
+    name: &str,
+    arguments: &Value,
+    ctx: &CallContext,
+) -> Result<Admitted, Refusal> {
     let args = validate(cap, arguments)?;
     let (named, readable) = allowlist(&args, ctx)?;
     let wall = licence(&named, ctx)?;
@@ -144,14 +149,25 @@ fn call_token(name: &str, args: &Value, readable: &BTreeSet<String>, ctx: &CallC
         Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
         None => String::new(),
     };
-    policy::call_token(name, args, &ctx.allowed, &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation })
+    policy::call_token(
+        name,
+        args,
+        &ctx.allowed,
+        &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
+    )
 }
 
 /// Run the guest with the call's access state and limits, and read its end: a refused or
 /// failed store read decides the call whatever the guest made of it; then a slot, deadline,
 /// cancel, fuel, memory or trap; then the fences again (a rewrite that overlapped the call);
 /// then the guest's own refusal.
-pub(crate) fn run(runtime: &Runtime, pre: &CapabilityPre<CallState>, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Result<wit::CallResult, Refusal> {
+pub(crate) fn run(
+    runtime: &Runtime,
+    pre: &CapabilityPre<CallState>,
+    name: &str,
+    adm: &mut Admitted,
+    ctx: &CallContext,
+) -> Result<wit::CallResult, Refusal> {
     let wit_ctx = wit::CallContext {
         allowed_facilities: ctx.allowed.iter().cloned().collect(),
         min_trust: ctx.min_trust,
@@ -163,7 +179,13 @@ pub(crate) fn run(runtime: &Runtime, pre: &CapabilityPre<CallState>, name: &str,
     access.fenced_off = std::mem::take(&mut adm.fenced_off);
     access.min_trust = ctx.min_trust;
     let arguments = adm.args.to_string();
-    let call = GuestCall { name, arguments: &arguments, ctx: &wit_ctx, max_seconds: ctx.limits.max_seconds, cancel: ctx.cancel.clone() };
+    let call = GuestCall {
+        name,
+        arguments: &arguments,
+        ctx: &wit_ctx,
+        max_seconds: ctx.limits.max_seconds,
+        cancel: ctx.cancel.clone(),
+    };
     let (outcome, access) = runtime.call(pre, call, access);
     if let Some(e) = access.error {
         return Err(e.into());
@@ -180,20 +202,29 @@ pub(crate) fn run(runtime: &Runtime, pre: &CapabilityPre<CallState>, name: &str,
 }
 
 /// What the way a guest ended means for the call.
-fn guest_end(runtime: &Runtime, name: &str, outcome: GuestOutcome, ctx: &CallContext) -> Result<Result<wit::CallResult, wit::CapError>, Refusal> {
+fn guest_end(
+    runtime: &Runtime,
+    name: &str,
+    outcome: GuestOutcome,
+    ctx: &CallContext,
+) -> Result<Result<wit::CallResult, wit::CapError>, Refusal> {
     let refusal = match outcome {
         GuestOutcome::Returned(r) => return Ok(r),
-        GuestOutcome::NoSlot => {
-            CapError::with_data(ErrorCode::Unavailable, format!("every sandbox slot is busy; retry '{name}' in a moment"), json!({"retryable": true}))
-        }
+        GuestOutcome::NoSlot => CapError::with_data(
+            ErrorCode::Unavailable,
+            format!("every sandbox slot is busy; retry '{name}' in a moment"),
+            json!({"retryable": true}),
+        ),
         GuestOutcome::Stopped(Stop::Deadline) => CapError::with_data(
             ErrorCode::Timeout,
             format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.limits.max_seconds)),
             json!({"max_seconds": ctx.limits.max_seconds}),
         ),
-        GuestOutcome::Stopped(Stop::Cancelled) => {
-            CapError::with_data(ErrorCode::Timeout, format!("'{name}' was cancelled by the caller and stopped"), json!({"cancelled": true}))
-        }
+        GuestOutcome::Stopped(Stop::Cancelled) => CapError::with_data(
+            ErrorCode::Timeout,
+            format!("'{name}' was cancelled by the caller and stopped"),
+            json!({"cancelled": true}),
+        ),
         GuestOutcome::OutOfFuel => CapError::with_data(
             ErrorCode::Timeout,
             format!("'{name}' used up its compute budget and was stopped; narrow the query"),
@@ -201,7 +232,10 @@ fn guest_end(runtime: &Runtime, name: &str, outcome: GuestOutcome, ctx: &CallCon
         ),
         GuestOutcome::OutOfMemory => CapError::with_data(
             ErrorCode::TooLarge,
-            format!("'{name}' needed more than its memory limit of {} MiB and was stopped; narrow the query", runtime.config.max_memory_bytes >> 20),
+            format!(
+                "'{name}' needed more than its memory limit of {} MiB and was stopped; narrow the query",
+                runtime.config.max_memory_bytes >> 20
+            ),
             json!({"max_memory_bytes": runtime.config.max_memory_bytes}),
         ),
         GuestOutcome::Trapped { trap, stderr } => {
@@ -231,7 +265,14 @@ struct Outgoing {
 }
 
 /// Finishing: everything done to what the guest returned, in the host.
-pub(crate) fn finish(cap: &CapabilityEntry, name: &str, out: wit::CallResult, adm: &Admitted, ctx: &CallContext, sent: &Sent) -> Result<CapabilityResult, Refusal> {
+pub(crate) fn finish(
+    cap: &CapabilityEntry,
+    name: &str,
+    out: wit::CallResult,
+    adm: &Admitted,
+    ctx: &CallContext,
+    sent: &Sent,
+) -> Result<CapabilityResult, Refusal> {
     let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
     let mut o = parse_output(out, adm, &internal)?;
     pages_and_caps(&mut o, cap, ctx);
@@ -262,7 +303,13 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
     }
     let mut o = Outgoing { data, facts, banners, truncated: false, text: out.text };
     for p in &out.pages {
-        let n = PageNotice { list: p.key.clone(), offset: p.offset, limit: p.limit, total: p.total, order: p.order.clone() };
+        let n = PageNotice {
+            list: p.key.clone(),
+            offset: p.offset,
+            limit: p.limit,
+            total: p.total,
+            order: p.order.clone(),
+        };
         o.banners.push(n.banner());
         o.truncated = true;
     }
@@ -281,7 +328,9 @@ fn pages_and_caps(o: &mut Outgoing, cap: &CapabilityEntry, ctx: &CallContext) {
     }
     if cut > 0 {
         o.truncated = true;
-        o.banners.push(format!("{cut} value(s) longer than 2,000 characters were cut (an ellipsis and a short hash mark each cut)"));
+        o.banners.push(format!(
+            "{cut} value(s) longer than 2,000 characters were cut (an ellipsis and a short hash mark each cut)"
+        ));
     }
 }
 
@@ -291,13 +340,17 @@ fn output_schema(o: &Outgoing, cap: &CapabilityEntry, internal: &dyn Fn(&str) ->
     if errors.is_empty() {
         return Ok(());
     }
-    Err(internal(&format!("returned data that does not match its output schema: {}", errors.iter().take(3).cloned().collect::<Vec<_>>().join("; "))))
+    Err(internal(&format!(
+        "returned data that does not match its output schema: {}",
+        errors.iter().take(3).cloned().collect::<Vec<_>>().join("; ")
+    )))
 }
 
 /// A result that names a facility outside the allowlist is the capability's fault (and does
 /// not say which).
 fn facility_check(o: &Outgoing, ctx: &CallContext, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
-    let outside = policy::outside_allowlist(&o.data, &ctx.allowed).is_some() || o.facts.iter().any(|f| policy::outside_allowlist(f, &ctx.allowed).is_some());
+    let outside = policy::outside_allowlist(&o.data, &ctx.allowed).is_some()
+        || o.facts.iter().any(|f| policy::outside_allowlist(f, &ctx.allowed).is_some());
     if outside {
         return Err(internal("returned a result that names a facility outside the allowlist"));
     }
@@ -306,8 +359,13 @@ fn facility_check(o: &Outgoing, ctx: &CallContext, internal: &dyn Fn(&str) -> Re
 
 /// Fact ids get the call's token, in facts, in the data's fact keys and in the text's own
 /// citations; fact texts become one line with no citation.
-fn fact_ids(o: &mut Outgoing, token: &str, internal: &dyn Fn(&str) -> Refusal) -> Result<BTreeMap<String, String>, Refusal> {
-    let mapping = policy::scope_facts(&mut o.facts, &mut o.data, token).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+fn fact_ids(
+    o: &mut Outgoing,
+    token: &str,
+    internal: &dyn Fn(&str) -> Refusal,
+) -> Result<BTreeMap<String, String>, Refusal> {
+    let mapping = policy::scope_facts(&mut o.facts, &mut o.data, token)
+        .map_err(|why| internal(&format!("returned bad facts: {why}")))?;
     policy::clean_fact_texts(&mut o.facts);
     o.text = policy::scope_text(&summary_line(&o.text), &mapping);
     Ok(mapping)
@@ -315,8 +373,13 @@ fn fact_ids(o: &mut Outgoing, token: &str, internal: &dyn Fn(&str) -> Refusal) -
 
 /// Step 7: Citations, strict: a sentence stating a figure no cited fact carries is removed, and so
 /// is a citation of an id the result has no fact for, each with a banner.
-fn citations(o: &mut Outgoing, _mapping: &BTreeMap<String, String>, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
-    let (text, banners) = policy::grounded(&o.text, &o.facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
+fn citations(
+    o: &mut Outgoing,
+    _mapping: &BTreeMap<String, String>,
+    internal: &dyn Fn(&str) -> Refusal,
+) -> Result<(), Refusal> {
+    let (text, banners) =
+        policy::grounded(&o.text, &o.facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
     o.text = text;
     o.banners.extend(banners);
     Ok(())
@@ -355,7 +418,11 @@ fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
     }
     Err(CapError::with_data(
         ErrorCode::TooLarge,
-        format!("the result is {} bytes, over this caller's limit of {}; narrow the query", thousands(size), thousands(ctx.limits.max_bytes)),
+        format!(
+            "the result is {} bytes, over this caller's limit of {}; narrow the query",
+            thousands(size),
+            thousands(ctx.limits.max_bytes)
+        ),
         json!({"bytes": size, "max_bytes": ctx.limits.max_bytes}),
     )
     .into())

@@ -12,9 +12,22 @@ use camber_common::{CapError, ErrorCode};
 
 /// Keywords a capability schema may use: each one is enforced by the validator.
 const KEYWORDS: [&str; 16] = [
-    "type", "properties", "required", "additionalProperties", "enum", "const", "items",
-    "minItems", "maxItems", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-    "minLength", "maxLength", "pattern",
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "enum",
+    "const",
+    "items",
+    "minItems",
+    "maxItems",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
 ];
 /// Annotations: accepted and never applied (`default` is not filled in).
 const ANNOTATIONS: [&str; 8] = ["$schema", "$id", "$comment", "title", "description", "default", "examples", "format"];
@@ -163,7 +176,8 @@ pub struct TokenInputs<'a> {
 /// Six hex digits of SHA-256 over the canonical JSON of the name, the validated arguments,
 /// the sorted allowlist, the config digest, the trust floor and the store generation.
 pub fn call_token(name: &str, args: &Value, allowed: &BTreeSet<String>, more: &TokenInputs) -> String {
-    let payload = json!([name, args, allowed.iter().collect::<Vec<_>>(), more.config_digest, more.min_trust, more.generation]);
+    let payload =
+        json!([name, args, allowed.iter().collect::<Vec<_>>(), more.config_digest, more.min_trust, more.generation]);
     sha256_hex(&canonical_bytes(&payload))[..6].to_string()
 }
 
@@ -380,7 +394,11 @@ mod tests {
 
     #[test]
     fn schema_subset_refuses_unknown_keywords() {
-        assert!(check_schema(&json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x$"}}}), "s").is_ok());
+        assert!(check_schema(
+            &json!({"type": "object", "properties": {"a": {"type": "string", "pattern": "^x$"}}}),
+            "s"
+        )
+        .is_ok());
         let e = check_schema(&json!({"type": "object", "properties": {"a": {"oneOf": []}}}), "s").unwrap_err();
         assert!(e.contains("'oneOf'") && e.contains("s/properties/a"), "{e}");
         assert!(check_schema(&json!({"type": "object", "items": {"$ref": "#"}}), "s").is_err());
@@ -460,9 +478,11 @@ mod tests {
     #[test]
     fn outside_allowlist_finds_nested_ids() {
         let allowed: BTreeSet<String> = ["hq".to_string()].into();
-        assert_eq!(outside_allowlist(&json!({"a": [{"facility_id": "hq"}, {"b": {"facility_id": "x"}}]}), &allowed), Some("x"));
+        assert_eq!(
+            outside_allowlist(&json!({"a": [{"facility_id": "hq"}, {"b": {"facility_id": "x"}}]}), &allowed),
+            Some("x")
+        );
         assert_eq!(outside_allowlist(&json!({"facility_ids": ["hq", "y"]}), &allowed), Some("y"));
         assert_eq!(outside_allowlist(&json!({"facility_id": "hq"}), &allowed), None);
     }
-
 }

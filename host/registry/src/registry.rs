@@ -191,10 +191,8 @@ impl Registry {
         let file = file_label(path);
         let component = self.runtime.load_component(path)?;
         let pre = self.runtime.pre_instantiate(&component, &file)?;
-        let (descs, prompts) = self
-            .runtime
-            .describe(&pre)
-            .map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
+        let (descs, prompts) =
+            self.runtime.describe(&pre).map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
         let index = self.components.len();
         let mut entries = Vec::new();
         for d in descs {
@@ -210,13 +208,19 @@ impl Registry {
             let parse = |s: &str, which: &str| -> Result<Value, String> {
                 serde_json::from_str(s).map_err(|_| format!("{file}: {}.{which} is not JSON", d.name))
             };
-            let input = Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
-            let output = Schema::compile(parse(&d.output_schema, "output_schema")?, &format!("{file}: {}.output_schema", d.name))?;
+            let input =
+                Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
+            let output = Schema::compile(
+                parse(&d.output_schema, "output_schema")?,
+                &format!("{file}: {}.output_schema", d.name),
+            )?;
             let own_output: Vec<String> = d
                 .annotations
                 .iter()
                 .filter(|(k, _)| k == "own_output")
-                .flat_map(|(_, v)| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect::<Vec<_>>())
+                .flat_map(|(_, v)| {
+                    v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect::<Vec<_>>()
+                })
                 .collect();
             entries.push(CapabilityEntry {
                 own_output,
@@ -273,7 +277,10 @@ impl Registry {
     /// Render a prompt's user message; argument values are reduced to one short line first.
     pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
         let Some(p) = self.prompts.get(name) else {
-            return Err(CapError::new(ErrorCode::InvalidParams, format!("no prompt named '{}'", self.redactor.redact_sent(&one_line(name)))));
+            return Err(CapError::new(
+                ErrorCode::InvalidParams,
+                format!("no prompt named '{}'", self.redactor.redact_sent(&one_line(name))),
+            ));
         };
         for (arg, _, required) in &p.arguments {
             if *required && args.get(arg).is_none_or(|v| v.trim().is_empty()) {
@@ -292,8 +299,13 @@ impl Registry {
         let sent = Sent::new(short.iter().map(|(_, v)| v.as_str()));
         match self.runtime.get_prompt(&comp.pre, name, &short) {
             Ok(Ok(text)) => Ok(text),
-            Ok(Err(e)) => Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent))),
-            Err(trap) => Err(CapError::internal(format!("prompt '{name}' failed: {}", self.redactor.redact_echoes(&one_line(&trap), &sent)))),
+            Ok(Err(e)) => {
+                Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent)))
+            }
+            Err(trap) => Err(CapError::internal(format!(
+                "prompt '{name}' failed: {}",
+                self.redactor.redact_echoes(&one_line(&trap), &sent)
+            ))),
         }
     }
 
@@ -303,7 +315,8 @@ impl Registry {
     /// tokio worker thread.
     pub fn call(&self, name: &str, arguments: &Value, ctx: &CallContext) -> Result<CapabilityResult, CapError> {
         let sent = Sent::of_call(name, arguments);
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.call_inner(name, arguments, ctx, &sent)));
+        let outcome =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.call_inner(name, arguments, ctx, &sent)));
         let refusal = match outcome {
             Ok(Ok(r)) => return Ok(r),
             Ok(Err(r)) => r,
@@ -321,7 +334,9 @@ impl Registry {
                 // "<pointer>: <problem>": the pointer's segments are the caller's keys, the
                 // problem quotes the caller's value
                 let redact = |s: &str| match s.split_once(": ") {
-                    Some((ptr, msg)) => format!("{}: {}", ctx.redactor.redact_pointer(ptr), ctx.redactor.redact_echoes(msg, &sent)),
+                    Some((ptr, msg)) => {
+                        format!("{}: {}", ctx.redactor.redact_pointer(ptr), ctx.redactor.redact_echoes(msg, &sent))
+                    }
                     None => ctx.redactor.redact_echoes(s, &sent),
                 };
                 let data = e.data.map(|mut d| {
@@ -346,9 +361,19 @@ impl Registry {
     }
 
     /// The call's three phases (see [`crate::pipeline`]): admit, run the guest, finish.
-    fn call_inner(&self, name: &str, arguments: &Value, ctx: &CallContext, sent: &Sent) -> Result<CapabilityResult, Refusal> {
+    fn call_inner(
+        &self,
+        name: &str,
+        arguments: &Value,
+        ctx: &CallContext,
+        sent: &Sent,
+    ) -> Result<CapabilityResult, Refusal> {
         let Some(cap) = self.capabilities.get(name) else {
-            return Err(CapError::new(ErrorCode::UnknownCapability, format!("no capability named '{}'", one_line(name))).into());
+            return Err(CapError::new(
+                ErrorCode::UnknownCapability,
+                format!("no capability named '{}'", one_line(name)),
+            )
+            .into());
         };
         let mut admitted = pipeline::admit(cap, name, arguments, ctx)?;
         let returned = pipeline::run(&self.runtime, &self.components[cap.component].pre, name, &mut admitted, ctx)?;

@@ -75,9 +75,11 @@ impl RunConfigs {
     /// The caller's config for a facility: the one that names it, or a single config that
     /// names no facility.
     pub fn for_facility(&self, fid: &str) -> Option<&Loaded> {
-        self.loaded.iter().find(|l| l.parsed.facility_id.as_deref() == Some(fid)).or_else(|| match self.loaded.as_slice() {
-            [only] if only.parsed.facility_id.is_none() => Some(only),
-            _ => None,
+        self.loaded.iter().find(|l| l.parsed.facility_id.as_deref() == Some(fid)).or_else(|| {
+            match self.loaded.as_slice() {
+                [only] if only.parsed.facility_id.is_none() => Some(only),
+                _ => None,
+            }
         })
     }
 }
@@ -102,7 +104,12 @@ fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
 fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, classes: &[String]) -> Option<Value> {
     let info = camber_synth::datasets().into_iter().find(|d| d.id == dataset_id)?;
     let families: Vec<&str> = classes.iter().filter_map(|c| family_of(c)).collect();
-    let rule_ids: Vec<&str> = rules::all().iter().map(|r| (r.spec)()).filter(|s| s.families.iter().any(|f| families.contains(f))).map(|s| s.id).collect();
+    let rule_ids: Vec<&str> = rules::all()
+        .iter()
+        .map(|r| (r.spec)())
+        .filter(|s| s.families.iter().any(|f| families.contains(f)))
+        .map(|s| s.id)
+        .collect();
     let resample = step_minutes.map_or_else(|| "1h".to_string(), |m| format!("{m}min"));
     Some(json!({
         "_comment": format!("Run template for {dataset_id} ({}): every rule written for its equipment, at the generator's {resample} interval.", info.title),
@@ -123,12 +130,17 @@ pub fn run_config_for(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: 
     let mut banners: Vec<String> = out["banner"].as_str().map(str::to_string).into_iter().collect();
     if let Ok(c) = RunConfig::from_value(&out["config"]) {
         if !c.not_built.is_empty() {
-            banners.push(format!("the run config names rules this server has not built, which did not run: {}", c.not_built.join(", ")));
+            banners.push(format!(
+                "the run config names rules this server has not built, which did not run: {}",
+                c.not_built.join(", ")
+            ));
         }
     }
     let min_trust = match asked {
         Some(m) if m > floor => {
-            banners.push(format!("the run config asks a trust floor of {m:.2}, above this server's {floor:.2}: the run applies {m:.2}"));
+            banners.push(format!(
+                "the run config asks a trust floor of {m:.2}, above this server's {floor:.2}: the run applies {m:.2}"
+            ));
             m
         }
         _ => floor,
@@ -149,14 +161,18 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
     let mut classes: Vec<String> = points.iter().map(|p| p.equip_class.clone()).collect();
     classes.sort();
     classes.dedup();
-    let weather = points.iter().find(|p| family_of(&p.equip_class) == Some("weather") && p.role == "oat").map(|p| p.equip.clone());
+    let weather = points
+        .iter()
+        .find(|p| family_of(&p.equip_class) == Some("weather") && p.role == "oat")
+        .map(|p| p.equip.clone());
     let registry = store.registry();
     let dataset = registry.entries.get(fid).and_then(|e| e.get("dataset"));
     let dataset_id = dataset.and_then(|d| d.get("dataset_id")).and_then(Value::as_str);
     if let Some(id) = dataset_id {
         let step = dataset.and_then(|d| d.get("step_minutes")).and_then(Value::as_u64);
         if let Some(t) = dataset_template(id, fid, step, &classes).or_else(|| reference_template(id, fid)) {
-            let banner = format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
+            let banner =
+                format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
             return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));
         }
     }
@@ -189,7 +205,12 @@ mod tests {
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"rules": ["leaky"]}"#).unwrap();
         let e = RunConfigs::load(&[bad]).unwrap_err();
-        assert!(e.starts_with("--config: bad.json: ") && e.contains("unknown rule 'leaky'") && !e.contains(&dir.path().display().to_string()), "{e}");
+        assert!(
+            e.starts_with("--config: bad.json: ")
+                && e.contains("unknown rule 'leaky'")
+                && !e.contains(&dir.path().display().to_string()),
+            "{e}"
+        );
         let e = RunConfigs::load(&[good.clone(), good]).unwrap_err();
         assert!(e.contains("already names"));
     }
@@ -201,7 +222,8 @@ mod tests {
         camber_store::fixture::write_facility(dir.path(), "hq", &rows, json!({"state": "active"})).unwrap();
         let store = StoreDir::open(dir.path()).unwrap();
         let file = dir.path().join("hq.json");
-        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "filter_fouling"]}"#).unwrap();
+        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "filter_fouling"]}"#)
+            .unwrap();
         let configs = RunConfigs::load(&[file]).unwrap();
         let out = run_config_for(&configs, &store, "hq", 0.5).unwrap();
         assert_eq!(out["source"], "caller");

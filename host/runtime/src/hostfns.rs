@@ -18,13 +18,41 @@ pub trait HostAccess: Send {
     /// The stored points of a facility.
     fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError>;
     /// One point's samples in a window.
-    fn read_series(&mut self, facility_id: String, equip: String, role: String, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Series, wit::StoreError>;
+    fn read_series(
+        &mut self,
+        facility_id: String,
+        equip: String,
+        role: String,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<wit_store::Series, wit::StoreError>;
     /// Sample times as runs.
-    fn read_times(&mut self, facility_id: String, equips: Vec<String>, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<Vec<wit_store::PointTimes>, wit::StoreError>;
+    fn read_times(
+        &mut self,
+        facility_id: String,
+        equips: Vec<String>,
+        roles: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<Vec<wit_store::PointTimes>, wit::StoreError>;
     /// One equipment's roles as aligned columns.
-    fn read_frame(&mut self, facility_id: String, equip: String, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Frame, wit::StoreError>;
+    fn read_frame(
+        &mut self,
+        facility_id: String,
+        equip: String,
+        roles: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<wit_store::Frame, wit::StoreError>;
     /// Equipment frames on a time grid.
-    fn read_grid(&mut self, facility_id: String, equips: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>, step_ns: i64) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError>;
+    fn read_grid(
+        &mut self,
+        facility_id: String,
+        equips: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+        step_ns: i64,
+    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError>;
     /// The run config a facility's run uses, as JSON text.
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError>;
     /// The dataset catalog as JSON text.
@@ -47,16 +75,44 @@ impl HostAccess for NoAccess {
     fn points(&mut self, _: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
         Err(refused())
     }
-    fn read_series(&mut self, _: String, _: String, _: String, _: Option<i64>, _: Option<i64>) -> Result<wit_store::Series, wit::StoreError> {
+    fn read_series(
+        &mut self,
+        _: String,
+        _: String,
+        _: String,
+        _: Option<i64>,
+        _: Option<i64>,
+    ) -> Result<wit_store::Series, wit::StoreError> {
         Err(refused())
     }
-    fn read_times(&mut self, _: String, _: Vec<String>, _: Vec<String>, _: Option<i64>, _: Option<i64>) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
+    fn read_times(
+        &mut self,
+        _: String,
+        _: Vec<String>,
+        _: Vec<String>,
+        _: Option<i64>,
+        _: Option<i64>,
+    ) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
         Err(refused())
     }
-    fn read_frame(&mut self, _: String, _: String, _: Vec<String>, _: Option<i64>, _: Option<i64>) -> Result<wit_store::Frame, wit::StoreError> {
+    fn read_frame(
+        &mut self,
+        _: String,
+        _: String,
+        _: Vec<String>,
+        _: Option<i64>,
+        _: Option<i64>,
+    ) -> Result<wit_store::Frame, wit::StoreError> {
         Err(refused())
     }
-    fn read_grid(&mut self, _: String, _: Vec<String>, _: Option<i64>, _: Option<i64>, _: i64) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+    fn read_grid(
+        &mut self,
+        _: String,
+        _: Vec<String>,
+        _: Option<i64>,
+        _: Option<i64>,
+        _: i64,
+    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
         Err(refused())
     }
     fn run_config(&mut self, _: String) -> Result<String, wit::StoreError> {
@@ -79,16 +135,44 @@ impl wit_store::Host for CallState {
     fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
         self.access.points(facility_id)
     }
-    fn read_series(&mut self, facility_id: String, equip: String, role: String, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Series, wit::StoreError> {
+    fn read_series(
+        &mut self,
+        facility_id: String,
+        equip: String,
+        role: String,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<wit_store::Series, wit::StoreError> {
         self.access.read_series(facility_id, equip, role, start_ns, end_ns)
     }
-    fn read_times(&mut self, facility_id: String, equips: Vec<String>, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
+    fn read_times(
+        &mut self,
+        facility_id: String,
+        equips: Vec<String>,
+        roles: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
         self.access.read_times(facility_id, equips, roles, start_ns, end_ns)
     }
-    fn read_frame(&mut self, facility_id: String, equip: String, roles: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>) -> Result<wit_store::Frame, wit::StoreError> {
+    fn read_frame(
+        &mut self,
+        facility_id: String,
+        equip: String,
+        roles: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+    ) -> Result<wit_store::Frame, wit::StoreError> {
         self.access.read_frame(facility_id, equip, roles, start_ns, end_ns)
     }
-    fn read_grid(&mut self, facility_id: String, equips: Vec<String>, start_ns: Option<i64>, end_ns: Option<i64>, step_ns: i64) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+    fn read_grid(
+        &mut self,
+        facility_id: String,
+        equips: Vec<String>,
+        start_ns: Option<i64>,
+        end_ns: Option<i64>,
+        step_ns: i64,
+    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
         self.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns)
     }
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError> {

@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use wasmtime::component::{Component, HasSelf, Linker, ResourceTable};
 use wasmtime::{
-    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter, Store,
-    Trap, UpdateDeadline,
+    Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, ResourceLimiter, Store, Trap, UpdateDeadline,
 };
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
@@ -132,7 +131,10 @@ pub enum GuestOutcome {
     OutOfMemory,
     /// A trap (a panic, `unreachable`, a bad lowering): the trap text and what the guest wrote
     /// to stderr.
-    Trapped { trap: String, stderr: String },
+    Trapped {
+        trap: String,
+        stderr: String,
+    },
 }
 
 /// The engine and its epoch ticker; shared by every component.
@@ -166,8 +168,7 @@ impl Runtime {
         cfg.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&cfg).map_err(|e| format!("cannot start the wasm engine: {e}"))?;
         let mut linker: Linker<CallState> = Linker::new(&engine);
-        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)
-            .map_err(|e| format!("cannot link WASI: {e}"))?;
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| format!("cannot link WASI: {e}"))?;
         WitCapability::add_to_linker::<CallState, HasSelf<CallState>>(&mut linker, |s| s)
             .map_err(|e| format!("cannot link the store interface: {e}"))?;
         Ok(Runtime {
@@ -249,18 +250,21 @@ impl Runtime {
             .linker
             .instantiate_pre(component)
             .map_err(|e| format!("{file}: does not fit the camber:capability world: {}", first_line(&e.to_string())))?;
-        CapabilityPre::new(pre)
-            .map_err(|e| format!("{file}: does not implement the camber:capability world: {}", first_line(&e.to_string())))
+        CapabilityPre::new(pre).map_err(|e| {
+            format!("{file}: does not implement the camber:capability world: {}", first_line(&e.to_string()))
+        })
     }
 
     /// A fresh store for one call.
-    fn new_store(&self, access: Box<dyn HostAccess>, max_seconds: f64, cancel: Option<Arc<AtomicBool>>, stderr: MemoryOutputPipe) -> Store<CallState> {
-        let wasi = WasiCtxBuilder::new()
-            .stderr(stderr)
-            .allow_tcp(false)
-            .allow_udp(false)
-            .allow_ip_name_lookup(false)
-            .build();
+    fn new_store(
+        &self,
+        access: Box<dyn HostAccess>,
+        max_seconds: f64,
+        cancel: Option<Arc<AtomicBool>>,
+        stderr: MemoryOutputPipe,
+    ) -> Store<CallState> {
+        let wasi =
+            WasiCtxBuilder::new().stderr(stderr).allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false).build();
         let deadline = Instant::now() + Duration::from_secs_f64(max_seconds.clamp(0.0, 86_400.0));
         let state = CallState {
             wasi,
@@ -334,7 +338,12 @@ impl Runtime {
 
     /// Run one capability call with the call's access state; returns the outcome and the
     /// access state back (what the guest read, the first failed read).
-    pub fn call<A: HostAccess + 'static>(&self, pre: &CapabilityPre<CallState>, call: GuestCall<'_>, access: A) -> (GuestOutcome, A) {
+    pub fn call<A: HostAccess + 'static>(
+        &self,
+        pre: &CapabilityPre<CallState>,
+        call: GuestCall<'_>,
+        access: A,
+    ) -> (GuestOutcome, A) {
         let GuestCall { name, arguments, ctx, max_seconds, cancel } = call;
         let (r, store, stderr) = self.with_instance(pre, Box::new(access), max_seconds, cancel, |inst, store| {
             inst.call_call(&mut *store, name, arguments, ctx)
@@ -343,7 +352,9 @@ impl Runtime {
         let outcome = match r {
             Ok(ret) => GuestOutcome::Returned(ret),
             // an instance that could not be created: the pool's slots are all taken
-            Err(e) if e.downcast_ref::<NoSlot>().is_some() && state.stopped.is_none() && !state.limiter.hit => GuestOutcome::NoSlot,
+            Err(e) if e.downcast_ref::<NoSlot>().is_some() && state.stopped.is_none() && !state.limiter.hit => {
+                GuestOutcome::NoSlot
+            }
             Err(e) => {
                 if let Some(stop) = state.stopped {
                     GuestOutcome::Stopped(stop)

@@ -14,8 +14,8 @@ use serde_json::{json, Value};
 use camber_common::{CapError, ErrorCode};
 
 use super::auth::Caller;
-use super::workers::Workers;
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::workers::Workers;
 use super::Service;
 
 /// A2A's task-not-found and not-cancelable error codes.
@@ -153,7 +153,14 @@ fn request_of(message: &Value) -> Result<(String, Value), String> {
     Err("send a data part {\"capability\": NAME, \"arguments\": {...}}".into())
 }
 
-fn task(d: Dialect, id: &str, context: &str, state: &str, artifacts: Vec<Value>, status_message: Option<Value>) -> Value {
+fn task(
+    d: Dialect,
+    id: &str,
+    context: &str,
+    state: &str,
+    artifacts: Vec<Value>,
+    status_message: Option<Value>,
+) -> Value {
     let mut status = json!({"state": state_name(d, state), "timestamp": camber_common::ids::utc_now()});
     if let Some(m) = status_message {
         status["message"] = m;
@@ -180,7 +187,12 @@ fn agent_message(d: Dialect, parts: Vec<Value>, task_id: &str, context: &str) ->
     m
 }
 
-fn outcome_task(d: Dialect, id: &str, context: &str, outcome: Result<camber_common::CapabilityResult, CapError>) -> Value {
+fn outcome_task(
+    d: Dialect,
+    id: &str,
+    context: &str,
+    outcome: Result<camber_common::CapabilityResult, CapError>,
+) -> Value {
     match outcome {
         Ok(r) => {
             let mut summary: String = r.banners.iter().map(|b| format!("NOTICE: {b}\n")).collect();
@@ -196,15 +208,39 @@ fn outcome_task(d: Dialect, id: &str, context: &str, outcome: Result<camber_comm
             task(d, id, context, "completed", vec![artifact], None)
         }
         Err(e) => {
-            let error = json!({"code": e.code.as_str(), "message": e.message, "data": e.data.clone().unwrap_or(Value::Null)});
-            let msg = agent_message(d, vec![text_part(d, &format!("{}: {}", e.code, e.message)), data_part(d, json!({"error": error}))], id, context);
-            task(d, id, context, if e.code == ErrorCode::Timeout && e.data.as_ref().is_some_and(|x| x["cancelled"] == true) { "canceled" } else { "failed" }, Vec::new(), Some(msg))
+            let error =
+                json!({"code": e.code.as_str(), "message": e.message, "data": e.data.clone().unwrap_or(Value::Null)});
+            let msg = agent_message(
+                d,
+                vec![text_part(d, &format!("{}: {}", e.code, e.message)), data_part(d, json!({"error": error}))],
+                id,
+                context,
+            );
+            task(
+                d,
+                id,
+                context,
+                if e.code == ErrorCode::Timeout && e.data.as_ref().is_some_and(|x| x["cancelled"] == true) {
+                    "canceled"
+                } else {
+                    "failed"
+                },
+                Vec::new(),
+                Some(msg),
+            )
         }
     }
 }
 
 /// Handle one A2A JSON-RPC message; `None` for a notification.
-pub async fn handle(svc: &Arc<Service>, workers: &Workers, tasks: &Arc<Tasks>, msg: Incoming, caller: Option<Caller>, version: Option<String>) -> Option<Value> {
+pub async fn handle(
+    svc: &Arc<Service>,
+    workers: &Workers,
+    tasks: &Arc<Tasks>,
+    msg: Incoming,
+    caller: Option<Caller>,
+    version: Option<String>,
+) -> Option<Value> {
     let Incoming::Request { id, method, params } = msg else { return None };
     let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
     let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
@@ -228,16 +264,28 @@ pub async fn handle(svc: &Arc<Service>, workers: &Workers, tasks: &Arc<Tasks>, m
                 Ok(t) => t,
                 Err(why) => return Some(jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, &why)),
             };
-            let context = message.get("contextId").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("ctx-{task_id}"));
+            let context = message
+                .get("contextId")
+                .and_then(Value::as_str)
+                .map(str::to_string)
+                .unwrap_or_else(|| format!("ctx-{task_id}"));
             let flag = Arc::new(AtomicBool::new(false));
             tasks.running.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.clone(), flag.clone());
             tasks.put(&task_id, task(dialect, &task_id, &context, "working", Vec::new(), None), &owner);
             // if the client goes away, the task ends canceled rather than "working" for ever
-            let _cleanup = TaskGuard { tasks: tasks.clone(), id: task_id.clone(), owner: owner.clone(), context: context.clone(), dialect };
+            let _cleanup = TaskGuard {
+                tasks: tasks.clone(),
+                id: task_id.clone(),
+                owner: owner.clone(),
+                context: context.clone(),
+                dialect,
+            };
             let outcome = workers
                 .run(flag, move |svc, cancel| svc.call(&name, &args, &label, allowed.as_ref(), Some(cancel)))
                 .await
-                .unwrap_or_else(|_| Err(CapError::internal("the call failed inside the server; the error is in the server's log")));
+                .unwrap_or_else(|_| {
+                    Err(CapError::internal("the call failed inside the server; the error is in the server's log"))
+                });
             tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&task_id);
             let t = outcome_task(dialect, &task_id, &context, outcome);
             tasks.put(&task_id, t.clone(), &owner);

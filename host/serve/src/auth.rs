@@ -27,13 +27,21 @@ pub struct Tokens {
 impl Tokens {
     /// Read a token file: `{"tokens": [{"sha256", "label", "allow": [...]}]}`.
     pub fn load(path: &Path) -> Result<Tokens, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("--tokens: the token file cannot be read ({})", e.kind()))?;
-        let v: Value = serde_json::from_str(&text).map_err(|_| "--tokens: the token file is not valid JSON".to_string())?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("--tokens: the token file cannot be read ({})", e.kind()))?;
+        let v: Value =
+            serde_json::from_str(&text).map_err(|_| "--tokens: the token file is not valid JSON".to_string())?;
         let mut entries = Vec::new();
         for t in v["tokens"].as_array().ok_or("--tokens: the token file has no \"tokens\" list")? {
-            let digest = t["sha256"].as_str().filter(|d| d.len() == 64).ok_or("--tokens: every token needs a 64-hex-digit sha256")?;
+            let digest = t["sha256"]
+                .as_str()
+                .filter(|d| d.len() == 64)
+                .ok_or("--tokens: every token needs a 64-hex-digit sha256")?;
             let label = t["label"].as_str().unwrap_or("token").to_string();
-            let allowed = t["allow"].as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+            let allowed = t["allow"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default();
             entries.push((digest.to_ascii_lowercase(), Caller { label, allowed, id: digest.to_ascii_lowercase() }));
         }
         Ok(Tokens { entries })
@@ -45,7 +53,8 @@ impl Tokens {
         // compare every digest in full, so the time taken does not tell how much matched
         let mut found = None;
         for (digest, caller) in &self.entries {
-            let same = digest.len() == d.len() && digest.bytes().zip(d.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
+            let same =
+                digest.len() == d.len() && digest.bytes().zip(d.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0;
             if same {
                 found = Some(caller);
             }
@@ -71,7 +80,9 @@ pub fn add(path: &Path, label: &str, allow: &[String]) -> Result<String, String>
     list.push(json!({"sha256": sha256_hex(token.as_bytes()), "label": label, "allow": allow, "created_at": camber_common::ids::utc_now()}));
     let text = serde_json::to_string_pretty(&doc).map_err(|e| e.to_string())?;
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| format!("cannot write the token file: {e}"))?;
+    std::fs::write(&tmp, text)
+        .and_then(|_| std::fs::rename(&tmp, path))
+        .map_err(|e| format!("cannot write the token file: {e}"))?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

@@ -24,8 +24,8 @@ use serde_json::Value;
 use super::auth::{Caller, Tokens};
 use super::jsonrpc::{self, Incoming};
 use super::log;
-use super::workers::{CallFailed, Workers};
 use super::mcp::{self, Action, Session};
+use super::workers::{CallFailed, Workers};
 use super::Service;
 
 /// How the HTTP server is set up.
@@ -69,7 +69,9 @@ pub fn check_setup(addr: &SocketAddr, tokens: Option<&Tokens>, no_auth: bool) ->
         return Err("--no-auth and --tokens exclude each other".into());
     }
     if !addr.ip().is_loopback() && tokens.is_none() {
-        return Err(format!("binding {addr} (not a loopback address) needs --tokens FILE: every caller must present a token"));
+        return Err(format!(
+            "binding {addr} (not a loopback address) needs --tokens FILE: every caller must present a token"
+        ));
     }
     if tokens.is_none() && !no_auth {
         return Err("name a token file with --tokens FILE (see `camber tokens add`), or pass --no-auth to serve loopback callers without tokens".into());
@@ -115,7 +117,11 @@ impl Sessions {
         self.map.retain(|_, s| !Sessions::expired(s, limits.idle, now));
         let mine: Vec<(&String, &HttpSession)> = self.map.iter().filter(|(_, s)| s.owner == owner).collect();
         if mine.len() >= limits.per_caller.max(1) {
-            let idle = mine.iter().filter(|(_, s)| s.inflight.is_empty()).min_by_key(|(_, s)| s.last_used).map(|(k, _)| (*k).clone());
+            let idle = mine
+                .iter()
+                .filter(|(_, s)| s.inflight.is_empty())
+                .min_by_key(|(_, s)| s.last_used)
+                .map(|(k, _)| (*k).clone());
             match idle {
                 Some(oldest) => {
                     self.map.remove(&oldest);
@@ -123,7 +129,8 @@ impl Sessions {
                 None => return false,
             }
         }
-        self.map.insert(id, HttpSession { session, inflight: HashMap::new(), owner: owner.to_string(), last_used: now });
+        self.map
+            .insert(id, HttpSession { session, inflight: HashMap::new(), owner: owner.to_string(), last_used: now });
         true
     }
 
@@ -181,7 +188,9 @@ pub fn loopback_origin(origin: &str) -> bool {
     let bare = uri.path() == "/" && uri.query().is_none() && uri.authority().is_some_and(|a| !a.as_str().contains('@'));
     let Some(host) = uri.host() else { return false };
     let host = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')).unwrap_or(host);
-    scheme_ok && bare && (host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()))
+    scheme_ok
+        && bare
+        && (host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback()))
 }
 
 impl AppState {
@@ -191,7 +200,7 @@ impl AppState {
     }
 
     /// The caller, or the response that refuses the request.
-    fn caller(&self, headers: &HeaderMap) -> Result<Option<Caller>, Response> {
+    fn caller(&self, headers: &HeaderMap) -> Result<Option<Caller>, Box<Response>> {
         let Some(tokens) = &self.tokens else { return Ok(None) };
         let presented = headers
             .get("authorization")
@@ -203,7 +212,7 @@ impl AppState {
             None => {
                 let mut r = (StatusCode::UNAUTHORIZED, "a valid bearer token is required").into_response();
                 r.headers_mut().insert("www-authenticate", HeaderValue::from_static("Bearer"));
-                Err(r)
+                Err(Box::new(r))
             }
         }
     }
@@ -225,7 +234,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     }
     let caller = match st.caller(&headers) {
         Ok(c) => c,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     if let Some(v) = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
         if !mcp::supported(v) {
@@ -304,7 +313,8 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
             if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
                 s.inflight.insert(key.clone(), flag.clone());
             }
-            let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, &|_n| {})).await;
+            let reply =
+                st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, &|_n| {})).await;
             if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
                 s.inflight.remove(&key);
                 s.last_used = Instant::now();
@@ -324,7 +334,7 @@ async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
     }
     let owner = match st.caller(&headers) {
         Ok(c) => c.map(|c| c.id).unwrap_or_default(),
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let Some(sid) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
         return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id");
@@ -341,7 +351,11 @@ async fn mcp_get() -> Response {
 }
 
 async fn agent_card(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let host = headers.get("host").and_then(|h| h.to_str().ok()).map(str::to_string).unwrap_or_else(|| format!("127.0.0.1:{}", st.port));
+    let host = headers
+        .get("host")
+        .and_then(|h| h.to_str().ok())
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("127.0.0.1:{}", st.port));
     json_response(StatusCode::OK, &super::a2a::agent_card(&st.svc, &format!("http://{host}"), st.tokens.is_some()))
 }
 
@@ -351,7 +365,7 @@ async fn a2a_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     }
     let caller = match st.caller(&headers) {
         Ok(c) => c,
-        Err(r) => return r,
+        Err(r) => return *r,
     };
     let version = headers.get("a2a-version").and_then(|v| v.to_str().ok()).map(str::to_string);
     let msg = match jsonrpc::parse(&body) {
@@ -388,12 +402,17 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
 /// A body over the cap is refused 413 by the body extractor with a plain-text body; the
 /// client still gets a JSON-RPC error it can read (id null: the request was never read).
 async fn readable_too_large(res: Response) -> Response {
-    let json = res.headers().get(axum::http::header::CONTENT_TYPE).is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    let json = res
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
     if res.status() != StatusCode::PAYLOAD_TOO_LARGE || json {
         return res;
     }
-    let message = format!("the request is larger than {} MiB, the most one message may hold", jsonrpc::MAX_MESSAGE_BYTES >> 20);
-    (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, &message))).into_response()
+    let message =
+        format!("the request is larger than {} MiB, the most one message may hold", jsonrpc::MAX_MESSAGE_BYTES >> 20);
+    (StatusCode::PAYLOAD_TOO_LARGE, axum::Json(jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, &message)))
+        .into_response()
 }
 
 /// Serve until interrupted.
@@ -405,7 +424,9 @@ pub fn serve(svc: Arc<Service>, opts: HttpOptions) -> Result<(), String> {
         .build()
         .map_err(|e| format!("cannot start the HTTP runtime: {e}"))?;
     rt.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(opts.addr).await.map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
+        let listener = tokio::net::TcpListener::bind(opts.addr)
+            .await
+            .map_err(|e| format!("cannot listen on {}: {e}", opts.addr))?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         let (app, _) = router(svc, &HttpOptions { addr: local, ..opts });
         log::line(format!("camber: serving MCP at http://{local}/mcp and A2A at http://{local}/a2a"));

@@ -65,7 +65,9 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, Value> {
     let raw: &RawValue = serde_json::from_str(text).map_err(|_| not_json())?;
     match raw.get().as_bytes().first() {
         Some(b'{') => {}
-        Some(b'[') => return Err(error(Value::Null, INVALID_REQUEST, "batches are not supported: send one message at a time")),
+        Some(b'[') => {
+            return Err(error(Value::Null, INVALID_REQUEST, "batches are not supported: send one message at a time"))
+        }
         _ => return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: a message is a JSON object")),
     }
     let m: HashMap<String, &RawValue> = serde_json::from_str(raw.get()).map_err(|_| not_json())?;
@@ -74,7 +76,9 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, Value> {
     let id = match member("id") {
         None => None,
         Some(Some(id)) if valid_id(&id) => Some(id),
-        Some(_) => return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: id must be a string or an integer")),
+        Some(_) => {
+            return Err(error(Value::Null, INVALID_REQUEST, "Invalid Request: id must be a string or an integer"))
+        }
     };
     let answer = || id.clone().unwrap_or(Value::Null);
     if !matches!(member("jsonrpc"), Some(Some(Value::String(v))) if v == "2.0") {
@@ -91,7 +95,11 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, Value> {
         Some(r) => match serde_json::from_str::<Value>(r.get()) {
             Ok(p) => p,
             Err(_) => {
-                return Err(error(answer(), INVALID_PARAMS, &format!("Invalid params: params nest deeper than {MAX_PARAMS_DEPTH} levels")));
+                return Err(error(
+                    answer(),
+                    INVALID_PARAMS,
+                    &format!("Invalid params: params nest deeper than {MAX_PARAMS_DEPTH} levels"),
+                ));
             }
         },
     };
@@ -111,11 +119,23 @@ mod tests {
     #[test]
     fn messages() {
         assert!(matches!(parse(br#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#), Ok(Incoming::Request { .. })));
-        assert!(matches!(parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#), Ok(Incoming::Notification { .. })));
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
+            Ok(Incoming::Notification { .. })
+        ));
         assert_eq!(parse(b"{nope").unwrap_err()["error"]["code"], PARSE_ERROR);
-        assert_eq!(parse(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).unwrap_err()["error"]["code"], INVALID_REQUEST);
-        assert_eq!(parse(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#).unwrap_err()["error"]["code"], INVALID_REQUEST);
-        assert_eq!(parse(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#).unwrap_err()["error"]["code"], INVALID_PARAMS);
+        assert_eq!(
+            parse(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#).unwrap_err()["error"]["code"],
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":{},"method":"ping"}"#).unwrap_err()["error"]["code"],
+            INVALID_REQUEST
+        );
+        assert_eq!(
+            parse(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#).unwrap_err()["error"]["code"],
+            INVALID_PARAMS
+        );
         assert_eq!(parse(&vec![b' '; MAX_MESSAGE_BYTES + 1]).unwrap_err()["error"]["code"], INVALID_REQUEST);
     }
 
@@ -141,16 +161,28 @@ mod tests {
     #[test]
     fn deep_valid_json_is_answered_with_its_id() {
         for depth in [200, 100_000] {
-            let msg = format!(r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"x":{}1{}}}}}"#, "[".repeat(depth), "]".repeat(depth));
+            let msg = format!(
+                r#"{{"jsonrpc":"2.0","id":42,"method":"tools/call","params":{{"x":{}1{}}}}}"#,
+                "[".repeat(depth),
+                "]".repeat(depth)
+            );
             let e = parse(msg.as_bytes()).unwrap_err();
             assert_eq!(e["id"], 42, "depth {depth}");
             assert_eq!(e["error"]["code"], INVALID_PARAMS, "depth {depth}");
         }
         // shallower params parse
-        let ok = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"x":{}1{}}}}}"#, "[".repeat(100), "]".repeat(100));
+        let ok = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"x":{}1{}}}}}"#,
+            "[".repeat(100),
+            "]".repeat(100)
+        );
         assert!(matches!(parse(ok.as_bytes()), Ok(Incoming::Request { .. })));
         // deep and malformed is a parse error; a deep id is an invalid one
-        let bad = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"x":{}1,{}}}}}"#, "[".repeat(300), "]".repeat(300));
+        let bad = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"m","params":{{"x":{}1,{}}}}}"#,
+            "[".repeat(300),
+            "]".repeat(300)
+        );
         assert_eq!(parse(bad.as_bytes()).unwrap_err()["error"]["code"], PARSE_ERROR);
         let deep_id = format!(r#"{{"jsonrpc":"2.0","id":{}1{},"method":"m"}}"#, "[".repeat(300), "]".repeat(300));
         let e = parse(deep_id.as_bytes()).unwrap_err();

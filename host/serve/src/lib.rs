@@ -3,6 +3,8 @@
 //! own.
 //! Guest calls run on blocking worker threads, never on an async executor's threads.
 
+#![deny(unsafe_code)]
+
 pub mod a2a;
 pub mod auth;
 pub mod http;
@@ -103,7 +105,14 @@ impl Service {
     /// Run one call for a caller (its label and its own allowlist, already intersected with
     /// the server's) and log one line (through [`log`], so logging never blocks or fails the
     /// call): capability, caller, outcome, duration; never the arguments' values.
-    pub fn call(&self, name: &str, args: &Value, caller: &str, allowed: Option<&BTreeSet<String>>, cancel: Option<Arc<AtomicBool>>) -> Result<CapabilityResult, CapError> {
+    pub fn call(
+        &self,
+        name: &str,
+        args: &Value,
+        caller: &str,
+        allowed: Option<&BTreeSet<String>>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> Result<CapabilityResult, CapError> {
         let t0 = Instant::now();
         let r = self.backend.call(name, args, Caller { label: caller, allowed, cancel: cancel.clone() });
         let outcome = match &r {

@@ -23,10 +23,8 @@ pub struct Revision {
 }
 
 /// The revisions this server speaks, newest first.
-pub const REVISIONS: &[Revision] = &[
-    Revision { version: "2025-11-25", structured: true },
-    Revision { version: "2025-06-18", structured: true },
-];
+pub const REVISIONS: &[Revision] =
+    &[Revision { version: "2025-11-25", structured: true }, Revision { version: "2025-06-18", structured: true }];
 
 /// The revision to answer a client asking for `requested`: the same one when spoken here,
 /// else the newest (the client then decides whether it can go on).
@@ -81,7 +79,8 @@ pub struct PromptJob {
 
 /// Render a prompt job into its response.
 pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
-    let description = svc.prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
+    let description =
+        svc.prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
     match svc.get_prompt(&job.name, &job.args) {
         Ok(text) => jsonrpc::result(
             job.id.clone(),
@@ -89,7 +88,11 @@ pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
         ),
         Err(e) => {
             let sent = camber_common::redact::Sent::new(job.args.values().map(String::as_str));
-            jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Invalid params: {}", svc.redactor().redact_echoes(&e.message, &sent)))
+            jsonrpc::error(
+                job.id.clone(),
+                INVALID_PARAMS,
+                &format!("Invalid params: {}", svc.redactor().redact_echoes(&e.message, &sent)),
+            )
         }
     }
 }
@@ -97,7 +100,11 @@ pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
 /// The JSON-RPC answer to a request whose handling panicked in the server: one line, no
 /// detail (the panic is in the log).
 pub fn internal_error(id: Value) -> Value {
-    jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, "Internal error: the request failed inside the server; the error is in the server's log")
+    jsonrpc::error(
+        id,
+        jsonrpc::INTERNAL_ERROR,
+        "Internal error: the request failed inside the server; the error is in the server's log",
+    )
 }
 
 /// [`handle`], with a panic answered as [`internal_error`] (a request) or ignored (a
@@ -208,7 +215,10 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
                 return fail(INVALID_PARAMS, "Invalid params: tools/call needs a tool name");
             };
             if svc.tool(name).is_none() {
-                return fail(INVALID_PARAMS, &format!("Unknown tool: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))));
+                return fail(
+                    INVALID_PARAMS,
+                    &format!("Unknown tool: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))),
+                );
             }
             let args = params.get("arguments").cloned().unwrap_or(json!({}));
             let progress_token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
@@ -232,7 +242,10 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
                 return fail(INVALID_PARAMS, "Invalid params: prompts/get needs a prompt name");
             };
             if svc.prompts.iter().all(|p| p.name != name) {
-                return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))));
+                return fail(
+                    INVALID_PARAMS,
+                    &format!("Unknown prompt: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))),
+                );
             }
             let mut args: BTreeMap<String, String> = BTreeMap::new();
             if let Some(m) = params.get("arguments").and_then(Value::as_object) {
@@ -242,7 +255,10 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
             }
             Action::Prompt(PromptJob { id, name: name.to_string(), args })
         }
-        _ => fail(METHOD_NOT_FOUND, &format!("Method not found: {}", svc.redactor().redact_sent(&camber_common::text::one_line(&method)))),
+        _ => fail(
+            METHOD_NOT_FOUND,
+            &format!("Method not found: {}", svc.redactor().redact_sent(&camber_common::text::one_line(&method))),
+        ),
     }
 }
 
@@ -323,7 +339,10 @@ pub fn run_call(
         return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
     }
     if let Some(token) = &job.progress_token {
-        notify(jsonrpc::notification("notifications/progress", json!({"progressToken": token, "progress": 1, "total": 1})));
+        notify(jsonrpc::notification(
+            "notifications/progress",
+            json!({"progressToken": token, "progress": 1, "total": 1}),
+        ));
     }
     Some(jsonrpc::result(job.id.clone(), call_result(outcome, session.revision)))
 }

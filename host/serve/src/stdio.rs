@@ -93,7 +93,13 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
     };
     let inflight: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>> = Arc::new(Mutex::new(HashMap::new()));
     let (tx, rx) = mpsc::channel::<Job>();
-    let pool = Arc::new(Pool { svc: svc.clone(), jobs: Mutex::new(rx), send: send.clone(), inflight: inflight.clone(), handles: Mutex::new(Vec::new()) });
+    let pool = Arc::new(Pool {
+        svc: svc.clone(),
+        jobs: Mutex::new(rx),
+        send: send.clone(),
+        inflight: inflight.clone(),
+        handles: Mutex::new(Vec::new()),
+    });
     for _ in 0..workers.max(1) {
         spawn_worker(&pool);
     }

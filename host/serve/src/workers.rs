@@ -41,7 +41,11 @@ impl Workers {
 
     /// Run one call on a blocking worker; cancelled when the future is dropped. A panic in
     /// `f` is logged and comes back as [`CallFailed`] (the blocking pool goes on serving).
-    pub async fn run<T: Send + 'static>(&self, cancel: Arc<AtomicBool>, f: impl FnOnce(&Service, Arc<AtomicBool>) -> T + Send + 'static) -> Result<T, CallFailed> {
+    pub async fn run<T: Send + 'static>(
+        &self,
+        cancel: Arc<AtomicBool>,
+        f: impl FnOnce(&Service, Arc<AtomicBool>) -> T + Send + 'static,
+    ) -> Result<T, CallFailed> {
         let mut guard = CancelOnDrop(cancel.clone(), false);
         let permit = self.permits.clone().acquire_owned().await.map_err(|_| CallFailed)?;
         let svc = self.svc.clone();

@@ -79,8 +79,13 @@ pub fn read(root: &Path, fid: &str) -> Result<FenceState, StoreError> {
     // a fence being replaced may read empty or torn for an instant: busy; one that stays torn
     // (a power failure) blocks nobody after a few seconds
     let Ok(mark) = serde_json::from_str::<Value>(&text) else {
-        let age = std::fs::metadata(fence_path(root, fid)).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
-        return Ok(if age.is_some_and(|a| a > Duration::from_secs(5)) { FenceState::Clear(None) } else { FenceState::Busy });
+        let age =
+            std::fs::metadata(fence_path(root, fid)).and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok());
+        return Ok(if age.is_some_and(|a| a > Duration::from_secs(5)) {
+            FenceState::Clear(None)
+        } else {
+            FenceState::Busy
+        });
     };
     if mark.get("state").and_then(Value::as_str) == Some("busy") {
         if writer_alive(&mark) {
@@ -96,7 +101,8 @@ fn busy_error(fid: &str, interrupted: bool) -> StoreError {
         retryable: true,
         facility: Some(fid.to_string()),
         message: if interrupted {
-            "an interrupted rewrite of the facility's files has not been finished yet; the next ingest finishes it".into()
+            "an interrupted rewrite of the facility's files has not been finished yet; the next ingest finishes it"
+                .into()
         } else {
             "the facility's files are being rewritten by an ingest".into()
         },

@@ -61,7 +61,13 @@ pub fn demo_store(root: &Path) -> Result<usize, String> {
         push(&mut hq, "AHU-1", "AHU", "supply_air_temp", sat);
         push(&mut hq, "AHU-1", "AHU", "supply_air_temp_sp", if occupied { 13.0 } else { 18.0 });
         push(&mut hq, "AHU-1", "AHU", "supply_fan_status", fan);
-        push(&mut hq, "AHU-1", "AHU", "outdoor_air_damper", if occupied { 20.0 + 10.0 * noise(3, i as u64) } else { 0.0 });
+        push(
+            &mut hq,
+            "AHU-1",
+            "AHU",
+            "outdoor_air_damper",
+            if occupied { 20.0 + 10.0 * noise(3, i as u64) } else { 0.0 },
+        );
         for b in 1..=4 {
             let e = format!("VAV-{b}0{b}");
             let zone = if occupied { 21.5 + noise(10 + b, i as u64) } else { 18.0 + 0.2 * oat };

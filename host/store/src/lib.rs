@@ -9,6 +9,8 @@
 //! stay inside the facility they are about: a call on one facility never opens another's
 //! files. Every failure is a [`StoreError`] that the registry reports as `unavailable`.
 
+#![deny(unsafe_code)]
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -137,7 +139,12 @@ fn parts_signature(dir: &Path) -> Value {
     let _ = collect_parts(dir, 0, &mut parts);
     let mut rows: Vec<(String, u64)> = parts
         .iter()
-        .map(|p| (p.strip_prefix(dir).unwrap_or(p).to_string_lossy().into_owned(), std::fs::symlink_metadata(p).map(|m| m.len()).unwrap_or(0)))
+        .map(|p| {
+            (
+                p.strip_prefix(dir).unwrap_or(p).to_string_lossy().into_owned(),
+                std::fs::symlink_metadata(p).map(|m| m.len()).unwrap_or(0),
+            )
+        })
         .collect();
     rows.sort();
     serde_json::json!(rows)
@@ -227,7 +234,11 @@ impl StoreDir {
     /// The store at `root`; `None` when there is no directory there.
     pub fn open(root: &Path) -> Option<Arc<StoreDir>> {
         root.is_dir().then(|| {
-            Arc::new(StoreDir { root: root.to_path_buf(), memo: Mutex::new(HashMap::new()), registry_memo: Mutex::new(None) })
+            Arc::new(StoreDir {
+                root: root.to_path_buf(),
+                memo: Mutex::new(HashMap::new()),
+                registry_memo: Mutex::new(None),
+            })
         })
     }
 
@@ -440,7 +451,11 @@ impl StoreDir {
         }
         let mut rows: Vec<PointRow> = keys
             .into_iter()
-            .map(|(equip, role)| PointRow { equip_class: classes.get(&equip).cloned().unwrap_or_default(), equip, role })
+            .map(|(equip, role)| PointRow {
+                equip_class: classes.get(&equip).cloned().unwrap_or_default(),
+                equip,
+                role,
+            })
             .collect();
         rows.sort();
         Ok(rows)
@@ -463,11 +478,8 @@ impl StoreDir {
             }
             let equip = p.get("equip")?.as_str()?.to_string();
             let role = p.get("role")?.as_str()?.to_string();
-            let equip_class = classes
-                .and_then(|c| c.get(&equip))
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string();
+            let equip_class =
+                classes.and_then(|c| c.get(&equip)).and_then(Value::as_str).unwrap_or_default().to_string();
             rows.push(PointRow { equip, equip_class, role });
         }
         rows.sort();
@@ -507,7 +519,10 @@ impl StoreDir {
                 match rg.column(ts_idx).statistics() {
                     Some(Statistics::Int64(s)) if s.min_opt().is_some() && s.max_opt().is_some() => {
                         // saturating: a damaged file's statistics must not overflow
-                        let (lo, hi) = (s.min_opt().map_or(0, |v| v.saturating_mul(unit)), s.max_opt().map_or(0, |v| v.saturating_mul(unit)));
+                        let (lo, hi) = (
+                            s.min_opt().map_or(0, |v| v.saturating_mul(unit)),
+                            s.max_opt().map_or(0, |v| v.saturating_mul(unit)),
+                        );
                         if !camber_common::time::storable(lo) || !camber_common::time::storable(hi) {
                             return Err(out_of_range(fid));
                         }
@@ -548,7 +563,8 @@ impl StoreDir {
         let all = self.times(fid)?;
         let mut out = Vec::new();
         for (key, rs) in all.iter() {
-            if (!equips.is_empty() && !equips.contains(&key.equip)) || (!roles.is_empty() && !roles.contains(&key.role)) {
+            if (!equips.is_empty() && !equips.contains(&key.equip)) || (!roles.is_empty() && !roles.contains(&key.role))
+            {
                 continue;
             }
             out.push((key.clone(), clip_runs(rs, start, end)));
@@ -611,12 +627,20 @@ impl StoreDir {
             let mut rs = Vec::new();
             for r in p.get("runs")?.as_array()? {
                 let r = r.as_array()?;
-                let run = TimeRun { start: r.first()?.as_i64()?, step: r.get(1)?.as_i64()?, count: u32::try_from(r.get(2)?.as_u64()?).ok()? };
+                let run = TimeRun {
+                    start: r.first()?.as_i64()?,
+                    step: r.get(1)?.as_i64()?,
+                    count: u32::try_from(r.get(2)?.as_u64()?).ok()?,
+                };
                 // a run the writer cannot have written (out of the stored range, a zero or
                 // negative step, a count past it) means the index is not to be trusted
                 let last = run.step.checked_mul(run.count as i64 - 1).and_then(|d| d.checked_add(run.start))?;
                 let stepped = if run.count > 1 { run.step > 0 } else { run.step == 0 };
-                if run.count == 0 || !stepped || !camber_common::time::storable(run.start) || !camber_common::time::storable(last) {
+                if run.count == 0
+                    || !stepped
+                    || !camber_common::time::storable(run.start)
+                    || !camber_common::time::storable(last)
+                {
                     return None;
                 }
                 rs.push(run);
@@ -819,7 +843,14 @@ impl StoreDir {
     /// each equipment of `equips` (empty: every one) with every role it stores, each value the
     /// mean of the role's samples in the slot `[k*step, (k+1)*step)` (labelled by its start),
     /// over `[start, end]`. Only slots holding a sample are listed; NaN where a role has none.
-    pub fn read_grid(&self, fid: &str, equips: &[String], start: Option<i64>, end: Option<i64>, step: i64) -> Result<Vec<GridFrame>, StoreError> {
+    pub fn read_grid(
+        &self,
+        fid: &str,
+        equips: &[String],
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Vec<GridFrame>, StoreError> {
         struct Acc {
             equip: String,
             class: String,
@@ -835,7 +866,16 @@ impl StoreDir {
         let mut accs: Vec<Acc> = Vec::new();
         for p in points.iter().filter(|p| equips.is_empty() || equips.contains(&p.equip)) {
             if accs.last().is_none_or(|a| a.equip != p.equip) {
-                accs.push(Acc { equip: p.equip.clone(), class: p.equip_class.clone(), roles: Vec::new(), slot_row: HashMap::new(), last: None, ts: Vec::new(), sum: Vec::new(), count: Vec::new() });
+                accs.push(Acc {
+                    equip: p.equip.clone(),
+                    class: p.equip_class.clone(),
+                    roles: Vec::new(),
+                    slot_row: HashMap::new(),
+                    last: None,
+                    ts: Vec::new(),
+                    sum: Vec::new(),
+                    count: Vec::new(),
+                });
             }
             let a = accs.last_mut().expect("pushed above");
             if !a.roles.contains(&p.role) {
@@ -873,7 +913,11 @@ impl StoreDir {
                         continue;
                     }
                     let a = &mut accs[ai];
-                    let Some(col) = *table[ek * n_roles + rk].get_or_insert_with(|| a.roles.iter().position(|r| *r == ro.values[rk])) else { continue };
+                    let Some(col) = *table[ek * n_roles + rk]
+                        .get_or_insert_with(|| a.roles.iter().position(|r| *r == ro.values[rk]))
+                    else {
+                        continue;
+                    };
                     let slot = t.div_euclid(step) * step;
                     let row = match a.last {
                         Some((s, r)) if s == slot => r,
@@ -905,7 +949,9 @@ impl StoreDir {
                     .sum
                     .iter()
                     .zip(&a.count)
-                    .map(|(s, c)| order.iter().map(|&i| if c[i] == 0 { f64::NAN } else { s[i] / c[i] as f64 }).collect())
+                    .map(|(s, c)| {
+                        order.iter().map(|&i| if c[i] == 0 { f64::NAN } else { s[i] / c[i] as f64 }).collect()
+                    })
                     .collect();
                 let ts = order.iter().map(|&i| a.ts[i]).collect();
                 GridFrame { equip: a.equip, equip_class: a.class, frame: Frame { ts, roles: a.roles, values } }
@@ -1044,13 +1090,12 @@ fn out_of_range(fid: &str) -> StoreError {
 
 /// A column as UTF-8 strings, whatever string or dictionary type the writer used.
 fn string_column(fid: &str, b: &RecordBatch, name: &str) -> Result<ArrayRef, StoreError> {
-    let col = b
-        .column_by_name(name)
-        .ok_or_else(|| StoreError::damaged(fid, "a part file lacks a required column"))?;
+    let col = b.column_by_name(name).ok_or_else(|| StoreError::damaged(fid, "a part file lacks a required column"))?;
     if col.data_type() == &DataType::Utf8 {
         return Ok(col.clone());
     }
-    arrow_cast::cast(col, &DataType::Utf8).map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))
+    arrow_cast::cast(col, &DataType::Utf8)
+        .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))
 }
 
 /// The `ts` column as nanoseconds (any timestamp unit, with or without a zone); no copy when
@@ -1153,7 +1198,11 @@ pub(crate) fn part_year_month(p: &Path) -> Option<(i64, Option<u32>)> {
 pub(crate) fn part_order(p: &Path) -> (i64, u32, u64, u64, String) {
     let (y, m) = part_year_month(p).unwrap_or((i64::MIN, None));
     let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut nums = name.trim_start_matches("part-").trim_end_matches(".parquet").split('-').map(|x| x.parse::<u64>().unwrap_or(u64::MAX));
+    let mut nums = name
+        .trim_start_matches("part-")
+        .trim_end_matches(".parquet")
+        .split('-')
+        .map(|x| x.parse::<u64>().unwrap_or(u64::MAX));
     let seq = nums.next().unwrap_or(u64::MAX);
     let idx = nums.next().unwrap_or(u64::MAX);
     (y, m.unwrap_or(0), seq, idx, name)
@@ -1176,14 +1225,14 @@ impl DictColumn {
 }
 
 fn dict_column(fid: &str, b: &RecordBatch, name: &str) -> Result<DictColumn, StoreError> {
-    let col = b
-        .column_by_name(name)
-        .ok_or_else(|| StoreError::damaged(fid, "a part file lacks a required column"))?;
+    let col = b.column_by_name(name).ok_or_else(|| StoreError::damaged(fid, "a part file lacks a required column"))?;
     if let Some(d) = col.as_any_dictionary_opt() {
         let values = arrow_cast::cast(d.values(), &DataType::Utf8)
             .map_err(|_| StoreError::damaged(fid, "a part file has a column of the wrong type"))?;
         let values = values.as_string::<i32>();
-        let vals: Vec<String> = (0..values.len()).map(|i| if values.is_null(i) { String::new() } else { values.value(i).to_string() }).collect();
+        let vals: Vec<String> = (0..values.len())
+            .map(|i| if values.is_null(i) { String::new() } else { values.value(i).to_string() })
+            .collect();
         let keys: Vec<u32> = if let Some(k) = d.keys().as_primitive_opt::<arrow_array::types::Int32Type>() {
             if k.null_count() == 0 {
                 k.values().iter().map(|&x| x as u32).collect()
@@ -1218,7 +1267,10 @@ fn dict_column(fid: &str, b: &RecordBatch, name: &str) -> Result<DictColumn, Sto
     Ok(DictColumn { keys, values })
 }
 
-fn value_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArray<arrow_array::types::Float64Type>, StoreError> {
+fn value_column(
+    fid: &str,
+    b: &RecordBatch,
+) -> Result<arrow_array::PrimitiveArray<arrow_array::types::Float64Type>, StoreError> {
     if let Some(c) = b.column_by_name("value").and_then(|c| c.as_primitive_opt::<arrow_array::types::Float64Type>()) {
         return Ok(c.clone());
     }
@@ -1231,13 +1283,24 @@ fn value_column(fid: &str, b: &RecordBatch) -> Result<arrow_array::PrimitiveArra
 
 /// A part's batches with the string columns read as dictionaries, skipping row groups whose
 /// time statistics fall outside the window.
-fn read_part_filtered(fid: &str, part: &Path, start: Option<i64>, end: Option<i64>) -> Result<Vec<RecordBatch>, StoreError> {
+fn read_part_filtered(
+    fid: &str,
+    part: &Path,
+    start: Option<i64>,
+    end: Option<i64>,
+) -> Result<Vec<RecordBatch>, StoreError> {
     read_part_dict(fid, part, &["ts", "equip", "role", "value"], start, end)
 }
 
 /// Some columns of a part with the string columns read as dictionaries, skipping row groups
 /// whose time statistics fall outside the window.
-fn read_part_dict(fid: &str, part: &Path, cols: &[&str], start: Option<i64>, end: Option<i64>) -> Result<Vec<RecordBatch>, StoreError> {
+fn read_part_dict(
+    fid: &str,
+    part: &Path,
+    cols: &[&str],
+    start: Option<i64>,
+    end: Option<i64>,
+) -> Result<Vec<RecordBatch>, StoreError> {
     use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
     let (file, meta) = open_part(fid, part)?;
     let damaged = || StoreError::damaged(fid, "a part file is damaged (not readable Parquet)");
@@ -1247,7 +1310,9 @@ fn read_part_dict(fid: &str, part: &Path, cols: &[&str], start: Option<i64>, end
         .iter()
         .map(|f| {
             let f = f.as_ref().clone();
-            if ["equip", "equip_class", "role"].contains(&f.name().as_str()) && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View) {
+            if ["equip", "equip_class", "role"].contains(&f.name().as_str())
+                && matches!(f.data_type(), DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View)
+            {
                 f.with_data_type(DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)))
             } else {
                 f
@@ -1268,7 +1333,8 @@ fn read_part_dict(fid: &str, part: &Path, cols: &[&str], start: Option<i64>, end
             match pq.row_group(g).column(ti).statistics() {
                 Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
                     (Some(lo), Some(hi)) => {
-                        !(start.is_some_and(|st| hi.saturating_mul(scale) < st) || end.is_some_and(|en| lo.saturating_mul(scale) > en))
+                        !(start.is_some_and(|st| hi.saturating_mul(scale) < st)
+                            || end.is_some_and(|en| lo.saturating_mul(scale) > en))
                     }
                     _ => true,
                 },

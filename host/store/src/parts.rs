@@ -13,8 +13,8 @@ use arrow_array::{DictionaryArray, Float64Array, Int32Array, RecordBatch, String
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::arrow_writer::ArrowWriterOptions;
 use parquet::arrow::ArrowWriter;
-use parquet::file::metadata::KeyValue;
 use parquet::basic::Compression;
+use parquet::file::metadata::KeyValue;
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 
 use camber_common::time::civil_from_days;
@@ -85,9 +85,8 @@ impl LongRows {
         }
         let points: Vec<PointKey> = order.iter().map(|&p| self.points[p as usize].clone()).collect();
         // (ts, point rank, input position): the last of equal (ts, point) is the newest row
-        let mut idx: Vec<(i64, u32, u32)> = (0..self.ts.len())
-            .map(|i| (self.ts[i], rank[self.point[i] as usize], i as u32))
-            .collect();
+        let mut idx: Vec<(i64, u32, u32)> =
+            (0..self.ts.len()).map(|i| (self.ts[i], rank[self.point[i] as usize], i as u32)).collect();
         idx.sort_unstable();
         let mut ts = Vec::with_capacity(idx.len());
         let mut point = Vec::with_capacity(idx.len());
@@ -155,7 +154,11 @@ fn write_schema() -> Arc<Schema> {
     Arc::new(Schema::new_with_metadata(fields, meta))
 }
 
-fn dict_column(rows: &LongRows, range: &std::ops::Range<usize>, f: impl Fn(&PointKey) -> &str) -> DictionaryArray<Int32Type> {
+fn dict_column(
+    rows: &LongRows,
+    range: &std::ops::Range<usize>,
+    f: impl Fn(&PointKey) -> &str,
+) -> DictionaryArray<Int32Type> {
     // dictionary of the distinct strings of these points, in point order
     let mut values: Vec<&str> = Vec::new();
     let mut slot: HashMap<&str, i32> = HashMap::new();

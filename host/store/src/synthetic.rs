@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use camber_common::ids::utc_now;
 
 use crate::parts::{LongRows, PointKey};
-use crate::writer::{Mode, Writer, WriteOutcome};
+use crate::writer::{Mode, WriteOutcome, Writer};
 
 /// The facility a dataset is ingested as.
 pub fn facility_id(dataset_id: &str) -> String {
@@ -26,14 +26,16 @@ pub fn synthesize(dataset_id: &str, seed: Option<u64>) -> Result<(LongRows, Map<
     })?;
     let mut rows = LongRows::default();
     for s in &g.series {
-        let p = rows.intern(&PointKey { equip: s.equip.clone(), equip_class: s.equip_class.clone(), role: s.role.clone() });
+        let p =
+            rows.intern(&PointKey { equip: s.equip.clone(), equip_class: s.equip_class.clone(), role: s.role.clone() });
         for (t, v) in s.samples() {
             rows.push(t, p, v);
         }
     }
     rows.finish();
     let labels: BTreeMap<String, String> = g.equipment.iter().map(|e| (e.equip.clone(), e.label.clone())).collect();
-    let scenarios: BTreeMap<String, String> = g.equipment.iter().map(|e| (e.equip.clone(), e.scenario.clone())).collect();
+    let scenarios: BTreeMap<String, String> =
+        g.equipment.iter().map(|e| (e.equip.clone(), e.scenario.clone())).collect();
     let fault_types: BTreeMap<&str, &str> = g.info.fault_types.iter().copied().collect();
     let mut entry = Map::new();
     entry.insert("name".into(), json!(g.info.title));
@@ -62,7 +64,13 @@ pub fn synthesize(dataset_id: &str, seed: Option<u64>) -> Result<(LongRows, Map<
 }
 
 /// Write a synthetic dataset into the store. `replace` re-ingests a facility that exists.
-pub fn ingest(store: &Path, dataset_id: &str, seed: Option<u64>, replace: bool, lock_timeout: Duration) -> Result<(String, WriteOutcome, Vec<String>), String> {
+pub fn ingest(
+    store: &Path,
+    dataset_id: &str,
+    seed: Option<u64>,
+    replace: bool,
+    lock_timeout: Duration,
+) -> Result<(String, WriteOutcome, Vec<String>), String> {
     let (rows, entry) = synthesize(dataset_id, seed)?;
     let fid = facility_id(dataset_id);
     let mut w = Writer::open(store, lock_timeout)?;

@@ -20,7 +20,8 @@ use camber_common::ids::utc_now;
 use super::fence::{self, process_start};
 use super::parts::{write_part, LongRows, PointKey};
 use super::{
-    collect_parts, read_part_rows, valid_facility_id, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE, FACILITY_PREFIX, REGISTRY_FILE,
+    collect_parts, read_part_rows, valid_facility_id, FACILITY_PREFIX, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE,
+    REGISTRY_FILE,
 };
 
 /// The store lock file.
@@ -76,8 +77,16 @@ fn is_store_or_empty(root: &Path) -> bool {
         empty = false;
         let n = e.file_name().to_string_lossy().into_owned();
         if n.starts_with(FACILITY_PREFIX)
-            || [REGISTRY_FILE, TOMBSTONES_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE, LOCK_FILE, STAGING_DIR, fence::FENCE_DIR]
-                .contains(&n.as_str())
+            || [
+                REGISTRY_FILE,
+                TOMBSTONES_FILE,
+                POINT_CATALOG_FILE,
+                POINT_CATALOG_GEN_FILE,
+                LOCK_FILE,
+                STAGING_DIR,
+                fence::FENCE_DIR,
+            ]
+            .contains(&n.as_str())
         {
             return true;
         }
@@ -235,7 +244,8 @@ impl Writer {
                 let pid = n.split('-').nth(1).and_then(|p| p.parse::<u32>().ok());
                 if pid.is_none_or(|p| process_start(p).is_none()) {
                     let _ = std::fs::remove_dir_all(e.path());
-                    self.repaired.push(format!("removed the scratch files of an interrupted write ({STAGING_DIR}/{n})"));
+                    self.repaired
+                        .push(format!("removed the scratch files of an interrupted write ({STAGING_DIR}/{n})"));
                 }
             }
         }
@@ -251,7 +261,8 @@ impl Writer {
                     let mark: Value = serde_json::from_str(&text).unwrap_or(Value::Null);
                     if mark.get("state").and_then(Value::as_str) != Some("done") && !fence::writer_alive(&mark) {
                         let _ = fence::write(&root, &fid, false, &random_hex());
-                        self.repaired.push(format!("cleared the fence of facility '{fid}' left by a writer that was killed"));
+                        self.repaired
+                            .push(format!("cleared the fence of facility '{fid}' left by a writer that was killed"));
                     }
                 }
             }
@@ -275,7 +286,9 @@ impl Writer {
     /// and the next writer tries again.
     fn finish_swap(&self, fid: &str) -> Result<String, String> {
         let (fin, new, old, ready) = self.swap_paths(fid);
-        let step = |what: &str, r: std::io::Result<()>| r.map_err(|e| io(&format!("cannot {what} an interrupted rewrite of facility '{fid}'"), e));
+        let step = |what: &str, r: std::io::Result<()>| {
+            r.map_err(|e| io(&format!("cannot {what} an interrupted rewrite of facility '{fid}'"), e))
+        };
         let msg = if ready.exists() {
             if new.exists() {
                 if fin.exists() {
@@ -353,7 +366,13 @@ impl Writer {
 
     /// Write a facility's rows (already in stored order, see [`LongRows::finish`]) and merge
     /// `entry` into its registry entry. Nothing is visible until the final swap.
-    pub fn write_facility(&mut self, fid: &str, rows: &LongRows, mode: Mode, entry: Map<String, Value>) -> Result<WriteOutcome, String> {
+    pub fn write_facility(
+        &mut self,
+        fid: &str,
+        rows: &LongRows,
+        mode: Mode,
+        entry: Map<String, Value>,
+    ) -> Result<WriteOutcome, String> {
         let mut registry = self.registry()?;
         self.guard(fid, &registry)?;
         let (fin, _, _, _) = self.swap_paths(fid);
@@ -364,7 +383,8 @@ impl Writer {
             ));
         }
         self.changing();
-        let stage_root = self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
+        let stage_root =
+            self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
         let staged = stage_root.join(format!("{FACILITY_PREFIX}{fid}"));
         std::fs::create_dir_all(&staged).map_err(|e| io("cannot create the staging directory", e))?;
         // the catalog as it was (to update it), then invalidated before anything moves: a writer
@@ -378,9 +398,9 @@ impl Writer {
 
         // the registry entry
         let now = utc_now();
-        let e = registry.entry(fid.to_string()).or_insert_with(|| {
-            json!({"name": fid, "state": "active", "created_at": now, "state_changed_at": now})
-        });
+        let e = registry
+            .entry(fid.to_string())
+            .or_insert_with(|| json!({"name": fid, "state": "active", "created_at": now, "state_changed_at": now}));
         if let Value::Object(m) = e {
             for (k, v) in entry {
                 if !["state", "created_at", "state_changed_at"].contains(&k.as_str()) {
@@ -389,14 +409,22 @@ impl Writer {
             }
         }
         let text = serde_json::to_string(&registry).map_err(|e| format!("cannot encode the registry: {e}"))?;
-        write_atomic(&self.root.join(REGISTRY_FILE), text.as_bytes()).map_err(|e| io("cannot write the facility registry", e))?;
+        write_atomic(&self.root.join(REGISTRY_FILE), text.as_bytes())
+            .map_err(|e| io("cannot write the facility registry", e))?;
         self.update_point_catalog(fid, rows, mode, catalog_before)?;
         // only now, with the data, the registry and the catalog in place, is the facility clear
         fence::write(&self.root, fid, false, &random_hex()).map_err(|e| io("cannot clear the facility's fence", e))?;
         Ok(outcome)
     }
 
-    fn stage_and_swap(&self, fid: &str, rows: &LongRows, mode: Mode, exists: bool, staged: &Path) -> Result<WriteOutcome, String> {
+    fn stage_and_swap(
+        &self,
+        fid: &str,
+        rows: &LongRows,
+        mode: Mode,
+        exists: bool,
+        staged: &Path,
+    ) -> Result<WriteOutcome, String> {
         let (fin, new, old, ready) = self.swap_paths(fid);
         let mut outcome = WriteOutcome { written: rows.len(), ..Default::default() };
         let months = rows.months();
@@ -441,7 +469,8 @@ impl Writer {
                 }
                 month_parts.sort_by_key(|p| super::part_order(p));
                 for p in &month_parts {
-                    read_part_rows(fid, p, &mut merged).map_err(|e| format!("cannot read a stored part to merge: {}", e.message))?;
+                    read_part_rows(fid, p, &mut merged)
+                        .map_err(|e| format!("cannot read a stored part to merge: {}", e.message))?;
                 }
                 for i in range.clone() {
                     let k = merged.intern(&rows.points[rows.point[i] as usize]);
@@ -515,7 +544,8 @@ impl Writer {
 
     /// A fresh generation and no catalog: readers scan until the catalog is written again.
     fn invalidate_point_catalog(&self) -> Result<(), String> {
-        write_atomic(&self.root.join(POINT_CATALOG_GEN_FILE), random_hex().as_bytes()).map_err(|e| io("cannot write the catalog generation", e))?;
+        write_atomic(&self.root.join(POINT_CATALOG_GEN_FILE), random_hex().as_bytes())
+            .map_err(|e| io("cannot write the catalog generation", e))?;
         match std::fs::remove_file(self.root.join(POINT_CATALOG_FILE)) {
             Ok(()) => Ok(()),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -525,7 +555,13 @@ impl Writer {
 
     /// Keep the point catalog current: update it in place when it was current, else leave a
     /// fresh generation so readers rebuild it.
-    fn update_point_catalog(&self, fid: &str, rows: &LongRows, mode: Mode, before: Option<Value>) -> Result<(), String> {
+    fn update_point_catalog(
+        &self,
+        fid: &str,
+        rows: &LongRows,
+        mode: Mode,
+        before: Option<Value>,
+    ) -> Result<(), String> {
         let gen_path = self.root.join(POINT_CATALOG_GEN_FILE);
         let cat_path = self.root.join(POINT_CATALOG_FILE);
         let new_gen = random_hex();
@@ -540,7 +576,9 @@ impl Writer {
         if mode == Mode::Append {
             for p in cat.get("points").and_then(Value::as_array).into_iter().flatten() {
                 if p.get("facility_id").and_then(Value::as_str) == Some(fid) {
-                    if let (Some(e), Some(r)) = (p.get("equip").and_then(Value::as_str), p.get("role").and_then(Value::as_str)) {
+                    if let (Some(e), Some(r)) =
+                        (p.get("equip").and_then(Value::as_str), p.get("role").and_then(Value::as_str))
+                    {
                         keys.insert((e.to_string(), r.to_string()));
                     }
                 }
@@ -596,7 +634,13 @@ fn read_json_object(path: &Path, what: &str) -> Result<BTreeMap<String, Value>, 
     }
 }
 
-fn write_month(staged: &Path, ym: (i64, u32), seq: u64, rows: &LongRows, range: std::ops::Range<usize>) -> Result<(), String> {
+fn write_month(
+    staged: &Path,
+    ym: (i64, u32),
+    seq: u64,
+    rows: &LongRows,
+    range: std::ops::Range<usize>,
+) -> Result<(), String> {
     let dir = staged.join(format!("year={}", ym.0)).join(format!("month={}", ym.1));
     std::fs::create_dir_all(&dir).map_err(|e| io("cannot create a month directory", e))?;
     write_part(&dir.join(format!("part-{seq}-0.parquet")), rows, range).map_err(|e| io("cannot write a part file", e))

@@ -63,8 +63,8 @@ pub const QUOTE_MAX_CHARS: usize = NAME_MAX_CHARS;
 
 /// Words (lower case, without the final `.`) after which a `.` does not end a sentence.
 pub const ABBREVIATIONS: &[&str] = &[
-    "e.g", "i.e", "etc", "vs", "approx", "fig", "figs", "no", "nos", "cf", "ca", "incl", "esp",
-    "resp", "eq", "ref", "dr", "mr", "mrs", "ms", "st", "in", "w.c",
+    "e.g", "i.e", "etc", "vs", "approx", "fig", "figs", "no", "nos", "cf", "ca", "incl", "esp", "resp", "eq", "ref",
+    "dr", "mr", "mrs", "ms", "st", "in", "w.c",
 ];
 
 /// How a sentence fared; the names are those of `check_citations`' counts.
@@ -126,10 +126,7 @@ pub struct Report {
 impl Report {
     /// How many sentences got `verdict`: the per-verdict counts of `check_citations`.
     pub fn count(&self, verdict: Verdict) -> usize {
-        self.sentences
-            .iter()
-            .filter(|s| s.verdict == verdict)
-            .count()
+        self.sentences.iter().filter(|s| s.verdict == verdict).count()
     }
 }
 
@@ -156,17 +153,10 @@ impl FactIndex {
     /// an error whose message can go back to the caller.
     pub fn new(facts: &[Value]) -> Result<Self, String> {
         let mut seen: HashMap<&str, usize> = HashMap::with_capacity(facts.len());
-        let mut index = FactIndex {
-            facts: HashMap::with_capacity(facts.len()),
-        };
+        let mut index = FactIndex { facts: HashMap::with_capacity(facts.len()) };
         for (i, fact) in facts.iter().enumerate() {
-            let obj = fact
-                .as_object()
-                .ok_or_else(|| format!("fact {i} is not an object"))?;
-            let id = obj
-                .get("id")
-                .and_then(Value::as_str)
-                .ok_or_else(|| format!("fact {i} has no string id"))?;
+            let obj = fact.as_object().ok_or_else(|| format!("fact {i} is not an object"))?;
+            let id = obj.get("id").and_then(Value::as_str).ok_or_else(|| format!("fact {i} has no string id"))?;
             if !is_fact_id(id) {
                 return Err(format!(
                     "fact {i} has the id {} that is no fact id (letters, digits, optional @context)",
@@ -246,8 +236,7 @@ impl Carried {
                 self.dates.iter().any(|d| d.starts_with(full))
                     || match time {
                         Some(t) if zone.is_empty() => {
-                            self.dates.iter().any(|d| d == date)
-                                && self.times.iter().any(|x| x.starts_with(t.as_str()))
+                            self.dates.iter().any(|d| d == date) && self.times.iter().any(|x| x.starts_with(t.as_str()))
                         }
                         _ => false,
                     }
@@ -271,11 +260,7 @@ impl Figure {
     pub fn canonical(&self) -> String {
         match &self.kind {
             Kind::Number(n) => n.canonical(),
-            Kind::Date {
-                date,
-                time: Some(t),
-                zone,
-            } => format!("{date}T{t}{zone}"),
+            Kind::Date { date, time: Some(t), zone } => format!("{date}T{t}{zone}"),
             Kind::Date { date, .. } => date.clone(),
             Kind::Time(t) => t.clone(),
         }
@@ -316,12 +301,7 @@ impl Num {
             scale = 0;
         }
         let digits = digits.trim_start_matches('0').to_string();
-        Some(Num {
-            neg,
-            digits,
-            scale: scale as usize,
-            percent,
-        })
+        Some(Num { neg, digits, scale: scale as usize, percent })
     }
 
     /// A number as JSON or a plain numeric string writes it: `-12.5`, `1e-05`, `2024`.
@@ -368,12 +348,7 @@ impl Num {
         // rounded up: the last digit that is not a 9 goes up by one, the 9s after it become 0s
         match kept.iter().rposition(|&b| b != b'9') {
             None => t.len() == kept.len() + 1 && t[0] == b'1' && zeros(&t[1..]),
-            Some(p) => {
-                t.len() == kept.len()
-                    && t[..p] == kept[..p]
-                    && t[p] == kept[p] + 1
-                    && zeros(&t[p + 1..])
-            }
+            Some(p) => t.len() == kept.len() && t[..p] == kept[..p] && t[p] == kept[p] + 1 && zeros(&t[p + 1..]),
         }
     }
 
@@ -381,8 +356,7 @@ impl Num {
     fn supports(&self, figure: &Num) -> bool {
         let (places, target) = (figure.scale, figure.digits.as_str());
         (self.neg == figure.neg || target.is_empty())
-            && (self.rounds_to(0, places, target)
-                || (figure.percent && self.rounds_to(2, places, target)))
+            && (self.rounds_to(0, places, target) || (figure.percent && self.rounds_to(2, places, target)))
     }
 
     fn canonical(&self) -> String {
@@ -393,11 +367,7 @@ impl Num {
         if self.scale > 0 {
             d.insert(d.len() - self.scale, '.');
         }
-        let sign = if self.neg && !self.digits.is_empty() {
-            "-"
-        } else {
-            ""
-        };
+        let sign = if self.neg && !self.digits.is_empty() { "-" } else { "" };
         let pct = if self.percent { "%" } else { "" };
         format!("{sign}{d}{pct}")
     }
@@ -436,19 +406,12 @@ fn quoted_spans(s: &str) -> Vec<(usize, usize)> {
 
 /// The citation brackets of `s` that are not inside a quoted value.
 fn citations_outside(s: &str, quotes: &[(usize, usize)]) -> Vec<(usize, usize)> {
-    citation_spans(s)
-        .into_iter()
-        .filter(|&(a, b)| !quotes.iter().any(|&(qa, qb)| a < qb && qa < b))
-        .collect()
+    citation_spans(s).into_iter().filter(|&(a, b)| !quotes.iter().any(|&(qa, qb)| a < qb && qa < b)).collect()
 }
 
 /// Whether the `.` that ends `before` closes an abbreviation, given the text `after` it.
 fn is_abbreviation(before: &str, after: &str) -> bool {
-    let word = before
-        .rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"')
-        .next()
-        .unwrap_or("")
-        .to_lowercase();
+    let word = before.rsplit(|c: char| c.is_whitespace() || c == '(' || c == '"').next().unwrap_or("").to_lowercase();
     if !ABBREVIATIONS.contains(&word.as_str()) {
         return false;
     }
@@ -475,8 +438,7 @@ fn only_citations(piece: &str) -> bool {
         last = b;
     }
     rest.push_str(&piece[last..]);
-    rest.chars()
-        .all(|c| c.is_whitespace() || ".,;:!?)".contains(c))
+    rest.chars().all(|c| c.is_whitespace() || ".,;:!?)".contains(c))
 }
 
 /// The sentences of `text`, trimmed and in order (see the module doc).
@@ -573,13 +535,8 @@ pub fn figures(sentence: &str) -> Vec<Figure> {
         let neg = i >= 1 && is_minus(c[i - 1]) && (i < 2 || !is_word(c[i - 2]));
         let (kind, end) = read_figure(&c, i, neg);
         if let Some(kind) = kind {
-            let start = if neg && matches!(kind, Kind::Number(_)) {
-                i - 1
-            } else {
-                i
-            };
-            let range_end =
-                i >= 1 && matches!(c[i - 1], '-' | '\u{2013}') && last_end == Some(i - 1);
+            let start = if neg && matches!(kind, Kind::Number(_)) { i - 1 } else { i };
+            let range_end = i >= 1 && matches!(c[i - 1], '-' | '\u{2013}') && last_end == Some(i - 1);
             if let (true, Kind::Number(n), Some(prev)) = (range_end, &kind, out.last_mut()) {
                 if let Kind::Number(p) = &mut prev.kind {
                     if n.percent && !p.percent {
@@ -588,10 +545,7 @@ pub fn figures(sentence: &str) -> Vec<Figure> {
                 }
             }
             last_end = matches!(kind, Kind::Number(_)).then_some(end);
-            out.push(Figure {
-                text: c[start..end].iter().collect(),
-                kind,
-            });
+            out.push(Figure { text: c[start..end].iter().collect(), kind });
         }
         i = end;
     }
@@ -630,9 +584,7 @@ fn exact_digits(c: &[char], i: usize, n: usize) -> Option<u32> {
     if i + n > c.len() || digit_at(c, i + n) {
         return None;
     }
-    c[i..i + n]
-        .iter()
-        .try_fold(0u32, |acc, ch| ch.to_digit(10).map(|d| acc * 10 + d))
+    c[i..i + n].iter().try_fold(0u32, |acc, ch| ch.to_digit(10).map(|d| acc * 10 + d))
 }
 
 /// A time of day at `i` (`H:MM`, `HH:MM`, optional `:SS` and fraction): canonical and end.
@@ -686,11 +638,9 @@ fn read_date(c: &[char], i: usize) -> Option<(Kind, usize)> {
                 zone.push('Z');
                 end += 1;
             } else if matches!(c.get(end), Some('+' | '-')) {
-                if let (Some(h), Some(':'), Some(m)) = (
-                    exact_digits(c, end + 1, 2),
-                    c.get(end + 3),
-                    exact_digits(c, end + 4, 2),
-                ) {
+                if let (Some(h), Some(':'), Some(m)) =
+                    (exact_digits(c, end + 1, 2), c.get(end + 3), exact_digits(c, end + 4, 2))
+                {
                     zone = format!("{}{h:02}:{m:02}", c[end]);
                     end += 6;
                 }
@@ -747,10 +697,7 @@ fn read_figure(c: &[char], i: usize, neg: bool) -> (Option<Kind>, usize) {
     } else {
         false
     };
-    (
-        Num::from_parts(neg, &int, &frac, exp, percent).map(Kind::Number),
-        j,
-    )
+    (Num::from_parts(neg, &int, &frac, exp, percent).map(Kind::Number), j)
 }
 
 /// `sentence` without the brackets at `spans`, each taking the whitespace before it when
@@ -808,11 +755,7 @@ pub fn check_scoped(text: &str, facts: &FactIndex, scope: Scope) -> Report {
         let mut unknown_spans = Vec::new();
         for &(a, b) in &spans {
             let id = &sentence[a + 1..b - 1];
-            let (list, known) = if facts.contains(id) {
-                (&mut citations, true)
-            } else {
-                (&mut unknown, false)
-            };
+            let (list, known) = if facts.contains(id) { (&mut citations, true) } else { (&mut unknown, false) };
             if !known {
                 unknown_spans.push((a, b));
             }
@@ -820,10 +763,7 @@ pub fn check_scoped(text: &str, facts: &FactIndex, scope: Scope) -> Report {
                 list.push(id.to_string());
             }
         }
-        let own: Vec<&Carried> = citations
-            .iter()
-            .filter_map(|id| facts.facts.get(id))
-            .collect();
+        let own: Vec<&Carried> = citations.iter().filter_map(|id| facts.facts.get(id)).collect();
         let scope_facts = match scope {
             Scope::Sentence => &own,
             Scope::Text => &text_cited,
@@ -864,12 +804,7 @@ pub fn check_scoped(text: &str, facts: &FactIndex, scope: Scope) -> Report {
             unsupported,
         });
     }
-    report.verified_text = kept
-        .iter()
-        .filter(|s| !s.is_empty())
-        .cloned()
-        .collect::<Vec<_>>()
-        .join(" ");
+    report.verified_text = kept.iter().filter(|s| !s.is_empty()).cloned().collect::<Vec<_>>().join(" ");
     report
 }
 
@@ -887,11 +822,7 @@ mod tests {
     }
 
     fn verdicts(text: &str, facts: &FactIndex) -> Vec<Verdict> {
-        check(text, facts)
-            .sentences
-            .iter()
-            .map(|s| s.verdict)
-            .collect()
+        check(text, facts).sentences.iter().map(|s| s.verdict).collect()
     }
 
     use Verdict::*;
@@ -905,20 +836,11 @@ mod tests {
         assert!(canon("see [F12@points-1a2b3c] and [K3]").is_empty());
         assert!(canon("version 1.2.3 and host 192.168.0.1").is_empty());
         let f = index(json!([{"id": "F1", "text": "fan \"AHU 2\" runs 24 h"}]));
-        assert_eq!(
-            verdicts("Fan \"AHU 2\" runs 24 h [F1].", &f),
-            vec![Supported]
-        );
+        assert_eq!(verdicts("Fan \"AHU 2\" runs 24 h [F1].", &f), vec![Supported]);
         assert_eq!(verdicts("Fan \"AHU-2\" is on.", &f), vec![Supported]);
         // a bare number cannot borrow from a name the fact quotes
-        assert_eq!(
-            verdicts("Fan AHU 2 runs 24 h [F1].", &f),
-            vec![UnsupportedNumber]
-        );
-        assert_eq!(
-            verdicts("Fan AHU 3 runs 24 h [F1].", &f),
-            vec![UnsupportedNumber]
-        );
+        assert_eq!(verdicts("Fan AHU 2 runs 24 h [F1].", &f), vec![UnsupportedNumber]);
+        assert_eq!(verdicts("Fan AHU 3 runs 24 h [F1].", &f), vec![UnsupportedNumber]);
     }
 
     #[test]
@@ -940,27 +862,18 @@ mod tests {
 
     #[test]
     fn thousands_separators_both_ways() {
-        assert_eq!(
-            canon("1,234 and $1,200 and 1,234.50"),
-            vec!["1234", "1200", "1234.50"]
-        );
+        assert_eq!(canon("1,234 and $1,200 and 1,234.50"), vec!["1234", "1200", "1234.50"]);
         assert_eq!(canon("1,2,3"), vec!["1", "2", "3"]);
         assert_eq!(canon("24,25"), vec!["24", "25"]);
         let f = index(json!([{"id": "F1", "value": 1234}, {"id": "F2", "text": "cost $1,234"}]));
         assert_eq!(verdicts("It used 1,234 kWh [F1].", &f), vec![Supported]);
         assert_eq!(verdicts("It cost 1234 dollars [F2].", &f), vec![Supported]);
-        assert_eq!(
-            verdicts("It cost $1,235 [F2].", &f),
-            vec![UnsupportedNumber]
-        );
+        assert_eq!(verdicts("It cost $1,235 [F2].", &f), vec![UnsupportedNumber]);
     }
 
     #[test]
     fn negative_numbers_keep_their_sign() {
-        assert_eq!(
-            canon("OAT was -5 °F (-3.5) and −2"),
-            vec!["-5", "-3.5", "-2"]
-        );
+        assert_eq!(canon("OAT was -5 °F (-3.5) and −2"), vec!["-5", "-3.5", "-2"]);
         let f = index(json!([{"id": "F1", "value": -5}, {"id": "F2", "value": 5}]));
         assert_eq!(verdicts("OAT was -5 °F [F1].", &f), vec![Supported]);
         assert_eq!(verdicts("OAT was -5 °F [F2].", &f), vec![UnsupportedNumber]);
@@ -971,21 +884,12 @@ mod tests {
 
     #[test]
     fn ranges_are_two_figures() {
-        assert_eq!(
-            canon("10-20 and 10\u{2013}20"),
-            vec!["10", "20", "10", "20"]
-        );
+        assert_eq!(canon("10-20 and 10\u{2013}20"), vec!["10", "20", "10", "20"]);
         assert_eq!(canon("10-20%"), vec!["10%", "20%"]);
         let both = index(json!([{"id": "F1", "text": "low 10"}, {"id": "F2", "value": [10, 20]}]));
         assert_eq!(verdicts("It ran 10-20 h [F1][F2].", &both), vec![Supported]);
-        assert_eq!(
-            verdicts("It ran 10\u{2013}20 h [F2].", &both),
-            vec![Supported]
-        );
-        assert_eq!(
-            verdicts("It ran 10-20 h [F1].", &both),
-            vec![UnsupportedNumber]
-        );
+        assert_eq!(verdicts("It ran 10\u{2013}20 h [F2].", &both), vec![Supported]);
+        assert_eq!(verdicts("It ran 10-20 h [F1].", &both), vec![UnsupportedNumber]);
         let r = check("It ran 10-20 h [F1].", &both);
         assert_eq!(r.sentences[0].unsupported, vec!["20"]);
     }
@@ -997,10 +901,7 @@ mod tests {
         assert_eq!(verdicts("It is 12 kW [F1].", &f), vec![Supported]);
         assert_eq!(verdicts("It is 12.340 kW [F1].", &f), vec![Supported]);
         assert_eq!(verdicts("It is 12.4 kW [F1].", &f), vec![UnsupportedNumber]);
-        assert_eq!(
-            verdicts("It is 12.35 kW [F1].", &f),
-            vec![UnsupportedNumber]
-        );
+        assert_eq!(verdicts("It is 12.35 kW [F1].", &f), vec![UnsupportedNumber]);
         assert_eq!(verdicts("It is 0.46 [F2].", &f), vec![Supported]);
         assert_eq!(verdicts("It is 0.5 [F2].", &f), vec![Supported]);
         assert_eq!(verdicts("It is .5 [F2].", &f), vec![Supported]);
@@ -1042,10 +943,7 @@ mod tests {
         assert_eq!(verdicts("A share of 45% [F2].", &f), vec![Supported]);
         assert_eq!(verdicts("A share of 46% [F3].", &f), vec![Supported]);
         assert_eq!(verdicts("A share of 45.6% [F3].", &f), vec![Supported]);
-        assert_eq!(
-            verdicts("A share of 44% [F1].", &f),
-            vec![UnsupportedNumber]
-        );
+        assert_eq!(verdicts("A share of 44% [F1].", &f), vec![UnsupportedNumber]);
         // a plain number is not read as a fraction
         assert_eq!(verdicts("A share of 45 [F1].", &f), vec![UnsupportedNumber]);
     }
@@ -1053,10 +951,7 @@ mod tests {
     #[test]
     fn dates_and_times() {
         assert_eq!(canon("on 2024-03-01"), vec!["2024-03-01"]);
-        assert_eq!(
-            canon("at 2024-03-01T12:00:00Z"),
-            vec!["2024-03-01T12:00:00Z"]
-        );
+        assert_eq!(canon("at 2024-03-01T12:00:00Z"), vec!["2024-03-01T12:00:00Z"]);
         assert_eq!(canon("at 2024-03-01 12:30"), vec!["2024-03-01T12:30"]);
         assert_eq!(canon("at 7:05 and 12:30:15"), vec!["07:05", "12:30:15"]);
         assert_eq!(canon("in 2024"), vec!["2024"]);
@@ -1067,27 +962,12 @@ mod tests {
         ]));
         assert_eq!(verdicts("Onset was 2024-03-01 [F1].", &f), vec![Supported]);
         assert_eq!(verdicts("Onset was in 2024 [F1].", &f), vec![Supported]);
-        assert_eq!(
-            verdicts("Onset was 2024-03-02 [F1].", &f),
-            vec![UnsupportedNumber]
-        );
-        assert_eq!(
-            verdicts("Onset was 2025-03-01 [F1].", &f),
-            vec![UnsupportedNumber]
-        );
-        assert_eq!(
-            verdicts("It began 2024-03-01T12:30 [F2].", &f),
-            vec![Supported]
-        );
+        assert_eq!(verdicts("Onset was 2024-03-02 [F1].", &f), vec![UnsupportedNumber]);
+        assert_eq!(verdicts("Onset was 2025-03-01 [F1].", &f), vec![UnsupportedNumber]);
+        assert_eq!(verdicts("It began 2024-03-01T12:30 [F2].", &f), vec![Supported]);
         assert_eq!(verdicts("It began at 12:30 [F2].", &f), vec![Supported]);
-        assert_eq!(
-            verdicts("It began at 12:45 [F2].", &f),
-            vec![UnsupportedNumber]
-        );
-        assert_eq!(
-            verdicts("It began 2024-03-02 06:15 [F3].", &f),
-            vec![Supported]
-        );
+        assert_eq!(verdicts("It began at 12:45 [F2].", &f), vec![UnsupportedNumber]);
+        assert_eq!(verdicts("It began 2024-03-02 06:15 [F3].", &f), vec![Supported]);
         assert_eq!(verdicts("It began at 6:15 [F3].", &f), vec![Supported]);
     }
 
@@ -1098,21 +978,10 @@ mod tests {
                     Fan runs 24 hours [F1].";
         let r = check(text, &f);
         let v: Vec<Verdict> = r.sentences.iter().map(|s| s.verdict).collect();
-        assert_eq!(
-            v,
-            vec![
-                UnsupportedNumber,
-                UnknownCitation,
-                UnknownCitation,
-                Supported
-            ]
-        );
+        assert_eq!(v, vec![UnsupportedNumber, UnknownCitation, UnknownCitation, Supported]);
         assert_eq!(r.sentences[1].citations, vec!["F1"]);
         assert_eq!(r.sentences[1].unknown, vec!["F9"]);
-        assert_eq!(
-            r.verified_text,
-            "Fan runs 24 hours [F1]. Fan is noisy. Fan runs 24 hours [F1]."
-        );
+        assert_eq!(r.verified_text, "Fan runs 24 hours [F1]. Fan is noisy. Fan runs 24 hours [F1].");
         assert_eq!((r.removed_sentences, r.removed_citations), (1, 2));
         let r = check("It is quiet [X9] today [F1].", &f);
         assert_eq!(r.verified_text, "It is quiet today [F1].");
@@ -1128,11 +997,7 @@ mod tests {
         assert_eq!(r.count(Uncited), 1);
         assert_eq!(r.count(Supported), 2);
         // a sentence's figures need its own citation; the text scope widens that
-        let t = check_scoped(
-            "Fan runs 24 hours. See [F1]. Pump runs 12 h.",
-            &f,
-            Scope::Text,
-        );
+        let t = check_scoped("Fan runs 24 hours. See [F1]. Pump runs 12 h.", &f, Scope::Text);
         let v: Vec<Verdict> = t.sentences.iter().map(|s| s.verdict).collect();
         assert_eq!(v, vec![Supported, Supported, Uncited]);
     }
@@ -1140,18 +1005,9 @@ mod tests {
     #[test]
     fn second_citation_carries_the_figure() {
         let f = index(json!([{"id": "F1", "text": "fan on"}, {"id": "F2", "value": 72.4}]));
-        assert_eq!(
-            verdicts("Supply air was 72 °F [F1][F2].", &f),
-            vec![Supported]
-        );
-        assert_eq!(
-            verdicts("Supply air was 72 °F [F1] and [F2].", &f),
-            vec![Supported]
-        );
-        assert_eq!(
-            verdicts("Supply air was 72 °F [F1].", &f),
-            vec![UnsupportedNumber]
-        );
+        assert_eq!(verdicts("Supply air was 72 °F [F1][F2].", &f), vec![Supported]);
+        assert_eq!(verdicts("Supply air was 72 °F [F1] and [F2].", &f), vec![Supported]);
+        assert_eq!(verdicts("Supply air was 72 °F [F1].", &f), vec![UnsupportedNumber]);
     }
 
     #[test]
@@ -1175,22 +1031,13 @@ mod tests {
             ]
         );
         let f = index(json!([{"id": "F1", "metrics": {"mwh": 3.5, "month": 5}}]));
-        assert_eq!(
-            verdicts("Savings were 3.5 MWh, e.g. in May [F1].", &f),
-            vec![Supported]
-        );
+        assert_eq!(verdicts("Savings were 3.5 MWh, e.g. in May [F1].", &f), vec![Supported]);
     }
 
     #[test]
     fn a_trailing_citation_belongs_to_its_sentence() {
-        assert_eq!(
-            sentences("Found 24 faults. [F1]"),
-            vec!["Found 24 faults. [F1]"]
-        );
-        assert_eq!(
-            sentences("Found 24 faults. [F1][F2]. Next."),
-            vec!["Found 24 faults. [F1][F2].", "Next."]
-        );
+        assert_eq!(sentences("Found 24 faults. [F1]"), vec!["Found 24 faults. [F1]"]);
+        assert_eq!(sentences("Found 24 faults. [F1][F2]. Next."), vec!["Found 24 faults. [F1][F2].", "Next."]);
         let f = index(json!([{"id": "F1", "value": 24}]));
         assert_eq!(verdicts("Found 24 faults. [F1].", &f), vec![Supported]);
     }
@@ -1202,10 +1049,7 @@ mod tests {
         assert_eq!(canon("1e-05 and 2.0e3"), vec!["0.00001", "2000"]);
         assert_eq!(canon("007 and 100.0"), vec!["7", "100.0"]);
         assert_eq!(canon("3/4"), vec!["3", "4"]);
-        assert_eq!(
-            figures("cost $1,200").first().map(|f| f.text.as_str()),
-            Some("1,200")
-        );
+        assert_eq!(figures("cost $1,200").first().map(|f| f.text.as_str()), Some("1,200"));
         assert!(canon("").is_empty());
         assert!(canon("1e99999").len() <= 1);
     }
@@ -1225,38 +1069,26 @@ mod tests {
         assert!(FactIndex::new(&[json!({"text": "x"})]).is_err());
         assert!(FactIndex::new(&[json!({"id": "not an id"})]).is_err());
         assert!(FactIndex::new(&[json!("F1")]).is_err());
-        let twice = [
-            json!({"id": "F1", "text": "a"}),
-            json!({"id": "F1", "text": "b"}),
-        ];
+        let twice = [json!({"id": "F1", "text": "a"}), json!({"id": "F1", "text": "b"})];
         let err = FactIndex::new(&twice).unwrap_err();
         assert!(err.contains("given twice"), "{err}");
-        let same = [
-            json!({"id": "F1", "text": "a"}),
-            json!({"id": "F1", "text": "a"}),
-        ];
+        let same = [json!({"id": "F1", "text": "a"}), json!({"id": "F1", "text": "a"})];
         assert!(FactIndex::new(&same).unwrap().contains("F1"));
     }
 
     #[test]
     fn verdicts_serialize_snake_case() {
         let v = serde_json::to_value([Supported, UnknownCitation, Uncited, UnsupportedNumber]);
-        assert_eq!(
-            v.unwrap(),
-            json!([
-                "supported",
-                "unknown_citation",
-                "uncited",
-                "unsupported_number"
-            ])
-        );
+        assert_eq!(v.unwrap(), json!(["supported", "unknown_citation", "uncited", "unsupported_number"]));
     }
 
     #[test]
     fn fifty_thousand_chars_and_five_thousand_facts() {
         let facts: Vec<Value> = (0..5000)
-            .map(|i| json!({"id": format!("F{i}@perf-1a2b3c"), "text": format!("unit {i} used {i}.5 kWh"),
-                            "value": i as f64 + 0.25, "kind": "energy"}))
+            .map(|i| {
+                json!({"id": format!("F{i}@perf-1a2b3c"), "text": format!("unit {i} used {i}.5 kWh"),
+                            "value": i as f64 + 0.25, "kind": "energy"})
+            })
             .collect();
         let started = std::time::Instant::now();
         let index = FactIndex::new(&facts).unwrap();
@@ -1266,14 +1098,9 @@ mod tests {
         while text.len() < 50_000 {
             let n = i % 5000;
             if i % 10 == 9 {
-                text.push_str(&format!(
-                    "Unit \"AHU-{n}\" used {}.5 kWh [F{n}@perf-1a2b3c]. ",
-                    n + 1
-                ));
+                text.push_str(&format!("Unit \"AHU-{n}\" used {}.5 kWh [F{n}@perf-1a2b3c]. ", n + 1));
             } else {
-                text.push_str(&format!(
-                    "Unit {n} used {n}.5 kWh, e.g. {n}.3 [F{n}@perf-1a2b3c]. "
-                ));
+                text.push_str(&format!("Unit {n} used {n}.5 kWh, e.g. {n}.3 [F{n}@perf-1a2b3c]. "));
             }
             i += 1;
         }

@@ -6,13 +6,15 @@
 /// 32 hex digits (128 bits) from the operating system's generator.
 pub fn random_hex() -> Result<String, String> {
     let mut buf = [0u8; 16];
-    getrandom::fill(&mut buf).map_err(|e| format!("the operating system's random number generator cannot be read ({e})"))?;
+    getrandom::fill(&mut buf)
+        .map_err(|e| format!("the operating system's random number generator cannot be read ({e})"))?;
     Ok(buf.iter().map(|b| format!("{b:02x}")).collect())
 }
 
 /// Now in UTC as `2026-11-30T09:42:40Z`.
 pub fn utc_now() -> String {
-    let ns = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0);
+    let ns =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos() as i64).unwrap_or(0);
     let s = crate::time::iso_from_ns(ns - ns.rem_euclid(1_000_000_000));
     format!("{s}Z")
 }

@@ -2,6 +2,8 @@
 //! result, the text rules of the policy (one-line sanitizing, `name()`), paging and
 //! canonical JSON. It builds natively and for `wasm32-wasip2`, so each rule exists once.
 
+#![deny(unsafe_code)]
+
 pub mod canonical;
 pub mod citations;
 pub mod error;

@@ -35,13 +35,7 @@ pub fn count_arg(args: &serde_json::Value, key: &str, default: usize) -> usize {
 
 /// Cut `rows` to the page `[offset, offset + limit)`. Returns the page and, when the page is
 /// not the whole list, the notice to hand back in the output.
-pub fn page<T>(
-    rows: Vec<T>,
-    list: &str,
-    offset: usize,
-    limit: usize,
-    order: &str,
-) -> (Vec<T>, Option<PageNotice>) {
+pub fn page<T>(rows: Vec<T>, list: &str, offset: usize, limit: usize, order: &str) -> (Vec<T>, Option<PageNotice>) {
     let total = rows.len();
     let limit = limit.clamp(1, MAX_LIMIT);
     if offset == 0 && total <= limit {
@@ -68,10 +62,7 @@ impl PageNotice {
         let order = if self.order.is_empty() { String::new() } else { format!(" ({})", self.order) };
         if offset >= total {
             let where_ = if total <= limit { "the first page" } else { "earlier pages" };
-            return format!(
-                "'{}' is empty on this page: all its {} row(s) are on {}",
-                self.list, total, where_
-            );
+            return format!("'{}' is empty on this page: all its {} row(s) are on {}", self.list, total, where_);
         }
         let last = (offset + limit).min(total);
         let first = offset + 1;
@@ -134,10 +125,7 @@ mod tests {
         assert!(n.unwrap().banner().contains("rows 26-30 of 30: the last page"));
         let (rows, n) = page(vec![7], "cited", 25, 25, "");
         assert!(rows.is_empty());
-        assert_eq!(
-            n.unwrap().banner(),
-            "'cited' is empty on this page: all its 1 row(s) are on the first page"
-        );
+        assert_eq!(n.unwrap().banner(), "'cited' is empty on this page: all its 1 row(s) are on the first page");
     }
 
     #[test]

@@ -120,7 +120,10 @@ impl Redactor {
             Value::Object(m) => {
                 let mut out = Map::new();
                 for (k, x) in m {
-                    out.insert(redact_runs(&self.roots_only(k), &|run| sent.echoed(run), true), self.redact_data_echoes(x, sent));
+                    out.insert(
+                        redact_runs(&self.roots_only(k), &|run| sent.echoed(run), true),
+                        self.redact_data_echoes(x, sent),
+                    );
                 }
                 Value::Object(out)
             }
@@ -136,7 +139,9 @@ fn replace_root(s: &str, root: &str) -> String {
     let mut rest = s;
     while let Some(pos) = rest.find(root) {
         let after = &rest[pos + root.len()..];
-        let boundary = after.is_empty() || after.starts_with(['/', '\\']) || !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
+        let boundary = after.is_empty()
+            || after.starts_with(['/', '\\'])
+            || !after.starts_with(|c: char| c.is_alphanumeric() || c == '_' || c == '-' || c == '.');
         if !boundary {
             out.push_str(&rest[..pos + root.len()]);
             rest = after;
@@ -193,7 +198,8 @@ fn redact_runs(s: &str, echoed: &dyn Fn(&str) -> bool, name: bool) -> String {
             continue;
         }
         let prev = if i == 0 { None } else { Some(chars[i - 1].1) };
-        let starts_ok = prev.is_none_or(|p| !(p.is_alphanumeric() || matches!(p, '_' | '.' | '~' | '/' | '\\' | '<' | '>' | '[')))
+        let starts_ok = prev
+            .is_none_or(|p| !(p.is_alphanumeric() || matches!(p, '_' | '.' | '~' | '/' | '\\' | '<' | '>' | '[')))
             && !(prev == Some(':') && s[at..].starts_with("//"));
         if starts_ok {
             let rest = &s[at..];
@@ -251,7 +257,12 @@ impl Sent {
         for v in &values {
             let named = crate::text::name(v);
             let json = serde_json::to_string(v).unwrap_or_default();
-            for form in [v.as_str(), &crate::text::one_line(v), &json[1..json.len().saturating_sub(1)], &named[1..named.len() - 1]] {
+            for form in [
+                v.as_str(),
+                &crate::text::one_line(v),
+                &json[1..json.len().saturating_sub(1)],
+                &named[1..named.len() - 1],
+            ] {
                 haystack.push_str(form);
                 haystack.push('\0');
             }
@@ -313,31 +324,55 @@ mod tests {
         assert_eq!(r.redact("at /home/ana/John Smith/My Drive/x end"), "at <path> end");
         assert_eq!(r.redact("panicked at /opt/secret/db.sqlite now"), "panicked at <path> now");
         assert_eq!(r.redact("non-commercial / no-derivatives, kBtu/ft2"), "non-commercial / no-derivatives, kBtu/ft2");
-        assert_eq!(r.redact("equipment \"/Drivers/BacnetNetwork/AHU_1\" is odd"), "equipment \"/Drivers/BacnetNetwork/AHU_1\" is odd");
+        assert_eq!(
+            r.redact("equipment \"/Drivers/BacnetNetwork/AHU_1\" is odd"),
+            "equipment \"/Drivers/BacnetNetwork/AHU_1\" is odd"
+        );
         assert_eq!(r.redact("see C:\\Users\\x\\f.csv and ~/notes.txt"), "see <path> and <path>");
         assert_eq!(r.redact("a URL https://example.com/a stays"), "a URL https://example.com/a stays");
-        assert_eq!(r.redact_data(&json!({"k": "/home/ana/x", "v": "/Drivers/A"})), json!({"k": "<path>", "v": "/Drivers/A"}));
+        assert_eq!(
+            r.redact_data(&json!({"k": "/home/ana/x", "v": "/Drivers/A"})),
+            json!({"k": "<path>", "v": "/Drivers/A"})
+        );
         assert_eq!(r.redact("/facility_id: missing"), "<path> missing");
     }
 
     #[test]
     fn paths_the_caller_sent_are_redacted_even_quoted() {
         let r = Redactor { roots: vec!["/srv/stores/main".into()] };
-        let sent = Sent::of_call("points", &json!({"facility_id": "/usr/lib/secret", "q": ["C:\\Users\\ana\\x.csv"], "/etc/key": 1, "ord": "/Drivers/A"}));
+        let sent = Sent::of_call(
+            "points",
+            &json!({"facility_id": "/usr/lib/secret", "q": ["C:\\Users\\ana\\x.csv"], "/etc/key": 1, "ord": "/Drivers/A"}),
+        );
         // a schema refusal quotes the value as JSON
-        assert_eq!(r.redact_echoes(r#""/usr/lib/secret" is not of type "integer""#, &sent), r#""<path>" is not of type "integer""#);
-        assert_eq!(r.redact_echoes(r#"["C:\\Users\\ana\\x.csv"] is not of type "string""#, &sent), r#"["<path>"] is not of type "string""#);
+        assert_eq!(
+            r.redact_echoes(r#""/usr/lib/secret" is not of type "integer""#, &sent),
+            r#""<path>" is not of type "integer""#
+        );
+        assert_eq!(
+            r.redact_echoes(r#"["C:\\Users\\ana\\x.csv"] is not of type "string""#, &sent),
+            r#"["<path>"] is not of type "string""#
+        );
         // as name() writes it, and a key
-        assert_eq!(r.redact_echoes(r#"query "/usr/lib/secret" matched nothing"#, &sent), r#"query "<path>" matched nothing"#);
+        assert_eq!(
+            r.redact_echoes(r#"query "/usr/lib/secret" matched nothing"#, &sent),
+            r#"query "<path>" matched nothing"#
+        );
         assert_eq!(r.redact_echoes(r#"'/etc/key' was unexpected"#, &sent), r#"'<path>' was unexpected"#);
         // a quoted name the caller did not send stays; the store root never does
-        assert_eq!(r.redact_echoes(r#"equipment "/Drivers/B" and "/srv/stores/main/x""#, &sent), r#"equipment "/Drivers/B" and "<path>""#);
+        assert_eq!(
+            r.redact_echoes(r#"equipment "/Drivers/B" and "/srv/stores/main/x""#, &sent),
+            r#"equipment "/Drivers/B" and "<path>""#
+        );
         // unless the data holds the value as it is: then it is a stored name
         let data = json!({"rows": [{"equip": "/Drivers/A"}]});
         assert_eq!(r.redact_echoes(r#"equipment "/Drivers/A""#, &sent), r#"equipment "<path>""#);
         assert_eq!(r.redact_echoes(r#"equipment "/Drivers/A""#, &sent.except_in(&data)), r#"equipment "/Drivers/A""#);
         // error data: stored names stay, the caller's values go
-        assert_eq!(r.redact_data_echoes(&json!({"sent": "/usr/lib/secret", "near": ["/Drivers/B"]}), &sent), json!({"sent": "<path>", "near": ["/Drivers/B"]}));
+        assert_eq!(
+            r.redact_data_echoes(&json!({"sent": "/usr/lib/secret", "near": ["/Drivers/B"]}), &sent),
+            json!({"sent": "<path>", "near": ["/Drivers/B"]})
+        );
         // a message made of what the caller sent, quotes or not
         assert_eq!(r.redact_sent(r#"Unknown tool: "/usr/lib/x""#), "Unknown tool: \"<path>\"");
         assert_eq!(r.redact_sent("Method not found: /srv/stores/main/a b"), "Method not found: <path> b");
@@ -346,5 +381,4 @@ mod tests {
         assert_eq!(r.redact_pointer("/x/~1etc~1key"), "/x/<path>");
         assert_eq!(r.redact_pointer("/rows/0"), "/rows/0");
     }
-
 }

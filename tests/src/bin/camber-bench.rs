@@ -5,8 +5,8 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use camber_registry::component_files;
-use camber_runtime::{Runtime, RuntimeConfig};
 use camber_registry::{CallContext, Registry};
+use camber_runtime::{Runtime, RuntimeConfig};
 use camber_tests::{camber_bin, components_dir, demo_store, registry_from, test_components_dir};
 use serde_json::json;
 
@@ -56,14 +56,7 @@ fn read_frame_child(store: &str) {
     let (peak, _) = memory();
     let samples: usize = f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).count()).sum();
     let decoded = (f.ts.len() * 8 + f.values.iter().map(|c| c.len() * 8).sum::<usize>()) as u64;
-    println!(
-        "{} {} {} {} {}",
-        took.as_secs_f64() * 1e3,
-        samples,
-        decoded,
-        peak.saturating_sub(before),
-        f.ts.len()
-    );
+    println!("{} {} {} {} {}", took.as_secs_f64() * 1e3, samples, decoded, peak.saturating_sub(before), f.ts.len());
 }
 
 fn store_benchmarks() {
@@ -103,7 +96,8 @@ fn store_benchmarks() {
     };
     let t = Instant::now();
     let file = std::fs::File::open(&csv).unwrap();
-    let (rows, _) = camber_store::ingest::parse(std::io::BufReader::with_capacity(1 << 20, file), bytes, &opts).unwrap();
+    let (rows, _) =
+        camber_store::ingest::parse(std::io::BufReader::with_capacity(1 << 20, file), bytes, &opts).unwrap();
     let parse_s = t.elapsed().as_secs_f64();
     drop(rows);
     let t = Instant::now();
@@ -287,13 +281,23 @@ fn serve_benchmarks() {
     drop(stdin);
     let _ = child.wait();
     let (p50, p90, p99) = stats(v);
-    println!("MCP stdio tools/call points, client-observed, 2000 calls: median {}, p90 {}, p99 {}", us(p50), us(p90), us(p99));
+    println!(
+        "MCP stdio tools/call points, client-observed, 2000 calls: median {}, p90 {}, p99 {}",
+        us(p50),
+        us(p90),
+        us(p99)
+    );
 
     // Streamable HTTP: 16 clients x 500 calls, with and without a 2-second guest call running
     let dir = tempfile::tempdir().unwrap();
     let tokens = dir.path().join("tokens.json");
     let token = String::from_utf8(
-        Command::new(&bin).args(["tokens", "add", "bench", "--allow", "hq", "--file"]).arg(&tokens).output().unwrap().stdout,
+        Command::new(&bin)
+            .args(["tokens", "add", "bench", "--allow", "hq", "--file"])
+            .arg(&tokens)
+            .output()
+            .unwrap()
+            .stdout,
     )
     .unwrap()
     .trim()
@@ -325,7 +329,10 @@ fn serve_benchmarks() {
     let session = {
         use std::io::{Read, Write};
         let mut s = std::net::TcpStream::connect(&addr).unwrap();
-        let req = format!("POST /mcp HTTP/1.1\r\nHost: b\r\n{auth}Connection: close\r\nContent-Length: {}\r\n\r\n{init}", init.len());
+        let req = format!(
+            "POST /mcp HTTP/1.1\r\nHost: b\r\n{auth}Connection: close\r\nContent-Length: {}\r\n\r\n{init}",
+            init.len()
+        );
         s.write_all(req.as_bytes()).unwrap();
         let mut raw = String::new();
         s.read_to_string(&mut raw).unwrap();
@@ -398,7 +405,11 @@ fn ahu_year_frame() -> camber_analytics::run::EquipFrame {
     let n = g.series[0].values.len();
     let ts: Vec<i64> = (0..n).map(|i| g.series[0].ts(i)).collect();
     let cols = g.series.iter().map(|s| (s.role.clone(), s.values.clone())).collect();
-    camber_analytics::run::EquipFrame { equip: "AHU-1".into(), class: "AHU".into(), frame: camber_analytics::Frame { ts, cols } }
+    camber_analytics::run::EquipFrame {
+        equip: "AHU-1".into(),
+        class: "AHU".into(),
+        frame: camber_analytics::Frame { ts, cols },
+    }
 }
 
 /// `camber-bench rules-year`: every rule on one AHU-year at 1-minute resolution, in a fresh
@@ -458,7 +469,10 @@ fn rules_benchmarks() {
             let (p50, _, _) = stats(v);
             println!(
                 "{cap} {fid} ({} equipment, {} grid): first {}, median of 10 {}",
-                r.data["run"]["equipment"], r.data["run"]["resample_minutes"], ms(first), ms(p50)
+                r.data["run"]["equipment"],
+                r.data["run"]["resample_minutes"],
+                ms(first),
+                ms(p50)
             );
         }
     }
@@ -498,7 +512,10 @@ fn rules_benchmarks() {
         }
     }
     let (p50, _, _) = stats(v);
-    println!("rule_run on one AHU-year at 1 minute through the sandbox (store read, grid, every rule): median of 3 {}", ms(p50));
+    println!(
+        "rule_run on one AHU-year at 1 minute through the sandbox (store read, grid, every rule): median of 3 {}",
+        ms(p50)
+    );
 }
 
 /// The reference toolkit's synthetic datasets: generated on this machine, so the side by side
@@ -519,14 +536,20 @@ const REFERENCE_SYNTHETIC: &[&str] = &[
 /// Detection against the labels: (true positives, false negatives, false alarms, true
 /// negatives) over the labelled equipment; an equipment is flagged when a warn or fault
 /// finding of `rules` (all when `None`) names it.
-fn confusion(findings: &[(String, String, String)], labels: &serde_json::Map<String, serde_json::Value>, rules: Option<&[String]>) -> ([usize; 4], Vec<String>) {
+fn confusion(
+    findings: &[(String, String, String)],
+    labels: &serde_json::Map<String, serde_json::Value>,
+    rules: Option<&[String]>,
+) -> ([usize; 4], Vec<String>) {
     let mut c = [0; 4];
     let mut alarms = Vec::new();
     for (equip, label) in labels {
         let faulty = label.as_str().is_some_and(|l| !l.is_empty());
         let fired: Vec<&str> = findings
             .iter()
-            .filter(|(r, e, sev)| e == equip && (sev == "warn" || sev == "fault") && rules.is_none_or(|rs| rs.contains(r)))
+            .filter(|(r, e, sev)| {
+                e == equip && (sev == "warn" || sev == "fault") && rules.is_none_or(|rs| rs.contains(r))
+            })
             .map(|(r, _, _)| r.as_str())
             .collect();
         let i = match (faulty, !fired.is_empty()) {
@@ -549,7 +572,12 @@ fn confusion(findings: &[(String, String, String)], labels: &serde_json::Map<Str
 fn reference_benchmarks() {
     let store = camber_tests::target_dir().join("camber-refstore");
     let downloads = camber_tests::target_dir().join("camber-refdata");
-    let entries = |s: &std::path::Path| -> serde_json::Value { std::fs::read_to_string(s.join("_facilities.json")).ok().and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(json!({})) };
+    let entries = |s: &std::path::Path| -> serde_json::Value {
+        std::fs::read_to_string(s.join("_facilities.json"))
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or(json!({}))
+    };
     for id in REFERENCE_SYNTHETIC {
         if entries(&store).get(format!("ds-{id}")).is_none() {
             let t = Instant::now();
@@ -567,7 +595,8 @@ fn reference_benchmarks() {
         let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, id]);
         let labels = theirs["labels"].as_object().cloned().unwrap_or_default();
         let their_findings = triples_of(&theirs["findings"]);
-        let template: Vec<String> = theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
+        let template: Vec<String> =
+            theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap().to_string()).collect();
         let shared: Vec<String> = template.iter().filter(|r| built.contains(r)).cloned().collect();
         let args = json!({"facility_id": fid, "limit": 1000});
         let mut times = Vec::new();
@@ -613,7 +642,13 @@ fn reference_benchmarks() {
     let config = json!({"source": {"kind": "store", "store": store, "facility_id": fid}, "resample": "1h",
         "equipment": [{"class": "AHU"}, {"class": "VAV"}], "rules": built});
     std::fs::write(&cfg, config.to_string()).unwrap();
-    let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-g36-vav-fleet", cfg.to_str().unwrap()]);
+    let theirs = camber_tests::reference(&[
+        "rule_run",
+        store.to_str().unwrap(),
+        fid,
+        "synthetic-g36-vav-fleet",
+        cfg.to_str().unwrap(),
+    ]);
     let mut ctx = CallContext::new(&store, [fid.to_string()]);
     let configs = camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap();
     ctx.config_digest = configs.digest.clone();
@@ -651,7 +686,17 @@ fn reference_benchmarks() {
 
 /// `(rule, equip, severity)` of a findings list.
 fn triples_of(v: &serde_json::Value) -> Vec<(String, String, String)> {
-    v.as_array().unwrap().iter().map(|f| (f["rule"].as_str().unwrap().to_string(), f["equip"].as_str().unwrap().to_string(), f["severity"].as_str().unwrap().to_string())).collect()
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_string(),
+                f["equip"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
 }
 
 fn main() {
@@ -688,7 +733,9 @@ fn main() {
     let cold_cache = tempfile::tempdir().unwrap();
     let files = component_files(&[components_dir()]);
     let t0 = Instant::now();
-    let rt = Runtime::new(RuntimeConfig { cache_dir: Some(cold_cache.path().to_path_buf()), ..RuntimeConfig::default() }).unwrap();
+    let rt =
+        Runtime::new(RuntimeConfig { cache_dir: Some(cold_cache.path().to_path_buf()), ..RuntimeConfig::default() })
+            .unwrap();
     let reg = Registry::load(rt, &files).unwrap();
     println!("cold load of {} components (compile + cache write): {}", files.len(), ms(t0.elapsed()));
     drop(reg);
@@ -699,7 +746,9 @@ fn main() {
         println!("  compile {}: {}", f.file_name().unwrap().to_string_lossy(), ms(t.elapsed()));
     }
     let t0 = Instant::now();
-    let rt = Runtime::new(RuntimeConfig { cache_dir: Some(cold_cache.path().to_path_buf()), ..RuntimeConfig::default() }).unwrap();
+    let rt =
+        Runtime::new(RuntimeConfig { cache_dir: Some(cold_cache.path().to_path_buf()), ..RuntimeConfig::default() })
+            .unwrap();
     let _reg = Registry::load(rt, &files).unwrap();
     println!("warm load in-process (deserialize .cwasm, pre-instantiate, describe): {}", ms(t0.elapsed()));
 

@@ -15,7 +15,11 @@ fn main() -> ExitCode {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let store = dir.path().join("store");
     for ds in ["synthetic-chw-plant", "synthetic-ahu-economizer", "synthetic-g36-vav"] {
-        let st = Command::new(camber_bin()).args(["datasets", "ingest", ds, "--store"]).arg(&store).output().expect("camber runs");
+        let st = Command::new(camber_bin())
+            .args(["datasets", "ingest", ds, "--store"])
+            .arg(&store)
+            .output()
+            .expect("camber runs");
         if !st.status.success() {
             eprintln!("camber-fuzz: ingesting {ds} failed: {}", String::from_utf8_lossy(&st.stderr));
             return ExitCode::FAILURE;
@@ -23,7 +27,9 @@ fn main() -> ExitCode {
     }
     let cache = std::env::var_os("CAMBER_CACHE_DIR").map(std::path::PathBuf::from).unwrap_or_else(cache_dir);
     let cfg = FuzzConfig { bin: camber_bin(), store, cache, cases, seed, progress_every: 10_000 };
-    eprintln!("camber-fuzz: {cases} cases per transport, seed {seed}, through one long-lived server each (stdio, HTTP)");
+    eprintln!(
+        "camber-fuzz: {cases} cases per transport, seed {seed}, through one long-lived server each (stdio, HTTP)"
+    );
     let mut clean = true;
     if transport != "http" {
         let stdio = run_stdio(&cfg);

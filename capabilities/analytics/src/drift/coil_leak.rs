@@ -13,8 +13,13 @@
 use std::collections::BTreeMap;
 
 use super::loadfit::{self, LoadFit, Side};
-use super::{col, cusum_params, flagged, grade, not_judged, score_caveats, score_metrics, sigma_params, Baseline, DetectorSpec, FitError, Floors, Kind, Part, Wording};
-use crate::engine::{as_percent, assumed_occupied, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Severity};
+use super::{
+    col, cusum_params, flagged, grade, not_judged, score_caveats, score_metrics, sigma_params, Baseline, DetectorSpec,
+    FitError, Floors, Kind, Part, Wording,
+};
+use crate::engine::{
+    as_percent, assumed_occupied, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Severity,
+};
 
 const MAT: &str = "mixed_air_temp";
 const SAT: &str = "supply_air_temp";
@@ -170,13 +175,16 @@ fn prepare(frame: &Frame, coil: Coil, leaving: &str, spec: &DetectorSpec, params
         }
     }
     let within = |v: f64, r: (f64, f64)| v >= r.0 && v <= r.1;
-    keep.iter_mut().zip(mat.iter().zip(leave)).for_each(|(k, (&m, &l))| *k &= within(m, MIXED_RANGE) && within(l, LEAVING_RANGE));
+    keep.iter_mut()
+        .zip(mat.iter().zip(leave))
+        .for_each(|(k, (&m, &l))| *k &= within(m, MIXED_RANGE) && within(l, LEAVING_RANGE));
     let rise = leave.iter().zip(mat).map(|(l, m)| l - m).collect();
     Some((rise, mat.to_vec(), keep, fan))
 }
 
 fn missing_inputs(frame: &Frame) -> Vec<String> {
-    let mut missing: Vec<String> = [MAT, SAT].iter().filter(|r| col(frame, r).is_none()).map(|r| r.to_string()).collect();
+    let mut missing: Vec<String> =
+        [MAT, SAT].iter().filter(|r| col(frame, r).is_none()).map(|r| r.to_string()).collect();
     if COILS.iter().all(|c| col(frame, c.valve()).is_none()) {
         missing.push("cool_valve or heat_valve".into());
     }
@@ -198,7 +206,9 @@ pub(super) fn fit(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result
         part.gate_source = "fixed".into();
         part.signal_range = Some(RISE_RANGE);
         let Some(b) = basis(frame, coil, spec, params) else {
-            part.declined = Some("no air stream that leaves the heating coil is trended (judge_heating_on_supply_air is off)".into());
+            part.declined = Some(
+                "no air stream that leaves the heating coil is trended (judge_heating_on_supply_air is off)".into(),
+            );
             parts.push(part);
             continue;
         };
@@ -211,7 +221,13 @@ pub(super) fn fit(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result
         let idx = loadfit::usable(&mat, &rise, &keep, MIXED_RANGE.0, RISE_RANGE);
         match LoadFit::fit(&frame.ts, &mat, &rise, &idx, span, true) {
             Ok(f) => part.fit = Some(f),
-            Err(_) if idx.len() < loadfit::MIN_FIT_SAMPLES => part.declined = Some(format!("only {} fan-on sample(s) with the valves shut (need {})", idx.len(), loadfit::MIN_FIT_SAMPLES)),
+            Err(_) if idx.len() < loadfit::MIN_FIT_SAMPLES => {
+                part.declined = Some(format!(
+                    "only {} fan-on sample(s) with the valves shut (need {})",
+                    idx.len(),
+                    loadfit::MIN_FIT_SAMPLES
+                ))
+            }
             Err(e) => part.declined = Some(e),
         }
         parts.push(part);
@@ -250,9 +266,17 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
     let mut fan_gate = Some("fan status");
     for coil in COILS.into_iter().filter(|c| col(frame, c.valve()).is_some()) {
         let judged = (|| -> Result<Judged, String> {
-            let part = baseline.parts.iter().find(|p| p.name == coil.name()).ok_or("the baseline window had no valve command for it")?;
-            let fit = part.fit.as_ref().ok_or_else(|| format!("no baseline: {}", part.declined.as_deref().unwrap_or("it was not fitted")))?;
-            let b = basis(frame, coil, spec, params).ok_or("no air stream that leaves the heating coil is trended (judge_heating_on_supply_air is off)")?;
+            let part = baseline
+                .parts
+                .iter()
+                .find(|p| p.name == coil.name())
+                .ok_or("the baseline window had no valve command for it")?;
+            let fit = part
+                .fit
+                .as_ref()
+                .ok_or_else(|| format!("no baseline: {}", part.declined.as_deref().unwrap_or("it was not fitted")))?;
+            let b = basis(frame, coil, spec, params)
+                .ok_or("no air stream that leaves the heating coil is trended (judge_heating_on_supply_air is off)")?;
             if part.basis.as_deref() != Some(b) {
                 return Err(format!("the baseline read {} and the current window reads {b}; a rise on one sensor cannot be judged against a baseline on another", part.basis.as_deref().unwrap_or("nothing")));
             }
@@ -260,11 +284,29 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
             fan_gate = fan;
             let usable = loadfit::usable(&mat, &rise, &keep, MIXED_RANGE.0, RISE_RANGE);
             // only the mixed air the baseline saw: its line says nothing outside that range
-            let inside: Vec<u32> = usable.iter().copied().filter(|&i| if fit.model == loadfit::Model::Level { fit.in_scope(mat[i as usize]) } else { fit.covers(mat[i as usize]) }).collect();
+            let inside: Vec<u32> = usable
+                .iter()
+                .copied()
+                .filter(|&i| {
+                    if fit.model == loadfit::Model::Level {
+                        fit.in_scope(mat[i as usize])
+                    } else {
+                        fit.covers(mat[i as usize])
+                    }
+                })
+                .collect();
             let outside = usable.len() - inside.len();
             let Some(score) = loadfit::score(fit, &frame.ts, &mat, &rise, &inside) else {
-                let tail = if outside > 0 { format!(" inside the baseline's mixed-air range ({outside} ran outside it)") } else { String::new() };
-                return Err(format!("only {} fan-on sample(s) with the valves shut{tail} (need {})", inside.len(), loadfit::MIN_SCORE_SAMPLES));
+                let tail = if outside > 0 {
+                    format!(" inside the baseline's mixed-air range ({outside} ran outside it)")
+                } else {
+                    String::new()
+                };
+                return Err(format!(
+                    "only {} fan-on sample(s) with the valves shut{tail} (need {})",
+                    inside.len(),
+                    loadfit::MIN_SCORE_SAMPLES
+                ));
             };
             let side = coil.side();
             let severity = grade(side, score.drift, score.drift_sigma, &floors);
@@ -282,7 +324,10 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
                 caveats.push(format!("{} coil: {outside} valve-shut sample(s) ({:.0}%) ran at a mixed air outside the baseline's range and were not judged; a baseline spanning more seasons would cover them", coil.name(), 100.0 * outside as f64 / usable.len() as f64));
             }
             if alarm.as_ref().is_some_and(|a| a.first.is_some()) {
-                caveats.push(format!("{} coil: the sustained-shift check alarmed (an untuned check; it does not change the severity)", coil.name()));
+                caveats.push(format!(
+                    "{} coil: the sustained-shift check alarmed (an untuned check; it does not change the severity)",
+                    coil.name()
+                ));
             }
             if severity >= Severity::Warn {
                 let on = if b == SAT { "supply-air" } else { "coil leaving-air" };
@@ -293,8 +338,13 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
         })();
         verdicts.push(CoilVerdict { coil, judged });
     }
-    let reasons: Vec<String> = verdicts.iter().filter_map(|v| v.judged.as_ref().err().map(|e| format!("{} coil: {e}", v.coil.name()))).collect();
-    let Some(worst) = verdicts.iter().filter_map(|v| v.judged.as_ref().ok().map(|j| (v.coil, j))).max_by(|a, b| a.1.severity.cmp(&b.1.severity).then(a.0.side().toward(a.1.drift).total_cmp(&b.0.side().toward(b.1.drift)))) else {
+    let reasons: Vec<String> = verdicts
+        .iter()
+        .filter_map(|v| v.judged.as_ref().err().map(|e| format!("{} coil: {e}", v.coil.name())))
+        .collect();
+    let Some(worst) = verdicts.iter().filter_map(|v| v.judged.as_ref().ok().map(|j| (v.coil, j))).max_by(|a, b| {
+        a.1.severity.cmp(&b.1.severity).then(a.0.side().toward(a.1.drift).total_cmp(&b.0.side().toward(b.1.drift)))
+    }) else {
         return Outcome::Findings(vec![not_judged(spec, &reasons.join("; "))]);
     };
     for r in &reasons {
@@ -314,21 +364,38 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
         };
         all_judged.extend_from_slice(judged);
         all_flagged.extend_from_slice(flagged);
-        conditions.push(Condition { name: format!("{}_leak", v.coil.name()), flagged: flagged.to_vec(), judged: judged.len(), judged_hours: hours(judged), flagged_hours: hours(flagged) });
+        conditions.push(Condition {
+            name: format!("{}_leak", v.coil.name()),
+            flagged: flagged.to_vec(),
+            judged: judged.len(),
+            judged_hours: hours(judged),
+            flagged_hours: hours(flagged),
+        });
     }
     all_judged.sort_unstable();
     all_judged.dedup();
     all_flagged.sort_unstable();
     all_flagged.dedup();
     let (coil, j) = worst;
-    let mut summary = coil.wording().summary(coil.side(), j.severity, j.drift, j.drift_sigma, &floors, (j.idx.len(), spec.judged_basis));
+    let mut summary = coil.wording().summary(
+        coil.side(),
+        j.severity,
+        j.drift,
+        j.drift_sigma,
+        &floors,
+        (j.idx.len(), spec.judged_basis),
+    );
     for v in verdicts.iter().filter(|v| v.coil != coil) {
         if let Ok(o) = &v.judged {
-            summary.push_str(&format!("; the {} coil: {}", v.coil.name(), match o.severity {
-                Severity::Ok | Severity::Info => "ok",
-                Severity::Warn => "warn",
-                Severity::Fault => "fault",
-            }));
+            summary.push_str(&format!(
+                "; the {} coil: {}",
+                v.coil.name(),
+                match o.severity {
+                    Severity::Ok | Severity::Info => "ok",
+                    Severity::Warn => "warn",
+                    Severity::Fault => "fault",
+                }
+            ));
         }
     }
     Outcome::Findings(vec![Finding::of(spec.id, spec.judged_basis, j.severity, summary)

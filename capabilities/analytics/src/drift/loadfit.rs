@@ -60,7 +60,9 @@ pub fn usable(x: &[f64], y: &[f64], keep: &[bool], min_load: f64, range: (f64, f
         .zip(y)
         .zip(keep)
         .enumerate()
-        .filter(|(_, ((&xv, &yv), &k))| k && !xv.is_nan() && !yv.is_nan() && xv >= min_load && yv >= range.0 && yv <= range.1)
+        .filter(|(_, ((&xv, &yv), &k))| {
+            k && !xv.is_nan() && !yv.is_nan() && xv >= min_load && yv >= range.0 && yv <= range.1
+        })
         .map(|(i, _)| i as u32)
         .collect()
 }
@@ -70,7 +72,14 @@ impl LoadFit {
     /// range narrower than `min_span` has no slope: with `level_fallback` the fit is a flat level
     /// valid `(min_span - range) / 2` either side of it, otherwise there is no fit. Errors say
     /// why in words a reader can act on.
-    pub fn fit(ts: &[i64], x: &[f64], y: &[f64], idx: &[u32], min_span: f64, level_fallback: bool) -> Result<LoadFit, String> {
+    pub fn fit(
+        ts: &[i64],
+        x: &[f64],
+        y: &[f64],
+        idx: &[u32],
+        min_span: f64,
+        level_fallback: bool,
+    ) -> Result<LoadFit, String> {
         if idx.len() < MIN_FIT_SAMPLES {
             return Err(format!("only {} usable sample(s) in the baseline window (need {MIN_FIT_SAMPLES})", idx.len()));
         }
@@ -157,7 +166,11 @@ fn lag1(ts: &[i64], idx: &[u32], resid: impl Fn(usize) -> f64) -> (f64, f64) {
     if idx.len() < 10 {
         return (0.0, 0.0);
     }
-    let mut steps: Vec<f64> = idx.windows(2).map(|w| (ts[w[1] as usize] - ts[w[0] as usize]) as f64 / NS_PER_SECOND).filter(|d| *d > 0.0).collect();
+    let mut steps: Vec<f64> = idx
+        .windows(2)
+        .map(|w| (ts[w[1] as usize] - ts[w[0] as usize]) as f64 / NS_PER_SECOND)
+        .filter(|d| *d > 0.0)
+        .collect();
     if steps.is_empty() {
         return (0.0, 0.0);
     }
@@ -227,7 +240,8 @@ pub fn score(fit: &LoadFit, ts: &[i64], x: &[f64], y: &[f64], idx: &[u32]) -> Op
     let sigma = fit.sigma;
     let drift_sigma = (sigma > 0.0).then(|| round4(drift / sigma));
     let n = scored.len() as f64;
-    let pct_outside_2sigma = (sigma > 0.0).then(|| crate::engine::round2(100.0 * resid.iter().filter(|r| r.abs() >= 2.0 * sigma).count() as f64 / n));
+    let pct_outside_2sigma = (sigma > 0.0)
+        .then(|| crate::engine::round2(100.0 * resid.iter().filter(|r| r.abs() >= 2.0 * sigma).count() as f64 / n));
     let off = scored.iter().filter(|&&i| !fit.covers(x[i as usize])).count() as f64;
     Some(Score {
         slope_per_month: trend_per_month(ts, &scored, &resid),
@@ -317,7 +331,12 @@ pub fn cusum(fit: &LoadFit, ts: &[i64], score: &Score, side: Side, p: &CusumPara
     }
     let mut rho = fit.resid_lag1.clamp(0.0, 0.99);
     if rho > 0.0 && fit.step_seconds > 0.0 && score.idx.len() > 1 {
-        let mut steps: Vec<f64> = score.idx.windows(2).map(|w| (ts[w[1] as usize] - ts[w[0] as usize]) as f64 / NS_PER_SECOND).filter(|d| *d > 0.0).collect();
+        let mut steps: Vec<f64> = score
+            .idx
+            .windows(2)
+            .map(|w| (ts[w[1] as usize] - ts[w[0] as usize]) as f64 / NS_PER_SECOND)
+            .filter(|d| *d > 0.0)
+            .collect();
         if !steps.is_empty() {
             rho = rho.powf(median_in_place(&mut steps) / fit.step_seconds).clamp(0.0, 0.99);
         }
@@ -362,7 +381,11 @@ pub fn quantile_in_place(v: &mut [f64], q: f64) -> f64 {
     v.sort_by(f64::total_cmp);
     let pos = q.clamp(0.0, 1.0) * (v.len() - 1) as f64;
     let (lo, frac) = (pos.floor() as usize, pos - pos.floor());
-    if lo + 1 < v.len() { v[lo] + (v[lo + 1] - v[lo]) * frac } else { v[lo] }
+    if lo + 1 < v.len() {
+        v[lo] + (v[lo + 1] - v[lo]) * frac
+    } else {
+        v[lo]
+    }
 }
 
 /// Four decimals.
@@ -384,7 +407,8 @@ mod tests {
     fn a_line_and_its_scatter_are_recovered() {
         let n = 40;
         let x: Vec<f64> = (0..n).map(|i| 20.0 + i as f64).collect();
-        let y: Vec<f64> = x.iter().enumerate().map(|(i, v)| 5.0 + 2.0 * v + if i % 2 == 0 { 0.5 } else { -0.5 }).collect();
+        let y: Vec<f64> =
+            x.iter().enumerate().map(|(i, v)| 5.0 + 2.0 * v + if i % 2 == 0 { 0.5 } else { -0.5 }).collect();
         let idx = usable(&x, &y, &vec![true; n], 0.0, (-1e9, 1e9));
         let f = LoadFit::fit(&ts(n), &x, &y, &idx, 10.0, false).unwrap();
         assert_eq!(f.model, Model::Linear);

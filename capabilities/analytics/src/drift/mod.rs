@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::engine::{Finding, Frame, Inputs, Outcome, ParamDecl, ParamSpec, ParamValue, Params, Severity};
 use crate::family::class_matches;
-pub use loadfit::{LoadFit, Model, Side};
 use loadfit::{CusumParams, Score};
+pub use loadfit::{LoadFit, Model, Side};
 
 /// The version of the [`Baseline`] layout this build writes and reads.
 pub const BASELINE_FORMAT: u32 = 1;
@@ -187,7 +187,11 @@ mod finite_or_null {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &f64, s: S) -> Result<S::Ok, S::Error> {
-        if v.is_finite() { s.serialize_f64(*v) } else { s.serialize_none() }
+        if v.is_finite() {
+            s.serialize_f64(*v)
+        } else {
+            s.serialize_none()
+        }
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
@@ -230,7 +234,12 @@ pub fn fit(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Baseli
         Kind::CoilLeak => coil_leak::fit(spec, frame, params)?,
     };
     if parts.iter().all(|p| p.fit.is_none()) {
-        let why: Vec<String> = parts.iter().filter_map(|p| p.declined.as_ref().map(|d| if parts.len() > 1 { format!("{}: {d}", p.name) } else { d.clone() })).collect();
+        let why: Vec<String> = parts
+            .iter()
+            .filter_map(|p| {
+                p.declined.as_ref().map(|d| if parts.len() > 1 { format!("{}: {d}", p.name) } else { d.clone() })
+            })
+            .collect();
         return Err(FitError::Declined(why.join("; ")));
     }
     Ok(Baseline { detector: spec.id.to_string(), format: BASELINE_FORMAT, parts })
@@ -240,10 +249,16 @@ pub fn fit(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Baseli
 /// too few samples qualify), or skipped when the window lacks an input the baseline needs.
 pub fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, params: &Params) -> Outcome {
     if baseline.detector != spec.id {
-        return Outcome::Findings(vec![not_judged(spec, &format!("the baseline is for {}, not {}", baseline.detector, spec.id))]);
+        return Outcome::Findings(vec![not_judged(
+            spec,
+            &format!("the baseline is for {}, not {}", baseline.detector, spec.id),
+        )]);
     }
     if baseline.format != BASELINE_FORMAT {
-        return Outcome::Findings(vec![not_judged(spec, &format!("the baseline's format {} is not the one this build reads ({BASELINE_FORMAT})", baseline.format))]);
+        return Outcome::Findings(vec![not_judged(
+            spec,
+            &format!("the baseline's format {} is not the one this build reads ({BASELINE_FORMAT})", baseline.format),
+        )]);
     }
     match spec.kind {
         Kind::Pump(s, l) => pump::evaluate(spec, s, l, baseline, frame, params),
@@ -312,7 +327,13 @@ fn scaled_floor(explicit: Option<f64>, p95: Option<f64>, frac: f64, cap: f64) ->
 /// either side of its observed band: the observed span plus that margin (10 when nothing is
 /// usable).
 fn level_span(x: &[f64], y: &[f64], keep: &[bool], min_load: f64) -> f64 {
-    let mut seen: Vec<f64> = x.iter().zip(y).zip(keep).filter(|((xv, yv), k)| **k && !xv.is_nan() && !yv.is_nan() && **xv >= min_load).map(|((xv, _), _)| *xv).collect();
+    let mut seen: Vec<f64> = x
+        .iter()
+        .zip(y)
+        .zip(keep)
+        .filter(|((xv, yv), k)| **k && !xv.is_nan() && !yv.is_nan() && **xv >= min_load)
+        .map(|((xv, _), _)| *xv)
+        .collect();
     if seen.is_empty() {
         return 10.0;
     }
@@ -390,12 +411,24 @@ struct Wording {
 impl Wording {
     fn amount(&self, v: f64) -> String {
         let s = format!("{:.*}", self.decimals, v);
-        if self.unit.is_empty() { s } else { format!("{s} {}", self.unit) }
+        if self.unit.is_empty() {
+            s
+        } else {
+            format!("{s} {}", self.unit)
+        }
     }
 
     /// The finding's summary. An ok drift reads as holding near the baseline unless it would
     /// have cleared the floors the other way, which a one-sided detector does not judge.
-    fn summary(&self, side: Side, severity: Severity, drift: f64, drift_sigma: Option<f64>, floors: &Floors, judged: (usize, &str)) -> String {
+    fn summary(
+        &self,
+        side: Side,
+        severity: Severity,
+        drift: f64,
+        drift_sigma: Option<f64>,
+        floors: &Floors,
+        judged: (usize, &str),
+    ) -> String {
         let (n, basis) = judged;
         let dir = if drift >= 0.0 { "above" } else { "below" };
         let sig = drift_sigma.map_or("no baseline scatter".to_string(), |s| format!("{:.1}σ", s.abs()));
@@ -417,17 +450,29 @@ impl Wording {
 
 /// A metric key: `<prefix>_<stem>_<unit>` (`pump_flow_drift_gpm`), the unit left out when empty.
 fn key(prefix: &str, stem: &str, unit: &str) -> String {
-    if unit.is_empty() { format!("{prefix}_{stem}") } else { format!("{prefix}_{stem}_{unit}") }
+    if unit.is_empty() {
+        format!("{prefix}_{stem}")
+    } else {
+        format!("{prefix}_{stem}_{unit}")
+    }
 }
 
 /// The metrics every comparison reports, under `prefix` with the unit key `u`.
-fn score_metrics(m: &mut BTreeMap<String, f64>, prefix: &str, u: &str, fit: &LoadFit, score: &Score, alarm: Option<&loadfit::Alarm>) {
+fn score_metrics(
+    m: &mut BTreeMap<String, f64>,
+    prefix: &str,
+    u: &str,
+    fit: &LoadFit,
+    score: &Score,
+    alarm: Option<&loadfit::Alarm>,
+) {
     m.insert(key(prefix, "drift", u), score.drift);
     if let Some(s) = score.drift_sigma {
         m.insert(format!("{prefix}_drift_sigma"), s);
     }
     if let Some(s) = score.slope_per_month {
-        let k = if u.is_empty() { format!("{prefix}_slope_per_month") } else { format!("{prefix}_slope_{u}_per_month") };
+        let k =
+            if u.is_empty() { format!("{prefix}_slope_per_month") } else { format!("{prefix}_slope_{u}_per_month") };
         m.insert(k, s);
     }
     if let Some(p) = score.pct_outside_2sigma {
@@ -456,7 +501,15 @@ fn score_caveats(c: &mut Vec<String>, fit: &LoadFit, score: &Score, alarm: Optio
 }
 
 /// Why a window left nothing to fit or score, naming the first gate that emptied it.
-fn why_unusable(x: &[f64], y: &[f64], keep: &[bool], min_load: f64, range: Option<(f64, f64)>, names: (&str, &str), basis: &str) -> String {
+fn why_unusable(
+    x: &[f64],
+    y: &[f64],
+    keep: &[bool],
+    min_load: f64,
+    range: Option<(f64, f64)>,
+    names: (&str, &str),
+    basis: &str,
+) -> String {
     let (xn, yn) = names;
     let kept = keep.iter().filter(|k| **k).count();
     if kept == 0 {
@@ -474,7 +527,9 @@ fn why_unusable(x: &[f64], y: &[f64], keep: &[bool], min_load: f64, range: Optio
     let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
     let n = loaded.iter().filter(|&&i| y[i] >= lo && y[i] <= hi).count();
     if n == 0 {
-        return format!("every {yn} reading lies outside its plausible range {lo:.4} to {hi:.4}; check the point's units");
+        return format!(
+            "every {yn} reading lies outside its plausible range {lo:.4} to {hi:.4}; check the point's units"
+        );
     }
     format!("only {n} usable sample(s)")
 }
@@ -504,7 +559,13 @@ fn cusum_param_specs() -> [ParamSpec; 4] {
 }
 
 /// A parameter with no value by default (the detector sizes it from the baseline).
-fn unset(name: &'static str, unit: &'static str, range: (f64, f64), basis: &'static str, calibrate: &'static str) -> ParamSpec {
+fn unset(
+    name: &'static str,
+    unit: &'static str,
+    range: (f64, f64),
+    basis: &'static str,
+    calibrate: &'static str,
+) -> ParamSpec {
     ParamSpec { name, default: ParamValue::Number(f64::NAN), unit, range: Some(range), choices: &[], basis, calibrate }
 }
 

@@ -19,7 +19,11 @@
 use std::collections::BTreeMap;
 
 use super::loadfit::{self, LoadFit, Side};
-use super::{col, cusum_params, cv_positive, flagged, grade, key, level_span, median_kept, not_judged, opt_number, p95_positive, scaled_floor, score_caveats, score_metrics, sigma_params, unset, why_unusable, DetectorSpec, Floors, Kind, Normalizer, Part, Wording};
+use super::{
+    col, cusum_params, cv_positive, flagged, grade, key, level_span, median_kept, not_judged, opt_number, p95_positive,
+    scaled_floor, score_caveats, score_metrics, sigma_params, unset, why_unusable, DetectorSpec, Floors, Kind,
+    Normalizer, Part, Wording,
+};
 use crate::engine::{Finding, Frame, Inputs, Outcome, ParamSpec, Params, Severity};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,8 +57,22 @@ struct Roles {
 
 fn roles(l: Loop) -> Roles {
     match l {
-        Loop::Chw => Roles { flow: "chw_flow", speed: "chw_pump_speed", dp: "chw_diff_press", dp_sp: "chw_diff_press_sp", warm: "chw_return_temp", cool: "chw_supply_temp" },
-        Loop::Hw => Roles { flow: "hw_flow", speed: "hw_pump_speed", dp: "hw_diff_press", dp_sp: "hw_diff_press_sp", warm: "hw_supply_temp", cool: "hw_return_temp" },
+        Loop::Chw => Roles {
+            flow: "chw_flow",
+            speed: "chw_pump_speed",
+            dp: "chw_diff_press",
+            dp_sp: "chw_diff_press_sp",
+            warm: "chw_return_temp",
+            cool: "chw_supply_temp",
+        },
+        Loop::Hw => Roles {
+            flow: "hw_flow",
+            speed: "hw_pump_speed",
+            dp: "hw_diff_press",
+            dp_sp: "hw_diff_press_sp",
+            warm: "hw_supply_temp",
+            cool: "hw_return_temp",
+        },
     }
 }
 
@@ -128,16 +146,106 @@ fn def(s: Signal) -> Def {
 pub(super) fn spec(s: Signal, l: Loop) -> DetectorSpec {
     let hw = l == Loop::Hw;
     let (id, inputs): (&'static str, Inputs) = match (s, l) {
-        (Signal::Flow, Loop::Chw) => ("pump_flow_drift", Inputs { required: &["chw_flow"], optional: &["chw_pump_speed", "pump_status", "chw_diff_press"], gating: &["chw_pump_speed", "pump_status"], one_of: &[&["chw_pump_speed", "pump_status"]], needs_gating: false }),
-        (Signal::Flow, Loop::Hw) => ("hw_pump_flow_drift", Inputs { required: &["hw_flow"], optional: &["hw_pump_speed", "pump_status", "hw_diff_press"], gating: &["hw_pump_speed", "pump_status"], one_of: &[&["hw_pump_speed", "pump_status"]], needs_gating: false }),
-        (Signal::Head, Loop::Chw) => ("pump_head_drift", Inputs { required: &["pump_head"], optional: &["chw_pump_speed", "pump_status", "chw_flow"], gating: &["chw_pump_speed", "pump_status"], one_of: &[&["chw_pump_speed", "pump_status"]], needs_gating: false }),
-        (Signal::Head, Loop::Hw) => ("hw_pump_head_drift", Inputs { required: &["pump_head"], optional: &["hw_pump_speed", "pump_status", "hw_flow"], gating: &["hw_pump_speed", "pump_status"], one_of: &[&["hw_pump_speed", "pump_status"]], needs_gating: false }),
-        (Signal::DeltaT, Loop::Chw) => ("loop_deltat_drift", Inputs { required: &["chw_return_temp", "chw_supply_temp", "chw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
-        (Signal::DeltaT, Loop::Hw) => ("hw_loop_deltat_drift", Inputs { required: &["hw_supply_temp", "hw_return_temp", "hw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
-        (Signal::Dp, Loop::Chw) => ("loop_dp_drift", Inputs { required: &["chw_diff_press", "chw_flow"], optional: &["chw_diff_press_sp", "pump_status"], gating: &[], one_of: &[], needs_gating: false }),
-        (Signal::Dp, Loop::Hw) => ("hw_loop_dp_drift", Inputs { required: &["hw_diff_press", "hw_flow"], optional: &["hw_diff_press_sp", "pump_status"], gating: &[], one_of: &[], needs_gating: false }),
-        (Signal::Power, Loop::Chw) => ("pump_power_drift", Inputs { required: &["power", "chw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
-        (Signal::Power, Loop::Hw) => ("hw_pump_power_drift", Inputs { required: &["power", "hw_flow"], optional: &["pump_status"], gating: &[], one_of: &[], needs_gating: false }),
+        (Signal::Flow, Loop::Chw) => (
+            "pump_flow_drift",
+            Inputs {
+                required: &["chw_flow"],
+                optional: &["chw_pump_speed", "pump_status", "chw_diff_press"],
+                gating: &["chw_pump_speed", "pump_status"],
+                one_of: &[&["chw_pump_speed", "pump_status"]],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Flow, Loop::Hw) => (
+            "hw_pump_flow_drift",
+            Inputs {
+                required: &["hw_flow"],
+                optional: &["hw_pump_speed", "pump_status", "hw_diff_press"],
+                gating: &["hw_pump_speed", "pump_status"],
+                one_of: &[&["hw_pump_speed", "pump_status"]],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Head, Loop::Chw) => (
+            "pump_head_drift",
+            Inputs {
+                required: &["pump_head"],
+                optional: &["chw_pump_speed", "pump_status", "chw_flow"],
+                gating: &["chw_pump_speed", "pump_status"],
+                one_of: &[&["chw_pump_speed", "pump_status"]],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Head, Loop::Hw) => (
+            "hw_pump_head_drift",
+            Inputs {
+                required: &["pump_head"],
+                optional: &["hw_pump_speed", "pump_status", "hw_flow"],
+                gating: &["hw_pump_speed", "pump_status"],
+                one_of: &[&["hw_pump_speed", "pump_status"]],
+                needs_gating: false,
+            },
+        ),
+        (Signal::DeltaT, Loop::Chw) => (
+            "loop_deltat_drift",
+            Inputs {
+                required: &["chw_return_temp", "chw_supply_temp", "chw_flow"],
+                optional: &["pump_status"],
+                gating: &[],
+                one_of: &[],
+                needs_gating: false,
+            },
+        ),
+        (Signal::DeltaT, Loop::Hw) => (
+            "hw_loop_deltat_drift",
+            Inputs {
+                required: &["hw_supply_temp", "hw_return_temp", "hw_flow"],
+                optional: &["pump_status"],
+                gating: &[],
+                one_of: &[],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Dp, Loop::Chw) => (
+            "loop_dp_drift",
+            Inputs {
+                required: &["chw_diff_press", "chw_flow"],
+                optional: &["chw_diff_press_sp", "pump_status"],
+                gating: &[],
+                one_of: &[],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Dp, Loop::Hw) => (
+            "hw_loop_dp_drift",
+            Inputs {
+                required: &["hw_diff_press", "hw_flow"],
+                optional: &["hw_diff_press_sp", "pump_status"],
+                gating: &[],
+                one_of: &[],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Power, Loop::Chw) => (
+            "pump_power_drift",
+            Inputs {
+                required: &["power", "chw_flow"],
+                optional: &["pump_status"],
+                gating: &[],
+                one_of: &[],
+                needs_gating: false,
+            },
+        ),
+        (Signal::Power, Loop::Hw) => (
+            "hw_pump_power_drift",
+            Inputs {
+                required: &["power", "hw_flow"],
+                optional: &["pump_status"],
+                gating: &[],
+                one_of: &[],
+                needs_gating: false,
+            },
+        ),
     };
     let (description, judged_basis, unit): (&'static str, &'static str, &'static str) = match (s, hw) {
         (Signal::Flow, false) => ("Chilled-water pump flow against the pump's own speed-to-flow baseline: less flow at the same speed is wear or added resistance.", "running samples at or above the speed gate", "gpm"),
@@ -257,7 +365,11 @@ struct Prepared {
 
 /// The load a comparison is fitted along, and what it is called.
 fn load_name(s: Signal, r: &Roles) -> &'static str {
-    if matches!(s, Signal::Flow | Signal::Head) { r.speed } else { r.flow }
+    if matches!(s, Signal::Flow | Signal::Head) {
+        r.speed
+    } else {
+        r.flow
+    }
 }
 
 fn signal_name(s: Signal, r: &Roles) -> &'static str {
@@ -273,7 +385,12 @@ fn signal_name(s: Signal, r: &Roles) -> &'static str {
 /// The signal, the load and the running mask of a window; `Err` names what is missing.
 /// `speed_mode` forces how a speed-normalized comparison reads its load (from the baseline);
 /// `None` decides it from the window.
-fn prepare(s: Signal, r: &Roles, frame: &Frame, speed_mode: Option<Normalizer>) -> Result<(Prepared, Option<Normalizer>), Vec<String>> {
+fn prepare(
+    s: Signal,
+    r: &Roles,
+    frame: &Frame,
+    speed_mode: Option<Normalizer>,
+) -> Result<(Prepared, Option<Normalizer>), Vec<String>> {
     let status = col(frame, STATUS);
     let keep = super::running(frame, status, 0.5);
     let need = |roles: &[&'static str]| -> Result<Vec<&[f64]>, Vec<String>> {
@@ -330,7 +447,13 @@ fn learn_vfd_floor(speeds: &mut [f64]) -> Option<f64> {
 }
 
 /// Fit the comparison on a baseline window.
-pub(super) fn fit(spec: &DetectorSpec, s: Signal, l: Loop, frame: &Frame, params: &Params) -> Result<Part, super::FitError> {
+pub(super) fn fit(
+    spec: &DetectorSpec,
+    s: Signal,
+    l: Loop,
+    frame: &Frame,
+    params: &Params,
+) -> Result<Part, super::FitError> {
     let r = roles(l);
     let d = def(s);
     let (p, mode) = prepare(s, &r, frame, None).map_err(super::FitError::Missing)?;
@@ -367,7 +490,14 @@ pub(super) fn fit(spec: &DetectorSpec, s: Signal, l: Loop, frame: &Frame, params
             let cv = cv_positive(&p.x, &p.keep);
             let constant = cv.is_some_and(|c| c <= params.number(spec, "constant_cv"));
             let src = if gl.is_some() && gs.is_some() { "explicit" } else { "size_relative" };
-            (min_load, min_span, src, None, cv, Some(if constant { Normalizer::Constant } else { Normalizer::Variable }))
+            (
+                min_load,
+                min_span,
+                src,
+                None,
+                cv,
+                Some(if constant { Normalizer::Constant } else { Normalizer::Variable }),
+            )
         }
     };
     let range = match s {
@@ -389,7 +519,10 @@ pub(super) fn fit(spec: &DetectorSpec, s: Signal, l: Loop, frame: &Frame, params
     };
     let (scale_p95, confound_median) = match s {
         Signal::Flow => (p95_positive(&p.y, &p.keep), col(frame, r.dp).and_then(|c| median_kept(c, &p.keep))),
-        Signal::Head => (col(frame, r.flow).and_then(|c| p95_positive(c, &p.keep)), col(frame, r.flow).and_then(|c| median_kept(c, &p.keep))),
+        Signal::Head => (
+            col(frame, r.flow).and_then(|c| p95_positive(c, &p.keep)),
+            col(frame, r.flow).and_then(|c| median_kept(c, &p.keep)),
+        ),
         Signal::Dp => (None, col(frame, r.dp_sp).and_then(|c| median_kept(c, &p.keep))),
         Signal::Power => (p95_positive(&p.y, &p.keep), None),
         Signal::DeltaT => (None, None),
@@ -412,14 +545,24 @@ pub(super) fn fit(spec: &DetectorSpec, s: Signal, l: Loop, frame: &Frame, params
 }
 
 /// Judge a current window against the baseline.
-pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super::Baseline, frame: &Frame, params: &Params) -> Outcome {
+pub(super) fn evaluate(
+    spec: &DetectorSpec,
+    s: Signal,
+    l: Loop,
+    baseline: &super::Baseline,
+    frame: &Frame,
+    params: &Params,
+) -> Outcome {
     let r = roles(l);
     let d = def(s);
     let Some(part) = baseline.parts.iter().find(|p| p.name == d.prefix) else {
         return Outcome::Findings(vec![not_judged(spec, "the baseline holds no fit for this signal")]);
     };
     let Some(fit) = part.fit.as_ref() else {
-        return Outcome::Findings(vec![not_judged(spec, &format!("no baseline: {}", part.declined.as_deref().unwrap_or("it was not fitted")))]);
+        return Outcome::Findings(vec![not_judged(
+            spec,
+            &format!("no baseline: {}", part.declined.as_deref().unwrap_or("it was not fitted")),
+        )]);
     };
     let p = match prepare(s, &r, frame, if matches!(s, Signal::Flow | Signal::Head) { part.normalizer } else { None }) {
         Ok((p, _)) => p,
@@ -430,9 +573,22 @@ pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super
     let Some(score) = loadfit::score(fit, &frame.ts, &p.x, &p.y, &idx) else {
         let why = if idx.len() >= loadfit::MIN_SCORE_SAMPLES {
             let inside = idx.iter().filter(|&&i| fit.in_scope(p.x[i as usize])).count();
-            format!("only {inside} sample(s) ran inside the flat baseline's band {:.4} to {:.4} (need {})", fit.load_min - fit.load_band, fit.load_max + fit.load_band, loadfit::MIN_SCORE_SAMPLES)
+            format!(
+                "only {inside} sample(s) ran inside the flat baseline's band {:.4} to {:.4} (need {})",
+                fit.load_min - fit.load_band,
+                fit.load_max + fit.load_band,
+                loadfit::MIN_SCORE_SAMPLES
+            )
         } else if idx.is_empty() {
-            why_unusable(&p.x, &p.y, &p.keep, part.min_load, range, (load_name(s, &r), signal_name(s, &r)), spec.judged_basis)
+            why_unusable(
+                &p.x,
+                &p.y,
+                &p.keep,
+                part.min_load,
+                range,
+                (load_name(s, &r), signal_name(s, &r)),
+                spec.judged_basis,
+            )
         } else {
             format!("only {} usable sample(s) in the current window (need {})", idx.len(), loadfit::MIN_SCORE_SAMPLES)
         };
@@ -457,7 +613,12 @@ pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super
                 Signal::DeltaT => ("warn_f", "fault_f"),
                 _ => ("warn", "fault"),
             };
-            Floors { warn: params.number(spec, w), fault: params.number(spec, f), warn_sigma: params.number(spec, "warn_sigma"), fault_sigma: params.number(spec, "fault_sigma") }
+            Floors {
+                warn: params.number(spec, w),
+                fault: params.number(spec, f),
+                warn_sigma: params.number(spec, "warn_sigma"),
+                fault_sigma: params.number(spec, "fault_sigma"),
+            }
         }
     };
     let mut severity = grade(d.side, score.drift, score.drift_sigma, &floors);
@@ -475,7 +636,11 @@ pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super
         metrics.insert(key(d.prefix, "fault_floor", d.unit_key), loadfit::round4(floors.fault));
     }
     let running_now = &p.keep;
-    let shift_of = |role: &str| part.confound_median.zip(col(frame, role).and_then(|c| median_kept(c, running_now))).map(|(b, c)| ((c - b) * 1000.0).round() / 1000.0);
+    let shift_of = |role: &str| {
+        part.confound_median
+            .zip(col(frame, role).and_then(|c| median_kept(c, running_now)))
+            .map(|(b, c)| ((c - b) * 1000.0).round() / 1000.0)
+    };
     match s {
         Signal::Flow => {
             if let Some(shift) = shift_of(r.dp) {
@@ -524,11 +689,24 @@ pub(super) fn evaluate(spec: &DetectorSpec, s: Signal, l: Loop, baseline: &super
     if fit.model == loadfit::Model::Level && matches!(s, Signal::DeltaT | Signal::Dp | Signal::Power) {
         caveats.push(format!("the flow barely moved over the baseline (coefficient of variation {:.2} %), so {} is compared as a flat level valid for {:.4} to {:.4} gpm; samples outside that band are not judged", 100.0 * part.normalizer_cv.unwrap_or(0.0), d.wording.label, fit.load_min - fit.load_band, fit.load_max + fit.load_band));
     }
-    score_caveats(&mut caveats, fit, &score, alarm.as_ref(), if matches!(s, Signal::Flow | Signal::Head) { "speed" } else { "flow" });
+    score_caveats(
+        &mut caveats,
+        fit,
+        &score,
+        alarm.as_ref(),
+        if matches!(s, Signal::Flow | Signal::Head) { "speed" } else { "flow" },
+    );
     if alarm.as_ref().is_some_and(|a| a.first.is_some()) {
         caveats.push("the sustained-shift check alarmed: the shift opened and stayed open (an untuned check; it does not change the severity)".into());
     }
-    let summary = d.wording.summary(d.side, severity, score.drift, score.drift_sigma, &floors, (score.idx.len(), spec.judged_basis));
+    let summary = d.wording.summary(
+        d.side,
+        severity,
+        score.drift,
+        score.drift_sigma,
+        &floors,
+        (score.idx.len(), spec.judged_basis),
+    );
     let flagged = flagged(&score, fit.sigma, d.side, floors.warn);
     Outcome::Findings(vec![Finding::of(spec.id, spec.judged_basis, severity, summary)
         .with_caveats(caveats)

@@ -13,7 +13,8 @@ pub(crate) fn noise(i: usize) -> f64 {
 /// sample number.
 pub(crate) fn frame(n: usize, start: usize, cols: &[(&str, &dyn Fn(usize) -> f64)]) -> Frame {
     let ts: Vec<i64> = (start..start + n).map(|i| T0 + i as i64 * H).collect();
-    let cols: Vec<(&str, Vec<f64>)> = cols.iter().map(|(name, f)| (*name, (start..start + n).map(f).collect())).collect();
+    let cols: Vec<(&str, Vec<f64>)> =
+        cols.iter().map(|(name, f)| (*name, (start..start + n).map(f).collect())).collect();
     Frame::from_rows(&ts, &cols)
 }
 
@@ -58,7 +59,13 @@ fn every_detector_declares_itself_consistently() {
     for s in &specs {
         assert!(!s.families.is_empty() && !s.description.is_empty() && !s.judged_basis.is_empty(), "{}", s.id);
         assert!(s.families.iter().all(|f| crate::family::family_of(f) == Some(*f)), "{}: unknown family", s.id);
-        let fam = if s.id == "coil_leak_drift" { "ahu" } else if s.id.starts_with("hw_") { "hw_pump" } else { "pump" };
+        let fam = if s.id == "coil_leak_drift" {
+            "ahu"
+        } else if s.id.starts_with("hw_") {
+            "hw_pump"
+        } else {
+            "pump"
+        };
         assert_eq!(s.drift_family, fam);
         for p in &s.params {
             assert!(!p.basis.is_empty() && !p.calibrate.is_empty() && !p.unit.is_empty(), "{}.{}", s.id, p.name);
@@ -104,12 +111,46 @@ fn parameter_names_defaults_units_and_ranges_are_the_references() {
     }
     let dt = spec("loop_deltat_drift").unwrap();
     let names: Vec<&str> = dt.params.iter().map(|p| p.name).collect();
-    assert_eq!(names, ["warn_f", "fault_f", "warn_sigma", "fault_sigma", "slack_sigma", "limit_sigma", "clip_sigma", "min_consecutive", "min_load", "min_load_span", "constant_cv"]);
+    assert_eq!(
+        names,
+        [
+            "warn_f",
+            "fault_f",
+            "warn_sigma",
+            "fault_sigma",
+            "slack_sigma",
+            "limit_sigma",
+            "clip_sigma",
+            "min_consecutive",
+            "min_load",
+            "min_load_span",
+            "constant_cv"
+        ]
+    );
     assert_eq!(Params::default().number(&dt, "fault_sigma"), 5.0);
     assert_eq!(dt.params[8].unit, "gpm (% speed when the normalizer is a pump speed)");
     let cl = spec("coil_leak_drift").unwrap();
     let names: Vec<&str> = cl.params.iter().map(|p| p.name).collect();
-    assert_eq!(names, ["warn_f", "fault_f", "warn_sigma", "fault_sigma", "valve_closed_thr", "fan_on_min", "fan_speed_thr", "occupied_only", "use_coil_leaving", "judge_heating_on_supply_air", "min_mat_span_f", "slack_sigma", "limit_sigma", "clip_sigma", "min_consecutive"]);
+    assert_eq!(
+        names,
+        [
+            "warn_f",
+            "fault_f",
+            "warn_sigma",
+            "fault_sigma",
+            "valve_closed_thr",
+            "fan_on_min",
+            "fan_speed_thr",
+            "occupied_only",
+            "use_coil_leaving",
+            "judge_heating_on_supply_air",
+            "min_mat_span_f",
+            "slack_sigma",
+            "limit_sigma",
+            "clip_sigma",
+            "min_consecutive"
+        ]
+    );
     assert_eq!(cl.params[2].unit, "σ (baseline residual standard deviations)");
     assert_eq!(cl.params[10].unit, "°F (mixed-air range of the baseline)");
     // overrides are checked against the detector's own declaration
@@ -152,11 +193,15 @@ fn severity_boundaries_are_inclusive_and_need_both_floors() {
 fn pump_frame(n: usize, start: usize, deficit: f64) -> Frame {
     let speed = |i: usize| 30.0 + 60.0 * ((i * 53) % 97) as f64 / 97.0;
     let on = |i: usize| if i.is_multiple_of(10) { 0.0 } else { 1.0 };
-    frame(n, start, &[
-        ("chw_flow", &|i| if on(i) > 0.0 { 10.0 * speed(i) - deficit + 20.0 * noise(i) } else { 0.0 }),
-        ("chw_pump_speed", &|i| if on(i) > 0.0 { speed(i) } else { 0.0 }),
-        ("pump_status", &on),
-    ])
+    frame(
+        n,
+        start,
+        &[
+            ("chw_flow", &|i| if on(i) > 0.0 { 10.0 * speed(i) - deficit + 20.0 * noise(i) } else { 0.0 }),
+            ("chw_pump_speed", &|i| if on(i) > 0.0 { speed(i) } else { 0.0 }),
+            ("pump_status", &on),
+        ],
+    )
 }
 
 #[test]
@@ -166,7 +211,14 @@ fn a_baseline_round_trips_through_json_and_judges_the_same() {
     let b = fit(&s, &pump_frame(300, 0, 0.0), &p).unwrap();
     assert_eq!((b.detector.as_str(), b.format, b.parts.len()), ("pump_flow_drift", BASELINE_FORMAT, 1));
     let json = serde_json::to_string(&b).unwrap();
-    for k in ["\"model\":\"linear\"", "\"sigma\":", "\"n\":270", "\"min_load\":15.0", "\"gate_source\":\"default\"", "\"normalizer\":\"variable\""] {
+    for k in [
+        "\"model\":\"linear\"",
+        "\"sigma\":",
+        "\"n\":270",
+        "\"min_load\":15.0",
+        "\"gate_source\":\"default\"",
+        "\"normalizer\":\"variable\"",
+    ] {
         assert!(json.contains(k), "{k} in {json}");
     }
     let back: Baseline = serde_json::from_str(&json).unwrap();
@@ -184,7 +236,9 @@ fn a_baseline_round_trips_through_json_and_judges_the_same() {
     let dp = spec("loop_dp_drift").unwrap();
     let f = frame(60, 0, &[("chw_diff_press", &|_| 0.0), ("chw_flow", &|i| 100.0 + i as f64)]);
     match fit(&dp, &f, &p) {
-        Err(FitError::Declined(why)) => assert!(why.contains("the fit is degenerate") || why.contains("usable"), "{why}"),
+        Err(FitError::Declined(why)) => {
+            assert!(why.contains("the fit is degenerate") || why.contains("usable"), "{why}")
+        }
         Ok(b) => assert!(serde_json::to_string(&b).is_ok()),
         e => panic!("{e:?}"),
     }
@@ -207,9 +261,25 @@ fn empty_frames_and_hand_built_ragged_columns_do_not_panic() {
 #[test]
 fn a_baseline_with_a_declined_part_and_odd_numbers_round_trips() {
     let s = spec("coil_leak_drift").unwrap();
-    let p = Params { values: [("judge_heating_on_supply_air".to_string(), ParamValue::Flag(Some(false))), ("min_mat_span_f".to_string(), ParamValue::Number(f64::NAN))].into(), ..Default::default() };
+    let p = Params {
+        values: [
+            ("judge_heating_on_supply_air".to_string(), ParamValue::Flag(Some(false))),
+            ("min_mat_span_f".to_string(), ParamValue::Number(f64::NAN)),
+        ]
+        .into(),
+        ..Default::default()
+    };
     let mat = |i: usize| 50.0 + 30.0 * ((i * 17) % 61) as f64 / 61.0;
-    let f = frame(200, 0, &[("mixed_air_temp", &mat), ("supply_air_temp", &|i| mat(i) + 1.0 + 0.3 * noise(i)), ("cool_valve", &|_| 0.0), ("heat_valve", &|_| 0.0)]);
+    let f = frame(
+        200,
+        0,
+        &[
+            ("mixed_air_temp", &mat),
+            ("supply_air_temp", &|i| mat(i) + 1.0 + 0.3 * noise(i)),
+            ("cool_valve", &|_| 0.0),
+            ("heat_valve", &|_| 0.0),
+        ],
+    );
     let b = fit(&s, &f, &p).unwrap();
     assert!(b.parts[0].fit.is_some() && b.parts[1].declined.is_some());
     let json = serde_json::to_string(&b).unwrap();

@@ -20,7 +20,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{
+    as_percent, median, on, round2, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params,
+    Rule, RuleSpec, Severity, NS_PER_HOUR,
+};
 
 /// Share of a run the zone must be out of band on the actuator's side, and satisfied while it is
 /// full open.
@@ -155,7 +158,11 @@ struct Zone<'a> {
 
 /// max - min of the known values at `sel`; `None` when there are none.
 fn span(c: &[f64], sel: &[usize]) -> Option<f64> {
-    let (lo, hi) = sel.iter().map(|&i| c[i]).filter(|v| !v.is_nan()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) = sel
+        .iter()
+        .map(|&i| c[i])
+        .filter(|v| !v.is_nan())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
     (lo <= hi).then_some(hi - lo)
 }
 
@@ -177,13 +184,27 @@ struct Judge {
 impl Judge {
     /// The verdict on one flat run (`sel`: its samples, `day_h`: the active hours of the day
     /// it starts on); `None` when the run is consistent.
-    fn run(&self, role: &str, value: f64, sel: &[usize], day_h: f64, z: &Zone, twin: Option<&[f64]>) -> Option<(Tier, Reason)> {
+    fn run(
+        &self,
+        role: &str,
+        value: f64,
+        sel: &[usize],
+        day_h: f64,
+        z: &Zone,
+        twin: Option<&[f64]>,
+    ) -> Option<(Tier, Reason)> {
         let w = z.w;
         let closed = value <= self.limit;
         let open = value >= 100.0 - self.limit;
         let heating = role.starts_with("heat");
         let run_h: f64 = sel.iter().map(|&i| w[i]).sum();
-        let share = |hit: &dyn Fn(usize) -> bool| if run_h > 0.0 { sel.iter().filter(|&&i| hit(i)).map(|&i| w[i]).sum::<f64>() / run_h } else { 0.0 };
+        let share = |hit: &dyn Fn(usize) -> bool| {
+            if run_h > 0.0 {
+                sel.iter().filter(|&&i| hit(i)).map(|&i| w[i]).sum::<f64>() / run_h
+            } else {
+                0.0
+            }
+        };
         if let Some(s) = twin.and_then(|t| span(t, sel)).filter(|s| *s >= DEMAND_MOVE_PCT) {
             return Some((Tier::Contradicted, Reason::DemandMoved(s)));
         }
@@ -210,7 +231,8 @@ impl Judge {
                 return Some((Tier::Contradicted, Reason::ZoneOut(gap)));
             }
             if open && share(&|i| -want(i) >= self.satisfied) >= SATISFIED_SHARE {
-                let gap = median(&mut sel.iter().map(|&i| -want(i)).filter(|g| *g >= self.satisfied).collect::<Vec<_>>());
+                let gap =
+                    median(&mut sel.iter().map(|&i| -want(i)).filter(|g| *g >= self.satisfied).collect::<Vec<_>>());
                 return Some((Tier::Contradicted, Reason::ZoneSatisfied(gap)));
             }
         }
@@ -220,7 +242,13 @@ impl Judge {
         // at a limit the demand agrees with: saturated, not stuck
         if closed || open {
             let saturated = match twin.map(|t| median_at(t, sel)).filter(|m| !m.is_nan()) {
-                Some(m) => if open { m >= 100.0 - self.limit } else { m <= self.limit },
+                Some(m) => {
+                    if open {
+                        m >= 100.0 - self.limit
+                    } else {
+                        m <= self.limit
+                    }
+                }
                 None => want.as_ref().is_some_and(|want| {
                     let known: Vec<f64> = sel.iter().map(|&i| want(i)).filter(|g| !g.is_nan()).collect();
                     let needing = known.iter().filter(|g| **g >= 0.0).count() as f64 / known.len().max(1) as f64;
@@ -233,7 +261,13 @@ impl Judge {
         }
         let drivers: [(&'static str, Option<f64>); 5] = [
             ("its demand", twin.and_then(|t| span(t, sel)).filter(|s| *s >= DRIVER_PCT_SPAN)),
-            ("its airflow setpoint", z.flow_sp.filter(|_| role == "damper" && z.flow_sp_peak > 0.0).and_then(|c| span(c, sel)).filter(|s| *s >= DRIVER_FLOW_FRAC * z.flow_sp_peak)),
+            (
+                "its airflow setpoint",
+                z.flow_sp
+                    .filter(|_| role == "damper" && z.flow_sp_peak > 0.0)
+                    .and_then(|c| span(c, sel))
+                    .filter(|s| *s >= DRIVER_FLOW_FRAC * z.flow_sp_peak),
+            ),
             ("the cooling setpoint", z.csp.and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span)),
             ("the heating setpoint", z.hsp.and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span)),
             ("the zone temperature", z.st.and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span)),
@@ -270,7 +304,9 @@ fn phrase(role: &str, r: &FlatRun) -> String {
     let (sp, side) = if role.starts_with("heat") { ("heating", "under") } else { ("cooling", "over") };
     match r.reason {
         Reason::DemandMoved(d) => format!("{head} while its command moved {d:.0} points"),
-        Reason::ShutNoFlow(Some(f)) => format!("{head}, shut through occupied time with airflow at {:.0}% of its setpoint", 100.0 * f),
+        Reason::ShutNoFlow(Some(f)) => {
+            format!("{head}, shut through occupied time with airflow at {:.0}% of its setpoint", 100.0 * f)
+        }
         Reason::ShutNoFlow(None) | Reason::ShutOccupied => format!("{head}, shut through occupied time"),
         Reason::ZoneOut(d) => format!("{head} with the zone {d:.1} °F {side} its {sp} setpoint"),
         Reason::ZoneSatisfied(d) => format!("{head} full open with the zone {d:.1} °F inside its {sp} setpoint"),
@@ -330,7 +366,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let occ = frame.col("occupancy");
     let fan = frame.col("supply_fan_status");
     let in_schedule = crate::engine::scheduled(spec, params);
-    let (start_h, end_h, days) = (params.number(spec, "start_hour"), params.number(spec, "end_hour"), params.list(spec, "occupied_days"));
+    let (start_h, end_h, days) =
+        (params.number(spec, "start_hour"), params.number(spec, "end_hour"), params.list(spec, "occupied_days"));
     let active: Vec<bool> = (0..n)
         .map(|i| {
             let occupied = match occ {
@@ -367,8 +404,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut verdicts: Vec<RoleVerdict> = Vec::new();
     for &role in &roles {
         let Some(raw) = frame.col(role) else { continue };
-        let sig: Vec<f64> = as_percent(raw).into_iter().map(|v| if tol > 0.0 { (v / tol).round_ties_even() * tol } else { v }).collect();
-        let twin: Option<Vec<f64>> = (role == "heat_valve_position").then(|| frame.col("heat_valve").map(as_percent)).flatten();
+        let sig: Vec<f64> = as_percent(raw)
+            .into_iter()
+            .map(|v| if tol > 0.0 { (v / tol).round_ties_even() * tol } else { v })
+            .collect();
+        let twin: Option<Vec<f64>> =
+            (role == "heat_valve_position").then(|| frame.col("heat_valve").map(as_percent)).flatten();
         let valid: Vec<u32> = (0..n).filter(|&i| active[i] && !sig[i].is_nan()).map(|i| i as u32).collect();
         let mut day_h: BTreeMap<i64, f64> = BTreeMap::new();
         for &i in &valid {
@@ -410,7 +451,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             }
         }
         let active_h: f64 = valid.iter().map(|&i| w[i as usize]).sum();
-        let pct = |t: Option<Tier>| if active_h > 0.0 { 100.0 * runs.iter().filter(|r| t.is_none_or(|t| r.tier == t)).map(|r| r.hours).sum::<f64>() / active_h + 0.0 } else { 0.0 };
+        let pct = |t: Option<Tier>| {
+            if active_h > 0.0 {
+                100.0 * runs.iter().filter(|r| t.is_none_or(|t| r.tier == t)).map(|r| r.hours).sum::<f64>() / active_h
+                    + 0.0
+            } else {
+                0.0
+            }
+        };
         let (share, c_share) = (pct(None), pct(Some(Tier::Contradicted)));
         let worst = runs.iter().map(|r| r.tier).max();
         let severity = match worst {
@@ -419,12 +467,23 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             Some(_) => Severity::Info,
             None => Severity::Ok,
         };
-        verdicts.push(RoleVerdict { role, severity, runs, active: valid, active_h, share, contradicted_share: c_share, longest_h });
+        verdicts.push(RoleVerdict {
+            role,
+            severity,
+            runs,
+            active: valid,
+            active_h,
+            share,
+            contradicted_share: c_share,
+            longest_h,
+        });
     }
     if verdicts.iter().all(|v| v.active.is_empty()) {
         let mut f = Finding::not_judged(spec, "no active (occupied, fan-on) sample of any actuator");
         if occ.is_none() {
-            f.caveats.push(format!("no occupancy point: active time is the schedule ({start_h}-{end_h} h on days {days:?})"));
+            f.caveats.push(format!(
+                "no occupancy point: active time is the schedule ({start_h}-{end_h} h on days {days:?})"
+            ));
         }
         return Outcome::Findings(vec![f]);
     }
@@ -477,10 +536,21 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut conditions = Vec::new();
     let mut flagged: Vec<u32> = Vec::new();
     for v in &verdicts {
-        let idx: Vec<u32> = v.runs.iter().flat_map(|r| (r.first..=r.last).map(|i| i as u32)).filter(|&i| v.active.binary_search(&i).is_ok()).collect();
+        let idx: Vec<u32> = v
+            .runs
+            .iter()
+            .flat_map(|r| (r.first..=r.last).map(|i| i as u32))
+            .filter(|&i| v.active.binary_search(&i).is_ok())
+            .collect();
         flagged.extend(&idx);
         let flagged_hours: f64 = v.runs.iter().map(|r| r.hours).sum::<f64>() + 0.0;
-        conditions.push(Condition { name: v.role.to_string(), flagged: idx, judged: v.active.len(), judged_hours: v.active_h, flagged_hours });
+        conditions.push(Condition {
+            name: v.role.to_string(),
+            flagged: idx,
+            judged: v.active.len(),
+            judged_hours: v.active_h,
+            flagged_hours,
+        });
     }
     flagged.sort_unstable();
     flagged.dedup();
@@ -495,8 +565,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::testing::{outcome, run, shuffled_with_duplicates, H, MONDAY};
     use crate::engine::in_schedule;
+    use crate::engine::testing::{outcome, run, shuffled_with_duplicates, H, MONDAY};
 
     /// One hourly sample of a box: (damper %, space temp, airflow, airflow setpoint).
     type Row = (f64, f64, f64, f64);
@@ -505,17 +575,21 @@ mod tests {
     /// cooling setpoint is 74 °F, heating 70 °F.
     fn frame_at(ts: &[i64], row: impl Fn(usize, i64) -> Row) -> Frame {
         let rows: Vec<Row> = ts.iter().enumerate().map(|(i, &t)| row(i, t.rem_euclid(24 * H) / H)).collect();
-        let occ: Vec<f64> = ts.iter().map(|&t| if in_schedule(t, 7.0, 18.0, &[0.0, 1.0, 2.0, 3.0, 4.0]) { 1.0 } else { 0.0 }).collect();
+        let occ: Vec<f64> =
+            ts.iter().map(|&t| if in_schedule(t, 7.0, 18.0, &[0.0, 1.0, 2.0, 3.0, 4.0]) { 1.0 } else { 0.0 }).collect();
         let n = ts.len();
-        Frame::from_rows(ts, &[
-            ("damper", rows.iter().map(|r| r.0).collect()),
-            ("space_temp", rows.iter().map(|r| r.1).collect()),
-            ("airflow", rows.iter().map(|r| r.2).collect()),
-            ("airflow_sp", rows.iter().map(|r| r.3).collect()),
-            ("cool_sp", vec![74.0; n]),
-            ("heat_sp", vec![70.0; n]),
-            ("occupancy", occ),
-        ])
+        Frame::from_rows(
+            ts,
+            &[
+                ("damper", rows.iter().map(|r| r.0).collect()),
+                ("space_temp", rows.iter().map(|r| r.1).collect()),
+                ("airflow", rows.iter().map(|r| r.2).collect()),
+                ("airflow_sp", rows.iter().map(|r| r.3).collect()),
+                ("cool_sp", vec![74.0; n]),
+                ("heat_sp", vec![70.0; n]),
+                ("occupancy", occ),
+            ],
+        )
     }
 
     fn frame(row: impl Fn(usize, i64) -> Row) -> Frame {
@@ -545,7 +619,14 @@ mod tests {
 
     #[test]
     fn a_damper_stuck_while_the_zone_runs_warm_is_a_fault() {
-        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (35.0, 76.0, r.2, r.3) }), &Params::default());
+        let f = run(
+            &RULE,
+            &frame(|i, h| {
+                let r = healthy(i, h);
+                (35.0, 76.0, r.2, r.3)
+            }),
+            &Params::default(),
+        );
         assert_eq!(f.severity, Severity::Fault, "{}", f.summary);
         assert_eq!(f.metrics["contradicted_share"], 100.0);
         assert!(f.summary.contains("2.0 °F over its cooling setpoint"), "{}", f.summary);
@@ -556,15 +637,36 @@ mod tests {
     #[test]
     fn held_all_day_while_demand_moves_is_a_warning_and_a_saturated_box_is_quiet() {
         // flat mid-stroke with the zone inside its band but its airflow setpoint moving
-        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (35.0, 72.0 + 0.5 * (r.1 - 72.0), r.2, r.3) }), &Params::default());
+        let f = run(
+            &RULE,
+            &frame(|i, h| {
+                let r = healthy(i, h);
+                (35.0, 72.0 + 0.5 * (r.1 - 72.0), r.2, r.3)
+            }),
+            &Params::default(),
+        );
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert_eq!(f.metrics["contradicted_share"], 0.0);
         assert!(f.summary.contains("its airflow setpoint moved"), "{}", f.summary);
         // full open while the zone is warm: the demand agrees, the box is saturated
-        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (100.0, 74.5 + 0.5 * (r.1 - 72.0), r.2, r.3) }), &Params::default());
+        let f = run(
+            &RULE,
+            &frame(|i, h| {
+                let r = healthy(i, h);
+                (100.0, 74.5 + 0.5 * (r.1 - 72.0), r.2, r.3)
+            }),
+            &Params::default(),
+        );
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         // full open while the zone sits 3 °F inside its cooling setpoint: nobody asked for it
-        let f = run(&RULE, &frame(|i, h| { let r = healthy(i, h); (100.0, 71.0, r.2, r.3) }), &Params::default());
+        let f = run(
+            &RULE,
+            &frame(|i, h| {
+                let r = healthy(i, h);
+                (100.0, 71.0, r.2, r.3)
+            }),
+            &Params::default(),
+        );
         assert_eq!(f.severity, Severity::Fault, "{}", f.summary);
     }
 
@@ -605,9 +707,15 @@ mod tests {
     #[test]
     fn the_length_and_share_boundaries() {
         // stuck at 35 % on the first `hours` occupied hours of the first day, the zone warm
-        let stuck = |days: i64, hours: i64| move |i: usize, h: i64| {
-            let day = i as i64 / 24;
-            if day < days && (7..7 + hours).contains(&h) { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) }
+        let stuck = |days: i64, hours: i64| {
+            move |i: usize, h: i64| {
+                let day = i as i64 / 24;
+                if day < days && (7..7 + hours).contains(&h) {
+                    (35.0, 76.0, 300.0, 300.0)
+                } else {
+                    healthy(i, h)
+                }
+            }
         };
         // a 4-hour run is judged, a 3-hour one is not
         assert_eq!(run(&RULE, &frame(stuck(1, 3)), &Params::default()).severity, Severity::Ok);
@@ -625,7 +733,8 @@ mod tests {
 
     #[test]
     fn gaps_duplicates_disorder_and_irregular_sampling() {
-        let stuck5 = |i: usize, h: i64| if i < 24 && (7..12).contains(&h) { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) };
+        let stuck5 =
+            |i: usize, h: i64| if i < 24 && (7..12).contains(&h) { (35.0, 76.0, 300.0, 300.0) } else { healthy(i, h) };
         assert_eq!(run(&RULE, &frame(stuck5), &Params::default()).severity, Severity::Info);
         // two hours of that run missing: what is left stands for 3.5 h, short of min_flat_hours
         let ts: Vec<i64> = (0..14 * 24).filter(|k| !(9..11).contains(k)).map(|k| MONDAY + k * H).collect();
@@ -664,7 +773,10 @@ mod tests {
         assert!(r.caveats.iter().any(|c| c.contains("no occupancy point")));
         // no actuator at all
         g.cols.remove("damper");
-        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] });
+        assert_eq!(
+            outcome(&RULE, &g, &Params::default()),
+            Outcome::Skipped { missing: vec!["damper, heat_valve_position, cool_valve or heat_valve".into()] }
+        );
         let only = with("roles", ParamValue::Names(vec!["cool_valve".into()]));
         assert_eq!(outcome(&RULE, &g, &only), Outcome::Skipped { missing: vec!["cool_valve".into()] });
         // degenerate frames do not panic
@@ -673,21 +785,37 @@ mod tests {
         assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Ok);
         let far = Frame::from_rows(&[i64::MIN, 0, i64::MAX], &[("damper", vec![40.0; 3]), ("occupancy", vec![1.0; 3])]);
         assert_eq!(run(&RULE, &far, &Params::default()).judged, 3);
-        let nan = Frame::from_rows(&[MONDAY, MONDAY + H], &[("damper", vec![40.0, f64::NAN]), ("occupancy", vec![f64::NAN; 2])]);
+        let nan = Frame::from_rows(
+            &[MONDAY, MONDAY + H],
+            &[("damper", vec![40.0, f64::NAN]), ("occupancy", vec![f64::NAN; 2])],
+        );
         assert_eq!(run(&RULE, &nan, &Params::default()).severity, Severity::Info);
     }
 
     #[test]
     fn roles_are_a_list_of_known_actuators() {
         let spec = spec();
-        assert_eq!(spec.params[0].default.to_json(), serde_json::json!(["damper", "heat_valve_position", "cool_valve"]));
-        let parse = |v: serde_json::Value| crate::config::param_from_json(&spec, "roles", &v).map(|p| Params { values: [("roles".to_string(), p)].into(), ..Default::default() });
+        assert_eq!(
+            spec.params[0].default.to_json(),
+            serde_json::json!(["damper", "heat_valve_position", "cool_valve"])
+        );
+        let parse = |v: serde_json::Value| {
+            crate::config::param_from_json(&spec, "roles", &v)
+                .map(|p| Params { values: [("roles".to_string(), p)].into(), ..Default::default() })
+        };
         let list = parse(serde_json::json!(["damper", "cool_valve"])).unwrap();
         assert!(list.check(&spec).is_ok());
         assert_eq!(list.names(&spec, "roles"), ["damper", "cool_valve"]);
         // the comma-separated spelling reads the same
-        assert_eq!(parse(serde_json::json!("damper, cool_valve")).unwrap().names(&spec, "roles"), ["damper", "cool_valve"]);
-        assert!(parse(serde_json::json!(["oa_damper"])).unwrap().check(&spec).unwrap_err().contains("takes names among"));
+        assert_eq!(
+            parse(serde_json::json!("damper, cool_valve")).unwrap().names(&spec, "roles"),
+            ["damper", "cool_valve"]
+        );
+        assert!(parse(serde_json::json!(["oa_damper"]))
+            .unwrap()
+            .check(&spec)
+            .unwrap_err()
+            .contains("takes names among"));
         assert!(parse(serde_json::json!([3])).is_err());
     }
 }

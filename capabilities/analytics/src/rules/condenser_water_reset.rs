@@ -105,7 +105,14 @@ mod tests {
         let n = 96;
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
         let wb: Vec<f64> = (0..n).map(|i| 60.0 + 15.0 * ((i % 24) as f64 / 23.0)).collect();
-        Frame::from_rows(&ts, &[("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()), ("wetbulb_temp", wb), ("tower_fan_speed", vec![fan; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()),
+                ("wetbulb_temp", wb),
+                ("tower_fan_speed", vec![fan; n]),
+            ],
+        )
     }
 
     use crate::engine::Severity;
@@ -147,7 +154,8 @@ mod tests {
         for cws in [&(|w: f64| w + 7.0) as &dyn Fn(f64) -> f64, &|_| 85.0, &|w| 70.0 + 0.2 * w] {
             let base = frame(cws, 60.0);
             // every row twice, newest first, then interleaved (97 is coprime with 192)
-            let order: Vec<usize> = (0..192).map(|i| (i * 97) % 192).map(|j| if j < 96 { 95 - j } else { j - 96 }).collect();
+            let order: Vec<usize> =
+                (0..192).map(|i| (i * 97) % 192).map(|j| if j < 96 { 95 - j } else { j - 96 }).collect();
             let messy = rows(&base, &order);
             assert_eq!(messy.ts, base.ts);
             let (a, b) = (run(&RULE, &messy, &Params::default()), run(&RULE, &base, &Params::default()));
@@ -174,7 +182,14 @@ mod tests {
         }
         let n = ts.len();
         let wb: Vec<f64> = ts.iter().map(|&t| 60.0 + 15.0 * (t % (24 * H)) as f64 / (24 * H) as f64).collect();
-        Frame::from_rows(&ts, &[("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()), ("wetbulb_temp", wb), ("tower_fan_speed", (0..n).map(fan).collect())])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("cw_supply_temp", wb.iter().map(|w| cws(*w)).collect()),
+                ("wetbulb_temp", wb),
+                ("tower_fan_speed", (0..n).map(fan).collect()),
+            ],
+        )
     }
 
     #[test]

@@ -6,10 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity,
+};
 
 /// The modulating signals the rule reads, each on its own.
-const SIGNALS: [&str; 6] = ["cool_valve", "heat_valve", "heat_valve_position", "oa_damper", "damper", "supply_fan_speed"];
+const SIGNALS: [&str; 6] =
+    ["cool_valve", "heat_valve", "heat_valve_position", "oa_damper", "damper", "supply_fan_speed"];
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -94,7 +97,14 @@ struct SignalRate {
     judged: usize,
 }
 
-fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &dyn Fn(usize) -> bool, deadband: f64, gap_factor: f64) -> Option<SignalRate> {
+fn rate_of(
+    role: &'static str,
+    frame: &Frame,
+    col: &[f64],
+    running: &dyn Fn(usize) -> bool,
+    deadband: f64,
+    gap_factor: f64,
+) -> Option<SignalRate> {
     let idx: Vec<usize> = (0..frame.len()).filter(|&i| !col[i].is_nan()).collect();
     if idx.len() < 3 {
         return None;
@@ -131,7 +141,11 @@ fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &dyn Fn(usiz
             Some((dir, ext)) => {
                 let moved = v - ext;
                 if dir == 0 {
-                    if moved.abs() > deadband { Some((moved.signum() as i8, v)) } else { Some((0, ext)) }
+                    if moved.abs() > deadband {
+                        Some((moved.signum() as i8, v))
+                    } else {
+                        Some((0, ext))
+                    }
                 } else if (dir > 0 && v > ext) || (dir < 0 && v < ext) {
                     Some((dir, v))
                 } else if moved.abs() > deadband {
@@ -168,7 +182,16 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let margin = params.number(spec, "resolution_margin");
     let rates: Vec<SignalRate> = present
         .iter()
-        .filter_map(|s| rate_of(s, frame, frame.col(s).unwrap_or_default(), &running, params.number(spec, "deadband"), params.number(spec, "gap_factor")))
+        .filter_map(|s| {
+            rate_of(
+                s,
+                frame,
+                frame.col(s).unwrap_or_default(),
+                &running,
+                params.number(spec, "deadband"),
+                params.number(spec, "gap_factor"),
+            )
+        })
         .collect();
     let mut caveats = Vec::new();
     if ungated {
@@ -181,14 +204,23 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut judged = 0;
     for r in &rates {
         if r.ceiling < warn * margin {
-            caveats.push(format!("{} is logged too coarsely to show {warn} reversals an hour (at most {:.1}): not evaluated", r.role, r.ceiling));
+            caveats.push(format!(
+                "{} is logged too coarsely to show {warn} reversals an hour (at most {:.1}): not evaluated",
+                r.role, r.ceiling
+            ));
             continue;
         }
         if r.hours <= 0.0 {
             continue;
         }
         let rate = r.reversals as f64 / r.hours;
-        let mut sev = if rate >= fault { Severity::Fault } else if rate >= warn { Severity::Warn } else { Severity::Ok };
+        let mut sev = if rate >= fault {
+            Severity::Fault
+        } else if rate >= warn {
+            Severity::Warn
+        } else {
+            Severity::Ok
+        };
         if sev == Severity::Fault && r.ceiling < fault * margin {
             sev = Severity::Warn;
             caveats.push(format!("{}: the trend is too coarse to confirm the fault rate; capped at warn", r.role));
@@ -215,12 +247,16 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     // each flagged sample is a reversal: an event, counted apart from hours
     metrics.insert(crate::engine::EVENTS_METRIC.into(), flagged.len() as f64);
-    Outcome::Findings(vec![Finding::new(spec, severity, format!("{role} reverses direction {rate:.1} times an hour over its running time"))
-        .with_caveats(caveats)
-        .with_metrics(metrics)
-        .with_flagged(flagged)
-        .with_judged(judged)
-        .with_conditions(conditions)])
+    Outcome::Findings(vec![Finding::new(
+        spec,
+        severity,
+        format!("{role} reverses direction {rate:.1} times an hour over its running time"),
+    )
+    .with_caveats(caveats)
+    .with_metrics(metrics)
+    .with_flagged(flagged)
+    .with_judged(judged)
+    .with_conditions(conditions)])
 }
 
 #[cfg(test)]
@@ -231,17 +267,24 @@ mod tests {
     /// `n` one-minute samples of a valve; `v(i)` its position.
     fn frame(n: usize, step_min: i64, v: impl Fn(usize) -> f64, fan: impl Fn(usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * step_min * MIN).collect();
-        Frame::from_rows(&ts, &[("cool_valve", (0..n).map(v).collect()), ("supply_fan_status", (0..n).map(fan).collect())])
+        Frame::from_rows(
+            &ts,
+            &[("cool_valve", (0..n).map(v).collect()), ("supply_fan_status", (0..n).map(fan).collect())],
+        )
     }
 
     /// A square wave: `half` minutes up, `half` down.
     fn wave(half: usize) -> impl Fn(usize) -> f64 {
-        move |i| if (i / half) % 2 == 0 { 30.0 } else { 60.0 }
+        move |i| if (i / half).is_multiple_of(2) { 30.0 } else { 60.0 }
     }
 
     #[test]
     fn a_settled_loop_is_ok() {
-        let r = run(&RULE, &frame(600, 1, |i| 40.0 + (i as f64 / 600.0) * 20.0 + (i % 3) as f64, |_| 1.0), &Params::default());
+        let r = run(
+            &RULE,
+            &frame(600, 1, |i| 40.0 + (i as f64 / 600.0) * 20.0 + (i % 3) as f64, |_| 1.0),
+            &Params::default(),
+        );
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
     }
 
@@ -293,7 +336,8 @@ mod tests {
         // a 0-1 fraction signal hunting by 0.3 is 30 % of stroke
         let r = run(&RULE, &frame(600, 1, |i| wave(2)(i) / 100.0, |_| 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Fault);
-        let f = Frame::from_rows(&[2 * MIN, 0, MIN, MIN, 3 * MIN], &[("cool_valve", vec![30.0, 30.0, 60.0, 30.0, 30.0])]);
+        let f =
+            Frame::from_rows(&[2 * MIN, 0, MIN, MIN, 3 * MIN], &[("cool_valve", vec![30.0, 30.0, 60.0, 30.0, 30.0])]);
         assert_eq!(run(&RULE, &f, &Params::default()).judged, 3);
     }
 

@@ -7,8 +7,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::psychro::{site_params, site_wet_bulb};
 use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
+use crate::psychro::{site_params, site_wet_bulb};
 
 /// Median approach over design that warns, and that faults.
 const WARN_RATIO: f64 = 1.3;
@@ -77,7 +77,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         idx.push(i as u32);
     }
     if approaches.is_empty() {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "the tower never ran at full effort with a wet bulb known")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "the tower never ran at full effort with a wet bulb known",
+        )]);
     }
     let n = approaches.len();
     let median = crate::engine::median(&mut approaches.clone());
@@ -90,7 +93,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         Severity::Ok
     };
-    let high: Vec<u32> = idx.iter().zip(&approaches).filter(|(_, a)| **a + EPS >= WARN_RATIO * design).map(|(i, _)| *i).collect();
+    let high: Vec<u32> =
+        idx.iter().zip(&approaches).filter(|(_, a)| **a + EPS >= WARN_RATIO * design).map(|(i, _)| *i).collect();
     let mut metrics = BTreeMap::new();
     metrics.insert("median_approach_f".into(), round2(median));
     metrics.insert("design_approach_f".into(), design);
@@ -102,11 +106,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no tower fan speed: every sample was judged, whatever the tower's effort".into());
     }
-    Outcome::Findings(vec![Finding::new(spec, severity, format!("the tower's median approach is {median:.1} °F against a design of {design} °F"))
-        .with_caveats(caveats)
-        .with_metrics(metrics)
-        .with_flagged(high)
-        .with_judged(n)])
+    Outcome::Findings(vec![Finding::new(
+        spec,
+        severity,
+        format!("the tower's median approach is {median:.1} °F against a design of {design} °F"),
+    )
+    .with_caveats(caveats)
+    .with_metrics(metrics)
+    .with_flagged(high)
+    .with_judged(n)])
 }
 
 #[cfg(test)]
@@ -216,7 +224,10 @@ mod tests {
     fn a_derived_wet_bulb() {
         let wb = wet_bulb_f(86.0, 50.0, 101.325);
         let ts: Vec<i64> = (0..10).map(|i| i * H).collect();
-        let f = Frame::from_rows(&ts, &[("cw_supply_temp", vec![wb + 5.0; 10]), ("oat", vec![86.0; 10]), ("outdoor_rh", vec![50.0; 10])]);
+        let f = Frame::from_rows(
+            &ts,
+            &[("cw_supply_temp", vec![wb + 5.0; 10]), ("oat", vec![86.0; 10]), ("outdoor_rh", vec![50.0; 10])],
+        );
         let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok);
         assert_eq!(r.caveats.len(), 2);
@@ -224,11 +235,17 @@ mod tests {
 
     #[test]
     fn gaps_duplicates_and_missing_inputs() {
-        let f = Frame::from_rows(&[2 * H, 0, H, H, 50 * H], &[("cw_supply_temp", vec![80.0, 80.0, 95.0, 80.0, 80.0]), ("wetbulb_temp", vec![74.0; 5])]);
+        let f = Frame::from_rows(
+            &[2 * H, 0, H, H, 50 * H],
+            &[("cw_supply_temp", vec![80.0, 80.0, 95.0, 80.0, 80.0]), ("wetbulb_temp", vec![74.0; 5])],
+        );
         let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.judged, 4);
         assert_eq!(r.metrics["median_approach_f"], 6.0);
         let f = Frame::from_rows(&[0, H], &[("cw_supply_temp", vec![80.0, 81.0]), ("oat", vec![80.0, 81.0])]);
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] }
+        );
     }
 }

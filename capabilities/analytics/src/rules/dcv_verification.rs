@@ -16,7 +16,10 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{economizer_may_run, percent_scale, percentile, sorted_at, EconEvidence};
-use crate::engine::{median, on, round2, weekday, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{
+    median, on, round2, weekday, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, Params, Rule, RuleSpec,
+    Severity, NS_PER_HOUR,
+};
 
 /// CO2 readings outside this window (ppm) are not a demand signal.
 const CO2_PLAUSIBLE_PPM: (f64, f64) = (250.0, 5000.0);
@@ -166,7 +169,9 @@ impl Settings {
         Settings {
             min_modulation: p("min_modulation"),
             co2_setpoint,
-            engage: set("dcv_engage_ppm").or(co2_setpoint.map(|s| s - ENGAGE_BELOW_SETPOINT_PPM)).unwrap_or(DEFAULT_ENGAGE_PPM),
+            engage: set("dcv_engage_ppm")
+                .or(co2_setpoint.map(|s| s - ENGAGE_BELOW_SETPOINT_PPM))
+                .unwrap_or(DEFAULT_ENGAGE_PPM),
             min_demand_span: p("min_demand_span"),
             min_lift: p("min_lift_ppm"),
             econ_high_limit: p("econ_high_limit_f"),
@@ -228,7 +233,11 @@ fn label(role: &str) -> &'static str {
 /// The outdoor-air signals the rule reads, best first: on a full-outdoor-air unit the supply
 /// airflow or fan speed stand for the outdoor air.
 fn oa_signals(spec: &RuleSpec, params: &Params) -> &'static [&'static str] {
-    if params.flag(spec, "full_outdoor_air") == Some(true) { &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"] } else { &["oa_airflow", "oa_damper"] }
+    if params.flag(spec, "full_outdoor_air") == Some(true) {
+        &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"]
+    } else {
+        &["oa_airflow", "oa_damper"]
+    }
 }
 
 /// What the rule needs: CO2 and one outdoor-air signal ([`oa_signals`]).
@@ -239,7 +248,8 @@ pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let co2 = frame.required("co2");
-    let present: Vec<&'static str> = oa_signals(spec, params).iter().copied().filter(|r| frame.col(r).is_some()).collect();
+    let present: Vec<&'static str> =
+        oa_signals(spec, params).iter().copied().filter(|r| frame.col(r).is_some()).collect();
     let s = Settings::read(spec, params);
     let n = frame.len();
     let occupied = occupied(spec, frame, params);
@@ -289,14 +299,24 @@ fn occupied(spec: &RuleSpec, frame: &Frame, params: &Params) -> Vec<bool> {
 
 /// One signal's judgement over the samples `seg` selects.
 #[allow(clippy::too_many_arguments)]
-fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'static str, seg: &[bool], occupied_all: &[bool], fallback: bool) -> Finding {
+fn judge(
+    spec: &RuleSpec,
+    frame: &Frame,
+    s: &Settings,
+    co2: &[f64],
+    role: &'static str,
+    seg: &[bool],
+    occupied_all: &[bool],
+    fallback: bool,
+) -> Finding {
     let n = frame.len();
     let oa = frame.col(role).unwrap_or_default();
     let w = frame.weights_hours();
     let hours = |idx: &mut dyn Iterator<Item = usize>| idx.map(|i| w[i]).sum::<f64>() + 0.0;
     let share = |part: f64, whole: f64| if whole > 0.0 { 100.0 * part / whole } else { 0.0 };
     let occupied: Vec<bool> = (0..n).map(|i| occupied_all[i] && seg[i]).collect();
-    let mut caveats = vec!["if this CO2 sensor is in the return air it averages the zones and understates the worst one".to_string()];
+    let mut caveats =
+        vec!["if this CO2 sensor is in the return air it averages the zones and understates the worst one".to_string()];
 
     // the fan: a status gates; without one, a speed only names below-floor hours with the fan off
     let status = frame.col("supply_fan_status");
@@ -338,11 +358,16 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
     let seg_idx: Vec<usize> = (0..n).filter(|&i| seg[i]).collect();
     let (start, end) = dates(if span.is_empty() { &seg_idx } else { &span }).unwrap_or_default();
     if role == "oa_damper" {
-        caveats.push(format!("outdoor air judged from the damper position, not a measured flow{}", if fallback { format!(" ({start} to {end}, where the outdoor airflow is missing)") } else { String::new() }));
+        caveats.push(format!(
+            "outdoor air judged from the damper position, not a measured flow{}",
+            if fallback { format!(" ({start} to {end}, where the outdoor airflow is missing)") } else { String::new() }
+        ));
     }
 
     // the judged population: occupied, running, both signals read, CO2 plausible
-    let rows: Vec<usize> = (0..n).filter(|&i| mask[i] && !oa[i].is_nan() && co2[i] >= CO2_PLAUSIBLE_PPM.0 && co2[i] <= CO2_PLAUSIBLE_PPM.1).collect();
+    let rows: Vec<usize> = (0..n)
+        .filter(|&i| mask[i] && !oa[i].is_nan() && co2[i] >= CO2_PLAUSIBLE_PPM.0 && co2[i] <= CO2_PLAUSIBLE_PPM.1)
+        .collect();
     let rows_h = hours(&mut rows.iter().copied());
     let mut metrics = BTreeMap::new();
     let mut conditions = Vec::new();
@@ -383,7 +408,13 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
         if best.0 > 0.0 {
             metrics.insert("below_floor_longest_start_ns".into(), frame.ts[best.2] as f64);
         }
-        conditions.push(Condition { name: "below_floor".into(), flagged: below_flagged.clone(), judged: rows.len(), judged_hours: rows_h, flagged_hours: below_h });
+        conditions.push(Condition {
+            name: "below_floor".into(),
+            flagged: below_flagged.clone(),
+            judged: rows.len(),
+            judged_hours: rows_h,
+            flagged_hours: below_h,
+        });
     }
 
     // economizing and shut air say nothing about DCV
@@ -392,7 +423,9 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
     let p95_open = percentile(&sorted_at(oa, open_rows.iter().copied()), 95.0);
     let shut = |v: f64| if p95_open > 0.0 { v <= CLOSED_FRAC * p95_open } else { v <= 0.0 };
     let judged: Vec<usize> = open_rows.iter().copied().filter(|&i| !shut(oa[i])).collect();
-    let closed_pct = (!open_rows.is_empty()).then(|| share(hours(&mut open_rows.iter().copied().filter(|&i| shut(oa[i]))), hours(&mut open_rows.iter().copied())));
+    let closed_pct = (!open_rows.is_empty()).then(|| {
+        share(hours(&mut open_rows.iter().copied().filter(|&i| shut(oa[i]))), hours(&mut open_rows.iter().copied()))
+    });
 
     let a = assess(frame, s, oa, co2, &judged, floor);
 
@@ -410,7 +443,13 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
         unvent_h = Some(h);
         metrics.insert("unventilated_high_co2_pct".into(), round2(share(h, span_h)));
         metrics.insert("unventilated_high_co2_hours".into(), round2(h));
-        conditions.push(Condition { name: "unventilated".into(), flagged: unvent.clone(), judged: span.len(), judged_hours: span_h, flagged_hours: h });
+        conditions.push(Condition {
+            name: "unventilated".into(),
+            flagged: unvent.clone(),
+            judged: span.len(),
+            judged_hours: span_h,
+            flagged_hours: h,
+        });
     }
 
     // below the floor with the fan off: an occupied schedule the fan did not keep, named apart
@@ -439,10 +478,16 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
     // the verdict, then the sub-checks that can only make it worse
     let (mut severity, mut msg) = match a.status {
         Status::Insufficient(why) => (Severity::Info, format!("DCV not judged: {why}")),
-        Status::Functioning => (Severity::Ok, "outdoor air rises with CO2: demand-controlled ventilation at work".to_string()),
-        Status::Static => (Severity::Warn, "outdoor air does not move with demand: a fixed minimum, DCV not working".to_string()),
+        Status::Functioning => {
+            (Severity::Ok, "outdoor air rises with CO2: demand-controlled ventilation at work".to_string())
+        }
+        Status::Static => {
+            (Severity::Warn, "outdoor air does not move with demand: a fixed minimum, DCV not working".to_string())
+        }
         // with the economizer not ruled out, it may be what moves the air
-        Status::Uncorrelated if econ.is_none() && !full_oa_signal => (Severity::Info, "outdoor air moves, but not with CO2 (the economizer could not be ruled out)".to_string()),
+        Status::Uncorrelated if econ.is_none() && !full_oa_signal => {
+            (Severity::Info, "outdoor air moves, but not with CO2 (the economizer could not be ruled out)".to_string())
+        }
         Status::Uncorrelated => (Severity::Warn, "outdoor air moves, but not with CO2".to_string()),
     };
     if let Some(x) = a.excess_pct.filter(|&x| x >= s.excess_warn && severity == Severity::Ok) {
@@ -522,15 +567,35 @@ fn judge(spec: &RuleSpec, frame: &Frame, s: &Settings, co2: &[f64], role: &'stat
     }
     let judged_h = hours(&mut judged.iter().copied());
     let unanswered_h = hours(&mut a.unanswered.iter().map(|&i| i as usize));
-    conditions.insert(0, Condition { name: "demand_not_answered".into(), flagged: a.unanswered.clone(), judged: a.n, judged_hours: judged_h, flagged_hours: unanswered_h });
+    conditions.insert(
+        0,
+        Condition {
+            name: "demand_not_answered".into(),
+            flagged: a.unanswered.clone(),
+            judged: a.n,
+            judged_hours: judged_h,
+            flagged_hours: unanswered_h,
+        },
+    );
     if s.co2_setpoint.is_some() {
         let bh = hours(&mut a.breach.iter().map(|&i| i as usize));
-        conditions.push(Condition { name: "co2_breach_at_min".into(), flagged: a.breach.clone(), judged: a.n, judged_hours: judged_h, flagged_hours: bh });
+        conditions.push(Condition {
+            name: "co2_breach_at_min".into(),
+            flagged: a.breach.clone(),
+            judged: a.n,
+            judged_hours: judged_h,
+            flagged_hours: bh,
+        });
     }
-    let mut flagged: Vec<u32> = a.unanswered.iter().chain(&a.breach).chain(&below_flagged).chain(&unvent).copied().collect();
+    let mut flagged: Vec<u32> =
+        a.unanswered.iter().chain(&a.breach).chain(&below_flagged).chain(&unvent).copied().collect();
     flagged.sort_unstable();
     flagged.dedup();
-    let on_what = if fallback { format!("{}, where the better signal is missing, {start} to {end}", label(role)) } else { label(role).to_string() };
+    let on_what = if fallback {
+        format!("{}, where the better signal is missing, {start} to {end}", label(role))
+    } else {
+        label(role).to_string()
+    };
     Finding::new(spec, severity, format!("{msg} (judged on the {on_what})"))
         .with_caveats(caveats)
         .with_metrics(metrics)
@@ -561,7 +626,11 @@ fn assess(frame: &Frame, s: &Settings, oa: &[f64], co2: &[f64], judged: &[usize]
     }
     let share = |idx: &mut dyn Iterator<Item = usize>, of: &mut dyn Iterator<Item = usize>| {
         let whole: f64 = of.map(|i| w[i]).sum();
-        if whole > 0.0 { 100.0 * idx.map(|i| w[i]).sum::<f64>() / whole } else { 0.0 }
+        if whole > 0.0 {
+            100.0 * idx.map(|i| w[i]).sum::<f64>() / whole
+        } else {
+            0.0
+        }
     };
     let oa_sorted = sorted_at(oa, judged.iter().copied());
     let d_sorted = sorted_at(co2, judged.iter().copied());
@@ -586,7 +655,10 @@ fn assess(frame: &Frame, s: &Settings, oa: &[f64], co2: &[f64], judged: &[usize]
     }
     let n_low = judged.iter().filter(|&&i| low(i)).count();
     if let Some(f) = floor.filter(|_| enough(n_low)) {
-        a.excess_pct = Some(share(&mut judged.iter().copied().filter(|&i| low(i) && oa[i] > f * (1.0 + FLOOR_TOL)), &mut judged.iter().copied().filter(|&i| low(i))));
+        a.excess_pct = Some(share(
+            &mut judged.iter().copied().filter(|&i| low(i) && oa[i] > f * (1.0 + FLOOR_TOL)),
+            &mut judged.iter().copied().filter(|&i| low(i)),
+        ));
     }
     let count = |f: &dyn Fn(usize) -> bool| judged.iter().filter(|&&i| f(i)).count();
     if a.demand_span < s.min_demand_span {
@@ -606,7 +678,9 @@ fn assess(frame: &Frame, s: &Settings, oa: &[f64], co2: &[f64], judged: &[usize]
         a.status = Status::Insufficient("outdoor air was too seldom both raised and at its floor to compare");
         return a;
     }
-    let med = |f: &dyn Fn(usize) -> bool, idx: &mut dyn Iterator<Item = usize>| median(&mut idx.filter(|&i| f(i)).map(|i| co2[i]).collect::<Vec<_>>());
+    let med = |f: &dyn Fn(usize) -> bool, idx: &mut dyn Iterator<Item = usize>| {
+        median(&mut idx.filter(|&i| f(i)).map(|i| co2[i]).collect::<Vec<_>>())
+    };
     let pooled = med(&raised, &mut judged.iter().copied()) - med(&at_floor, &mut judged.iter().copied());
     // within the hour of day (weekdays and weekends apart): only CO2 higher when the air is raised
     // at the same hour is a response to demand rather than to the clock
@@ -643,8 +717,14 @@ fn pearson(pairs: impl Iterator<Item = (f64, f64)> + Clone) -> f64 {
     let n = pairs.clone().count() as f64;
     let (sx, sy) = pairs.clone().fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
     let (mx, my) = (sx / n, sy / n);
-    let (sxy, sxx, syy) = pairs.fold((0.0, 0.0, 0.0), |(a, b, c), (x, y)| (a + (x - mx) * (y - my), b + (x - mx) * (x - mx), c + (y - my) * (y - my)));
-    if sxx > 0.0 && syy > 0.0 { sxy / (sxx * syy).sqrt() } else { f64::NAN }
+    let (sxy, sxx, syy) = pairs.fold((0.0, 0.0, 0.0), |(a, b, c), (x, y)| {
+        (a + (x - mx) * (y - my), b + (x - mx) * (x - mx), c + (y - my) * (y - my))
+    });
+    if sxx > 0.0 && syy > 0.0 {
+        sxy / (sxx * syy).sqrt()
+    } else {
+        f64::NAN
+    }
 }
 
 #[cfg(test)]
@@ -659,7 +739,15 @@ mod tests {
     fn frame(days: i64, co2: impl Fn(usize) -> f64, damper: impl Fn(usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..days * 24).map(|h| MONDAY + h * NS_PER_HOUR).collect();
         let n = ts.len();
-        Frame::from_rows(&ts, &[("co2", (0..n).map(&co2).collect()), ("oa_damper", (0..n).map(&damper).collect()), ("oat", vec![85.0; n]), ("supply_fan_status", vec![1.0; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("co2", (0..n).map(&co2).collect()),
+                ("oa_damper", (0..n).map(&damper).collect()),
+                ("oat", vec![85.0; n]),
+                ("supply_fan_status", vec![1.0; n]),
+            ],
+        )
     }
 
     /// CO2 that fills and empties through the day, and varies from day to day: 450 ppm at 07:00,
@@ -700,7 +788,11 @@ mod tests {
     fn a_damper_on_a_time_clock_is_not_dcv() {
         // the damper opens from noon whatever the CO2, and from 10:00 on even days: pooled it looks
         // like DCV, but at 10:00 and 11:00 the open days are no busier than the shut ones
-        let clock = run(&RULE, &frame(10, demand, |i| if i % 24 >= 12 || ((i / 24) % 2 == 0 && i % 24 >= 10) { 60.0 } else { 20.0 }), &Params::default());
+        let clock = run(
+            &RULE,
+            &frame(10, demand, |i| if i % 24 >= 12 || ((i / 24) % 2 == 0 && i % 24 >= 10) { 60.0 } else { 20.0 }),
+            &Params::default(),
+        );
         assert_eq!(clock.severity, Severity::Warn, "{} {:?}", clock.summary, clock.metrics);
         assert!(clock.metrics["demand_lift_pooled"] >= 50.0);
         assert!(clock.metrics["demand_lift"].abs() < 1.0, "{:?}", clock.metrics);
@@ -744,7 +836,10 @@ mod tests {
             let mut f = frame(10, demand, |i| reset(demand(i)));
             let fan: Vec<f64> = (0..f.len()).map(|i| if (9..9 + k).contains(&i) { 0.0 } else { 1.0 }).collect();
             f.cols.insert("supply_fan_status".into(), fan);
-            f.cols.insert("co2".into(), (0..f.len()).map(|i| if (9..9 + k).contains(&i) { 1500.0 } else { demand(i) }).collect());
+            f.cols.insert(
+                "co2".into(),
+                (0..f.len()).map(|i| if (9..9 + k).contains(&i) { 1500.0 } else { demand(i) }).collect(),
+            );
             run(&RULE, &f, &Params::default()).severity
         };
         assert_eq!(hours(3), Severity::Ok);
@@ -786,11 +881,17 @@ mod tests {
     #[test]
     fn a_fallback_signal_judges_where_the_better_one_is_missing() {
         let mut f = frame(20, demand, |i| reset(demand(i)));
-        let cfm: Vec<f64> = (0..f.len()).map(|i| if i < 10 * 24 { 20.0 * reset(demand(i)) } else { f64::NAN }).collect();
+        let cfm: Vec<f64> =
+            (0..f.len()).map(|i| if i < 10 * 24 { 20.0 * reset(demand(i)) } else { f64::NAN }).collect();
         f.cols.insert("oa_airflow".into(), cfm);
         let v = findings(&RULE, &f, &Params::default());
         assert_eq!(v.len(), 2);
-        assert!(v[0].summary.contains("outdoor airflow") && v[1].summary.contains("where the better signal is missing"), "{} / {}", v[0].summary, v[1].summary);
+        assert!(
+            v[0].summary.contains("outdoor airflow") && v[1].summary.contains("where the better signal is missing"),
+            "{} / {}",
+            v[0].summary,
+            v[1].summary
+        );
         assert_eq!((v[0].severity, v[1].severity), (Severity::Ok, Severity::Ok));
     }
 
@@ -822,9 +923,15 @@ mod tests {
         assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
         let mut g = frame(2, demand, |_| 20.0);
         g.cols.remove("oa_damper");
-        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["oa_airflow or oa_damper".into()] });
+        assert_eq!(
+            outcome(&RULE, &g, &Params::default()),
+            Outcome::Skipped { missing: vec!["oa_airflow or oa_damper".into()] }
+        );
         let one = frame(1, demand, |_| 20.0);
-        let one = Frame::from_rows(&one.ts[9..10], &one.cols.iter().map(|(k, v)| (k.as_str(), v[9..10].to_vec())).collect::<Vec<_>>());
+        let one = Frame::from_rows(
+            &one.ts[9..10],
+            &one.cols.iter().map(|(k, v)| (k.as_str(), v[9..10].to_vec())).collect::<Vec<_>>(),
+        );
         assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Info);
         let empty = Frame::from_rows(&[], &[("co2", vec![]), ("oa_damper", vec![])]);
         assert_eq!(outcome(&RULE, &empty, &Params::default()), Outcome::Skipped { missing: vec!["co2".into()] });
@@ -832,4 +939,3 @@ mod tests {
         assert_eq!(date(MONDAY + 59 * 24 * NS_PER_HOUR), "2024-02-29");
     }
 }
-

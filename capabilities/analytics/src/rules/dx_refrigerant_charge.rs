@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::{median, round2, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    median, round2, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity,
+};
 
 /// Plausible readings (°F): outside them a sample is a sensor fault, not a charge.
 const SUBCOOLING_BOUNDS: (f64, f64) = (-20.0, 80.0);
@@ -104,7 +106,11 @@ pub fn spec() -> RuleSpec {
 
 /// The role read for the charging metric.
 fn metric_role(metric: &str) -> &'static str {
-    if metric == "superheat" { "superheat_temp" } else { "subcooling_temp" }
+    if metric == "superheat" {
+        "superheat_temp"
+    } else {
+        "subcooling_temp"
+    }
 }
 
 /// What the rule needs: the point of the charge metric it judges (`metric`).
@@ -114,7 +120,8 @@ pub fn needs(spec: &RuleSpec, params: &Params) -> Needs {
 
 /// Whether the frame can tell compressor-running samples from off-cycle ones.
 fn has_run_gate(frame: &Frame) -> bool {
-    frame.col("compressor_status").is_some() || (frame.col("return_air_temp").is_some() && frame.col("supply_air_temp").is_some())
+    frame.col("compressor_status").is_some()
+        || (frame.col("return_air_temp").is_some() && frame.col("supply_air_temp").is_some())
 }
 
 /// Whether each sample is cooling operation, from whichever gates are trended.
@@ -153,17 +160,26 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let targets = params.map(spec, "targets");
     let target = targets.get(if metric == "superheat" { "superheat_f" } else { "subcooling_f" }).copied();
     if target.is_none() && metric == "superheat" {
-        return declined(spec, "no target superheat for this unit (set targets from the nameplate, or compare with a fault-free period)", Vec::new());
+        return declined(
+            spec,
+            "no target superheat for this unit (set targets from the nameplate, or compare with a fault-free period)",
+            Vec::new(),
+        );
     }
     if !has_run_gate(frame) {
         return declined(spec, "no compressor status, nor return and supply air, to tell cooling operation from off cycles (map compressor_status)", Vec::new());
     }
     let cooling = cooling_rows(frame);
     let (lo, hi) = if metric == "superheat" { SUPERHEAT_BOUNDS } else { SUBCOOLING_BOUNDS };
-    let rows: Vec<u32> = (0..frame.len()).filter(|&i| cooling[i] && values[i] >= lo && values[i] <= hi).map(|i| i as u32).collect();
+    let rows: Vec<u32> =
+        (0..frame.len()).filter(|&i| cooling[i] && values[i] >= lo && values[i] <= hi).map(|i| i as u32).collect();
     let min_samples = params.number(spec, "min_samples");
     if (rows.len() as f64) < min_samples {
-        return declined(spec, &format!("{} cooling-mode {metric} readings ({min_samples} needed)", rows.len()), Vec::new());
+        return declined(
+            spec,
+            &format!("{} cooling-mode {metric} readings ({min_samples} needed)", rows.len()),
+            Vec::new(),
+        );
     }
     let med = median(&mut rows.iter().map(|&i| values[i as usize]).collect::<Vec<_>>());
     let mut metrics = BTreeMap::new();
@@ -218,14 +234,21 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                     metrics.insert("superheat_median_f".into(), round2(sh_med));
                     if let (Some(&t_sh), Some(true)) = (targets.get("superheat_f"), verdict) {
                         metrics.insert("target_superheat_f".into(), t_sh);
-                        metrics.insert("superheat_corroborates".into(), if sh_med - t_sh >= CORROBORATE_SH_F { 1.0 } else { 0.0 });
+                        metrics.insert(
+                            "superheat_corroborates".into(),
+                            if sh_med - t_sh >= CORROBORATE_SH_F { 1.0 } else { 0.0 },
+                        );
                     }
                 }
             }
         }
     }
     let flagged = if severity > Severity::Ok { rows.clone() } else { Vec::new() };
-    Outcome::Findings(vec![Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_flagged(flagged).with_judged(rows.len())])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(rows.len())])
 }
 
 /// The known values of `c` on the cooling rows.
@@ -382,7 +405,11 @@ pub fn fit_reference(frame: &Frame, role: &str, min_samples: usize) -> Result<Re
         }
     }
     if rows.len() < min_samples.max(3) {
-        return Err(format!("{} usable cooling rows with outdoor air in the fault-free period ({} needed)", rows.len(), min_samples.max(3)));
+        return Err(format!(
+            "{} usable cooling rows with outdoor air in the fault-free period ({} needed)",
+            rows.len(),
+            min_samples.max(3)
+        ));
     }
     fit_rows(&rows, false).ok_or_else(|| "the fault-free period does not support a fit".to_string())
 }
@@ -394,15 +421,28 @@ fn drift(reference: &Reference, frame: &Frame, role: &str) -> Option<(f64, usize
     let rows: Vec<(f64, f64, f64)> = usable(frame, role, bounds)
         .into_iter()
         .filter(|r| !reference.uses_rat || !r.2.is_nan())
-        .filter(|r| reference.level_band.is_none_or(|b| r.0 >= reference.oat_range.0 - b && r.0 <= reference.oat_range.1 + b))
+        .filter(|r| {
+            reference.level_band.is_none_or(|b| r.0 >= reference.oat_range.0 - b && r.0 <= reference.oat_range.1 + b)
+        })
         .collect();
     if rows.is_empty() {
         return None;
     }
-    let mut resid: Vec<f64> = rows.iter().map(|r| r.1 - reference.intercept - reference.oat_slope * r.0 - reference.rat_slope * if reference.uses_rat { r.2 - reference.rat_ref } else { 0.0 }).collect();
+    let mut resid: Vec<f64> = rows
+        .iter()
+        .map(|r| {
+            r.1 - reference.intercept
+                - reference.oat_slope * r.0
+                - reference.rat_slope * if reference.uses_rat { r.2 - reference.rat_ref } else { 0.0 }
+        })
+        .collect();
     let outside = rows
         .iter()
-        .filter(|r| r.0 < reference.oat_range.0 || r.0 > reference.oat_range.1 || (reference.uses_rat && (r.2 < reference.rat_range.0 || r.2 > reference.rat_range.1)))
+        .filter(|r| {
+            r.0 < reference.oat_range.0
+                || r.0 > reference.oat_range.1
+                || (reference.uses_rat && (r.2 < reference.rat_range.0 || r.2 > reference.rat_range.1))
+        })
         .count() as f64
         / rows.len() as f64;
     Some((median(&mut resid), rows.len(), outside))
@@ -421,7 +461,13 @@ pub struct References {
 /// Compare the `current` period with a fault-free reference of the same unit at matched outdoor
 /// and return air. `stored` is the reference kept from an earlier run; without one it is fitted
 /// on `baseline` when `freeze_if_missing` allows, and returned so the caller can keep it.
-pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: &Frame, current: &Frame, params: &Params) -> (Outcome, Option<References>) {
+pub fn evaluate_periods(
+    spec: &RuleSpec,
+    stored: Option<&References>,
+    baseline: &Frame,
+    current: &Frame,
+    params: &Params,
+) -> (Outcome, Option<References>) {
     let metric = params.choice(spec, "metric");
     let role = metric_role(&metric);
     let missing = needs(spec, params).missing(current);
@@ -443,7 +489,9 @@ pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: 
         }
         None => match fit_reference(baseline, role, min_base) {
             Ok(r) => {
-                let sh = (metric == "subcooling").then(|| fit_reference(baseline, "superheat_temp", min_base).ok()).flatten();
+                let sh = (metric == "subcooling")
+                    .then(|| fit_reference(baseline, "superheat_temp", min_base).ok())
+                    .flatten();
                 (References { metric: r, superheat: sh }, true)
             }
             Err(why) => return (declined(spec, &format!("no fault-free reference: {why}"), Vec::new()), None),
@@ -452,14 +500,23 @@ pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: 
     let reference = &refs.metric;
     let mut caveats = Vec::new();
     if reference.uses_rat && current.col("return_air_temp").is_none() {
-        return (declined(spec, "the reference is matched on return air, which the current period does not trend", caveats), fresh.then_some(refs));
+        return (
+            declined(spec, "the reference is matched on return air, which the current period does not trend", caveats),
+            fresh.then_some(refs),
+        );
     }
     let min_samples = params.number(spec, "min_samples") as usize;
     let Some((d, n, outside)) = drift(reference, current, role).filter(|d| d.1 >= min_samples) else {
-        return (declined(spec, &format!("fewer than {min_samples} scoreable cooling rows in the current period"), caveats), fresh.then_some(refs));
+        return (
+            declined(spec, &format!("fewer than {min_samples} scoreable cooling rows in the current period"), caveats),
+            fresh.then_some(refs),
+        );
     };
     let sigma = reference.sigma;
-    let (warn, fault) = (params.number(spec, "warn_f").max(params.number(spec, "warn_sigma") * sigma), params.number(spec, "fault_f").max(params.number(spec, "fault_sigma") * sigma));
+    let (warn, fault) = (
+        params.number(spec, "warn_f").max(params.number(spec, "warn_sigma") * sigma),
+        params.number(spec, "fault_f").max(params.number(spec, "fault_sigma") * sigma),
+    );
     let severity = if d.abs() >= fault {
         Severity::Fault
     } else if d.abs() >= warn {
@@ -486,7 +543,8 @@ pub fn evaluate_periods(spec: &RuleSpec, stored: Option<&References>, baseline: 
                 if let Some((sh_d, _, _)) = drift(sh_ref, current, "superheat_temp").filter(|x| x.1 >= min_samples) {
                     metrics.insert("superheat_drift_f".into(), round2(sh_d));
                     if low {
-                        metrics.insert("superheat_corroborates".into(), if sh_d >= CORROBORATE_SH_F { 1.0 } else { 0.0 });
+                        metrics
+                            .insert("superheat_corroborates".into(), if sh_d >= CORROBORATE_SH_F { 1.0 } else { 0.0 });
                     }
                 }
             }
@@ -515,14 +573,17 @@ mod tests {
     /// swinging 75-95 °F, return air 75 °F and supply air 57 °F, the compressor on.
     fn frame(n: usize, sc: impl Fn(usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
-        Frame::from_rows(&ts, &[
-            ("subcooling_temp", (0..n).map(&sc).collect()),
-            ("superheat_temp", vec![10.0; n]),
-            ("oat", (0..n).map(|i| 85.0 + 10.0 * ((i % 24) as f64 / 24.0 * std::f64::consts::TAU).sin()).collect()),
-            ("return_air_temp", vec![75.0; n]),
-            ("supply_air_temp", vec![57.0; n]),
-            ("compressor_status", vec![1.0; n]),
-        ])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("subcooling_temp", (0..n).map(&sc).collect()),
+                ("superheat_temp", vec![10.0; n]),
+                ("oat", (0..n).map(|i| 85.0 + 10.0 * ((i % 24) as f64 / 24.0 * std::f64::consts::TAU).sin()).collect()),
+                ("return_air_temp", vec![75.0; n]),
+                ("supply_air_temp", vec![57.0; n]),
+                ("compressor_status", vec![1.0; n]),
+            ],
+        )
     }
 
     fn targets(t: &[f64]) -> Params {
@@ -607,7 +668,11 @@ mod tests {
         let gappy = frame(48, |i| if (10..30).contains(&i) { f64::NAN } else { 3.0 });
         assert_eq!(run(&RULE, &gappy, &targets(&[10.0])).judged, 28);
         // reversed and repeated rows, irregular spacing: the same median
-        let ts: Vec<i64> = (0..30i64).map(|i| i * i * 60_000_000_000).rev().chain((0..30i64).map(|i| i * i * 60_000_000_000)).collect();
+        let ts: Vec<i64> = (0..30i64)
+            .map(|i| i * i * 60_000_000_000)
+            .rev()
+            .chain((0..30i64).map(|i| i * i * 60_000_000_000))
+            .collect();
         let v: Vec<f64> = (0..60).map(|i| 8.0 + (i % 30) as f64 * 0.1).collect();
         let f = Frame::from_rows(&ts, &[("subcooling_temp", v), ("compressor_status", vec![1.0; 60])]);
         let r = run(&RULE, &f, &targets(&[10.0]));
@@ -617,7 +682,10 @@ mod tests {
         // missing the metric's point
         let mut g = frame(48, |_| 10.0);
         g.cols.remove("subcooling_temp");
-        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["subcooling_temp".into()] });
+        assert_eq!(
+            outcome(&RULE, &g, &Params::default()),
+            Outcome::Skipped { missing: vec!["subcooling_temp".into()] }
+        );
         let mut p = Params::default();
         p.values.insert("metric".into(), ParamValue::Choice("superheat".into()));
         g.cols.remove("superheat_temp");
@@ -627,7 +695,11 @@ mod tests {
 
     /// Subcooling that rises 0.2 °F per °F of outdoor air, plus `offset`.
     fn weather(offset: f64) -> impl Fn(usize) -> f64 {
-        move |i| 10.0 + offset + 0.2 * 10.0 * ((i % 24) as f64 / 24.0 * std::f64::consts::TAU).sin() + if i % 2 == 0 { 0.3 } else { -0.3 }
+        move |i| {
+            10.0 + offset
+                + 0.2 * 10.0 * ((i % 24) as f64 / 24.0 * std::f64::consts::TAU).sin()
+                + if i % 2 == 0 { 0.3 } else { -0.3 }
+        }
     }
 
     fn periods(stored: Option<&References>, base: &Frame, cur: &Frame, p: &Params) -> (Finding, Option<References>) {

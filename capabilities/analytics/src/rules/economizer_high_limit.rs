@@ -11,7 +11,10 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{balance_oaf, percent_scale, percentile, running, sorted_at, FanGate};
-use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec,
+    Severity,
+};
 
 /// Fewest usable measured-airflow fractions before they are preferred over the balance.
 const MIN_MEASURED: usize = 10;
@@ -107,7 +110,11 @@ fn measured_oaf(frame: &Frame) -> Option<Vec<f64>> {
     let v: Vec<f64> = (0..frame.len())
         .map(|i| {
             let x = 100.0 * oa[i] / sa[i];
-            if sa[i] > 0.1 * p95 && oa[i] >= 0.0 && (0.0..=120.0).contains(&x) { x } else { f64::NAN }
+            if sa[i] > 0.1 * p95 && oa[i] >= 0.0 && (0.0..=120.0).contains(&x) {
+                x
+            } else {
+                f64::NAN
+            }
         })
         .collect();
     (v.iter().filter(|x| !x.is_nan()).count() >= MIN_MEASURED).then_some(v)
@@ -117,7 +124,8 @@ fn measured_oaf(frame: &Frame) -> Option<Vec<f64>> {
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (damper, oat) = (frame.required("oa_damper"), frame.required("oat"));
     let p = |name: &str| params.number(spec, name);
-    let (high_limit, min_damper, min_oa, margin) = (p("high_limit_f"), p("min_damper"), p("min_oa_pct"), p("oa_margin_pct"));
+    let (high_limit, min_damper, min_oa, margin) =
+        (p("high_limit_f"), p("min_damper"), p("min_oa_pct"), p("oa_margin_pct"));
     let (warn, fault, denom_min) = (p("warn_pct"), p("fault_pct"), p("denom_min_f"));
     let (assumed, conservative) = (p("assumed_min_oa_pct"), p("conservative_min_oa_pct"));
     let differential = params.flag(spec, "differential") != Some(false);
@@ -150,7 +158,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else if let (Some(m), Some(r)) = (mat, rat) {
         let y = (0..n)
             .map(|i| {
-                let sensors_ok = (20.0..=130.0).contains(&oat[i]) && (30.0..=120.0).contains(&m[i]) && (40.0..=110.0).contains(&r[i]);
+                let sensors_ok = (20.0..=130.0).contains(&oat[i])
+                    && (30.0..=120.0).contains(&m[i])
+                    && (40.0..=110.0).contains(&r[i]);
                 if !sensors_ok {
                     return f64::NAN;
                 }
@@ -215,12 +225,21 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (threshold, thr_text) = match basis {
         Basis::Damper => (min_damper + 0.05, format!("a damper above {:.0}%", 100.0 * (min_damper + 0.05))),
         _ if !min_oa.is_nan() => (min_oa + margin, format!("an outdoor-air fraction above {}%", min_oa + margin)),
-        _ => (conservative + margin, format!("an outdoor-air fraction above {}% (the design minimum is not set)", conservative + margin)),
+        _ => (
+            conservative + margin,
+            format!("an outdoor-air fraction above {}% (the design minimum is not set)", conservative + margin),
+        ),
     };
     let (excess, excess_h) = above(threshold);
     let pct = pct_of(excess_h);
     let severity = severity_of(pct, warn, fault);
-    let mut conditions = vec![Condition { name: "not_locked_out".into(), flagged: excess.clone(), judged: judged.len(), judged_hours: judged_h, flagged_hours: excess_h }];
+    let mut conditions = vec![Condition {
+        name: "not_locked_out".into(),
+        flagged: excess.clone(),
+        judged: judged.len(),
+        judged_hours: judged_h,
+        flagged_hours: excess_h,
+    }];
     metrics.insert("n_above_limit".into(), judged.len() as f64);
     metrics.insert("median_above_limit".into(), round2(median_y));
     if basis == Basis::Damper {
@@ -234,7 +253,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         metrics.insert("excess_over_assumed_min_pct".into(), round2(pct_lo));
         metrics.insert("assumed_min_oa_pct".into(), assumed);
         metrics.insert("conservative_min_oa_pct".into(), conservative);
-        conditions.push(Condition { name: "above_assumed_minimum".into(), flagged: lo, judged: judged.len(), judged_hours: judged_h, flagged_hours: lo_h });
+        conditions.push(Condition {
+            name: "above_assumed_minimum".into(),
+            flagged: lo,
+            judged: judged.len(),
+            judged_hours: judged_h,
+            flagged_hours: lo_h,
+        });
         if severity == Severity::Ok && severity_of(pct_lo, warn, fault) != Severity::Ok {
             caveats.push(format!(
                 "min_oa_pct is not set: above the high limit the outdoor-air fraction has a median of {median_y:.0}%, an excess on {pct_lo:.0}% of the judged hours if the design minimum is about {assumed}%, and normal if it is near {median_y:.0}%; set min_oa_pct to judge it"
@@ -278,7 +303,16 @@ mod tests {
         let o: Vec<f64> = (0..n).map(&oat).collect();
         let m: Vec<f64> = (0..n).map(|i| 74.0 + oaf(i) / 100.0 * (o[i] - 74.0)).collect();
         let d: Vec<f64> = (0..n).map(&oaf).collect();
-        Frame::from_rows(&ts, &[("oat", o), ("mixed_air_temp", m), ("return_air_temp", vec![74.0; n]), ("oa_damper", d), ("supply_fan_status", vec![fan; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("oat", o),
+                ("mixed_air_temp", m),
+                ("return_air_temp", vec![74.0; n]),
+                ("oa_damper", d),
+                ("supply_fan_status", vec![fan; n]),
+            ],
+        )
     }
 
     fn with(pairs: &[(&str, ParamValue)]) -> Params {
@@ -335,7 +369,11 @@ mod tests {
         let f = run(&RULE, &frame(100, |_| 70.0, |_| 100.0, 1.0), &min20());
         assert_eq!(f.severity, Severity::Info);
         assert_eq!(f.metrics["n_differential_excluded"], 100.0);
-        let fixed = with(&[("min_oa_pct", ParamValue::Number(20.0)), ("differential", ParamValue::Flag(Some(false))), ("denom_min_f", ParamValue::Number(2.0))]);
+        let fixed = with(&[
+            ("min_oa_pct", ParamValue::Number(20.0)),
+            ("differential", ParamValue::Flag(Some(false))),
+            ("denom_min_f", ParamValue::Number(2.0)),
+        ]);
         assert_eq!(run(&RULE, &frame(100, |_| 70.0, |_| 100.0, 1.0), &fixed).severity, Severity::Fault);
         assert_eq!(run(&RULE, &frame(100, |_| 55.0, |_| 100.0, 1.0), &min20()).judged, 0);
     }
@@ -388,7 +426,16 @@ mod tests {
         t.extend((0..80).map(|i| 5 * NS_PER_HOUR + i * NS_PER_HOUR));
         let oaf: Vec<f64> = (0..100).map(|i| if i < 20 { 100.0 } else { 20.0 }).collect();
         let mat: Vec<f64> = oaf.iter().map(|x| 74.0 + x / 100.0 * 11.0).collect();
-        let irregular = Frame::from_rows(&t, &[("oat", vec![85.0; 100]), ("mixed_air_temp", mat), ("return_air_temp", vec![74.0; 100]), ("oa_damper", oaf), ("supply_fan_status", vec![1.0; 100])]);
+        let irregular = Frame::from_rows(
+            &t,
+            &[
+                ("oat", vec![85.0; 100]),
+                ("mixed_air_temp", mat),
+                ("return_air_temp", vec![74.0; 100]),
+                ("oa_damper", oaf),
+                ("supply_fan_status", vec![1.0; 100]),
+            ],
+        );
         let r = run(&RULE, &irregular, &min20());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary); // 5 of 85 hours
         assert!(r.metrics["not_locked_out_pct"] < 10.0);
@@ -397,12 +444,18 @@ mod tests {
     #[test]
     fn degenerate_frames_and_a_missing_input() {
         let empty = Frame::from_rows(&[], &[("oat", vec![]), ("oa_damper", vec![])]);
-        assert_eq!(outcome(&RULE, &empty, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into(), "oat".into()] });
+        assert_eq!(
+            outcome(&RULE, &empty, &Params::default()),
+            Outcome::Skipped { missing: vec!["oa_damper".into(), "oat".into()] }
+        );
         let one = frame(1, |_| 85.0, |_| 100.0, 1.0);
         assert_eq!(run(&RULE, &one, &min20()).severity, Severity::Fault);
         let mut no_damper = frame(10, |_| 85.0, |_| 20.0, 1.0);
         no_damper.cols.remove("oa_damper");
-        assert_eq!(outcome(&RULE, &no_damper, &Params::default()), Outcome::Skipped { missing: vec!["oa_damper".into()] });
+        assert_eq!(
+            outcome(&RULE, &no_damper, &Params::default()),
+            Outcome::Skipped { missing: vec!["oa_damper".into()] }
+        );
         let all_nan = frame(10, |_| f64::NAN, |_| 20.0, 1.0);
         assert_eq!(outcome(&RULE, &all_nan, &Params::default()), Outcome::Skipped { missing: vec!["oat".into()] });
     }

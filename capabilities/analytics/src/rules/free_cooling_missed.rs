@@ -10,8 +10,13 @@
 
 use std::collections::BTreeMap;
 
-use crate::economizer::{balance_oaf, on_full_outdoor_air, percent_scale, percentile, running, sorted_at, FanGate, BALANCE_MIN_DELTA_F};
-use crate::engine::{median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::economizer::{
+    balance_oaf, on_full_outdoor_air, percent_scale, percentile, running, sorted_at, FanGate, BALANCE_MIN_DELTA_F,
+};
+use crate::engine::{
+    median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec,
+    Severity,
+};
 
 /// How far (°F) below `high_limit_f` a unit's own changeover may sit and still be taken as its
 /// high limit; an economizer that quits earlier than that is missing free cooling.
@@ -90,12 +95,22 @@ enum Cause {
 /// minimum, or the unit on all outdoor air), provided it is also seen running without economizing
 /// in warmer weather under `high_limit`. `None` unless both are seen on `MIN_ECONOMIZING` samples
 /// (a spell of cool weather alone shows no changeover).
-fn demonstrated_changeover(frame: &Frame, oat: &[f64], run: &[bool], full_oa: Option<&[bool]>, high_limit: f64) -> Option<f64> {
+fn demonstrated_changeover(
+    frame: &Frame,
+    oat: &[f64],
+    run: &[bool],
+    full_oa: Option<&[bool]>,
+    high_limit: f64,
+) -> Option<f64> {
     let damper = frame.col("oa_damper");
     let scale = damper.map_or(1.0, percent_scale);
     let min_pos = damper.map(|d| percentile(&sorted_at(d, (0..frame.len()).filter(|&i| run[i])), 5.0) * scale);
-    let economizing = |i: usize| damper.zip(min_pos).is_some_and(|(d, m)| d[i] * scale > m + ECONOMIZING_ABOVE_MIN_PCT) || full_oa.is_some_and(|f| f[i]);
-    let (econ, idle): (Vec<usize>, Vec<usize>) = (0..frame.len()).filter(|&i| run[i] && !oat[i].is_nan()).partition(|&i| economizing(i));
+    let economizing = |i: usize| {
+        damper.zip(min_pos).is_some_and(|(d, m)| d[i] * scale > m + ECONOMIZING_ABOVE_MIN_PCT)
+            || full_oa.is_some_and(|f| f[i])
+    };
+    let (econ, idle): (Vec<usize>, Vec<usize>) =
+        (0..frame.len()).filter(|&i| run[i] && !oat[i].is_nan()).partition(|&i| economizing(i));
     if econ.len() < MIN_ECONOMIZING {
         return None;
     }
@@ -109,7 +124,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let p = |name: &str| params.number(spec, name);
     let (high_limit, low_limit, active) = (p("high_limit_f"), p("low_limit_f"), p("active"));
     if low_limit >= high_limit {
-        return Outcome::Findings(vec![Finding::not_judged(spec, &format!("low_limit_f ({low_limit} °F) must be below high_limit_f ({high_limit} °F)"))]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            &format!("low_limit_f ({low_limit} °F) must be below high_limit_f ({high_limit} °F)"),
+        )]);
     }
     let n = frame.len();
     let scale = percent_scale(cool_raw);
@@ -174,14 +192,18 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     if available.is_empty() {
         let with_fan = if fan_off > 0 { " with the supply fan on" } else { "" };
-        let mut f = Finding::not_judged(spec, &format!("no free-cooling weather (outdoor air below {high_limit} °F){with_fan}"));
+        let mut f = Finding::not_judged(
+            spec,
+            &format!("no free-cooling weather (outdoor air below {high_limit} °F){with_fan}"),
+        );
         f.caveats.extend(caveats);
         f.metrics = metrics;
         return Outcome::Findings(vec![f]);
     }
 
     let cooling: Vec<u32> = available.iter().copied().filter(|&i| cool[i as usize] > active).collect();
-    let (integrated, missed): (Vec<u32>, Vec<u32>) = cooling.iter().partition(|&&i| full_oa.as_ref().is_some_and(|f| f[i as usize]));
+    let (integrated, missed): (Vec<u32>, Vec<u32>) =
+        cooling.iter().partition(|&&i| full_oa.as_ref().is_some_and(|f| f[i as usize]));
     let (avail_h, missed_h, integ_h) = (hours(&available), hours(&missed), hours(&integrated));
     let pct = if avail_h > 0.0 { 100.0 * missed_h / avail_h } else { 0.0 };
     let severity = severity_of(pct, p("warn_pct"), p("fault_pct"));
@@ -189,7 +211,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push("no outdoor-air damper and no mixed and return air: an integrated economizer (cooling on all outdoor air) cannot be told from missed free cooling, so the missed share may be overstated".into());
     }
 
-    let cause = if missed.is_empty() { None } else { Some(missed_cause(frame, oat, &missed, &w, params, spec, &mut metrics)) };
+    let cause =
+        if missed.is_empty() { None } else { Some(missed_cause(frame, oat, &missed, &w, params, spec, &mut metrics)) };
     metrics.insert("missed_pct".into(), round2(pct));
     metrics.insert("n_free_cooling_samples".into(), available.len() as f64);
     metrics.insert("free_cooling_hours".into(), round2(avail_h));
@@ -211,7 +234,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             let how = if oaf < p("stuck_low_oaf_pct") { "stuck low" } else { "stuck part open" };
             summary += &format!("; the damper was commanded open yet delivered a median {oaf:.0}% outdoor air ({how})");
         }
-        Some(Cause::NotCommanded) => summary += "; the damper was not commanded open (the economizer was not enabled or not sequenced)",
+        Some(Cause::NotCommanded) => {
+            summary += "; the damper was not commanded open (the economizer was not enabled or not sequenced)"
+        }
         Some(Cause::Undetermined) if severity >= Severity::Warn => summary += "; why is undetermined",
         _ => {}
     }
@@ -222,8 +247,20 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .with_flagged(missed.clone())
         .with_judged(judged)
         .with_conditions(vec![
-            Condition { name: "missed_free_cooling".into(), flagged: missed, judged, judged_hours: avail_h, flagged_hours: missed_h },
-            Condition { name: "integrated_economizer".into(), flagged: integrated, judged, judged_hours: avail_h, flagged_hours: integ_h },
+            Condition {
+                name: "missed_free_cooling".into(),
+                flagged: missed,
+                judged,
+                judged_hours: avail_h,
+                flagged_hours: missed_h,
+            },
+            Condition {
+                name: "integrated_economizer".into(),
+                flagged: integrated,
+                judged,
+                judged_hours: avail_h,
+                flagged_hours: integ_h,
+            },
         ])])
 }
 
@@ -231,7 +268,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 /// balance, a damper commanded open (at or above `cmd_open_pct`) whose outdoor-air fraction stays
 /// under `oaf_open_pct` on at least `stuck_min_share_pct` % of those hours, and on at least
 /// `stuck_min_hours`, is not delivering; a smaller share means it was never commanded open.
-fn missed_cause(frame: &Frame, oat: &[f64], missed: &[u32], w: &[f64], params: &Params, spec: &RuleSpec, metrics: &mut BTreeMap<String, f64>) -> Cause {
+fn missed_cause(
+    frame: &Frame,
+    oat: &[f64],
+    missed: &[u32],
+    w: &[f64],
+    params: &Params,
+    spec: &RuleSpec,
+    metrics: &mut BTreeMap<String, f64>,
+) -> Cause {
     let p = |name: &str| params.number(spec, name);
     let Some(cmd) = frame.col("oa_damper") else {
         return Cause::Undetermined;
@@ -239,7 +284,10 @@ fn missed_cause(frame: &Frame, oat: &[f64], missed: &[u32], w: &[f64], params: &
     let scale = percent_scale(cmd);
     let at_missed = sorted_at(cmd, missed.iter().map(|&i| i as usize));
     if !at_missed.is_empty() {
-        metrics.insert("missed_damper_cmd_median_pct".into(), round2(median(&mut at_missed.iter().map(|c| c * scale).collect::<Vec<_>>())));
+        metrics.insert(
+            "missed_damper_cmd_median_pct".into(),
+            round2(median(&mut at_missed.iter().map(|c| c * scale).collect::<Vec<_>>())),
+        );
     }
     let (Some(mat), Some(rat)) = (frame.col("mixed_air_temp"), frame.col("return_air_temp")) else {
         // the full-air test read the damper alone, so every missed sample was commanded short of open
@@ -254,14 +302,18 @@ fn missed_cause(frame: &Frame, oat: &[f64], missed: &[u32], w: &[f64], params: &
     if stable.is_empty() {
         return Cause::Undetermined;
     }
-    let open: Vec<&(usize, f64)> = stable.iter().filter(|(i, oaf)| cmd[*i] * scale >= p("cmd_open_pct") && *oaf < p("oaf_open_pct")).collect();
+    let open: Vec<&(usize, f64)> =
+        stable.iter().filter(|(i, oaf)| cmd[*i] * scale >= p("cmd_open_pct") && *oaf < p("oaf_open_pct")).collect();
     let stable_h: f64 = stable.iter().map(|(i, _)| w[*i]).sum();
     let open_h: f64 = open.iter().map(|(i, _)| w[*i]).sum::<f64>() + 0.0;
     let share = if stable_h > 0.0 { 100.0 * open_h / stable_h } else { 0.0 };
     metrics.insert("commanded_open_pct".into(), round2(share));
     metrics.insert("commanded_open_hours".into(), round2(open_h));
     if !open.is_empty() {
-        metrics.insert("commanded_open_oaf_median_pct".into(), round2(median(&mut open.iter().map(|(_, o)| *o).collect::<Vec<_>>())));
+        metrics.insert(
+            "commanded_open_oaf_median_pct".into(),
+            round2(median(&mut open.iter().map(|(_, o)| *o).collect::<Vec<_>>())),
+        );
     }
     match (share >= p("stuck_min_share_pct"), open_h >= p("stuck_min_hours")) {
         (true, true) => Cause::DamperNotDelivering,
@@ -280,12 +332,27 @@ mod tests {
     /// Hourly over `n` hours: outdoor air `oat(i)`, return air 74 °F, the damper at `damper(i)` %
     /// delivering that share of outdoor air (mixed air from the balance), the cooling valve at
     /// `valve(i)` %, the fan on.
-    fn frame(n: usize, oat: impl Fn(usize) -> f64, damper: impl Fn(usize) -> f64, valve: impl Fn(usize) -> f64) -> Frame {
+    fn frame(
+        n: usize,
+        oat: impl Fn(usize) -> f64,
+        damper: impl Fn(usize) -> f64,
+        valve: impl Fn(usize) -> f64,
+    ) -> Frame {
         let ts: Vec<i64> = (0..n as i64).map(|h| h * NS_PER_HOUR).collect();
         let o: Vec<f64> = (0..n).map(&oat).collect();
         let d: Vec<f64> = (0..n).map(&damper).collect();
         let m: Vec<f64> = (0..n).map(|i| 74.0 + d[i] / 100.0 * (o[i] - 74.0)).collect();
-        Frame::from_rows(&ts, &[("oat", o), ("oa_damper", d), ("mixed_air_temp", m), ("return_air_temp", vec![74.0; n]), ("cool_valve", (0..n).map(&valve).collect()), ("supply_fan_status", vec![1.0; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("oat", o),
+                ("oa_damper", d),
+                ("mixed_air_temp", m),
+                ("return_air_temp", vec![74.0; n]),
+                ("cool_valve", (0..n).map(&valve).collect()),
+                ("supply_fan_status", vec![1.0; n]),
+            ],
+        )
     }
 
     fn with(pairs: &[(&str, ParamValue)]) -> Params {
@@ -299,7 +366,8 @@ mod tests {
     #[test]
     fn an_economizer_at_work_is_ok_and_one_at_minimum_is_found() {
         // cool weather: the damper fully open carries the cooling, or cooling on all outdoor air
-        let ok = run(&RULE, &frame(100, |_| 50.0, |_| 100.0, |i| if i % 2 == 0 { 30.0 } else { 0.0 }), &Params::default());
+        let ok =
+            run(&RULE, &frame(100, |_| 50.0, |_| 100.0, |i| if i % 2 == 0 { 30.0 } else { 0.0 }), &Params::default());
         assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
         assert_eq!(ok.metrics["n_integrated_economizer_samples"], 50.0);
         assert!(ok.summary.contains("integrated"), "{}", ok.summary);
@@ -328,7 +396,10 @@ mod tests {
 
     #[test]
     fn the_share_boundary() {
-        let at = |k: usize| run(&RULE, &frame(100, |_| 50.0, |_| 20.0, move |i| if i < k { 40.0 } else { 0.0 }), &Params::default()).severity;
+        let at = |k: usize| {
+            run(&RULE, &frame(100, |_| 50.0, |_| 20.0, move |i| if i < k { 40.0 } else { 0.0 }), &Params::default())
+                .severity
+        };
         assert_eq!(at(9), Severity::Ok);
         assert_eq!(at(10), Severity::Warn);
         assert_eq!(at(24), Severity::Warn);
@@ -345,7 +416,18 @@ mod tests {
         // outdoor air cycling 45-59 °F; the economizer fully open up to `c` °F and at minimum above
         // it, cooling from 55 °F: a changeover within 3 °F of the limit is the unit's own
         let oat = |i: usize| 45.0 + (i % 15) as f64;
-        let unit = |c: f64| run(&RULE, &frame(150, oat, move |i| if oat(i) <= c { 100.0 } else { 20.0 }, |i| if oat(i) >= 55.0 { 40.0 } else { 0.0 }), &Params::default());
+        let unit = |c: f64| {
+            run(
+                &RULE,
+                &frame(
+                    150,
+                    oat,
+                    move |i| if oat(i) <= c { 100.0 } else { 20.0 },
+                    |i| if oat(i) >= 55.0 { 40.0 } else { 0.0 },
+                ),
+                &Params::default(),
+            )
+        };
         let own = unit(58.0);
         assert_eq!(own.severity, Severity::Ok, "{}", own.summary);
         assert_eq!(own.metrics["demonstrated_changeover_f"], 58.0);
@@ -367,7 +449,11 @@ mod tests {
         let r = run(&RULE, &off, &Params::default());
         assert_eq!((r.severity, r.metrics["n_masked_fan_off"]), (Severity::Info, 50.0));
         let low = with(&[("low_limit_f", ParamValue::Number(40.0))]);
-        let r = run(&RULE, &frame(100, |i| if i < 60 { 35.0 } else { 50.0 }, |_| 20.0, |i| if i < 60 { 40.0 } else { 0.0 }), &low);
+        let r = run(
+            &RULE,
+            &frame(100, |i| if i < 60 { 35.0 } else { 50.0 }, |_| 20.0, |i| if i < 60 { 40.0 } else { 0.0 }),
+            &low,
+        );
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert_eq!((r.metrics["low_limit_excluded_hours"], r.judged), (60.0, 40));
         let bad = with(&[("low_limit_f", ParamValue::Number(50.0)), ("high_limit_f", ParamValue::Number(50.0))]);
@@ -400,7 +486,14 @@ mod tests {
         // the cooling samples every 15 minutes, the rest hourly: 5 of 85 hours
         let mut t: Vec<i64> = (0..20).map(|i| i * NS_PER_HOUR / 4).collect();
         t.extend((0..80).map(|i| 5 * NS_PER_HOUR + i * NS_PER_HOUR));
-        let irregular = Frame::from_rows(&t, &[("oat", vec![50.0; 100]), ("oa_damper", vec![20.0; 100]), ("cool_valve", (0..100).map(|i| if i < 20 { 40.0 } else { 0.0 }).collect())]);
+        let irregular = Frame::from_rows(
+            &t,
+            &[
+                ("oat", vec![50.0; 100]),
+                ("oa_damper", vec![20.0; 100]),
+                ("cool_valve", (0..100).map(|i| if i < 20 { 40.0 } else { 0.0 }).collect()),
+            ],
+        );
         let r = run(&RULE, &irregular, &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
     }
@@ -408,7 +501,10 @@ mod tests {
     #[test]
     fn degenerate_frames_and_a_missing_input() {
         let empty = Frame::from_rows(&[], &[("oat", vec![]), ("cool_valve", vec![])]);
-        assert_eq!(outcome(&RULE, &empty, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve".into(), "oat".into()] });
+        assert_eq!(
+            outcome(&RULE, &empty, &Params::default()),
+            Outcome::Skipped { missing: vec!["cool_valve".into(), "oat".into()] }
+        );
         assert_eq!(run(&RULE, &frame(1, |_| 50.0, |_| 20.0, |_| 40.0), &Params::default()).severity, Severity::Fault);
         let mut f = frame(10, |_| 50.0, |_| 20.0, |_| 40.0);
         f.cols.remove("cool_valve");

@@ -14,7 +14,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{as_percent, fan_on, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    as_percent, fan_on, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue,
+    Params, Rule, RuleSpec, Severity,
+};
 
 /// G36 Table 5.16.14.7 default tolerances, in °F where the guideline gives °C.
 /// Supply-fan heat rise.
@@ -217,7 +220,13 @@ fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64
             sum = 0.0;
         }
         // a window holding only the current sample is that sample, exactly
-        out.push(if n == 0 { f64::NAN } else if n == 1 && usable(i) { x[i] } else { sum / n as f64 });
+        out.push(if n == 0 {
+            f64::NAN
+        } else if n == 1 && usable(i) {
+            x[i]
+        } else {
+            sum / n as f64
+        });
     }
     out
 }
@@ -257,7 +266,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let by_month_damper = params.list(spec, "oa_damper_min_by_month");
     for (name, l) in [("min_oa_pct_by_month", &by_month_min), ("oa_damper_min_by_month", &by_month_damper)] {
         if !l.is_empty() && l.len() != 12 {
-            return Outcome::Findings(vec![Finding::not_judged(spec, &format!("{name} must list 12 values, January to December"))]);
+            return Outcome::Findings(vec![Finding::not_judged(
+                spec,
+                &format!("{name} must list 12 values, January to December"),
+            )]);
         }
     }
 
@@ -300,7 +312,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push("no occupancy, warm-up or cool-down point: ModeDelay follows fan starts only".into());
     }
     let mode = |i: usize| -> f64 {
-        mode_cols.iter().enumerate().fold(0.0, |acc, (bit, c)| if c[i].is_nan() { f64::NAN } else { acc + if on(c[i]) { (1u32 << bit) as f64 } else { 0.0 } })
+        mode_cols.iter().enumerate().fold(0.0, |acc, (bit, c)| {
+            if c[i].is_nan() {
+                f64::NAN
+            } else {
+                acc + if on(c[i]) { (1u32 << bit) as f64 } else { 0.0 }
+            }
+        })
     };
     let mode_delay = params.number(spec, "mode_delay_min") * NS_PER_MIN;
     let mut suspended = vec![false; n];
@@ -323,7 +341,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if gate == "trended" {
         match frame.col("occupancy") {
             Some(o) => {
-                caveats.push("occupancy_gate is 'trended': only samples the occupancy point marks occupied are judged".into());
+                caveats.push(
+                    "occupancy_gate is 'trended': only samples the occupancy point marks occupied are judged".into(),
+                );
                 for i in 0..n {
                     if evaluable[i] && !on(o[i]) {
                         evaluable[i] = false;
@@ -331,7 +351,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                     }
                 }
             }
-            None => caveats.push("occupancy_gate is 'trended' but no occupancy point is trended: every running sample is judged".into()),
+            None => caveats.push(
+                "occupancy_gate is 'trended' but no occupancy point is trended: every running sample is judged".into(),
+            ),
         }
     }
 
@@ -344,7 +366,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         } else if !given.is_nan() {
             oa_min = given;
         } else {
-            let mut at_min: Vec<f64> = (0..n).filter(|&i| running[i] && working(cc[i]) && !working(hc[i]) && d[i] < econ_open).map(|i| d[i]).collect();
+            let mut at_min: Vec<f64> = (0..n)
+                .filter(|&i| running[i] && working(cc[i]) && !working(hc[i]) && d[i] < econ_open)
+                .map(|i| d[i])
+                .collect();
             if at_min.len() >= OA_MIN_LEARN_N {
                 oa_min = median(&mut at_min);
             } else {
@@ -369,10 +394,22 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 (true, true, _) => OS_OTHER,
                 (true, false, None) => OS_HEATING,
                 (true, false, Some(d)) if d.is_nan() => 0,
-                (true, false, Some(d)) => if d <= econ_above(i) { OS_HEATING } else { OS_OTHER },
+                (true, false, Some(d)) => {
+                    if d <= econ_above(i) {
+                        OS_HEATING
+                    } else {
+                        OS_OTHER
+                    }
+                }
                 (false, false, None) => OS_FREE_COOLING,
                 (false, false, Some(d)) if d.is_nan() => 0,
-                (false, false, Some(d)) => if d > econ_above(i) { OS_FREE_COOLING } else { OS_OTHER },
+                (false, false, Some(d)) => {
+                    if d > econ_above(i) {
+                        OS_FREE_COOLING
+                    } else {
+                        OS_OTHER
+                    }
+                }
                 (false, true, Some(d)) if d >= econ_open => OS_COOL_ECON,
                 (false, true, _) => OS_COOL_MIN_OA,
             }
@@ -439,14 +476,20 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push("FC14 reads mixed and supply air as the cooling coil's entering and leaving air (no heating coil between them), less the supply fan's heat".into());
     }
     if has_hc {
-        status[14] = Some("needs the heating coil's entering and leaving air; mixed and supply air span the cooling coil too".into());
+        status[14] = Some(
+            "needs the heating coil's entering and leaving air; mixed and supply air span the cooling coil too".into(),
+        );
     }
     let min_oa = params.number(spec, "min_oa_pct");
     let oa_fraction: Option<(Vec<f64>, Vec<f64>)> = match (mat_raw, rat_raw, oat_raw) {
         (Some(m), Some(r), Some(o)) if !min_oa.is_nan() || !by_month_min.is_empty() => {
             let pct = (0..n).map(|i| {
                 let span = o[i] - r[i];
-                if span.abs() >= OA_SPAN_MIN_F { (100.0 * (m[i] - r[i]) / span).clamp(-50.0, 150.0) } else { f64::NAN }
+                if span.abs() >= OA_SPAN_MIN_F {
+                    (100.0 * (m[i] - r[i]) / span).clamp(-50.0, 150.0)
+                } else {
+                    f64::NAN
+                }
             });
             let minimum = (0..n).map(|i| crate::engine::by_month(&by_month_min, month(ts[i]), min_oa));
             caveats.push("FC6 compares the outdoor-air fraction from the air temperatures with the configured minimum (G36 uses the active minimum setpoint over measured airflow)".into());
@@ -497,7 +540,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             3 => m - E_MAT > r + E_RAT && m - E_MAT > o + E_OAT,
             4 => changes_last_hour[i] > OS_MAX_PER_HOUR,
             5 => s + E_SAT <= m - E_MAT + DT_SF,
-            6 => oa_fraction.as_ref().is_some_and(|(p, min)| (r - o).abs() >= DT_MIN && (p[i] - min[i]).abs() > E_FLOW * 100.0),
+            6 => oa_fraction
+                .as_ref()
+                .is_some_and(|(p, min)| (r - o).abs() >= DT_MIN && (p[i] - min[i]).abs() > E_FLOW * 100.0),
             7 => s < sp - E_SAT && hc[i] >= VALVE_FULL,
             8 => (s - DT_SF - m).abs() > E_SAT.hypot(E_MAT),
             9 => o - E_OAT > sp - DT_SF + E_SAT,
@@ -520,7 +565,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if status[fc - 1].is_some() {
             continue;
         }
-        let applies: Vec<bool> = (0..n).map(|i| evaluable[i] && os[i] != 0 && FC_STATES[fc - 1] & (1 << os[i]) != 0).collect();
+        let applies: Vec<bool> =
+            (0..n).map(|i| evaluable[i] && os[i] != 0 && FC_STATES[fc - 1] & (1 << os[i]) != 0).collect();
         let app: Vec<u32> = (0..n).filter(|&i| applies[i]).map(|i| i as u32).collect();
         if app.is_empty() {
             never_applied.push(format!("FC{fc}"));
@@ -576,7 +622,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 ranked.push((*fc, pct, flag_h));
             }
         }
-        conditions.push(Condition { name: format!("FC{fc}"), flagged, judged: app.len(), judged_hours: app_h, flagged_hours: flag_h });
+        conditions.push(Condition {
+            name: format!("FC{fc}"),
+            flagged,
+            judged: app.len(),
+            judged_hours: app_h,
+            flagged_hours: flag_h,
+        });
     }
     ranked.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     // no condition applied long enough to be judged: not a pass
@@ -634,7 +686,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else if ranked.is_empty() {
         format!("no condition held on {warn}% or more of its applicable time")
     } else {
-        ranked.iter().take(4).map(|(fc, pct, h)| format!("FC{fc} {} on {pct:.0}% of its applicable time ({h:.1} h)", FC_TEXT[fc - 1])).collect::<Vec<_>>().join("; ")
+        ranked
+            .iter()
+            .take(4)
+            .map(|(fc, pct, h)| format!("FC{fc} {} on {pct:.0}% of its applicable time ({h:.1} h)", FC_TEXT[fc - 1]))
+            .collect::<Vec<_>>()
+            .join("; ")
     };
     if !never_applied.is_empty() {
         caveats.push(format!("{}: their operating states never occurred while judged", never_applied.join(", ")));
@@ -662,7 +719,17 @@ mod tests {
     /// 2024-01-01, a Monday, as a naive timestamp.
     const M15: i64 = NS_PER_HOUR / 4;
     /// The roles a sample row fills, in order.
-    const ROLES: [&str; 9] = ["supply_air_temp", "cool_valve", "heat_valve", "mixed_air_temp", "return_air_temp", "oat", "supply_air_temp_sp", "supply_fan_status", "oa_damper"];
+    const ROLES: [&str; 9] = [
+        "supply_air_temp",
+        "cool_valve",
+        "heat_valve",
+        "mixed_air_temp",
+        "return_air_temp",
+        "oat",
+        "supply_air_temp_sp",
+        "supply_fan_status",
+        "oa_damper",
+    ];
 
     /// Free cooling: both valves shut, the economizer open, supply air the mixed air plus fan heat.
     fn free_cooling(_: usize) -> [f64; 9] {
@@ -676,7 +743,8 @@ mod tests {
 
     fn frame_at(ts: &[i64], row: impl Fn(usize) -> [f64; 9]) -> Frame {
         let rows: Vec<[f64; 9]> = (0..ts.len()).map(row).collect();
-        let cols: Vec<(&str, Vec<f64>)> = ROLES.iter().enumerate().map(|(k, r)| (*r, rows.iter().map(|x| x[k]).collect())).collect();
+        let cols: Vec<(&str, Vec<f64>)> =
+            ROLES.iter().enumerate().map(|(k, r)| (*r, rows.iter().map(|x| x[k]).collect())).collect();
         Frame::from_rows(ts, &cols)
     }
 
@@ -695,7 +763,10 @@ mod tests {
     }
 
     fn cond<'a>(f: &'a Finding, name: &str) -> &'a Condition {
-        f.conditions.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name} in {:?}", f.conditions.iter().map(|c| &c.name).collect::<Vec<_>>()))
+        f.conditions
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("no {name} in {:?}", f.conditions.iter().map(|c| &c.name).collect::<Vec<_>>()))
     }
 
     #[test]
@@ -739,14 +810,24 @@ mod tests {
     #[test]
     fn the_equation_and_share_boundaries() {
         // FC13: supply air above setpoint + 2 °F with the cooling valve at 99 % or more
-        let full = |sat: f64, cc: f64| move |i| {
-            let mut r = cooling(i);
-            (r[0], r[1]) = (sat, cc);
-            r
+        let full = |sat: f64, cc: f64| {
+            move |i| {
+                let mut r = cooling(i);
+                (r[0], r[1]) = (sat, cc);
+                r
+            }
         };
-        assert_eq!(run(&RULE, &frame(400, full(57.0, 100.0)), &with(&[])).severity, Severity::Ok, "at setpoint + 2 °F exactly");
+        assert_eq!(
+            run(&RULE, &frame(400, full(57.0, 100.0)), &with(&[])).severity,
+            Severity::Ok,
+            "at setpoint + 2 °F exactly"
+        );
         assert_eq!(run(&RULE, &frame(400, full(57.5, 99.0)), &with(&[])).severity, Severity::Fault);
-        assert_eq!(run(&RULE, &frame(400, full(57.5, 98.9)), &with(&[])).severity, Severity::Ok, "the valve short of full open");
+        assert_eq!(
+            run(&RULE, &frame(400, full(57.5, 98.9)), &with(&[])).severity,
+            Severity::Ok,
+            "the valve short of full open"
+        );
         // the share: 5 % of 100 applicable hours is a warning, one sample less is not; 20 % a fault
         let share = |k: usize| move |i: usize| if i < k { full(60.0, 100.0)(i) } else { cooling(i) };
         let at = run(&RULE, &frame(400, share(20)), &with(&[]));
@@ -764,12 +845,14 @@ mod tests {
     #[test]
     fn alarm_delay_gaps_and_mode_delay() {
         // a one-sample excursion (15 minutes) is shorter than the 30-minute AlarmDelay
-        let blip = |k: &'static [usize]| move |i: usize| {
-            let mut r = cooling(i);
-            if k.contains(&i) {
-                (r[0], r[1]) = (60.0, 100.0);
+        let blip = |k: &'static [usize]| {
+            move |i: usize| {
+                let mut r = cooling(i);
+                if k.contains(&i) {
+                    (r[0], r[1]) = (60.0, 100.0);
+                }
+                r
             }
-            r
         };
         let f = run(&RULE, &frame(400, blip(&[100])), &with(&[]));
         assert!(cond(&f, "FC13").flagged.is_empty());
@@ -783,43 +866,65 @@ mod tests {
         assert_eq!(f.metrics["suspended_hours"], 0.5);
         assert_eq!(f.judged, 398);
         // a fan start suspends too; a unit that starts running at the first sample does not
-        let f = run(&RULE, &frame(400, |i| {
-            let mut r = cooling(i);
-            r[7] = if i < 40 { 0.0 } else { 1.0 };
-            r
-        }), &with(&[]));
+        let f = run(
+            &RULE,
+            &frame(400, |i| {
+                let mut r = cooling(i);
+                r[7] = if i < 40 { 0.0 } else { 1.0 };
+                r
+            }),
+            &with(&[]),
+        );
         assert_eq!((f.judged, f.metrics["suspended_hours"]), (358, 0.5));
     }
 
     #[test]
     fn a_stopped_unit_is_not_judged() {
-        let off = run(&RULE, &frame(400, |i| {
-            let mut r = free_cooling(i);
-            (r[0], r[7]) = (40.0, 0.0);
-            r
-        }), &with(&[]));
+        let off = run(
+            &RULE,
+            &frame(400, |i| {
+                let mut r = free_cooling(i);
+                (r[0], r[7]) = (40.0, 0.0);
+                r
+            }),
+            &with(&[]),
+        );
         assert_eq!((off.severity, off.judged), (Severity::Info, 0));
         // a fault while stopped counts for nothing
-        let f = run(&RULE, &frame(400, |i| {
-            let mut r = free_cooling(i);
-            if i >= 300 {
-                (r[0], r[7]) = (40.0, 0.0);
-            }
-            r
-        }), &with(&[]));
+        let f = run(
+            &RULE,
+            &frame(400, |i| {
+                let mut r = free_cooling(i);
+                if i >= 300 {
+                    (r[0], r[7]) = (40.0, 0.0);
+                }
+                r
+            }),
+            &with(&[]),
+        );
         assert_eq!((f.severity, f.judged), (Severity::Ok, 300));
     }
 
     #[test]
     fn duplicates_disorder_and_irregular_sampling() {
-        let row = |i: usize| if i < 48 { let mut r = cooling(i); (r[0], r[1]) = (60.0, 100.0); r } else { cooling(i) };
+        let row = |i: usize| {
+            if i < 48 {
+                let mut r = cooling(i);
+                (r[0], r[1]) = (60.0, 100.0);
+                r
+            } else {
+                cooling(i)
+            }
+        };
         let base = frame(200, row);
         let shuffled = shuffled_with_duplicates(&base);
         assert_eq!(shuffled.len(), 200);
         assert_eq!(run(&RULE, &shuffled, &with(&[])).metrics, run(&RULE, &base, &with(&[])).metrics);
         // 12 faulty hours at 15 minutes, then 12 healthy hours at 20 minutes: the share is of
         // time (about half), not of samples (48 of 84)
-        let ts: Vec<i64> = (0..84i64).map(|k| MONDAY + if k < 48 { k * M15 } else { 12 * NS_PER_HOUR + (k - 48) * NS_PER_HOUR / 3 }).collect();
+        let ts: Vec<i64> = (0..84i64)
+            .map(|k| MONDAY + if k < 48 { k * M15 } else { 12 * NS_PER_HOUR + (k - 48) * NS_PER_HOUR / 3 })
+            .collect();
         let f = run(&RULE, &frame_at(&ts, row), &with(&[("min_applicable_hours", ParamValue::Number(12.0))]));
         let pct = f.metrics["fc13_pct"];
         assert!((49.0..51.0).contains(&pct), "{pct}");
@@ -851,7 +956,11 @@ mod tests {
         assert_eq!(f.metrics["oa_damper_min"], 0.0);
         assert!(f.caveats.iter().any(|c| c.contains("could not be learned")));
         // a month-by-month minimum of 60 % puts a 60 % damper at its minimum
-        let f = run(&RULE, &frame(400, free_cooling), &with(&[("oa_damper_min_by_month", ParamValue::List(vec![60.0; 12]))]));
+        let f = run(
+            &RULE,
+            &frame(400, free_cooling),
+            &with(&[("oa_damper_min_by_month", ParamValue::List(vec![60.0; 12]))]),
+        );
         assert_eq!(f.metrics["os5_hours"], 100.0);
     }
 
@@ -893,13 +1002,20 @@ mod tests {
         g.cols.remove("heat_valve");
         assert_eq!(run(&RULE, &g, &with(&[("heating_coil", ParamValue::Flag(Some(true)))])).severity, Severity::Info);
         // a month list of the wrong length, no fan signal, no cooling valve
-        assert_eq!(run(&RULE, &frame(400, free_cooling), &with(&[("min_oa_pct_by_month", ParamValue::List(vec![20.0; 3]))])).severity, Severity::Info);
+        assert_eq!(
+            run(&RULE, &frame(400, free_cooling), &with(&[("min_oa_pct_by_month", ParamValue::List(vec![20.0; 3]))]))
+                .severity,
+            Severity::Info
+        );
         let mut h = frame(400, free_cooling);
         h.cols.remove("supply_fan_status");
         assert!(run(&RULE, &h, &with(&[])).summary.contains("no supply-fan"));
         h.cols.remove("cool_valve");
         h.cols.remove("supply_air_temp");
-        assert_eq!(outcome(&RULE, &h, &with(&[])), Outcome::Skipped { missing: vec!["supply_air_temp".into(), "cool_valve".into()] });
+        assert_eq!(
+            outcome(&RULE, &h, &with(&[])),
+            Outcome::Skipped { missing: vec!["supply_air_temp".into(), "cool_valve".into()] }
+        );
         // degenerate frames do not panic
         let one = frame(1, free_cooling);
         assert_eq!(run(&RULE, &one, &with(&[])).severity, Severity::Info);

@@ -8,7 +8,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity,
+};
 
 /// Leak shares (percent of judged time) that warn and that fault.
 const WARN_PCT: f64 = 10.0;
@@ -79,7 +81,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (mut heat_judged_h, mut cool_judged_h) = (0.0f64, 0.0f64);
     let (mut heat_leaks, mut cool_leaks) = (Vec::new(), Vec::new());
     for i in 0..frame.len() {
-        if mat[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) || !shut(cv, i) || !shut(hv, i) {
+        if mat[i].is_nan()
+            || fan.is_some_and(|f| !on(f[i]))
+            || occ.is_some_and(|o| !on(o[i]))
+            || !shut(cv, i)
+            || !shut(hv, i)
+        {
             continue;
         }
         judged.push(i as u32);
@@ -97,7 +104,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             }
         }
         let (cool_rise, fan_credit) = match cclt {
-            Some(c) if !c[i].is_nan() => (Some(c[i] - mat[i]), if coil_fan && !measured_fan.is_nan() { measured_fan } else { 0.0 }),
+            Some(c) if !c[i].is_nan() => {
+                (Some(c[i] - mat[i]), if coil_fan && !measured_fan.is_nan() { measured_fan } else { 0.0 })
+            }
             _ if !sat[i].is_nan() => (Some(sat[i] - mat[i]), if measured_fan.is_nan() { 0.0 } else { measured_fan }),
             _ => (None, 0.0),
         };
@@ -137,15 +146,34 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: samples with the fan off may have been judged".into());
     }
-    Outcome::Findings(vec![Finding::new(spec, severity, format!("with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})", spec.judged_basis))
-        .with_caveats(caveats)
-        .with_metrics(metrics)
-        .with_flagged(flagged)
-        .with_judged(judged.len())
-        .with_conditions(vec![
-            Condition { name: "heating_leak".into(), flagged: heat_leaks, judged: heat_judged, judged_hours: heat_judged_h, flagged_hours: heat_h },
-            Condition { name: "cooling_leak".into(), flagged: cool_leaks, judged: cool_judged, judged_hours: cool_judged_h, flagged_hours: cool_h },
-        ])])
+    Outcome::Findings(vec![Finding::new(
+        spec,
+        severity,
+        format!(
+            "with both valves shut the {which} coil still changes the air on {worst:.1}% of the judged time ({})",
+            spec.judged_basis
+        ),
+    )
+    .with_caveats(caveats)
+    .with_metrics(metrics)
+    .with_flagged(flagged)
+    .with_judged(judged.len())
+    .with_conditions(vec![
+        Condition {
+            name: "heating_leak".into(),
+            flagged: heat_leaks,
+            judged: heat_judged,
+            judged_hours: heat_judged_h,
+            flagged_hours: heat_h,
+        },
+        Condition {
+            name: "cooling_leak".into(),
+            flagged: cool_leaks,
+            judged: cool_judged,
+            judged_hours: cool_judged_h,
+            flagged_hours: cool_h,
+        },
+    ])])
 }
 
 #[cfg(test)]
@@ -158,7 +186,16 @@ mod tests {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
         let mat = vec![60.0; n];
         let sat: Vec<f64> = (0..n).map(|i| 60.0 + sat_minus_mat(i)).collect();
-        Frame::from_rows(&ts, &[("mixed_air_temp", mat), ("supply_air_temp", sat), ("cool_valve", vec![valve; n]), ("heat_valve", vec![0.0; n]), ("supply_fan_status", vec![fan; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("mixed_air_temp", mat),
+                ("supply_air_temp", sat),
+                ("cool_valve", vec![valve; n]),
+                ("heat_valve", vec![0.0; n]),
+                ("supply_fan_status", vec![fan; n]),
+            ],
+        )
     }
 
     #[test]
@@ -178,8 +215,14 @@ mod tests {
         assert_eq!(run(&RULE, &frame(|_| -3.0, 0.0, 1.0), &Params::default()).severity, Severity::Ok);
         assert_eq!(run(&RULE, &frame(|_| -3.1, 0.0, 1.0), &Params::default()).severity, Severity::Fault);
         // 10 % of samples is a warning, 9 % is not
-        assert_eq!(run(&RULE, &frame(|i| if i < 10 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Warn);
-        assert_eq!(run(&RULE, &frame(|i| if i < 9 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Ok);
+        assert_eq!(
+            run(&RULE, &frame(|i| if i < 10 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity,
+            Severity::Warn
+        );
+        assert_eq!(
+            run(&RULE, &frame(|i| if i < 9 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity,
+            Severity::Ok
+        );
     }
 
     #[test]
@@ -193,17 +236,32 @@ mod tests {
         assert_eq!(run(&RULE, &frame(|_| 4.0, 0.0, 1.0), &numbers(&[("fan_heat_f", 1.0)])).severity, Severity::Ok);
         assert_eq!(run(&RULE, &frame(|_| 4.1, 0.0, 1.0), &numbers(&[("fan_heat_f", 1.0)])).severity, Severity::Fault);
         // cooling: cool_delta_thr_f replaces delta_thr_f when set
-        assert_eq!(run(&RULE, &frame(|_| -1.0, 0.0, 1.0), &numbers(&[("cool_delta_thr_f", 1.0)])).severity, Severity::Ok);
+        assert_eq!(
+            run(&RULE, &frame(|_| -1.0, 0.0, 1.0), &numbers(&[("cool_delta_thr_f", 1.0)])).severity,
+            Severity::Ok
+        );
         let cool = run(&RULE, &frame(|_| -1.1, 0.0, 1.0), &numbers(&[("cool_delta_thr_f", 1.0)]));
         assert_eq!((cool.severity, cool.metrics["cooling_leak_pct"]), (Severity::Fault, 100.0));
         // valve_closed_thr (5 %): a valve at it is shut and judged, just above it is not
         assert_eq!(run(&RULE, &frame(|_| -6.0, 5.0, 1.0), &Params::default()).judged, 100);
         assert_eq!(run(&RULE, &frame(|_| -6.0, 5.1, 1.0), &Params::default()).judged, 0);
-        assert_eq!(run(&RULE, &frame(|_| -6.0, 10.0, 1.0), &numbers(&[("valve_closed_thr", 10.0)])).severity, Severity::Fault);
-        assert_eq!(run(&RULE, &frame(|_| -6.0, 10.1, 1.0), &numbers(&[("valve_closed_thr", 10.0)])).severity, Severity::Info);
+        assert_eq!(
+            run(&RULE, &frame(|_| -6.0, 10.0, 1.0), &numbers(&[("valve_closed_thr", 10.0)])).severity,
+            Severity::Fault
+        );
+        assert_eq!(
+            run(&RULE, &frame(|_| -6.0, 10.1, 1.0), &numbers(&[("valve_closed_thr", 10.0)])).severity,
+            Severity::Info
+        );
         // the fault share: 30 % of judged samples is a fault, 29 % a warning
-        assert_eq!(run(&RULE, &frame(|i| if i < 29 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Warn);
-        assert_eq!(run(&RULE, &frame(|i| if i < 30 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity, Severity::Fault);
+        assert_eq!(
+            run(&RULE, &frame(|i| if i < 29 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity,
+            Severity::Warn
+        );
+        assert_eq!(
+            run(&RULE, &frame(|i| if i < 30 { -5.0 } else { 0.0 }, 0.0, 1.0), &Params::default()).severity,
+            Severity::Fault
+        );
     }
     /// The step (minutes) after the k-th sample of an uneven trend: mostly 17 minutes with
     /// 1- and 5-minute steps between, so the typical step is 17 minutes and none is capped.
@@ -217,7 +275,16 @@ mod tests {
             ts.push(ts[k] + STEPS[k % 5] * MINUTE);
         }
         let sat: Vec<f64> = (0..n).map(|i| 60.0 + sat_minus_mat(i)).collect();
-        Frame::from_rows(&ts, &[("mixed_air_temp", vec![60.0; n]), ("supply_air_temp", sat), ("cool_valve", vec![0.0; n]), ("heat_valve", vec![0.0; n]), ("supply_fan_status", vec![1.0; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("mixed_air_temp", vec![60.0; n]),
+                ("supply_air_temp", sat),
+                ("cool_valve", vec![0.0; n]),
+                ("heat_valve", vec![0.0; n]),
+                ("supply_fan_status", vec![1.0; n]),
+            ],
+        )
     }
 
     #[test]
@@ -260,10 +327,21 @@ mod tests {
 
     #[test]
     fn duplicates_gaps_and_missing_inputs() {
-        let f = Frame::from_rows(&[2 * H, 0, H, H, 90 * H], &[("mixed_air_temp", vec![60.0; 5]), ("supply_air_temp", vec![61.0, 61.0, 50.0, 61.0, 61.0]), ("cool_valve", vec![0.0; 5])]);
+        let f = Frame::from_rows(
+            &[2 * H, 0, H, H, 90 * H],
+            &[
+                ("mixed_air_temp", vec![60.0; 5]),
+                ("supply_air_temp", vec![61.0, 61.0, 50.0, 61.0, 61.0]),
+                ("cool_valve", vec![0.0; 5]),
+            ],
+        );
         let r = run(&RULE, &f, &Params::default());
         assert_eq!((r.judged, r.severity), (4, Severity::Ok));
-        let g = Frame::from_rows(&[0, H], &[("mixed_air_temp", vec![60.0, 60.0]), ("supply_air_temp", vec![60.0, 60.0])]);
-        assert_eq!(outcome(&RULE, &g, &Params::default()), Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] });
+        let g =
+            Frame::from_rows(&[0, H], &[("mixed_air_temp", vec![60.0, 60.0]), ("supply_air_temp", vec![60.0, 60.0])]);
+        assert_eq!(
+            outcome(&RULE, &g, &Params::default()),
+            Outcome::Skipped { missing: vec!["cool_valve or heat_valve".into()] }
+        );
     }
 }

@@ -67,7 +67,9 @@ mod tests {
                 assert!(!p.basis.is_empty() && !p.calibrate.is_empty() && !p.unit.is_empty(), "{}.{}", s.id, p.name);
                 match (&p.default, p.range) {
                     // NaN is "unset"
-                    (ParamValue::Number(x), Some((lo, hi))) => assert!(x.is_nan() || (lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name),
+                    (ParamValue::Number(x), Some((lo, hi))) => {
+                        assert!(x.is_nan() || (lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name)
+                    }
                     (ParamValue::Choice(c), _) => assert!(p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name),
                     _ => {}
                 }
@@ -89,16 +91,27 @@ mod tests {
         let ts = crate::engine::testing::every(crate::engine::testing::MONDAY, crate::engine::NS_PER_HOUR / 4, n);
         for r in all() {
             let s = (r.spec)();
-            let cols: Vec<(&str, Vec<f64>)> = s.inputs.roles().into_iter().map(|role| (role, (0..n).map(|i| 50.0 + 10.0 * ((i as f64) * 0.05).sin()).collect())).collect();
+            let cols: Vec<(&str, Vec<f64>)> = s
+                .inputs
+                .roles()
+                .into_iter()
+                .map(|role| (role, (0..n).map(|i| 50.0 + 10.0 * ((i as f64) * 0.05).sin()).collect()))
+                .collect();
             let frame = Frame::from_rows(&ts, &cols);
             let mut variants = vec![Params::default()];
             for p in &s.params {
                 let values: Vec<ParamValue> = match &p.default {
-                    ParamValue::Flag(_) => vec![ParamValue::Flag(Some(true)), ParamValue::Flag(Some(false)), ParamValue::Flag(None)],
+                    ParamValue::Flag(_) => {
+                        vec![ParamValue::Flag(Some(true)), ParamValue::Flag(Some(false)), ParamValue::Flag(None)]
+                    }
                     ParamValue::Choice(_) => p.choices.iter().map(|c| ParamValue::Choice(c.to_string())).collect(),
                     _ => Vec::new(),
                 };
-                variants.extend(values.into_iter().map(|v| Params { values: [(p.name.to_string(), v)].into(), ..Default::default() }));
+                variants.extend(
+                    values
+                        .into_iter()
+                        .map(|v| Params { values: [(p.name.to_string(), v)].into(), ..Default::default() }),
+                );
             }
             for params in &variants {
                 let _ = r.evaluate(&s, &frame, params);

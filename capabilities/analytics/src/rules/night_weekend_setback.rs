@@ -25,7 +25,15 @@ pub fn spec() -> RuleSpec {
         families: &["air_handler", "fan_coil", "heat_pump"],
         inputs: Inputs {
             required: &[],
-            optional: &["supply_fan_status", "supply_fan_speed", "occupancy", "space_temp", "return_air_temp", "heat_sp", "cool_sp"],
+            optional: &[
+                "supply_fan_status",
+                "supply_fan_speed",
+                "occupancy",
+                "space_temp",
+                "return_air_temp",
+                "heat_sp",
+                "cool_sp",
+            ],
             gating: &["supply_fan_status", "supply_fan_speed"],
             one_of: &[],
             needs_gating: true,
@@ -33,21 +41,46 @@ pub fn spec() -> RuleSpec {
         params: [
             crate::engine::schedule_params().to_vec(),
             vec![
-                ParamSpec::number("min_unoccupied_run_pct", 5.0, "% of unoccupied time", (0.0, 20.0),
+                ParamSpec::number(
+                    "min_unoccupied_run_pct",
+                    5.0,
+                    "% of unoccupied time",
+                    (0.0, 20.0),
                     "a few scattered unoccupied hours (a morning warm-up, a late meeting) are not a missing setback",
-                    "Raise it for buildings with frequent after-hours use."),
-                ParamSpec::number("unoccupied_heat_sp_f", f64::NAN, "°F (unset: the heat_sp point in unoccupied hours)", (45.0, 68.0),
+                    "Raise it for buildings with frequent after-hours use.",
+                ),
+                ParamSpec::number(
+                    "unoccupied_heat_sp_f",
+                    f64::NAN,
+                    "°F (unset: the heat_sp point in unoccupied hours)",
+                    (45.0, 68.0),
                     "the setback heating setpoint the fan may cycle to hold",
-                    "Take it from the sequence's unoccupied heating setpoint."),
-                ParamSpec::number("unoccupied_cool_sp_f", f64::NAN, "°F (unset: the cool_sp point in unoccupied hours)", (78.0, 95.0),
+                    "Take it from the sequence's unoccupied heating setpoint.",
+                ),
+                ParamSpec::number(
+                    "unoccupied_cool_sp_f",
+                    f64::NAN,
+                    "°F (unset: the cool_sp point in unoccupied hours)",
+                    (78.0, 95.0),
                     "the setup cooling setpoint the fan may cycle to hold",
-                    "Take it from the sequence's unoccupied cooling setpoint."),
-                ParamSpec::number("min_setback_depth_f", 3.0, "°F", (1.0, 10.0),
+                    "Take it from the sequence's unoccupied cooling setpoint.",
+                ),
+                ParamSpec::number(
+                    "min_setback_depth_f",
+                    3.0,
+                    "°F",
+                    (1.0, 10.0),
                     "without a setpoint, a zone held this far beyond its occupied temperature is set back",
-                    "Use the smallest setback the sequence would apply."),
-                ParamSpec::number("max_hold_duty_pct", 90.0, "% of the unoccupied hours the fan runs", (50.0, 100.0),
+                    "Use the smallest setback the sequence would apply.",
+                ),
+                ParamSpec::number(
+                    "max_hold_duty_pct",
+                    90.0,
+                    "% of the unoccupied hours the fan runs",
+                    (50.0, 100.0),
                     "a fan that runs nearly all night is not cycling to hold a setback",
-                    "Lower it for well-insulated buildings that should rarely need to cycle."),
+                    "Lower it for well-insulated buildings that should rarely need to cycle.",
+                ),
             ],
         ]
         .concat(),
@@ -107,8 +140,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             let cool_sp_col = frame.col("cool_sp");
             let heat_p = params.number(spec, "unoccupied_heat_sp_f");
             let cool_p = params.number(spec, "unoccupied_cool_sp_f");
-            let occ_zone: Vec<f64> = (0..frame.len()).filter(|&i| occupied(i) && !z[i].is_nan()).map(|i| z[i]).collect();
-            let occ_mean = if occ_zone.is_empty() { f64::NAN } else { occ_zone.iter().sum::<f64>() / occ_zone.len() as f64 };
+            let occ_zone: Vec<f64> =
+                (0..frame.len()).filter(|&i| occupied(i) && !z[i].is_nan()).map(|i| z[i]).collect();
+            let occ_mean =
+                if occ_zone.is_empty() { f64::NAN } else { occ_zone.iter().sum::<f64>() / occ_zone.len() as f64 };
             let depth = params.number(spec, "min_setback_depth_f");
             let holding: Vec<bool> = flagged
                 .iter()
@@ -121,11 +156,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                     let cool = if cool_p.is_nan() { cool_sp_col.map_or(f64::NAN, |c| c[i]) } else { cool_p };
                     let at_heat = !heat.is_nan() && z[i] <= heat + HOLD_BAND_F;
                     let at_cool = !cool.is_nan() && z[i] >= cool - HOLD_BAND_F;
-                    let beyond = heat.is_nan() && cool.is_nan() && !occ_mean.is_nan() && (z[i] - occ_mean).abs() >= depth;
+                    let beyond =
+                        heat.is_nan() && cool.is_nan() && !occ_mean.is_nan() && (z[i] - occ_mean).abs() >= depth;
                     at_heat || at_cool || beyond
                 })
                 .collect();
-            held = !holding.is_empty() && holding.iter().filter(|h| **h).count() as f64 >= HOLD_SHARE * holding.len() as f64;
+            held = !holding.is_empty()
+                && holding.iter().filter(|h| **h).count() as f64 >= HOLD_SHARE * holding.len() as f64;
         }
     }
     let effective = by_runtime || held;
@@ -147,7 +184,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let summary = if held {
         format!("the fan runs {un_pct:.1}% of unoccupied time, cycling to hold the setback")
     } else if effective {
-        format!("the fan runs {un_pct:.1}% of unoccupied time against {occ_pct:.1}% of occupied time: the setback works")
+        format!(
+            "the fan runs {un_pct:.1}% of unoccupied time against {occ_pct:.1}% of occupied time: the setback works"
+        )
     } else {
         format!("the fan runs {un_pct:.1}% of unoccupied time against {occ_pct:.1}% of occupied time: no effective night and weekend setback")
     };
@@ -185,10 +224,14 @@ mod tests {
     fn weekend_running_is_a_warning() {
         // runs weekday mornings (7-13, about half the occupied time) and all weekend: about
         // 42 % of unoccupied time, more than half the occupied share and under 50 %
-        let r = run(&RULE, &frame(|d, h| if (d < 5 && (7..13).contains(&h)) || d >= 5 { 1.0 } else { 0.0 }), &Params::default());
+        let r = run(&RULE, &frame(|d, h| if d >= 5 || (7..13).contains(&h) { 1.0 } else { 0.0 }), &Params::default());
         assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
         // running all of Saturday on top of full weekdays is under half the occupied share: ok
-        let r = run(&RULE, &frame(|d, h| if (d < 5 && (7..18).contains(&h)) || d == 5 { 1.0 } else { 0.0 }), &Params::default());
+        let r = run(
+            &RULE,
+            &frame(|d, h| if (d < 5 && (7..18).contains(&h)) || d == 5 { 1.0 } else { 0.0 }),
+            &Params::default(),
+        );
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
     }
 
@@ -227,10 +270,17 @@ mod tests {
             let messy = shuffled_with_duplicates(&base);
             assert_eq!(messy.ts, base.ts, "the frame sorts and merges the rows");
             let (a, b) = (run(&RULE, &messy, &Params::default()), run(&RULE, &base, &Params::default()));
-            assert_eq!((a.severity, &a.metrics, &a.flagged, &a.summary), (b.severity, &b.metrics, &b.flagged, &b.summary));
+            assert_eq!(
+                (a.severity, &a.metrics, &a.flagged, &a.summary),
+                (b.severity, &b.metrics, &b.flagged, &b.summary)
+            );
         }
         // the weekend-running warning survives the shuffle with its figures
-        let w = run(&RULE, &shuffled_with_duplicates(&frame(|d, h| if d >= 5 || (7..13).contains(&h) { 1.0 } else { 0.0 })), &Params::default());
+        let w = run(
+            &RULE,
+            &shuffled_with_duplicates(&frame(|d, h| if d >= 5 || (7..13).contains(&h) { 1.0 } else { 0.0 })),
+            &Params::default(),
+        );
         assert_eq!(w.severity, Severity::Warn, "{}", w.summary);
         assert_eq!(w.metrics["unoccupied_hours"], 226.0, "14 x 24 h less ten weekdays of 11 occupied hours");
         assert_eq!(w.flagged.len(), 96, "the four weekend days");
@@ -285,7 +335,11 @@ mod tests {
     fn uneven_frame(fan: impl Fn(usize, i64, f64) -> f64) -> Frame {
         let ts = uneven(14);
         // (sample index, weekday, hour of day as a fraction)
-        let f: Vec<f64> = ts.iter().enumerate().map(|(k, &t)| fan(k, weekday(t), (t - MONDAY).rem_euclid(24 * H) as f64 / H as f64)).collect();
+        let f: Vec<f64> = ts
+            .iter()
+            .enumerate()
+            .map(|(k, &t)| fan(k, weekday(t), (t - MONDAY).rem_euclid(24 * H) as f64 / H as f64))
+            .collect();
         Frame::from_rows(&ts, &[("supply_fan_status", f)])
     }
 
@@ -295,7 +349,11 @@ mod tests {
         assert_eq!(f.typical_step(), Some(17 * MINUTE));
         assert!(f.weights_hours().iter().all(|&w| w <= 17.0 / 60.0 + 1e-12), "no step is capped");
         // a scheduled unit is ok, an always-on one a fault, at uneven steps too
-        let sched = run(&RULE, &uneven_frame(|_, d, h| if d < 5 && (7.0..18.0).contains(&h) { 1.0 } else { 0.0 }), &Params::default());
+        let sched = run(
+            &RULE,
+            &uneven_frame(|_, d, h| if d < 5 && (7.0..18.0).contains(&h) { 1.0 } else { 0.0 }),
+            &Params::default(),
+        );
         assert_eq!((sched.severity, sched.metrics["unoccupied_run_pct"]), (Severity::Ok, 0.0), "{}", sched.summary);
         let on = run(&RULE, &uneven_frame(|_, _, _| 1.0), &Params::default());
         assert_eq!((on.severity, on.metrics["unoccupied_run_pct"]), (Severity::Fault, 100.0));
@@ -305,10 +363,18 @@ mod tests {
         // the fan logged on at night only on the densely logged samples (those followed by a
         // 1- or 5-minute step): 2 of 5 unoccupied samples, but 6 of 57 minutes
         let dense = |k: usize| STEPS[k % 5] < 17;
-        let r = run(&RULE, &uneven_frame(|k, d, h| {
-            let occupied = d < 5 && (7.0..18.0).contains(&h);
-            if (occupied && h < 13.0) || (!occupied && dense(k)) { 1.0 } else { 0.0 }
-        }), &Params::default());
+        let r = run(
+            &RULE,
+            &uneven_frame(|k, d, h| {
+                let occupied = d < 5 && (7.0..18.0).contains(&h);
+                if (occupied && h < 13.0) || (!occupied && dense(k)) {
+                    1.0
+                } else {
+                    0.0
+                }
+            }),
+            &Params::default(),
+        );
         let un = r.metrics["unoccupied_run_pct"];
         assert!((9.5..11.5).contains(&un), "time share 6/57 = 10.5 %, not the 40 % sample share: {un}");
         // under half the occupied share (mornings, about 55 %): the setback works
@@ -328,7 +394,9 @@ mod tests {
     /// As [`split`], with the zone at 70 °F occupied and 55.5 °F unoccupied.
     fn zoned(occ_on: usize, un_on: usize) -> Frame {
         let ts: Vec<i64> = (0..200).map(|i| MONDAY + i * H).collect();
-        let fan: Vec<f64> = (0..200).map(|i| if (i < 100 && i < occ_on) || (i >= 100 && i - 100 < un_on) { 1.0 } else { 0.0 }).collect();
+        let fan: Vec<f64> = (0..200)
+            .map(|i| if (i < 100 && i < occ_on) || (i >= 100 && i - 100 < un_on) { 1.0 } else { 0.0 })
+            .collect();
         let occ: Vec<f64> = (0..200).map(|i| if i < 100 { 1.0 } else { 0.0 }).collect();
         let zone: Vec<f64> = (0..200).map(|i| if i < 100 { 70.0 } else { 55.5 }).collect();
         Frame::from_rows(&ts, &[("supply_fan_status", fan), ("occupancy", occ), ("space_temp", zone)])
@@ -339,7 +407,11 @@ mod tests {
         // min_unoccupied_run_pct (5 %): the fan off all occupied time, so only this test can pass
         let below = run(&RULE, &split(0, 4), &numbers(&[]));
         assert_eq!((below.severity, below.metrics["unoccupied_run_pct"]), (Severity::Ok, 4.0));
-        assert_eq!(run(&RULE, &split(0, 5), &numbers(&[])).severity, Severity::Warn, "exactly min_unoccupied_run_pct is not under it");
+        assert_eq!(
+            run(&RULE, &split(0, 5), &numbers(&[])).severity,
+            Severity::Warn,
+            "exactly min_unoccupied_run_pct is not under it"
+        );
         assert_eq!(run(&RULE, &split(0, 9), &numbers(&[("min_unoccupied_run_pct", 10.0)])).severity, Severity::Ok);
         assert_eq!(run(&RULE, &split(0, 10), &numbers(&[("min_unoccupied_run_pct", 10.0)])).severity, Severity::Warn);
         // half the occupied share: 60 % occupied, so under 30 % unoccupied is a setback
@@ -356,17 +428,32 @@ mod tests {
         assert!(held.summary.contains("cycling to hold"), "{}", held.summary);
         assert_eq!(run(&RULE, &zoned(100, 91), &numbers(&[heat])).severity, Severity::Fault);
         assert_eq!(run(&RULE, &zoned(100, 80), &numbers(&[heat, ("max_hold_duty_pct", 80.0)])).severity, Severity::Ok);
-        assert_eq!(run(&RULE, &zoned(100, 81), &numbers(&[heat, ("max_hold_duty_pct", 80.0)])).severity, Severity::Fault);
+        assert_eq!(
+            run(&RULE, &zoned(100, 81), &numbers(&[heat, ("max_hold_duty_pct", 80.0)])).severity,
+            Severity::Fault
+        );
         // and held only within HOLD_BAND_F of the setback setpoint
-        assert_eq!(run(&RULE, &zoned(100, 90), &numbers(&[("unoccupied_heat_sp_f", 54.5)])).severity, Severity::Ok, "55.5 is 1.0 °F off");
-        assert_eq!(run(&RULE, &zoned(100, 90), &numbers(&[("unoccupied_heat_sp_f", 54.4)])).severity, Severity::Fault, "55.5 is 1.1 °F off");
+        assert_eq!(
+            run(&RULE, &zoned(100, 90), &numbers(&[("unoccupied_heat_sp_f", 54.5)])).severity,
+            Severity::Ok,
+            "55.5 is 1.0 °F off"
+        );
+        assert_eq!(
+            run(&RULE, &zoned(100, 90), &numbers(&[("unoccupied_heat_sp_f", 54.4)])).severity,
+            Severity::Fault,
+            "55.5 is 1.1 °F off"
+        );
     }
 
     #[test]
     fn occupancy_point_lists_and_missing_inputs() {
         let ts: Vec<i64> = (0..48).map(|i| MONDAY + i * H).collect();
         let f = Frame::from_rows(&ts, &[("supply_fan_status", vec![1.0; 48]), ("occupancy", vec![1.0; 48])]);
-        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Info, "all occupied: nothing unoccupied to judge");
+        assert_eq!(
+            run(&RULE, &f, &Params::default()).severity,
+            Severity::Info,
+            "all occupied: nothing unoccupied to judge"
+        );
         let mut p = Params::default();
         p.values.insert("occupied_days".into(), ParamValue::List(vec![0.0, 9.0]));
         assert!(p.check(&spec()).is_ok() && p.outside_range(&spec())[0].contains("occupied_days = 9 is outside"));

@@ -5,7 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    assumed_occupied, median, month, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue,
+    Params, Rule, RuleSpec, Severity,
+};
 
 /// The minimum assumed when `min_oa_pct` is unset.
 const GENERIC_MIN_OA_PCT: f64 = 20.0;
@@ -81,13 +84,19 @@ pub fn spec() -> RuleSpec {
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (mat, rat) = (frame.required("mixed_air_temp"), frame.required("return_air_temp"));
     let Some(oat) = frame.col("oat") else {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the balance needs")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "no outdoor air temperature (oat), which the balance needs",
+        )]);
     };
     let configured = params.number(spec, "min_oa_pct");
     let min_all = if configured.is_nan() { GENERIC_MIN_OA_PCT } else { configured };
     let by_month = params.list(spec, "min_oa_pct_by_month");
     if !by_month.is_empty() && by_month.len() != 12 {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "min_oa_pct_by_month must list 12 values, January to December")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "min_oa_pct_by_month must list 12 values, January to December",
+        )]);
     }
     let cutoff = params.number(spec, "cooling_cutoff_f");
     let denom_min = params.number(spec, "denom_min_f");
@@ -134,7 +143,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         judged.push((i as u32, oaf, min, o > cutoff));
     }
     if judged.len() < MIN_SAMPLES {
-        let mut f = Finding::not_judged(spec, &format!("{} occupied fan-on samples with a stable temperature balance (at least {MIN_SAMPLES} needed)", judged.len()));
+        let mut f = Finding::not_judged(
+            spec,
+            &format!(
+                "{} occupied fan-on samples with a stable temperature balance (at least {MIN_SAMPLES} needed)",
+                judged.len()
+            ),
+        );
         f.metrics.insert("n_masked_fan_off".into(), fan_off as f64);
         f.metrics.insert("n_masked_small_delta_t".into(), small_dt as f64);
         return Outcome::Findings(vec![f]);
@@ -155,11 +170,18 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let median_cool = median(&mut cooling.iter().map(|j| j.1).collect::<Vec<_>>());
     let median_vs_min = median(&mut judged.iter().map(|j| j.1 - j.2).collect::<Vec<_>>());
     let all_positive = judged.iter().all(|j| j.2 > 0.0);
-    let median_ratio = if all_positive { median(&mut judged.iter().map(|j| j.1 / j.2).collect::<Vec<_>>()) } else { f64::NAN };
+    let median_ratio =
+        if all_positive { median(&mut judged.iter().map(|j| j.1 / j.2).collect::<Vec<_>>()) } else { f64::NAN };
 
     let sev_excess = if !excess_judged {
         Severity::Ok
-    } else if excess_pct >= 50.0 { Severity::Fault } else if excess_pct >= 20.0 { Severity::Warn } else { Severity::Ok };
+    } else if excess_pct >= 50.0 {
+        Severity::Fault
+    } else if excess_pct >= 20.0 {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    };
     let sev_under = if median_ratio < 0.5 {
         Severity::Fault
     } else if median_vs_min < -MARGIN_PCT {
@@ -169,7 +191,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let under_worse = sev_under > sev_excess;
     let severity = if under_worse { sev_under } else { sev_excess };
-    let min_text = if by_month.is_empty() { format!("the {min_all}% minimum") } else { "each month's minimum".to_string() };
+    let min_text =
+        if by_month.is_empty() { format!("the {min_all}% minimum") } else { "each month's minimum".to_string() };
     let tail = if under_worse {
         format!("under-ventilation: median outdoor-air fraction {median_oaf:.0}% against {min_text} ({short_pct:.0}% of judged hours more than {MARGIN_PCT} points short)")
     } else if !excess_judged {
@@ -179,7 +202,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let mut caveats = Vec::new();
     if configured.is_nan() && by_month.is_empty() {
-        caveats.push(format!("min_oa_pct is not set: judged against a generic {GENERIC_MIN_OA_PCT}% minimum, not this unit's design"));
+        caveats.push(format!(
+            "min_oa_pct is not set: judged against a generic {GENERIC_MIN_OA_PCT}% minimum, not this unit's design"
+        ));
     }
     if fan_src == "none" {
         caveats.push("no fan signal trended: samples were not fan-gated".into());
@@ -195,7 +220,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if excess_judged {
         metrics.insert("excess_oa_pct".into(), round2(excess_pct));
     } else {
-        caveats.push(format!("only {} judged sample(s) in cooling weather: excess outdoor air is not judged", cooling.len()));
+        caveats.push(format!(
+            "only {} judged sample(s) in cooling weather: excess outdoor air is not judged",
+            cooling.len()
+        ));
     }
     metrics.insert("under_vent_pct".into(), round2(short_pct));
     metrics.insert("min_oa_pct".into(), min_all);
@@ -209,19 +237,35 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).copied().collect();
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding::new(spec, severity, format!(
+    Outcome::Findings(vec![Finding::new(
+        spec,
+        severity,
+        format!(
             "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
             if median_cool.is_nan() { String::new() } else { format!(" ({median_cool:.0}% in cooling weather)") },
             if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
-        ))
-        .with_caveats(caveats)
-        .with_metrics(metrics)
-        .with_flagged(flagged)
-        .with_judged(n)
-        .with_conditions(vec![
-            Condition { name: "excess_oa".into(), flagged: excess.clone(), judged: if excess_judged { cooling.len() } else { 0 }, judged_hours: cool_h, flagged_hours: hours(&excess) },
-            Condition { name: "under_ventilation".into(), flagged: short.clone(), judged: n, judged_hours: judged_h, flagged_hours: hours(&short) },
-        ])])
+        ),
+    )
+    .with_caveats(caveats)
+    .with_metrics(metrics)
+    .with_flagged(flagged)
+    .with_judged(n)
+    .with_conditions(vec![
+        Condition {
+            name: "excess_oa".into(),
+            flagged: excess.clone(),
+            judged: if excess_judged { cooling.len() } else { 0 },
+            judged_hours: cool_h,
+            flagged_hours: hours(&excess),
+        },
+        Condition {
+            name: "under_ventilation".into(),
+            flagged: short.clone(),
+            judged: n,
+            judged_hours: judged_h,
+            flagged_hours: hours(&short),
+        },
+    ])])
 }
 
 #[cfg(test)]
@@ -236,7 +280,15 @@ mod tests {
         let ts: Vec<i64> = (0..days * 24).map(|h| MONDAY + h * NS_PER_HOUR).collect();
         let o: Vec<f64> = (0..ts.len()).map(&oat).collect();
         let m: Vec<f64> = (0..ts.len()).map(|i| 72.0 + oaf(i) / 100.0 * (o[i] - 72.0)).collect();
-        Frame::from_rows(&ts, &[("oat", o), ("mixed_air_temp", m), ("return_air_temp", vec![72.0; ts.len()]), ("supply_fan_status", vec![fan; ts.len()])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("oat", o),
+                ("mixed_air_temp", m),
+                ("return_air_temp", vec![72.0; ts.len()]),
+                ("supply_fan_status", vec![fan; ts.len()]),
+            ],
+        )
     }
 
     fn with_min(min: f64) -> Params {
@@ -251,7 +303,8 @@ mod tests {
         assert_eq!(month(MONDAY + 31 * 24 * NS_PER_HOUR), 2);
         assert_eq!(month(MONDAY + 365 * 24 * NS_PER_HOUR), 12); // 2024 is a leap year
         assert!(assumed_occupied(MONDAY + 9 * NS_PER_HOUR));
-        assert!(!assumed_occupied(MONDAY + 5 * 24 * NS_PER_HOUR + 9 * NS_PER_HOUR)); // Saturday
+        assert!(!assumed_occupied(MONDAY + 5 * 24 * NS_PER_HOUR + 9 * NS_PER_HOUR));
+        // Saturday
     }
 
     #[test]
@@ -281,7 +334,11 @@ mod tests {
     #[test]
     fn a_few_hot_hours_do_not_decide_excess() {
         // five cooling-weather samples (noon each day) at 60 % in a mild week: not enough to call excess
-        let f = run(&RULE, &frame(5, |i| if i % 24 == 12 && i < 9 * 24 { 85.0 } else { 60.0 }, |_| 60.0, 1.0), &with_min(20.0));
+        let f = run(
+            &RULE,
+            &frame(5, |i| if i % 24 == 12 && i < 9 * 24 { 85.0 } else { 60.0 }, |_| 60.0, 1.0),
+            &with_min(20.0),
+        );
         assert_eq!(f.metrics["n_cooling"], 5.0);
         assert_eq!(f.severity, Severity::Ok);
         assert!(!f.metrics.contains_key("excess_oa_pct"));
@@ -295,7 +352,8 @@ mod tests {
         let at = run(&RULE, &frame(5, |_| 85.0, |i| if i < 24 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
         assert_eq!(at.metrics["excess_oa_pct"], 20.0);
         assert_eq!(at.severity, Severity::Warn);
-        let under = run(&RULE, &frame(5, |_| 85.0, |i| if i < 24 && i != 9 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
+        let under =
+            run(&RULE, &frame(5, |_| 85.0, |i| if i < 24 && i != 9 { 60.0 } else { 20.0 }, 1.0), &with_min(20.0));
         assert_eq!(under.severity, Severity::Ok, "{}", under.summary);
         let inside = run(&RULE, &frame(5, |_| 85.0, |_| 24.9, 1.0), &with_min(20.0));
         assert_eq!(inside.metrics["excess_oa_pct"], 0.0);
@@ -312,7 +370,10 @@ mod tests {
         f.cols.remove("oat");
         assert_eq!(run(&RULE, &f, &with_min(20.0)).severity, Severity::Info);
         f.cols.remove("return_air_temp");
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["return_air_temp".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["return_air_temp".into()] }
+        );
     }
 
     #[test]
@@ -320,7 +381,10 @@ mod tests {
         let base = frame(5, |_| 85.0, |i| if i < 48 { 60.0 } else { 20.0 }, 1.0);
         // reversed with every row repeated: same answer
         let shuffled = shuffled_with_duplicates(&base);
-        assert_eq!(run(&RULE, &shuffled, &with_min(20.0)).metrics["excess_oa_pct"], run(&RULE, &base, &with_min(20.0)).metrics["excess_oa_pct"]);
+        assert_eq!(
+            run(&RULE, &shuffled, &with_min(20.0)).metrics["excess_oa_pct"],
+            run(&RULE, &base, &with_min(20.0)).metrics["excess_oa_pct"]
+        );
         // a gap: the excess hours are on day 1 only; removing day 2-3 raises their share
         let keep: Vec<usize> = (0..base.len()).filter(|&i| !(48..96).contains(&i)).collect();
         let gapped = Frame::from_rows(
@@ -345,7 +409,15 @@ mod tests {
         }
         let n = ts.len();
         let m: Vec<f64> = (0..n).map(|k| 72.0 + oaf(k) / 100.0 * (85.0 - 72.0)).collect();
-        Frame::from_rows(&ts, &[("oat", vec![85.0; n]), ("mixed_air_temp", m), ("return_air_temp", vec![72.0; n]), ("supply_fan_status", vec![1.0; n])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("oat", vec![85.0; n]),
+                ("mixed_air_temp", m),
+                ("return_air_temp", vec![72.0; n]),
+                ("supply_fan_status", vec![1.0; n]),
+            ],
+        )
     }
 
     #[test]

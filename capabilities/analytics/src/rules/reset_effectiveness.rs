@@ -19,7 +19,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{fan_on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity};
+use crate::engine::{
+    fan_on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, RuleSpec, Severity,
+};
 use crate::trim_respond::{self, TrimRespond, MAP_OAT_MAX_F, MAP_OAT_MIN_F};
 
 /// Decimals stored in binary: a share or range of exactly a threshold counts.
@@ -108,7 +110,11 @@ struct Check {
 
 impl Check {
     fn share(&self) -> f64 {
-        if self.judged.is_empty() { 0.0 } else { self.failed.len() as f64 / self.judged.len() as f64 }
+        if self.judged.is_empty() {
+            0.0
+        } else {
+            self.failed.len() as f64 / self.judged.len() as f64
+        }
     }
 }
 
@@ -116,7 +122,8 @@ impl Check {
 pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (sp, req) = (frame.required(r.required[0]), frame.required(r.required[1]));
     let p = |name: &str| params.number(spec, name);
-    let (min_cycles, flat_frac, move_frac, pinned_frac) = (p("min_cycles"), p("flat_frac"), p("expected_move_frac"), p("pinned_frac"));
+    let (min_cycles, flat_frac, move_frac, pinned_frac) =
+        (p("min_cycles"), p("flat_frac"), p("expected_move_frac"), p("pinned_frac"));
     let (mode_frac, min_mode, wrong_frac) = (p("mode_frac"), p("min_mode_cycles"), p("wrong_dir_frac"));
     let tr = r.tr;
     let n = frame.len();
@@ -126,7 +133,11 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
     let mut expected = tr.replay(&frame.ts, req, &running);
     if let Some(o) = oat {
         for (e, &x) in expected.iter_mut().zip(o) {
-            *e = if x.is_nan() { f64::NAN } else { trim_respond::oat_sat_map(*e, x, tr.min, MAP_OAT_MIN_F, MAP_OAT_MAX_F) };
+            *e = if x.is_nan() {
+                f64::NAN
+            } else {
+                trim_respond::oat_sat_map(*e, x, tr.min, MAP_OAT_MIN_F, MAP_OAT_MAX_F)
+            };
         }
     }
     let band = tr.band();
@@ -137,7 +148,10 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
     if (judged.len() as f64) < min_cycles {
         return Outcome::Findings(vec![Finding::not_judged(
             spec,
-            &format!("{} fan-on samples with both the setpoint and its request count ({min_cycles} needed)", judged.len()),
+            &format!(
+                "{} fan-on samples with both the setpoint and its request count ({min_cycles} needed)",
+                judged.len()
+            ),
         )]);
     }
 
@@ -156,20 +170,35 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
         net >= 1.0 + margin || net <= -margin
     };
     let range = |v: &dyn Fn(usize) -> f64, of: &dyn Fn(usize) -> bool| {
-        let (lo, hi) = judged.iter().filter(|&&i| of(i)).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| (lo.min(v(i)), hi.max(v(i))));
-        if hi >= lo { hi - lo } else { 0.0 }
+        let (lo, hi) = judged
+            .iter()
+            .filter(|&&i| of(i))
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| (lo.min(v(i)), hi.max(v(i))));
+        if hi >= lo {
+            hi - lo
+        } else {
+            0.0
+        }
     };
     // how far the requests would have swung it, read where they are plain
     let (actual_range, expected_range) = (range(&|i| sp[i], &|_| true), range(&|i| expected[i], &clear));
     let stuck = actual_range <= flat_frac * band + EPS && expected_range + EPS >= move_frac * band;
 
     let demand = {
-        let judged: Vec<usize> = judged.iter().copied().filter(|&i| tr.net(req[i]) >= 1.0 + margin && (expected[i] - trim_end).abs() > tol).collect();
+        let judged: Vec<usize> = judged
+            .iter()
+            .copied()
+            .filter(|&i| tr.net(req[i]) >= 1.0 + margin && (expected[i] - trim_end).abs() > tol)
+            .collect();
         let failed = judged.iter().filter(|&&i| s * (sp[i] - trim_end) + tol + EPS >= 0.0).map(|&i| i as u32).collect();
         Check { judged, failed }
     };
     let idle = {
-        let judged: Vec<usize> = judged.iter().copied().filter(|&i| tr.net(req[i]) <= -margin && (expected[i] - demand_end).abs() > tol).collect();
+        let judged: Vec<usize> = judged
+            .iter()
+            .copied()
+            .filter(|&i| tr.net(req[i]) <= -margin && (expected[i] - demand_end).abs() > tol)
+            .collect();
         let failed = judged.iter().filter(|&&i| s * (sp[i] - demand_end) <= tol + EPS).map(|&i| i as u32).collect();
         Check { judged, failed }
     };
@@ -201,18 +230,33 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
         failures.push("is stuck: the setpoint hardly moves where its requests would have swung it".to_string());
     }
     if not_responding {
-        failures.push(format!("does not respond: it sits at the energy-saving end on {:.0}% of the samples where zones asked for more", 100.0 * demand.share()));
+        failures.push(format!(
+            "does not respond: it sits at the energy-saving end on {:.0}% of the samples where zones asked for more",
+            100.0 * demand.share()
+        ));
     }
     if not_trimming {
-        failures.push(format!("does not trim: it sits at the demand end on {:.0}% of the samples where no zone asked for it", 100.0 * idle.share()));
+        failures.push(format!(
+            "does not trim: it sits at the demand end on {:.0}% of the samples where no zone asked for it",
+            100.0 * idle.share()
+        ));
     }
     if diverges {
-        failures.push(format!("moves against the command on {:.0}% of the moves the requests called for", 100.0 * moves.share()));
+        failures.push(format!(
+            "moves against the command on {:.0}% of the moves the requests called for",
+            100.0 * moves.share()
+        ));
     }
     let u = r.unit;
-    let span = format!("it spans {actual_range:.2} {u} where the rebuilt trajectory spans {expected_range:.2} {u}, over {} samples", judged.len());
+    let span = format!(
+        "it spans {actual_range:.2} {u} where the rebuilt trajectory spans {expected_range:.2} {u}, over {} samples",
+        judged.len()
+    );
     let (severity, summary) = if failures.is_empty() {
-        (Severity::Ok, format!("the {} setpoint follows the trim-and-respond trajectory of its requests: {span}", r.what))
+        (
+            Severity::Ok,
+            format!("the {} setpoint follows the trim-and-respond trajectory of its requests: {span}", r.what),
+        )
     } else {
         (Severity::Warn, format!("the {} reset {}; {span}", r.what, failures.join("; ")))
     };
@@ -248,7 +292,9 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
     metrics.insert("n_demand_judged".into(), demand.judged.len() as f64);
     metrics.insert("n_idle_judged".into(), idle.judged.len() as f64);
     metrics.insert("n_moves_judged".into(), moves.judged.len() as f64);
-    for (name, hit) in [("stuck", stuck), ("not_responding", not_responding), ("not_trimming", not_trimming), ("diverges", diverges)] {
+    for (name, hit) in
+        [("stuck", stuck), ("not_responding", not_responding), ("not_trimming", not_trimming), ("diverges", diverges)]
+    {
         metrics.insert(name.into(), if hit { 1.0 } else { 0.0 });
     }
     metrics.insert("n".into(), judged.len() as f64);
@@ -271,11 +317,12 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
         condition("not_trimming", &idle),
         condition("diverges", &moves),
     ];
-    let mut flagged: Vec<u32> = [(stuck, &stuck_check), (not_responding, &demand), (not_trimming, &idle), (diverges, &moves)]
-        .iter()
-        .filter(|(hit, _)| *hit)
-        .flat_map(|(_, c)| c.failed.iter().copied())
-        .collect();
+    let mut flagged: Vec<u32> =
+        [(stuck, &stuck_check), (not_responding, &demand), (not_trimming, &idle), (diverges, &moves)]
+            .iter()
+            .filter(|(hit, _)| *hit)
+            .flat_map(|(_, c)| c.failed.iter().copied())
+            .collect();
     flagged.sort_unstable();
     flagged.dedup();
     Outcome::Findings(vec![Finding::new(spec, severity, summary)
@@ -300,13 +347,23 @@ pub(crate) mod testkit {
 
     /// Requests that swing the reset: none for 15 samples, then five for 15.
     pub fn wave(i: usize) -> f64 {
-        if (i / 15).is_multiple_of(2) { 0.0 } else { 5.0 }
+        if (i / 15).is_multiple_of(2) {
+            0.0
+        } else {
+            5.0
+        }
     }
 
     /// A frame for `r` on timestamps `ts` with requests `req(i)` and the fan `fan(i)`; the
     /// setpoint is `sp(i, e)` of the trajectory `e` the rule rebuilds (outdoor air at 50 °F, where
     /// G36's map leaves the supply-air setpoint at T-max).
-    pub fn frame(r: &Reset, ts: &[i64], req: impl Fn(usize) -> f64, fan: impl Fn(usize) -> f64, sp: impl Fn(usize, f64) -> f64) -> Frame {
+    pub fn frame(
+        r: &Reset,
+        ts: &[i64],
+        req: impl Fn(usize) -> f64,
+        fan: impl Fn(usize) -> f64,
+        sp: impl Fn(usize, f64) -> f64,
+    ) -> Frame {
         let n = ts.len();
         let requests: Vec<f64> = (0..n).map(&req).collect();
         let status: Vec<f64> = (0..n).map(&fan).collect();
@@ -347,7 +404,10 @@ pub(crate) mod testkit {
 
     /// The failures a finding reports.
     pub fn failed(f: &Finding) -> Vec<&'static str> {
-        ["stuck", "not_responding", "not_trimming", "diverges"].into_iter().filter(|m| f.metrics.get(*m) == Some(&1.0)).collect()
+        ["stuck", "not_responding", "not_trimming", "diverges"]
+            .into_iter()
+            .filter(|m| f.metrics.get(*m) == Some(&1.0))
+            .collect()
     }
 
     /// A reset that does what its requests say is ok, with nothing to correct.
@@ -391,11 +451,21 @@ pub(crate) mod testkit {
         let left: Vec<usize> = (0..40).filter(|&i| (e[i] - tr.trim_end()).abs() > 0.15 * tr.band()).take(20).collect();
         assert_eq!(left.len(), 20);
         let with = |k: usize, p: &Params| {
-            let f = run(r, &frame(r, &ts, |_| 6.0, |_| 1.0, |i, e| match left.iter().position(|&j| j == i) {
-                Some(pos) if pos < k => tr.trim_end(),
-                Some(_) => e,
-                None => f64::NAN,
-            }), p);
+            let f = run(
+                r,
+                &frame(
+                    r,
+                    &ts,
+                    |_| 6.0,
+                    |_| 1.0,
+                    |i, e| match left.iter().position(|&j| j == i) {
+                        Some(pos) if pos < k => tr.trim_end(),
+                        Some(_) => e,
+                        None => f64::NAN,
+                    },
+                ),
+                p,
+            );
             assert_eq!(f.metrics["n_demand_judged"], 20.0, "{:?}", f.metrics);
             f
         };
@@ -404,7 +474,12 @@ pub(crate) mod testkit {
         assert_eq!(failed(&at), ["not_responding"]);
         assert_eq!(at.flagged.len(), 12);
         let under = with(11, &defaults());
-        assert_eq!((under.severity, under.metrics["pct_high_demand_unresponsive"]), (Severity::Ok, 55.0), "{}", under.summary);
+        assert_eq!(
+            (under.severity, under.metrics["pct_high_demand_unresponsive"]),
+            (Severity::Ok, 55.0),
+            "{}",
+            under.summary
+        );
         let mut p = defaults();
         p.values.insert("mode_frac".into(), crate::engine::ParamValue::Number(0.55));
         assert_eq!(with(11, &p).severity, Severity::Warn);
@@ -414,7 +489,13 @@ pub(crate) mod testkit {
     pub fn the_flat_boundary(r: &Reset) {
         let tr = r.tr;
         let flat = 0.1 * tr.band();
-        let with_range = |x: f64| run(r, &frame(r, &every(2, 120), wave, |_| 1.0, |i, _| tr.min + 0.3 + if i % 2 == 0 { x } else { 0.0 }), &defaults());
+        let with_range = |x: f64| {
+            run(
+                r,
+                &frame(r, &every(2, 120), wave, |_| 1.0, |i, _| tr.min + 0.3 + if i % 2 == 0 { x } else { 0.0 }),
+                &defaults(),
+            )
+        };
         assert!(failed(&with_range(flat)).contains(&"stuck"));
         assert!(!failed(&with_range(flat * 1.05)).contains(&"stuck"));
     }
@@ -440,10 +521,12 @@ pub(crate) mod testkit {
         assert_eq!(h.severity, Severity::Ok, "{}", h.summary);
         // one to three minutes apart, at random: still the controller's cadence
         let mut t = START;
-        let irregular: Vec<i64> = (0..150).map(|i| {
-            t += [1, 2, 3, 2][i % 4] * MIN;
-            t
-        }).collect();
+        let irregular: Vec<i64> = (0..150)
+            .map(|i| {
+                t += [1, 2, 3, 2][i % 4] * MIN;
+                t
+            })
+            .collect();
         let f = run(r, &frame(r, &irregular, wave, |_| 1.0, |_, e| e), &defaults());
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert!(f.metrics["expected_sp_range"] > 0.25 * r.tr.band());
@@ -483,9 +566,13 @@ pub(crate) mod testkit {
         let ts = every(60, 60);
         // snapshots of one request over the ignored count all day, the setpoint near the trim end
         let near_trim_end = tr.trim_end() - 0.05 * tr.band() * if tr.trim > 0.0 { 1.0 } else { -1.0 };
-        let settled = run(r, &frame(r, &ts, |i| tr.ignored + (i % 2) as f64, |_| 1.0, |_, _| near_trim_end), &defaults());
+        let settled =
+            run(r, &frame(r, &ts, |i| tr.ignored + (i % 2) as f64, |_| 1.0, |_, _| near_trim_end), &defaults());
         assert_eq!(settled.severity, Severity::Ok, "{}", settled.summary);
-        assert_eq!((settled.metrics["n_demand_judged"], settled.metrics["n_idle_judged"], settled.metrics["n_moves_judged"]), (0.0, 0.0, 0.0));
+        assert_eq!(
+            (settled.metrics["n_demand_judged"], settled.metrics["n_idle_judged"], settled.metrics["n_moves_judged"]),
+            (0.0, 0.0, 0.0)
+        );
         assert!(settled.caveats.iter().any(|c| c.contains("snapshots")), "{:?}", settled.caveats);
         let starved = run(r, &frame(r, &ts, |_| tr.ignored + 4.0, |_| 1.0, |_, _| tr.trim_end()), &defaults());
         assert!(failed(&starved).contains(&"not_responding"), "{}", starved.summary);
@@ -503,7 +590,10 @@ mod tests {
             let s = spec(r);
             assert_eq!(s.params.len(), 7);
             assert_eq!(s.inputs.required, r.required);
-            assert!(s.params.iter().all(|p| p.unit != "°F" && p.unit != "in. w.c."), "parameters are in band fractions and counts");
+            assert!(
+                s.params.iter().all(|p| p.unit != "°F" && p.unit != "in. w.c."),
+                "parameters are in band fractions and counts"
+            );
         }
         assert!(SAT.optional.contains(&"oat") && !STATIC.optional.contains(&"oat"));
     }

@@ -83,7 +83,11 @@ mod tests {
     #[test]
     fn a_setpoint_held_below_the_map_with_no_requests_is_untrimmed() {
         // 50 °F all day with the zones asking for nothing: G36 would sit at 65 °F in mild weather
-        let f = run(&SAT, &frame(&SAT, &every(60, 60), |_| 0.0, |i| if i % 24 < 12 { 1.0 } else { 0.0 }, |_, _| 50.0), &defaults());
+        let f = run(
+            &SAT,
+            &frame(&SAT, &every(60, 60), |_| 0.0, |i| if i % 24 < 12 { 1.0 } else { 0.0 }, |_, _| 50.0),
+            &defaults(),
+        );
         assert_eq!(failed(&f), ["not_trimming"], "{}", f.summary);
         assert_eq!(f.metrics["pct_idle_untrimmed"], 100.0);
     }

@@ -7,7 +7,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec};
+use crate::engine::{
+    on, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec,
+};
 
 /// A valve reading above this (percent) counts as open: below it is seat leakage or noise.
 const OPEN_PCT: f64 = 2.0;
@@ -137,7 +139,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     if judged == 0 {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "the unit never ran with both valve positions recorded")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "the unit never ran with both valve positions recorded",
+        )]);
     }
     let flagged_h = both_h - explained_h;
     let pct = 100.0 * flagged_h / judged_h;
@@ -154,21 +159,25 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: every sample with both valve positions was judged".into());
     }
-    Outcome::Findings(vec![Finding::new(spec, severity, format!(
+    Outcome::Findings(vec![Finding::new(
+        spec,
+        severity,
+        format!(
             "heating and cooling valves open together on {:.1}% of {} ({:.1} of {:.1} h)",
             pct, spec.judged_basis, flagged_h, judged_h
-        ))
-        .with_caveats(caveats)
-        .with_metrics(metrics)
-        .with_flagged(flagged.clone())
-        .with_judged(judged)
-        .with_conditions(vec![Condition {
-            name: "both_valves_open".into(),
-            flagged: both,
-            judged,
-            judged_hours: judged_h,
-            flagged_hours: both_h,
-        }])])
+        ),
+    )
+    .with_caveats(caveats)
+    .with_metrics(metrics)
+    .with_flagged(flagged.clone())
+    .with_judged(judged)
+    .with_conditions(vec![Condition {
+        name: "both_valves_open".into(),
+        flagged: both,
+        judged,
+        judged_hours: judged_h,
+        flagged_hours: both_h,
+    }])])
 }
 
 #[cfg(test)]
@@ -229,7 +238,10 @@ mod tests {
         let mut ts: Vec<i64> = (0..10).map(|i| i * H).collect();
         ts.extend((60..150).map(|i| i * H));
         let heat: Vec<f64> = (0..100).map(|i| if i < 10 { 40.0 } else { 0.0 }).collect();
-        let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 100]), ("supply_fan_status", vec![1.0; 100])]);
+        let f = Frame::from_rows(
+            &ts,
+            &[("heat_valve", heat), ("cool_valve", vec![60.0; 100]), ("supply_fan_status", vec![1.0; 100])],
+        );
         let r = run(&RULE, &f, &Params::default());
         // the sample before the hole stands for 1.5 h at most, not 51 h
         assert!((r.metrics["judged_hours"] - 100.5).abs() < 1e-9, "{:?}", r.metrics);
@@ -240,7 +252,10 @@ mod tests {
     fn duplicate_and_out_of_order_timestamps() {
         let ts = vec![2 * H, 0, H, H, 3 * H];
         let heat = vec![0.0, 50.0, 0.0, 50.0, 0.0]; // the second reading at H wins: open
-        let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])]);
+        let f = Frame::from_rows(
+            &ts,
+            &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])],
+        );
         let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.judged, 4);
         assert_eq!(r.flagged, vec![0, 1]);
@@ -252,7 +267,10 @@ mod tests {
         let m = H / 60;
         let ts = vec![0, 10 * m, H, 2 * H, 3 * H];
         let heat = vec![50.0, 0.0, 0.0, 0.0, 0.0];
-        let f = Frame::from_rows(&ts, &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])]);
+        let f = Frame::from_rows(
+            &ts,
+            &[("heat_valve", heat), ("cool_valve", vec![60.0; 5]), ("supply_fan_status", vec![1.0; 5])],
+        );
         let r = run(&RULE, &f, &Params::default());
         assert!(r.metrics["flagged_hours"] < 0.2, "{:?}", r.metrics);
     }
@@ -289,7 +307,11 @@ mod tests {
         let mut p = Params::default();
         p.values.insert("warn_pct".into(), ParamValue::Number(50.0));
         assert!(p.check(&spec()).is_ok());
-        assert!(p.outside_range(&spec())[0].contains("warn_pct = 50 is outside its sensible range"), "{:?}", p.outside_range(&spec()));
+        assert!(
+            p.outside_range(&spec())[0].contains("warn_pct = 50 is outside its sensible range"),
+            "{:?}",
+            p.outside_range(&spec())
+        );
         let mut p = Params::default();
         p.values.insert("nope".into(), ParamValue::Number(1.0));
         assert!(p.check(&spec()).is_err());

@@ -6,8 +6,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::engine::{
+    on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity,
+};
 use crate::setpoint::{self, Kind};
-use crate::engine::{on, round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -59,7 +61,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let (min_range, move_min) = (params.number(spec, "min_range_inwc"), params.number(spec, "move_min_inwc"));
     let judged: Vec<usize> = (0..frame.len()).filter(|&i| !sp[i].is_nan() && fan.is_none_or(|f| on(f[i]))).collect();
-    let finding = |severity, summary: String, caveats: Vec<String>, metrics: BTreeMap<String, f64>| Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_judged(judged.len());
+    let finding = |severity, summary: String, caveats: Vec<String>, metrics: BTreeMap<String, f64>| {
+        Finding::new(spec, severity, summary).with_caveats(caveats).with_metrics(metrics).with_judged(judged.len())
+    };
     if judged.len() < 3 {
         return Outcome::Findings(vec![finding(
             Severity::Info,
@@ -73,7 +77,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let demand: Option<Vec<f64>> = driver.map(|d| judged.iter().map(|&i| d[i]).collect());
     let weights = frame.weights_hours();
     let w: Vec<f64> = judged.iter().map(|&i| weights[i]).collect();
-    let b = setpoint::classify(&ts, &values, &w, demand.as_deref().map(|d| (driver_name, d)), min_range, move_min, "in. w.c.");
+    let b = setpoint::classify(
+        &ts,
+        &values,
+        &w,
+        demand.as_deref().map(|d| (driver_name, d)),
+        min_range,
+        move_min,
+        "in. w.c.",
+    );
     let mut metrics = BTreeMap::new();
     metrics.insert("sp_range_inwc".into(), round2(b.range));
     metrics.insert("moving_days".into(), b.moving_days as f64);
@@ -89,21 +101,34 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     const EPS: f64 = 1e-9;
     let (severity, summary) = match b.kind {
         Kind::Insufficient => {
-            caveats.push("too few setpoint samples to tell a reset from a one-time step: judged on the range alone".into());
+            caveats.push(
+                "too few setpoint samples to tell a reset from a one-time step: judged on the range alone".into(),
+            );
             if b.range + EPS >= min_range {
                 (Severity::Ok, format!("the static setpoint spans {:.2} in. w.c.", b.range))
             } else {
-                (Severity::Warn, format!("the static setpoint spans only {:.2} in. w.c.: no trim-and-respond reset", b.range))
+                (
+                    Severity::Warn,
+                    format!("the static setpoint spans only {:.2} in. w.c.: no trim-and-respond reset", b.range),
+                )
             }
         }
-        Kind::Flat => (Severity::Warn, format!("the static setpoint spans only {:.2} in. w.c. over {} days: no trim-and-respond reset", b.range, b.days)),
+        Kind::Flat => (
+            Severity::Warn,
+            format!(
+                "the static setpoint spans only {:.2} in. w.c. over {} days: no trim-and-respond reset",
+                b.range, b.days
+            ),
+        ),
         Kind::Step => (Severity::Warn, format!("the static setpoint is not reset: {}", b.label)),
         Kind::Reset => (Severity::Ok, format!("the static setpoint {}", b.label)),
         Kind::Varies if b.rho.is_none() => {
             caveats.push("no static-pressure requests or airflow trended with enough overlap: the setpoint moves repeatedly, but that it follows demand is not confirmed".into());
             (Severity::Ok, format!("the static setpoint {}", b.label))
         }
-        Kind::Varies | Kind::Unclear => (Severity::Info, format!("a static reset is not confirmed: the setpoint {}", b.label)),
+        Kind::Varies | Kind::Unclear => {
+            (Severity::Info, format!("a static reset is not confirmed: the setpoint {}", b.label))
+        }
     };
     Outcome::Findings(vec![finding(severity, summary, caveats, metrics)])
 }
@@ -117,7 +142,8 @@ mod tests {
     fn frame(days: usize, sp: impl Fn(usize) -> f64, req: Option<&dyn Fn(usize) -> f64>, fan: f64) -> Frame {
         let n = days * 24;
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
-        let mut cols = vec![("duct_static_sp", (0..n).map(&sp).collect::<Vec<_>>()), ("supply_fan_status", vec![fan; n])];
+        let mut cols =
+            vec![("duct_static_sp", (0..n).map(&sp).collect::<Vec<_>>()), ("supply_fan_status", vec![fan; n])];
         if let Some(r) = req {
             cols.push(("static_pressure_requests", (0..n).map(r).collect()));
         }
@@ -157,7 +183,8 @@ mod tests {
         assert!(!r.caveats.is_empty());
         // moves every day, but on its own clock: not with the requests
         let noise = |i: usize| ((i * 7919) % 13) as f64;
-        let r = run(&RULE, &frame(14, |i| 0.6 + 0.05 * ((i * 104_729) % 11) as f64, Some(&noise), 1.0), &Params::default());
+        let r =
+            run(&RULE, &frame(14, |i| 0.6 + 0.05 * ((i * 104_729) % 11) as f64, Some(&noise), 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Info, "{}", r.summary);
     }
 
@@ -183,11 +210,14 @@ mod tests {
         }
         let hour: Vec<f64> = ts.iter().map(|&t| (t % (24 * H)) as f64 / H as f64).collect();
         let n = ts.len();
-        Frame::from_rows(&ts, &[
-            ("duct_static_sp", (0..n).map(|k| sp(k, hour[k])).collect()),
-            ("static_pressure_requests", hour.iter().map(|h| (h - 12.0).abs()).collect()),
-            ("supply_fan_status", (0..n).map(fan).collect()),
-        ])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("duct_static_sp", (0..n).map(|k| sp(k, hour[k])).collect()),
+                ("static_pressure_requests", hour.iter().map(|h| (h - 12.0).abs()).collect()),
+                ("supply_fan_status", (0..n).map(fan).collect()),
+            ],
+        )
     }
 
     #[test]

@@ -66,7 +66,11 @@ mod tests {
     #[test]
     fn a_setpoint_held_under_the_floor_while_boxes_call_is_stuck_and_unresponsive() {
         // 0.07 in. w.c. all day with a dozen requests: below the reset's floor, never responding
-        let f = run(&STATIC, &frame(&STATIC, &every(60, 60), |_| 12.0, |i| if i % 24 < 12 { 1.0 } else { 0.0 }, |_, _| 0.07), &defaults());
+        let f = run(
+            &STATIC,
+            &frame(&STATIC, &every(60, 60), |_| 12.0, |i| if i % 24 < 12 { 1.0 } else { 0.0 }, |_, _| 0.07),
+            &defaults(),
+        );
         assert_eq!(failed(&f), ["stuck", "not_responding"], "{}", f.summary);
         assert!(f.summary.contains("does not respond"), "{}", f.summary);
         assert_eq!(f.severity, Severity::Warn);

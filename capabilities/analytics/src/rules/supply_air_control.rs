@@ -4,7 +4,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec};
+use crate::engine::{
+    on, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec,
+};
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -76,7 +78,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut flagged = Vec::new();
     let (mut high, mut low) = (Vec::new(), Vec::new());
     for i in 0..frame.len() {
-        if sat[i].is_nan() || sp[i].is_nan() || fan.is_some_and(|f| !on(f[i])) || occ.is_some_and(|o| !on(o[i])) || (scheduled && !crate::engine::assumed_occupied(frame.ts[i])) {
+        if sat[i].is_nan()
+            || sp[i].is_nan()
+            || fan.is_some_and(|f| !on(f[i]))
+            || occ.is_some_and(|o| !on(o[i]))
+            || (scheduled && !crate::engine::assumed_occupied(frame.ts[i]))
+        {
             continue;
         }
         judged += 1;
@@ -89,7 +96,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     if judged == 0 {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "no running sample with both supply air and its setpoint")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "no running sample with both supply air and its setpoint",
+        )]);
     }
     let pct = 100.0 * miss_h / judged_h;
     let severity = severity_of(pct, params.number(spec, "warn_pct"), params.number(spec, "fault_pct"));
@@ -103,15 +113,34 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if fan.is_none() {
         caveats.push("no fan status: every sample with supply air and setpoint was judged".into());
     }
-    Outcome::Findings(vec![Finding::new(spec, severity, format!("supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)", spec.judged_basis))
-        .with_caveats(caveats)
-        .with_metrics(metrics)
-        .with_flagged(flagged)
-        .with_judged(judged)
-        .with_conditions(vec![
-            Condition { name: "too_warm".into(), flagged: high.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&high) },
-            Condition { name: "too_cold".into(), flagged: low.clone(), judged, judged_hours: judged_h, flagged_hours: hours(&low) },
-        ])])
+    Outcome::Findings(vec![Finding::new(
+        spec,
+        severity,
+        format!(
+            "supply air is more than {tol} °F from its setpoint on {pct:.1}% of {} ({miss_h:.1} of {judged_h:.1} h)",
+            spec.judged_basis
+        ),
+    )
+    .with_caveats(caveats)
+    .with_metrics(metrics)
+    .with_flagged(flagged)
+    .with_judged(judged)
+    .with_conditions(vec![
+        Condition {
+            name: "too_warm".into(),
+            flagged: high.clone(),
+            judged,
+            judged_hours: judged_h,
+            flagged_hours: hours(&high),
+        },
+        Condition {
+            name: "too_cold".into(),
+            flagged: low.clone(),
+            judged,
+            judged_hours: judged_h,
+            flagged_hours: hours(&low),
+        },
+    ])])
 }
 
 #[cfg(test)]
@@ -122,7 +151,14 @@ mod tests {
 
     fn frame(sat: &[f64], fan: &[f64]) -> Frame {
         let ts: Vec<i64> = (0..sat.len() as i64).map(|i| i * H).collect();
-        Frame::from_rows(&ts, &[("supply_air_temp", sat.to_vec()), ("supply_air_temp_sp", vec![55.0; sat.len()]), ("supply_fan_status", fan.to_vec())])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("supply_air_temp", sat.to_vec()),
+                ("supply_air_temp_sp", vec![55.0; sat.len()]),
+                ("supply_fan_status", fan.to_vec()),
+            ],
+        )
     }
 
     #[test]
@@ -157,7 +193,14 @@ mod tests {
         let r = run(&RULE, &frame(&[70.0; 20], &[0.0; 20]), &Params::default());
         assert_eq!((r.severity, r.judged), (Severity::Info, 0));
         let ts: Vec<i64> = (0..10).map(|i| i * H).collect();
-        let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![70.0; 10]), ("supply_air_temp_sp", vec![55.0; 10]), ("occupancy", vec![0.0; 10])]);
+        let f = Frame::from_rows(
+            &ts,
+            &[
+                ("supply_air_temp", vec![70.0; 10]),
+                ("supply_air_temp_sp", vec![55.0; 10]),
+                ("occupancy", vec![0.0; 10]),
+            ],
+        );
         assert_eq!(run(&RULE, &f, &Params::default()).judged, 0);
         let mut p = Params::default();
         p.values.insert("occupancy_gate".into(), ParamValue::Choice("off".into()));
@@ -194,7 +237,10 @@ mod tests {
     fn gaps_duplicates_and_irregular_samples() {
         let ts = vec![3 * H, 0, H, H, 2 * H, 40 * H];
         let sat = vec![55.0, 55.0, 70.0, 55.0, 55.0, 55.0]; // the later reading at H wins
-        let f = Frame::from_rows(&ts, &[("supply_air_temp", sat), ("supply_air_temp_sp", vec![55.0; 6]), ("supply_fan_status", vec![1.0; 6])]);
+        let f = Frame::from_rows(
+            &ts,
+            &[("supply_air_temp", sat), ("supply_air_temp_sp", vec![55.0; 6]), ("supply_fan_status", vec![1.0; 6])],
+        );
         let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.judged, 5);
         assert!(r.flagged.is_empty());
@@ -206,6 +252,9 @@ mod tests {
     fn a_missing_setpoint_skips() {
         let ts = vec![0, H];
         let f = Frame::from_rows(&ts, &[("supply_air_temp", vec![55.0, 56.0])]);
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["supply_air_temp_sp".into()] }
+        );
     }
 }

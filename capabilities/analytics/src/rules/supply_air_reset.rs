@@ -9,7 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    assumed_occupied, fan_on, least_squares, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec,
+    Params, Rule, RuleSpec, Severity,
+};
 use crate::setpoint::{self, Kind};
 
 /// Supply air below this (°F) is cold: the precondition for reheat.
@@ -102,10 +105,22 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let sat_median = median(&mut values.clone());
     let fit = oat.and_then(|o| {
         let pairs: Vec<(f64, f64)> = judged.iter().filter(|&&i| !o[i].is_nan()).map(|&i| (o[i], sat[i])).collect();
-        if pairs.len() < MIN_SAMPLES { None } else { least_squares(&pairs) }
+        if pairs.len() < MIN_SAMPLES {
+            None
+        } else {
+            least_squares(&pairs)
+        }
     });
     let slope = fit.map(|f| f.0);
-    let direction = slope.map(|s| if s.abs() < SLOPE_FLAT { "flat" } else if s < 0.0 { "reset" } else { "rising_with_load" });
+    let direction = slope.map(|s| {
+        if s.abs() < SLOPE_FLAT {
+            "flat"
+        } else if s < 0.0 {
+            "reset"
+        } else {
+            "rising_with_load"
+        }
+    });
 
     let mut caveats = Vec::new();
     let mut metrics = BTreeMap::new();
@@ -119,10 +134,24 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let sp: Vec<f64> = keep.iter().map(|&i| sp_col[i]).collect();
         let driver = [("SAT reset requests", frame.col("sat_reset_requests")), ("outdoor air", oat)]
             .into_iter()
-            .find_map(|(name, c)| c.filter(|c| c.iter().any(|v| !v.is_nan())).map(|c| (name, keep.iter().map(|&i| c[i]).collect::<Vec<f64>>())));
+            .find_map(|(name, c)| {
+                c.filter(|c| c.iter().any(|v| !v.is_nan()))
+                    .map(|c| (name, keep.iter().map(|&i| c[i]).collect::<Vec<f64>>()))
+            });
         let sp_w: Vec<f64> = keep.iter().map(|&i| w[i]).collect();
-        let b = setpoint::classify(&ts, &sp, &sp_w, driver.as_ref().map(|(n, d)| (*n, d.as_slice())), SP_MIN_RANGE_F, SP_MOVE_MIN_F, "°F");
-        let dev: Vec<f64> = (0..frame.len()).filter(|&i| running(i) && cooling(i) && plausible(sat[i]) && plausible(sp_col[i])).map(|i| sat[i] - sp_col[i]).collect();
+        let b = setpoint::classify(
+            &ts,
+            &sp,
+            &sp_w,
+            driver.as_ref().map(|(n, d)| (*n, d.as_slice())),
+            SP_MIN_RANGE_F,
+            SP_MOVE_MIN_F,
+            "°F",
+        );
+        let dev: Vec<f64> = (0..frame.len())
+            .filter(|&i| running(i) && cooling(i) && plausible(sat[i]) && plausible(sp_col[i]))
+            .map(|i| sat[i] - sp_col[i])
+            .collect();
         let mean_dev = (!dev.is_empty()).then(|| dev.iter().sum::<f64>() / dev.len() as f64);
         metrics.insert("sp_range_f".into(), round2(b.range));
         metrics.insert("sp_moving_days".into(), b.moving_days as f64);
@@ -148,7 +177,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                     if rises {
                         how.push("rising with outdoor air".to_string());
                     }
-                    note += &format!("; supply air deviates ({}), a capacity or control shortfall rather than a reset", how.join(", "));
+                    note += &format!(
+                        "; supply air deviates ({}), a capacity or control shortfall rather than a reset",
+                        how.join(", ")
+                    );
                 }
                 notes.push(note);
             }
@@ -159,7 +191,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             // a cooling reset lowers the setpoint as outdoor air or requests rise
             Kind::Reset if b.rho.is_some_and(|r| r > 0.0) => {
                 unconfirmed = true;
-                notes.push(format!("the setpoint rises with {} (rank correlation {:+.2}), the wrong way for a cooling reset", driver.as_ref().map_or("its driver", |d| d.0), b.rho.unwrap_or(0.0)));
+                notes.push(format!(
+                    "the setpoint rises with {} (rank correlation {:+.2}), the wrong way for a cooling reset",
+                    driver.as_ref().map_or("its driver", |d| d.0),
+                    b.rho.unwrap_or(0.0)
+                ));
             }
             Kind::Reset => notes.push(format!("the setpoint {}", b.label)),
             Kind::Insufficient => {}
@@ -178,7 +214,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push("supply air rises with outdoor air over cooling hours: load outrunning the coil or the plant, not a reset; check the chilled-water supply and whether the cooling valve is at full open".to_string());
     }
     let severity = if resetting {
-        if unconfirmed { Severity::Info } else { Severity::Ok }
+        if unconfirmed {
+            Severity::Info
+        } else {
+            Severity::Ok
+        }
     } else if pct_low >= 50.0 {
         Severity::Warn
     } else {
@@ -187,11 +227,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let shape = match (direction, slope) {
         (Some("reset"), Some(s)) if resetting => format!("falls {:.2} °F per °F of outdoor air: a reset", -s),
         (Some("reset"), Some(s)) => format!("falls {:.2} °F per °F of outdoor air", -s),
-        (Some("rising_with_load"), Some(s)) => format!("rises {s:.2} °F per °F of outdoor air: rising with load, not a reset"),
+        (Some("rising_with_load"), Some(s)) => {
+            format!("rises {s:.2} °F per °F of outdoor air: rising with load, not a reset")
+        }
         (Some(_), Some(s)) => format!("is flat against outdoor air (slope {s:+.2}): no reset"),
         _ => "was not fitted on outdoor air".to_string(),
     };
-    let mut summary = format!("supply air median {sat_median:.1} °F, below {LOW_SAT_F} °F on {pct_low:.0}% of judged hours; it {shape}");
+    let mut summary = format!(
+        "supply air median {sat_median:.1} °F, below {LOW_SAT_F} °F on {pct_low:.0}% of judged hours; it {shape}"
+    );
     for note in &notes {
         summary += "; ";
         summary += note;
@@ -212,7 +256,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .with_metrics(metrics)
         .with_flagged(flagged)
         .with_judged(judged.len())
-        .with_conditions(vec![Condition { name: "sat_below_58".into(), flagged: low, judged: judged.len(), judged_hours: judged_h, flagged_hours: low_h }])])
+        .with_conditions(vec![Condition {
+            name: "sat_below_58".into(),
+            flagged: low,
+            judged: judged.len(),
+            judged_hours: judged_h,
+            flagged_hours: low_h,
+        }])])
 }
 
 #[cfg(test)]
@@ -225,9 +275,19 @@ mod tests {
     /// the cooling valve open, the fan on.
     fn frame(days: i64, sat: impl Fn(f64, usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..days * 24).map(|h| MONDAY + h * NS_PER_HOUR).collect();
-        let oat: Vec<f64> = (0..ts.len()).map(|i| 75.0 - 15.0 * (((i % 24) as f64 - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
+        let oat: Vec<f64> = (0..ts.len())
+            .map(|i| 75.0 - 15.0 * (((i % 24) as f64 - 15.0) / 24.0 * std::f64::consts::TAU).cos())
+            .collect();
         let s: Vec<f64> = (0..ts.len()).map(|i| sat(oat[i], i)).collect();
-        Frame::from_rows(&ts, &[("oat", oat), ("supply_air_temp", s), ("cool_valve", vec![40.0; ts.len()]), ("supply_fan_status", vec![1.0; ts.len()])])
+        Frame::from_rows(
+            &ts,
+            &[
+                ("oat", oat),
+                ("supply_air_temp", s),
+                ("cool_valve", vec![40.0; ts.len()]),
+                ("supply_fan_status", vec![1.0; ts.len()]),
+            ],
+        )
     }
 
     fn with(mut f: Frame, role: &str, v: Vec<f64>) -> Frame {
@@ -300,7 +360,8 @@ mod tests {
     fn the_threshold_boundaries() {
         // the cold share: exactly half the judged hours below 58 °F warns (the_slope_and_share_boundaries),
         // one hour fewer (43 of 88) does not
-        let under = run(&RULE, &frame(10, |_, i| if (i / 24) % 2 == 0 && i != 9 { 55.0 } else { 60.0 }), &Params::default());
+        let under =
+            run(&RULE, &frame(10, |_, i| if (i / 24) % 2 == 0 && i != 9 { 55.0 } else { 60.0 }), &Params::default());
         assert_eq!(under.metrics["pct_sat_below_58"], 48.86);
         assert_eq!(under.severity, Severity::Info, "{}", under.summary);
         assert!(under.flagged.is_empty());
@@ -323,10 +384,14 @@ mod tests {
             ts.push(ts[k] + STEPS[k % 5] * MINUTE);
         }
         let hour = |t: i64| (t - MONDAY).rem_euclid(24 * NS_PER_HOUR) as f64 / NS_PER_HOUR as f64;
-        let oat: Vec<f64> = ts.iter().map(|&t| 75.0 - 15.0 * ((hour(t) - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
+        let oat: Vec<f64> =
+            ts.iter().map(|&t| 75.0 - 15.0 * ((hour(t) - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
         let s: Vec<f64> = (0..ts.len()).map(|k| sat(oat[k], k)).collect();
         let n = ts.len();
-        Frame::from_rows(&ts, &[("oat", oat), ("supply_air_temp", s), ("cool_valve", vec![40.0; n]), ("supply_fan_status", vec![1.0; n])])
+        Frame::from_rows(
+            &ts,
+            &[("oat", oat), ("supply_air_temp", s), ("cool_valve", vec![40.0; n]), ("supply_fan_status", vec![1.0; n])],
+        )
     }
 
     #[test]
@@ -356,7 +421,10 @@ mod tests {
     fn off_unoccupied_and_heating_samples_are_not_judged() {
         let base = frame(10, |_, _| 54.0);
         let n = base.len();
-        assert_eq!(run(&RULE, &with(base.clone(), "supply_fan_status", vec![0.0; n]), &Params::default()).severity, Severity::Info);
+        assert_eq!(
+            run(&RULE, &with(base.clone(), "supply_fan_status", vec![0.0; n]), &Params::default()).severity,
+            Severity::Info
+        );
         assert_eq!(run(&RULE, &with(base.clone(), "cool_valve", vec![0.0; n]), &Params::default()).judged, 0);
         assert_eq!(run(&RULE, &with(base.clone(), "occupancy", vec![0.0; n]), &Params::default()).judged, 0);
         // weekdays 07-18 only: 8 weekdays of 10 days x 11 hours
@@ -372,7 +440,8 @@ mod tests {
         let base = frame(10, |o, _| reset(o));
         let keep: Vec<usize> = (0..base.len()).filter(|i| !(48..120).contains(i)).collect();
         let mut ts: Vec<i64> = keep.iter().map(|&i| base.ts[i]).collect();
-        let mut cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
+        let mut cols: Vec<(&str, Vec<f64>)> =
+            base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
         // every row twice, newest first
         ts.extend(ts.clone());
         ts.reverse();
@@ -390,6 +459,9 @@ mod tests {
         assert!(!r.metrics.contains_key("slope_per_F"));
         let mut bare = base;
         bare.cols.remove("supply_air_temp");
-        assert_eq!(outcome(&RULE, &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(
+            outcome(&RULE, &bare, &Params::default()),
+            Outcome::Skipped { missing: vec!["supply_air_temp".into()] }
+        );
     }
 }

@@ -16,7 +16,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{assumed_occupied, fan_on, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    assumed_occupied, fan_on, median, on, round2, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule,
+    RuleSpec, Severity,
+};
 use crate::trim_respond::{self, TrimRespond, SAT_T_MAX};
 
 /// Fewest judged samples.
@@ -83,7 +86,10 @@ pub fn spec() -> RuleSpec {
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let sat = frame.required("supply_air_temp");
     let Some(oat) = frame.col("oat") else {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "no outdoor air temperature (oat), which the reset target is a function of")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "no outdoor air temperature (oat), which the reset target is a function of",
+        )]);
     };
     let p = |name: &str| params.number(spec, name);
     let map = [p("min_clg_sat"), p("t_max"), p("oat_min"), p("oat_max")];
@@ -91,7 +97,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (tol, warn_pct, warn_gap, track_gap) = (p("tol_f"), p("warn_pct"), p("warn_gap_f"), p("track_gap_f"));
     let ordered = oat_min < oat_max && min_sat <= t_max;
     if !ordered {
-        return Outcome::Findings(vec![Finding::not_judged(spec, "the map needs oat_min below oat_max and t_max at or above min_clg_sat")]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            "the map needs oat_min below oat_max and t_max at or above min_clg_sat",
+        )]);
     }
     let configured = map.iter().zip(G36_MAP).any(|(a, b)| (a - b).abs() > EPS);
     let n = frame.len();
@@ -118,7 +127,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .filter(|&i| !oat[i].is_nan() && sat[i] > SAT_PLAUSIBLE_F.0 && sat[i] < SAT_PLAUSIBLE_F.1 && gate(i))
         .collect();
     if judged.len() < MIN_SAMPLES {
-        return Outcome::Findings(vec![Finding::not_judged(spec, &format!("{} fan-on occupied samples with supply and outdoor air ({MIN_SAMPLES} needed)", judged.len()))]);
+        return Outcome::Findings(vec![Finding::not_judged(
+            spec,
+            &format!("{} fan-on occupied samples with supply and outdoor air ({MIN_SAMPLES} needed)", judged.len()),
+        )]);
     }
     let target = |i: usize, top: f64| trim_respond::oat_sat_map(top, oat[i], min_sat, oat_min, oat_max);
     // positive: supply air colder than the target
@@ -140,10 +152,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (pct_above, mean_above) = if warm.is_empty() {
         (None, None)
     } else {
-        (Some(100.0 * above.len() as f64 / warm.len() as f64), Some(warm.iter().map(|w| w.1).sum::<f64>() / warm.len() as f64))
+        (
+            Some(100.0 * above.len() as f64 / warm.len() as f64),
+            Some(warm.iter().map(|w| w.1).sum::<f64>() / warm.len() as f64),
+        )
     };
     let opportunity = pct_below + EPS >= warn_pct && mean_gap + EPS >= warn_gap;
-    let not_tracking = !opportunity && pct_above.is_some_and(|a| a + EPS >= warn_pct) && mean_above.is_some_and(|g| g + EPS >= track_gap);
+    let not_tracking = !opportunity
+        && pct_above.is_some_and(|a| a + EPS >= warn_pct)
+        && mean_above.is_some_and(|g| g + EPS >= track_gap);
     // the same test against the map with T-max at its ceiling: what the requests explain
     let fixed_gap: Vec<f64> = judged.iter().map(|&i| target(i, t_max) - sat[i]).collect();
     let fixed_pct = 100.0 * fixed_gap.iter().filter(|g| **g > tol).count() as f64 / k;
@@ -218,7 +235,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         metrics.insert("mean_above_gap_f".into(), round2(g));
     }
     if requests.is_some() {
-        metrics.insert("t_max_median".into(), round2(median(&mut judged.iter().map(|&i| t_max_at[i]).collect::<Vec<_>>())));
+        metrics.insert(
+            "t_max_median".into(),
+            round2(median(&mut judged.iter().map(|&i| t_max_at[i]).collect::<Vec<_>>())),
+        );
         metrics.insert("pct_below_fixed_t_max".into(), round2(fixed_pct));
     }
     let w = frame.weights_hours();
@@ -237,7 +257,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .with_flagged(flagged)
         .with_judged(judged.len())
         .with_conditions(vec![
-            Condition { name: "below_target".into(), flagged_hours: hours(&mut below.iter().map(|&i| i as usize)), flagged: below, judged: judged.len(), judged_hours: judged_h },
+            Condition {
+                name: "below_target".into(),
+                flagged_hours: hours(&mut below.iter().map(|&i| i as usize)),
+                flagged: below,
+                judged: judged.len(),
+                judged_hours: judged_h,
+            },
             Condition {
                 name: "above_target_warm".into(),
                 flagged_hours: hours(&mut above.iter().map(|&i| i as usize)),
@@ -259,10 +285,14 @@ mod tests {
     fn frame(days: i64, sat: impl Fn(f64, usize) -> f64) -> Frame {
         let ts: Vec<i64> = (0..days * 24).map(|h| MONDAY + h * NS_PER_HOUR).collect();
         let n = ts.len();
-        let oat: Vec<f64> = (0..n).map(|i| 62.0 + 10.0 * (((i % 24) as f64 - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
+        let oat: Vec<f64> =
+            (0..n).map(|i| 62.0 + 10.0 * (((i % 24) as f64 - 15.0) / 24.0 * std::f64::consts::TAU).cos()).collect();
         let s: Vec<f64> = (0..n).map(|i| sat(oat[i], i)).collect();
         let running: Vec<f64> = (0..n).map(|i| if (6..18).contains(&(i % 24)) { 1.0 } else { 0.0 }).collect();
-        Frame::from_rows(&ts, &[("oat", oat), ("supply_air_temp", s), ("supply_fan_status", running.clone()), ("occupancy", running)])
+        Frame::from_rows(
+            &ts,
+            &[("oat", oat), ("supply_air_temp", s), ("supply_fan_status", running.clone()), ("occupancy", running)],
+        )
     }
 
     fn with(mut f: Frame, role: &str, v: Vec<f64>) -> Frame {
@@ -342,13 +372,22 @@ mod tests {
     fn the_share_and_gap_boundaries() {
         // 20 warm samples (target 55 °F) with requests trended: k of them 5 °F cold
         let case = |k: usize, cold: f64| {
-            let ts: Vec<i64> = (0..20).map(|h| MONDAY + (8 + h % 10) * NS_PER_HOUR + (h / 10) * 24 * NS_PER_HOUR).collect();
+            let ts: Vec<i64> =
+                (0..20).map(|h| MONDAY + (8 + h % 10) * NS_PER_HOUR + (h / 10) * 24 * NS_PER_HOUR).collect();
             let sat: Vec<f64> = (0..20).map(|i| if i < k { cold } else { 55.0 }).collect();
-            let f = Frame::from_rows(&ts, &[("oat", vec![75.0; 20]), ("supply_air_temp", sat), ("sat_reset_requests", vec![0.0; 20])]);
+            let f = Frame::from_rows(
+                &ts,
+                &[("oat", vec![75.0; 20]), ("supply_air_temp", sat), ("sat_reset_requests", vec![0.0; 20])],
+            );
             run(&RULE, &f, &Params::default())
         };
         let at = case(8, 50.0); // 40 % below, mean gap 2.0 °F
-        assert_eq!((at.severity, at.metrics["pct_below_target"], at.metrics["mean_gap_f"]), (Severity::Warn, 40.0, 2.0), "{}", at.summary);
+        assert_eq!(
+            (at.severity, at.metrics["pct_below_target"], at.metrics["mean_gap_f"]),
+            (Severity::Warn, 40.0, 2.0),
+            "{}",
+            at.summary
+        );
         assert_eq!(case(7, 50.0).severity, Severity::Ok); // 35 %
         assert_eq!(case(10, 51.0).severity, Severity::Warn); // 50 %, gap 2.0 °F
         assert_eq!(case(10, 51.2).severity, Severity::Ok); // 50 %, gap 1.9 °F
@@ -385,11 +424,15 @@ mod tests {
         // every row twice, newest first
         let mut ts: Vec<i64> = base.ts.iter().chain(&base.ts).copied().collect();
         ts.reverse();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| {
-            let mut c: Vec<f64> = v.iter().chain(v).copied().collect();
-            c.reverse();
-            (k.as_str(), c)
-        }).collect();
+        let cols: Vec<(&str, Vec<f64>)> = base
+            .cols
+            .iter()
+            .map(|(k, v)| {
+                let mut c: Vec<f64> = v.iter().chain(v).copied().collect();
+                c.reverse();
+                (k.as_str(), c)
+            })
+            .collect();
         assert_eq!(run(&RULE, &Frame::from_rows(&ts, &cols), &Params::default()), clean);
         // a two-day outage of supply air
         let mut gappy = base.clone();
@@ -400,8 +443,10 @@ mod tests {
         assert_eq!((g.severity, g.judged), (Severity::Warn, 96));
         // irregular spacing: every third hour dropped, every fifth sample moved by 20 minutes
         let keep: Vec<usize> = (0..n).filter(|i| i % 3 != 0).collect();
-        let ts: Vec<i64> = keep.iter().map(|&i| base.ts[i] + if i % 5 == 0 { 20 * 60_000_000_000 } else { 0 }).collect();
-        let cols: Vec<(&str, Vec<f64>)> = base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
+        let ts: Vec<i64> =
+            keep.iter().map(|&i| base.ts[i] + if i % 5 == 0 { 20 * 60_000_000_000 } else { 0 }).collect();
+        let cols: Vec<(&str, Vec<f64>)> =
+            base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
         let irregular = run(&RULE, &Frame::from_rows(&ts, &cols), &Params::default());
         assert_eq!(irregular.severity, Severity::Warn, "{}", irregular.summary);
         assert_eq!(irregular.judged, 80);
@@ -417,7 +462,10 @@ mod tests {
         assert!(f.summary.contains("oat"));
         let mut bare = base.clone();
         bare.cols.remove("supply_air_temp");
-        assert_eq!(outcome(&RULE, &bare, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(
+            outcome(&RULE, &bare, &Params::default()),
+            Outcome::Skipped { missing: vec!["supply_air_temp".into()] }
+        );
         let mut p = Params::default();
         set(&mut p, "oat_min", 65.0);
         set(&mut p, "oat_max", 65.0);

@@ -100,10 +100,16 @@ impl Report {
             out.push_str(&format!("\ndropped: {}", parts.join(", ")));
         }
         if !self.unknown_roles.is_empty() {
-            out.push_str(&format!("\nroles the analytics do not know (stored as given): {}", self.unknown_roles.join(", ")));
+            out.push_str(&format!(
+                "\nroles the analytics do not know (stored as given): {}",
+                self.unknown_roles.join(", ")
+            ));
         }
         if !self.unmapped_columns.is_empty() {
-            out.push_str(&format!("\ncolumns the mapping does not name (ignored): {}", self.unmapped_columns.join(", ")));
+            out.push_str(&format!(
+                "\ncolumns the mapping does not name (ignored): {}",
+                self.unmapped_columns.join(", ")
+            ));
         }
         for r in &self.repaired {
             out.push_str(&format!("\nrepaired: {r}"));
@@ -128,7 +134,10 @@ pub fn check_name(what: &str, s: &str) -> Result<(), String> {
         return Err(format!("{what} \"{}\" holds a control character", camber_common::text::one_line(s)));
     }
     if s.chars().any(|c| is_invisible(c) || matches!(c, '\u{2028}' | '\u{2029}')) {
-        return Err(format!("{what} \"{}\" holds an invisible or bidirectional-control character", camber_common::text::one_line(s)));
+        return Err(format!(
+            "{what} \"{}\" holds an invisible or bidirectional-control character",
+            camber_common::text::one_line(s)
+        ));
     }
     if s.contains(['/', '\\']) {
         return Err(format!("{what} \"{s}\" holds a path separator"));
@@ -264,11 +273,21 @@ impl Clock {
         let sub = ns.rem_euclid(1_000_000_000) as i32;
         let (y, m, d) = camber_common::time::civil_from_days(secs.div_euclid(86_400));
         let sod = secs.rem_euclid(86_400);
-        jiff::civil::DateTime::new(y as i16, m as i8, d as i8, (sod / 3600) as i8, ((sod % 3600) / 60) as i8, (sod % 60) as i8, sub).ok()
+        jiff::civil::DateTime::new(
+            y as i16,
+            m as i8,
+            d as i8,
+            (sod / 3600) as i8,
+            ((sod % 3600) / 60) as i8,
+            (sod % 60) as i8,
+            sub,
+        )
+        .ok()
     }
 
     fn convert(&self, raw: &str) -> Result<i64, &'static str> {
-        let (civil_ns, offset) = parse_stamp(raw).ok_or(if year_outside_store(raw) { OUT_OF_RANGE } else { BAD_TIME })?;
+        let (civil_ns, offset) =
+            parse_stamp(raw).ok_or(if year_outside_store(raw) { OUT_OF_RANGE } else { BAD_TIME })?;
         if !camber_common::time::storable(civil_ns) {
             return Err(OUT_OF_RANGE);
         }
@@ -333,7 +352,12 @@ fn read_mapping(path: &Path) -> Result<Mapping, String> {
         let idx = |n: &str| headers.iter().position(|h| h.trim() == n);
         let (c, e, k, ro) = match (idx("column"), idx("equip"), idx("equip_class"), idx("role")) {
             (Some(c), Some(e), Some(k), Some(r)) => (c, e, k, r),
-            _ => return Err("the mapping CSV needs the columns column, equip, equip_class and role (and optionally unit)".into()),
+            _ => {
+                return Err(
+                    "the mapping CSV needs the columns column, equip, equip_class and role (and optionally unit)"
+                        .into(),
+                )
+            }
         };
         let u = idx("unit");
         for rec in r.records() {
@@ -397,10 +421,22 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
     let tz = TimeZone::get(&opts.timezone)
         .map_err(|_| format!("unknown time zone '{}': use an IANA name such as America/Chicago", opts.timezone))?;
     let mut clock = Clock { tz, last: None };
-    let mut rdr = csv::ReaderBuilder::new().flexible(true).buffer_capacity(1 << 20).from_reader(lines::CsvBytes::new(input));
-    let headers: Vec<String> = rdr.headers().map_err(|e| format!("the CSV cannot be read: {e}"))?.iter().map(|h| h.trim().to_string()).collect();
+    let mut rdr =
+        csv::ReaderBuilder::new().flexible(true).buffer_capacity(1 << 20).from_reader(lines::CsvBytes::new(input));
+    let headers: Vec<String> = rdr
+        .headers()
+        .map_err(|e| format!("the CSV cannot be read: {e}"))?
+        .iter()
+        .map(|h| h.trim().to_string())
+        .collect();
     let find = |names: &[&str]| headers.iter().position(|h| names.iter().any(|n| h.eq_ignore_ascii_case(n)));
-    let long_cols = (find(&["ts", "timestamp", "time"]), find(&["equip", "equipment"]), find(&["equip_class", "class"]), find(&["role"]), find(&["value"]));
+    let long_cols = (
+        find(&["ts", "timestamp", "time"]),
+        find(&["equip", "equipment"]),
+        find(&["equip_class", "class"]),
+        find(&["role"]),
+        find(&["value"]),
+    );
     let format = match opts.format {
         Some(f) => f,
         None if long_cols.1.is_some() && long_cols.3.is_some() && long_cols.4.is_some() => Format::Long,
@@ -413,35 +449,37 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
     let mut unknown_roles: BTreeSet<String> = BTreeSet::new();
 
     // register a point on first sight, checking its names, class and unit
-    let mut point_for = |key: PointKey, unit: &str, line: u64, rows: &mut LongRows| -> Result<(u32, Convert, Option<Kind>), String> {
-        if let Some(p) = points.get(&key) {
-            return Ok((p.id, p.convert, p.kind));
-        }
-        check_name("equipment id", &key.equip).map_err(|e| format!("line {line}: {e}"))?;
-        check_name("equipment class", &key.equip_class).map_err(|e| format!("line {line}: {e}"))?;
-        check_name("role", &key.role).map_err(|e| format!("line {line}: {e}"))?;
-        match classes.get(&key.equip) {
-            Some((c, l)) if *c != key.equip_class => {
-                return Err(format!(
-                    "line {line}: equipment \"{}\" has class \"{}\" here but \"{c}\" on line {l}",
-                    key.equip, key.equip_class
-                ))
+    let mut point_for =
+        |key: PointKey, unit: &str, line: u64, rows: &mut LongRows| -> Result<(u32, Convert, Option<Kind>), String> {
+            if let Some(p) = points.get(&key) {
+                return Ok((p.id, p.convert, p.kind));
             }
-            Some(_) => {}
-            None => {
-                classes.insert(key.equip.clone(), (key.equip_class.clone(), line));
+            check_name("equipment id", &key.equip).map_err(|e| format!("line {line}: {e}"))?;
+            check_name("equipment class", &key.equip_class).map_err(|e| format!("line {line}: {e}"))?;
+            check_name("role", &key.role).map_err(|e| format!("line {line}: {e}"))?;
+            match classes.get(&key.equip) {
+                Some((c, l)) if *c != key.equip_class => {
+                    return Err(format!(
+                        "line {line}: equipment \"{}\" has class \"{}\" here but \"{c}\" on line {l}",
+                        key.equip, key.equip_class
+                    ))
+                }
+                Some(_) => {}
+                None => {
+                    classes.insert(key.equip.clone(), (key.equip_class.clone(), line));
+                }
             }
-        }
-        let declared = if unit.is_empty() { opts.units.get(&key.role).map(String::as_str).unwrap_or("") } else { unit };
-        let convert = conversion(&key.role, declared).map_err(|e| format!("line {line}: {e}"))?;
-        let kind = role(&key.role).map(|r| r.kind);
-        if kind.is_none() {
-            unknown_roles.insert(key.role.clone());
-        }
-        let id = rows.intern(&key);
-        points.insert(key, PointInfo { id, convert, kind });
-        Ok((id, convert, kind))
-    };
+            let declared =
+                if unit.is_empty() { opts.units.get(&key.role).map(String::as_str).unwrap_or("") } else { unit };
+            let convert = conversion(&key.role, declared).map_err(|e| format!("line {line}: {e}"))?;
+            let kind = role(&key.role).map(|r| r.kind);
+            if kind.is_none() {
+                unknown_roles.insert(key.role.clone());
+            }
+            let id = rows.intern(&key);
+            points.insert(key, PointInfo { id, convert, kind });
+            Ok((id, convert, kind))
+        };
 
     let progress = progress_bar(opts.progress, size_hint);
     let mut record = csv::StringRecord::new();
@@ -465,7 +503,12 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                     }
                 }
                 let f = |i: usize| brec.get(i).unwrap_or_default();
-                let (e, c, r, u) = (f(ei).trim_ascii(), f(ci).trim_ascii(), f(ri).trim_ascii(), ui.map(f).unwrap_or_default().trim_ascii());
+                let (e, c, r, u) = (
+                    f(ei).trim_ascii(),
+                    f(ci).trim_ascii(),
+                    f(ri).trim_ascii(),
+                    ui.map(f).unwrap_or_default().trim_ascii(),
+                );
                 let same = last_key.as_ref().is_some_and(|k| k[0] == e && k[1] == c && k[2] == r && k[3] == u);
                 if !same {
                     let line = brec.position().map(|p| p.line()).unwrap_or(0);
@@ -498,7 +541,10 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                 None => return Err("a wide CSV needs --mapping FILE (column -> equip, equip_class, role, unit); a long CSV needs the columns ts, equip, equip_class, role and value".into()),
             };
             let ti = match &mapping.timestamp {
-                Some(t) => headers.iter().position(|h| h == t).ok_or_else(|| format!("the timestamp column '{t}' is not in the CSV"))?,
+                Some(t) => headers
+                    .iter()
+                    .position(|h| h == t)
+                    .ok_or_else(|| format!("the timestamp column '{t}' is not in the CSV"))?,
                 None => 0,
             };
             let mut cols: Vec<(usize, u32, Convert, Option<Kind>)> = Vec::new();
@@ -508,7 +554,8 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                 }
                 match mapping.columns.get(h) {
                     Some(cm) => {
-                        let (id, convert, kind) = point_for(cm.key.clone(), &cm.unit, 1, &mut rows).map_err(|e| format!("{e} (column '{h}')"))?;
+                        let (id, convert, kind) = point_for(cm.key.clone(), &cm.unit, 1, &mut rows)
+                            .map_err(|e| format!("{e} (column '{h}')"))?;
                         cols.push((i, id, convert, kind));
                     }
                     None => report.unmapped_columns.push(h.clone()),
@@ -516,7 +563,10 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
             }
             let missing: Vec<&String> = mapping.columns.keys().filter(|c| !headers.contains(c)).collect();
             if !missing.is_empty() {
-                return Err(format!("the mapping names columns the CSV does not have: {}", missing.iter().map(|c| format!("'{c}'")).collect::<Vec<_>>().join(", ")));
+                return Err(format!(
+                    "the mapping names columns the CSV does not have: {}",
+                    missing.iter().map(|c| format!("'{c}'")).collect::<Vec<_>>().join(", ")
+                ));
             }
             if cols.is_empty() {
                 return Err("no CSV column is named in the mapping".into());
@@ -530,7 +580,9 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
                 }
                 for &(i, pid, convert, kind) in &cols {
                     report.rows_read += 1;
-                    let Some(value) = reading(record.get(i).unwrap_or_default(), kind, convert, &mut report) else { continue };
+                    let Some(value) = reading(record.get(i).unwrap_or_default(), kind, convert, &mut report) else {
+                        continue;
+                    };
                     match ts {
                         Ok(t) => rows.push(t, pid, value),
                         Err(why) => report.drop(why),
@@ -546,7 +598,9 @@ pub fn parse<R: Read>(input: R, size_hint: u64, opts: &IngestOptions) -> Result<
         return Err(format!(
             "no row could be stored ({} read){}",
             report.rows_read,
-            if report.dropped.is_empty() { String::new() } else {
+            if report.dropped.is_empty() {
+                String::new()
+            } else {
                 format!(": {}", report.dropped.iter().map(|(k, v)| format!("{v} {k}")).collect::<Vec<_>>().join(", "))
             }
         ));
@@ -570,7 +624,9 @@ fn progress_bar(wanted: bool, size: u64) -> Option<indicatif::ProgressBar> {
         return None;
     }
     let pb = indicatif::ProgressBar::new(size);
-    if let Ok(style) = indicatif::ProgressStyle::with_template("reading {bar:40} {percent:>3}% {bytes}/{total_bytes} ({eta})") {
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("reading {bar:40} {percent:>3}% {bytes}/{total_bytes} ({eta})")
+    {
         pb.set_style(style);
     }
     Some(pb)

@@ -39,7 +39,10 @@ fn long_csv_with_duplicates_bad_values_and_units() {
     assert_eq!(rep.dropped["empty values"], 1);
     assert_eq!(rep.dropped["duplicate readings (the last one kept)"], 1);
     // sorted, the later duplicate wins, "on" is 1
-    assert_eq!(rows.ts, vec![ns("2024-03-01T00:00"), ns("2024-03-01T00:00"), ns("2024-03-01T00:10"), ns("2024-03-01T00:30")]);
+    assert_eq!(
+        rows.ts,
+        vec![ns("2024-03-01T00:00"), ns("2024-03-01T00:00"), ns("2024-03-01T00:10"), ns("2024-03-01T00:30")]
+    );
     assert_eq!(rows.value, vec![51.0, 55.0, 52.0, 1.0]);
     assert_eq!(rep.points, 3);
     assert_eq!(rep.equipment, 1);
@@ -57,7 +60,8 @@ fn declared_units_are_converted() {
     o.units.insert("oat".into(), "degC".into());
     let (rows, _) = parse_str("ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,0\n", &o).unwrap();
     assert_eq!(rows.value, vec![32.0]);
-    let e = parse_str("ts,equip,equip_class,role,value,unit\n2024-03-01 00:00,A,AHU,oat,0,parsec\n", &opts("UTC")).unwrap_err();
+    let e = parse_str("ts,equip,equip_class,role,value,unit\n2024-03-01 00:00,A,AHU,oat,0,parsec\n", &opts("UTC"))
+        .unwrap_err();
     assert!(e.starts_with("line 2: unit 'parsec'"), "{e}");
 }
 
@@ -95,15 +99,22 @@ fn bad_names_are_refused_naming_the_line() {
         ("AHU\u{200B}1", "invisible or bidirectional"),
         ("AHU\u{7}1", "control character"),
     ] {
-        let csv = format!("ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n2024-03-01 00:00,{name},AHU,oat,1\n");
+        let csv = format!(
+            "ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n2024-03-01 00:00,{name},AHU,oat,1\n"
+        );
         let e = parse_str(&csv, &opts("UTC")).unwrap_err();
         assert!(e.starts_with("line 3: equipment id"), "{e}");
         assert!(e.contains(why), "{e}");
     }
     let long = "x".repeat(201);
-    let e = parse_str(&format!("ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,{long},1\n"), &opts("UTC")).unwrap_err();
+    let e = parse_str(&format!("ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,{long},1\n"), &opts("UTC"))
+        .unwrap_err();
     assert!(e.contains("role is longer than 200"), "{e}");
-    let e = parse_str("ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n2024-03-01 00:00,A,RTU,sat,1\n", &opts("UTC")).unwrap_err();
+    let e = parse_str(
+        "ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n2024-03-01 00:00,A,RTU,sat,1\n",
+        &opts("UTC"),
+    )
+    .unwrap_err();
     assert!(e.contains("has class \"RTU\" here but \"AHU\" on line 2"), "{e}");
 }
 
@@ -111,9 +122,13 @@ fn bad_names_are_refused_naming_the_line() {
 fn wide_csv_with_a_mapping() {
     let dir = tempfile::tempdir().unwrap();
     let map = dir.path().join("map.json");
-    std::fs::write(&map, r#"{"timestamp": "Time", "columns": {
+    std::fs::write(
+        &map,
+        r#"{"timestamp": "Time", "columns": {
         "AHU1 SAT": {"equip": "AHU-1", "equip_class": "AHU", "role": "supply_air_temp", "unit": "degC"},
-        "AHU1 OAT": {"equip": "AHU-1", "equip_class": "AHU", "role": "oat"}}}"#).unwrap();
+        "AHU1 OAT": {"equip": "AHU-1", "equip_class": "AHU", "role": "oat"}}}"#,
+    )
+    .unwrap();
     let mut o = opts("UTC");
     o.mapping = Some(map);
     let csv = "Time,AHU1 SAT,AHU1 OAT,Notes\n2024-03-01 00:00,10,50,x\n2024-03-01 00:15,bad,51,y\n";
@@ -126,7 +141,8 @@ fn wide_csv_with_a_mapping() {
     let csv_map = dir.path().join("map.csv");
     std::fs::write(&csv_map, "column,equip,equip_class,role,unit\nAHU1 SAT,AHU-1,AHU,supply_air_temp,degF\n").unwrap();
     o.mapping = Some(csv_map);
-    let (rows, _) = parse_str("Time,AHU1 SAT\n2024-03-01 00:00,55\n", &IngestOptions { ..o.clone() }).unwrap_or_else(|e| panic!("{e}"));
+    let (rows, _) = parse_str("Time,AHU1 SAT\n2024-03-01 00:00,55\n", &IngestOptions { ..o.clone() })
+        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(rows.value, vec![55.0]);
     let e = parse_str("Time,Other\n2024-03-01 00:00,55\n", &o).unwrap_err();
     assert!(e.contains("'AHU1 SAT'"), "{e}");
@@ -134,7 +150,9 @@ fn wide_csv_with_a_mapping() {
 
 #[test]
 fn refusals_without_rows() {
-    assert!(parse_str("ts,equip,equip_class,role,value\n", &opts("Mars/Olympus")).unwrap_err().starts_with("unknown time zone"));
+    assert!(parse_str("ts,equip,equip_class,role,value\n", &opts("Mars/Olympus"))
+        .unwrap_err()
+        .starts_with("unknown time zone"));
     let e = parse_str("ts,equip,equip_class,role,value\nyesterday,A,AHU,oat,1\n", &opts("UTC")).unwrap_err();
     assert!(e.starts_with("no row could be stored (1 read): 1 unreadable timestamps"), "{e}");
     assert!(parse_str("a,b\n1,2\n", &opts("UTC")).unwrap_err().contains("--mapping"));
@@ -174,7 +192,9 @@ fn offsets_no_clock_has_are_refused() {
 #[test]
 fn crlf_rows_are_named_by_their_true_line() {
     for eol in ["\n", "\r\n", "\r"] {
-        let csv = ["ts,equip,equip_class,role,value", "2024-03-01 00:00,A,AHU,oat,1", "2024-03-01 00:00,A,VAV,oat,1", ""].join(eol);
+        let csv =
+            ["ts,equip,equip_class,role,value", "2024-03-01 00:00,A,AHU,oat,1", "2024-03-01 00:00,A,VAV,oat,1", ""]
+                .join(eol);
         let e = parse_str(&csv, &opts("UTC")).unwrap_err();
         assert!(e.starts_with("line 3: equipment \"A\" has class \"VAV\" here but \"AHU\" on line 2"), "{eol:?}: {e}");
     }

@@ -5,7 +5,8 @@
 use camber_common::roles::{role, Kind};
 
 /// Roles that are temperature differences: converted by scale only (no +32).
-const DELTA_T: [&str; 5] = ["cond_approach_temp", "evap_approach_temp", "subcooling_temp", "superheat_temp", "discharge_superheat_temp"];
+const DELTA_T: [&str; 5] =
+    ["cond_approach_temp", "evap_approach_temp", "subcooling_temp", "superheat_temp", "discharge_superheat_temp"];
 
 /// A conversion `stored = value * scale + offset`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -31,7 +32,9 @@ pub fn conversion(role_name: &str, declared: &str) -> Result<Convert, String> {
     let d = norm(declared);
     let Some(r) = role(role_name) else {
         // an unknown role keeps its values as given; only "no unit" is accepted
-        return if d.is_empty() { Ok(Convert::IDENTITY) } else {
+        return if d.is_empty() {
+            Ok(Convert::IDENTITY)
+        } else {
             Err(format!("role '{role_name}' is not a known role, so its unit '{declared}' cannot be converted; declare no unit for it"))
         };
     };

@@ -8,10 +8,9 @@ fn handler(_args: &Value, _ctx: &Context) -> Result<Output, CapError> {
 }
 
 fn plugin() -> Plugin {
-    Plugin::new().capability(
-        Capability::new("badschema", handler)
-            .input_schema(json!({"type": "object", "properties": {"x": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}})),
-    )
+    Plugin::new().capability(Capability::new("badschema", handler).input_schema(
+        json!({"type": "object", "properties": {"x": {"oneOf": [{"type": "string"}, {"type": "integer"}]}}}),
+    ))
 }
 
 camber_sdk::export_plugin!(plugin);

@@ -17,7 +17,8 @@ fn desc(name: &str, output: Value) -> wit::Descriptor {
             "n": {"type": "integer", "minimum": 0},
             "text": {"type": "string"},
             "ms": {"type": "integer", "minimum": 0}
-        }}).to_string(),
+        }})
+        .to_string(),
         output_schema: output.to_string(),
         cost: "cheap".to_string(),
         annotations: vec![],
@@ -41,7 +42,10 @@ impl camber_sdk::bindings::Guest for Hostile {
             desc("spin", any.clone()),
             desc("membomb", any.clone()),
             desc("read_file", any.clone()),
-            desc("bad_output", json!({"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}})),
+            desc(
+                "bad_output",
+                json!({"type": "object", "required": ["ok"], "properties": {"ok": {"type": "boolean"}}}),
+            ),
             desc("not_json", any.clone()),
             desc("foreign_facility", any.clone()),
             desc("panic_path", any.clone()),
@@ -80,8 +84,12 @@ impl camber_sdk::bindings::Guest for Hostile {
             "read_file" => {
                 let r = std::fs::read_to_string("/etc/passwd");
                 let dir = std::fs::read_dir("/").map(|d| d.count()).unwrap_or(0);
-                ok(json!({"read": r.is_ok(), "root_entries": dir,
-                          "error": r.err().map(|e| e.to_string())}), "tried", json!([]))
+                ok(
+                    json!({"read": r.is_ok(), "root_entries": dir,
+                          "error": r.err().map(|e| e.to_string())}),
+                    "tried",
+                    json!([]),
+                )
             }
             "bad_output" => ok(json!({"ok": "yes"}), "bad", json!([])),
             "not_json" => Ok(wit::CallResult {
@@ -125,21 +133,27 @@ impl camber_sdk::bindings::Guest for Hostile {
             "frame" => {
                 let fid = args["facility_id"].as_str().unwrap_or_default();
                 let equip = args["equip"].as_str().unwrap_or_default();
-                let roles: Vec<String> = args["roles"].as_array().map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect()).unwrap_or_default();
+                let roles: Vec<String> = args["roles"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect())
+                    .unwrap_or_default();
                 match store::read_frame(fid, equip, &roles, None, None) {
                     Ok(f) => {
                         let sums: Vec<f64> = f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).sum()).collect();
-                        let present: Vec<usize> = f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).count()).collect();
-                        ok(json!({"facility_id": fid, "len": f.len, "start": f.start, "step": f.step, "listed": f.ts.len(), "roles": f.roles, "sums": sums, "present": present}), "frame", json!([]))
+                        let present: Vec<usize> =
+                            f.values.iter().map(|c| c.iter().filter(|v| !v.is_nan()).count()).collect();
+                        ok(
+                            json!({"facility_id": fid, "len": f.len, "start": f.start, "step": f.step, "listed": f.ts.len(), "roles": f.roles, "sums": sums, "present": present}),
+                            "frame",
+                            json!([]),
+                        )
                     }
                     Err(e) => ok(json!({"refused": e.message}), "refused", json!([])),
                 }
             }
-            other => Err(wit::CapError {
-                code: wit::ErrorCode::UnknownCapability,
-                message: other.to_string(),
-                data: None,
-            }),
+            other => {
+                Err(wit::CapError { code: wit::ErrorCode::UnknownCapability, message: other.to_string(), data: None })
+            }
         }
     }
 }

@@ -7,7 +7,11 @@ fn speed(i: usize) -> f64 {
 }
 
 fn on(i: usize) -> f64 {
-    if i.is_multiple_of(10) { 0.0 } else { 1.0 }
+    if i.is_multiple_of(10) {
+        0.0
+    } else {
+        1.0
+    }
 }
 
 /// A window of one loop's signals (hourly, from `start`), with the judged signal moved `shift`
@@ -16,41 +20,70 @@ fn on(i: usize) -> f64 {
 fn window(s: Signal, l: Loop, n: usize, start: usize, shift: f64) -> Frame {
     let r = roles(l);
     match s {
-        Signal::Flow => frame(n, start, &[
-            (r.flow, &|i| if on(i) > 0.0 { 10.0 * speed(i) - shift + 20.0 * noise(i) } else { 0.0 }),
-            (r.speed, &|i| if on(i) > 0.0 { speed(i) } else { 0.0 }),
-            (STATUS, &on),
-            (r.dp, &|i| 12.0 + 0.5 * noise(i * 3)),
-        ]),
-        Signal::Head => frame(n, start, &[
-            (HEAD, &|i| if on(i) > 0.0 { 10.0 + 0.5 * speed(i) - shift + noise(i) } else { 0.0 }),
-            (r.speed, &|i| if on(i) > 0.0 { speed(i) } else { 0.0 }),
-            (STATUS, &on),
-        ]),
+        Signal::Flow => frame(
+            n,
+            start,
+            &[
+                (r.flow, &|i| if on(i) > 0.0 { 10.0 * speed(i) - shift + 20.0 * noise(i) } else { 0.0 }),
+                (r.speed, &|i| if on(i) > 0.0 { speed(i) } else { 0.0 }),
+                (STATUS, &on),
+                (r.dp, &|i| 12.0 + 0.5 * noise(i * 3)),
+            ],
+        ),
+        Signal::Head => frame(
+            n,
+            start,
+            &[
+                (HEAD, &|i| if on(i) > 0.0 { 10.0 + 0.5 * speed(i) - shift + noise(i) } else { 0.0 }),
+                (r.speed, &|i| if on(i) > 0.0 { speed(i) } else { 0.0 }),
+                (STATUS, &on),
+            ],
+        ),
         Signal::DeltaT => {
             let fl = |i: usize| 100.0 + 300.0 * ((i * 31) % 89) as f64 / 89.0;
             match l {
-                Loop::Hw => frame(n, start, &[
-                    (r.flow, &fl),
-                    (r.warm, &|i| 160.0 + noise(i)),
-                    (r.cool, &|i| 160.0 - (25.0 - 0.02 * fl(i) - shift + 0.8 * noise(i + 5))),
-                    (STATUS, &|_| 1.0),
-                ]),
-                Loop::Chw => frame(n, start, &[
-                    (r.flow, &fl),
-                    (r.cool, &|i| 44.0 + 0.3 * noise(i)),
-                    (r.warm, &|i| 44.0 + (14.0 - 0.01 * fl(i) - shift + 0.8 * noise(i + 5))),
-                    (STATUS, &|_| 1.0),
-                ]),
+                Loop::Hw => frame(
+                    n,
+                    start,
+                    &[
+                        (r.flow, &fl),
+                        (r.warm, &|i| 160.0 + noise(i)),
+                        (r.cool, &|i| 160.0 - (25.0 - 0.02 * fl(i) - shift + 0.8 * noise(i + 5))),
+                        (STATUS, &|_| 1.0),
+                    ],
+                ),
+                Loop::Chw => frame(
+                    n,
+                    start,
+                    &[
+                        (r.flow, &fl),
+                        (r.cool, &|i| 44.0 + 0.3 * noise(i)),
+                        (r.warm, &|i| 44.0 + (14.0 - 0.01 * fl(i) - shift + 0.8 * noise(i + 5))),
+                        (STATUS, &|_| 1.0),
+                    ],
+                ),
             }
         }
         Signal::Dp => {
             let fl = |i: usize| 200.0 + 600.0 * ((i * 29) % 83) as f64 / 83.0;
-            frame(n, start, &[(r.flow, &fl), (r.dp, &|i| 8.0 + 0.01 * fl(i) + shift + 0.6 * noise(i)), (r.dp_sp, &|_| 10.0), (STATUS, &|_| 1.0)])
+            frame(
+                n,
+                start,
+                &[
+                    (r.flow, &fl),
+                    (r.dp, &|i| 8.0 + 0.01 * fl(i) + shift + 0.6 * noise(i)),
+                    (r.dp_sp, &|_| 10.0),
+                    (STATUS, &|_| 1.0),
+                ],
+            )
         }
         Signal::Power => {
             let fl = |i: usize| 100.0 + 400.0 * ((i * 41) % 79) as f64 / 79.0;
-            frame(n, start, &[(r.flow, &fl), (POWER, &|i| 2.0 + 0.015 * fl(i) + shift + 0.3 * noise(i)), (STATUS, &|_| 1.0)])
+            frame(
+                n,
+                start,
+                &[(r.flow, &fl), (POWER, &|i| 2.0 + 0.015 * fl(i) + shift + 0.3 * noise(i)), (STATUS, &|_| 1.0)],
+            )
         }
     }
 }
@@ -90,7 +123,11 @@ fn no_drift_is_ok_and_drift_warns_then_faults_on_every_pump_detector() {
             assert!(f.judged > 100 && f.flagged.len() > f.judged / 2, "{id}: {} of {}", f.flagged.len(), f.judged);
             assert!(f.flagged.iter().all(|&i| (i as usize) < 150));
             let pre = def(s).prefix;
-            assert!(f.metrics.contains_key(&format!("{pre}_drift_sigma")) && f.metrics[&format!("{pre}_n_current")] == f.judged as f64, "{id}");
+            assert!(
+                f.metrics.contains_key(&format!("{pre}_drift_sigma"))
+                    && f.metrics[&format!("{pre}_n_current")] == f.judged as f64,
+                "{id}"
+            );
             assert_eq!(f.metrics[&format!("{pre}_sustained_alarm")], 1.0, "{id}");
             assert_eq!(ok.metrics[&format!("{pre}_sustained_alarm")], 0.0, "{id}");
             assert_eq!(f.judged_basis, super::spec(s, l).judged_basis);
@@ -125,7 +162,11 @@ fn the_warn_floor_is_inclusive() {
             Signal::Power => "warn_kw",
         };
         assert_eq!(run(s, Loop::Chw, warn, &params(&[(name, drift)])).severity, Severity::Warn, "{s:?} at {drift}");
-        assert_eq!(run(s, Loop::Chw, warn, &params(&[(name, drift + 0.001)])).severity, Severity::Ok, "{s:?} above {drift}");
+        assert_eq!(
+            run(s, Loop::Chw, warn, &params(&[(name, drift + 0.001)])).severity,
+            Severity::Ok,
+            "{s:?} above {drift}"
+        );
         // and the sigma floor too
         let sig = d.metrics[&format!("{}_drift_sigma", def(s).prefix)].abs();
         assert_eq!(run(s, Loop::Chw, warn, &params(&[("warn_sigma", sig.min(6.0))])).severity, Severity::Warn, "{s:?}");
@@ -158,7 +199,10 @@ fn missing_inputs_skip_and_never_pass() {
     let mut base = window(Signal::Flow, Loop::Chw, 300, 0, 0.0);
     base.cols.remove("chw_pump_speed");
     base.cols.remove(STATUS);
-    assert_eq!(fit(&d, &base, &Params::default()), Err(FitError::Missing(vec!["chw_pump_speed or pump_status".into()])));
+    assert_eq!(
+        fit(&d, &base, &Params::default()),
+        Err(FitError::Missing(vec!["chw_pump_speed or pump_status".into()]))
+    );
     // a baseline fitted along the speed needs the speed in the current window
     let b = fit(&d, &window(Signal::Flow, Loop::Chw, 300, 0, 0.0), &Params::default()).unwrap();
     let mut cur = window(Signal::Flow, Loop::Chw, 150, 300, 0.0);
@@ -223,17 +267,24 @@ fn nan_gaps_duplicates_and_disorder() {
         for v in nan.cols.values_mut() {
             v.iter_mut().for_each(|x| *x = f64::NAN);
         }
-        assert!(matches!(judge(&d, &window(s, Loop::Chw, 300, 0, 0.0), &nan, &Params::default()), Outcome::Skipped { .. }));
+        assert!(matches!(
+            judge(&d, &window(s, Loop::Chw, 300, 0, 0.0), &nan, &Params::default()),
+            Outcome::Skipped { .. }
+        ));
     }
 }
 
 #[test]
 fn pump_gates_scale_with_the_pump() {
     // a drive parked at 25 % a fifth of the time: the gate sits 2 points above that floor
-    let f = frame(300, 0, &[
-        ("chw_flow", &|i| 8.0 * if i % 5 == 0 { 25.0 } else { speed(i) + 10.0 } + 5.0 * noise(i)),
-        ("chw_pump_speed", &|i| if i % 5 == 0 { 25.0 } else { speed(i) + 10.0 }),
-    ]);
+    let f = frame(
+        300,
+        0,
+        &[
+            ("chw_flow", &|i| 8.0 * if i % 5 == 0 { 25.0 } else { speed(i) + 10.0 } + 5.0 * noise(i)),
+            ("chw_pump_speed", &|i| if i % 5 == 0 { 25.0 } else { speed(i) + 10.0 }),
+        ],
+    );
     let d = super::spec(Signal::Flow, Loop::Chw);
     let b = fit(&d, &f, &Params::default()).unwrap();
     let p = &b.parts[0];
@@ -241,7 +292,14 @@ fn pump_gates_scale_with_the_pump() {
     let b = fit(&d, &f, &params(&[("min_speed", 40.0)])).unwrap();
     assert_eq!((b.parts[0].min_load, b.parts[0].gate_source.as_str()), (40.0, "explicit"));
     // a small loop is gated at a tenth of its own flow, not 50 gpm
-    let small = frame(300, 0, &[("chw_flow", &|i| 10.0 + 30.0 * ((i * 31) % 89) as f64 / 89.0), ("power", &|i| 0.2 + 0.01 * (10.0 + 30.0 * ((i * 31) % 89) as f64 / 89.0) + 0.01 * noise(i))]);
+    let small = frame(
+        300,
+        0,
+        &[
+            ("chw_flow", &|i| 10.0 + 30.0 * ((i * 31) % 89) as f64 / 89.0),
+            ("power", &|i| 0.2 + 0.01 * (10.0 + 30.0 * ((i * 31) % 89) as f64 / 89.0) + 0.01 * noise(i)),
+        ],
+    );
     let pw = super::spec(Signal::Power, Loop::Chw);
     let b = fit(&pw, &small, &Params::default()).unwrap();
     assert!((3.5..4.0).contains(&b.parts[0].min_load) && b.parts[0].min_span < 8.0, "{:?}", b.parts[0]);
@@ -279,7 +337,18 @@ fn the_loop_dp_is_judged_net_of_a_setpoint_reset() {
     assert_eq!((f.severity, f.metrics["loop_dp_setpoint_driven"], f.metrics["dp_sp_shift"]), (Severity::Ok, 1.0, 5.0));
     assert!(f.caveats.iter().any(|c| c.contains("setpoint moved +5.0")), "{:?}", f.caveats);
     // a DP sensor whose values sit far beyond five times its usual magnitude is a dropout code
-    cur.cols.insert("chw_diff_press".into(), (0..150).map(|i| if i % 2 == 0 { 9999.0 } else { 8.0 + 0.01 * (200.0 + 600.0 * (((300 + i) * 29) % 83) as f64 / 83.0) + 0.6 * noise(300 + i) }).collect());
+    cur.cols.insert(
+        "chw_diff_press".into(),
+        (0..150)
+            .map(|i| {
+                if i % 2 == 0 {
+                    9999.0
+                } else {
+                    8.0 + 0.01 * (200.0 + 600.0 * (((300 + i) * 29) % 83) as f64 / 83.0) + 0.6 * noise(300 + i)
+                }
+            })
+            .collect(),
+    );
     let f = one(evaluate(&d, &fit(&d, &base, &Params::default()).unwrap(), &cur, &Params::default()));
     assert_eq!((f.severity, f.judged), (Severity::Ok, 75));
 }
@@ -292,7 +361,11 @@ fn confounds_are_caveats_not_verdicts() {
     cur.cols.insert("chw_diff_press".into(), vec![15.0; 150]);
     let f = one(judge(&d, &base, &cur, &Params::default()));
     assert_eq!(f.severity, Severity::Warn);
-    assert!(f.metrics["dp_shift"] > 2.9 && f.caveats.iter().any(|c| c.contains("added resistance downstream")), "{:?}", f.caveats);
+    assert!(
+        f.metrics["dp_shift"] > 2.9 && f.caveats.iter().any(|c| c.contains("added resistance downstream")),
+        "{:?}",
+        f.caveats
+    );
 }
 
 // ------------------------------------------------------------------ against the reference
@@ -305,7 +378,12 @@ fn confounds_are_caveats_not_verdicts() {
 #[test]
 fn reference_pump_flow_on_the_same_frame() {
     let d = super::spec(Signal::Flow, Loop::Chw);
-    let f = one(judge(&d, &window(Signal::Flow, Loop::Chw, 300, 0, 0.0), &window(Signal::Flow, Loop::Chw, 150, 300, 25.0), &Params::default()));
+    let f = one(judge(
+        &d,
+        &window(Signal::Flow, Loop::Chw, 300, 0, 0.0),
+        &window(Signal::Flow, Loop::Chw, 150, 300, 25.0),
+        &Params::default(),
+    ));
     // the reference gives warn, pump_flow_drift_gpm -24.7828, pump_flow_drift_sigma -4.2383,
     // baseline sigma 5.8474 gpm, 135 samples, slope -1.7207 gpm/month, 100 % outside 2σ,
     // speed gate 15 % (default), floors 15 / 30 gpm, dp_shift 0.0, sustained alarm
@@ -315,13 +393,25 @@ fn reference_pump_flow_on_the_same_frame() {
     assert!(close(m["pump_flow_drift_sigma"], -4.2383, 2e-3), "{m:?}");
     assert!(close(m["pump_flow_baseline_sigma_gpm"], 5.8474, 1e-3));
     assert!(close(m["pump_flow_slope_gpm_per_month"], -1.7207, 2e-3));
-    assert_eq!((m["pump_flow_n_current"], m["pump_flow_pct_outside_2sigma"], m["pump_flow_speed_gate_pct"]), (135.0, 100.0, 15.0));
-    assert_eq!((m["pump_flow_warn_floor_gpm"], m["pump_flow_fault_floor_gpm"], m["dp_shift"], m["pump_flow_sustained_alarm"]), (15.0, 30.0, 0.0, 1.0));
+    assert_eq!(
+        (m["pump_flow_n_current"], m["pump_flow_pct_outside_2sigma"], m["pump_flow_speed_gate_pct"]),
+        (135.0, 100.0, 15.0)
+    );
+    assert_eq!(
+        (m["pump_flow_warn_floor_gpm"], m["pump_flow_fault_floor_gpm"], m["dp_shift"], m["pump_flow_sustained_alarm"]),
+        (15.0, 30.0, 0.0, 1.0)
+    );
     // the reference gives fault at a 45 gpm deficit (-44.7828, -7.6586σ) and ok at 3 (-2.7828, 5.19 % outside 2σ)
     let f = run(Signal::Flow, Loop::Chw, 45.0, &Params::default());
     assert!(f.severity == Severity::Fault && close(f.metrics["pump_flow_drift_sigma"], -7.6586, 2e-3));
     let f = run(Signal::Flow, Loop::Chw, 3.0, &Params::default());
-    assert!(f.severity == Severity::Ok && close(f.metrics["pump_flow_drift_gpm"], -2.7828, 2e-3) && f.metrics["pump_flow_pct_outside_2sigma"] == 5.19, "{:?}", f.metrics);
+    assert!(
+        f.severity == Severity::Ok
+            && close(f.metrics["pump_flow_drift_gpm"], -2.7828, 2e-3)
+            && f.metrics["pump_flow_pct_outside_2sigma"] == 5.19,
+        "{:?}",
+        f.metrics
+    );
 }
 
 #[test]
@@ -329,21 +419,44 @@ fn reference_hot_water_pump_flow_and_loop_deltat() {
     // the reference's hw_pump_flow_drift on the hot-water roles gives the chilled-water figures:
     // warn, -24.7828 gpm, -4.2383σ
     let f = run(Signal::Flow, Loop::Hw, 25.0, &Params::default());
-    assert!(f.severity == Severity::Warn && close(f.metrics["pump_flow_drift_gpm"], -24.7828, 2e-3) && close(f.metrics["pump_flow_drift_sigma"], -4.2383, 2e-3));
+    assert!(
+        f.severity == Severity::Warn
+            && close(f.metrics["pump_flow_drift_gpm"], -24.7828, 2e-3)
+            && close(f.metrics["pump_flow_drift_sigma"], -4.2383, 2e-3)
+    );
     // hw_loop_deltat_drift: the reference gives fault, loop_deltat_drift_f -2.957, -5.9377σ,
     // baseline sigma 0.498 °F, flow gate 38.314607 gpm, span gate 10, slope 0.0007 °F/month
     let f = run(Signal::DeltaT, Loop::Hw, 3.0, &Params::default());
     let m = &f.metrics;
     assert_eq!(f.severity, Severity::Fault);
-    assert!(close(m["loop_deltat_drift_f"], -2.957, 1e-3) && close(m["loop_deltat_drift_sigma"], -5.9377, 3e-3), "{m:?}");
-    assert!(close(m["loop_deltat_baseline_sigma_f"], 0.498, 1e-4) && close(m["loop_deltat_load_gate"], 38.314607, 1e-4) && close(m["loop_deltat_slope_f_per_month"], 0.0007, 1e-4));
+    assert!(
+        close(m["loop_deltat_drift_f"], -2.957, 1e-3) && close(m["loop_deltat_drift_sigma"], -5.9377, 3e-3),
+        "{m:?}"
+    );
+    assert!(
+        close(m["loop_deltat_baseline_sigma_f"], 0.498, 1e-4)
+            && close(m["loop_deltat_load_gate"], 38.314607, 1e-4)
+            && close(m["loop_deltat_slope_f_per_month"], 0.0007, 1e-4)
+    );
     assert!(f.summary.contains("below its baseline") && f.summary.contains("low-ΔT syndrome"), "{}", f.summary);
     // the reference gives ok at a 0.3 °F collapse: -0.257 °F, -0.516σ, 9.33 % outside 2σ
     let f = run(Signal::DeltaT, Loop::Hw, 0.3, &Params::default());
-    assert!(f.severity == Severity::Ok && close(f.metrics["loop_deltat_drift_f"], -0.257, 1e-3) && f.metrics["loop_deltat_pct_outside_2sigma"] == 9.33, "{:?}", f.metrics);
+    assert!(
+        f.severity == Severity::Ok
+            && close(f.metrics["loop_deltat_drift_f"], -0.257, 1e-3)
+            && f.metrics["loop_deltat_pct_outside_2sigma"] == 9.33,
+        "{:?}",
+        f.metrics
+    );
     // chilled water, widening 1.5 °F: the reference gives warn, +1.5114 °F, 9.0393σ, sigma 0.1672
     let f = run(Signal::DeltaT, Loop::Chw, -1.5, &Params::default());
-    assert!(f.severity == Severity::Warn && close(f.metrics["loop_deltat_drift_f"], 1.5114, 1e-3) && close(f.metrics["loop_deltat_drift_sigma"], 9.0393, 0.01), "{:?}", f.metrics);
+    assert!(
+        f.severity == Severity::Warn
+            && close(f.metrics["loop_deltat_drift_f"], 1.5114, 1e-3)
+            && close(f.metrics["loop_deltat_drift_sigma"], 9.0393, 0.01),
+        "{:?}",
+        f.metrics
+    );
 }
 
 #[test]
@@ -353,28 +466,71 @@ fn reference_loop_dp_power_and_status_only_head() {
     let d = super::spec(Signal::Dp, Loop::Chw);
     let r = roles(Loop::Chw);
     let fl = |i: usize| 200.0 + 600.0 * ((i * 29) % 83) as f64 / 83.0;
-    let dp = |shift: f64, sp: f64| move |n: usize, start: usize| frame(n, start, &[(r.flow, &fl), (r.dp, &|i| 8.0 + 0.01 * fl(i) + shift + 0.6 * noise(i)), (r.dp_sp, &|_| 10.0 + sp)]);
+    let dp = |shift: f64, sp: f64| {
+        move |n: usize, start: usize| {
+            frame(
+                n,
+                start,
+                &[(r.flow, &fl), (r.dp, &|i| 8.0 + 0.01 * fl(i) + shift + 0.6 * noise(i)), (r.dp_sp, &|_| 10.0 + sp)],
+            )
+        }
+    };
     let f = one(judge(&d, &dp(0.0, 0.0)(300, 0), &dp(5.0, 5.0)(150, 300), &Params::default()));
     let m = &f.metrics;
-    assert_eq!((f.severity, m["loop_dp_setpoint_driven"], m["dp_sp_shift"], m["loop_dp_load_gate"]), (Severity::Ok, 1.0, 5.0, 50.0));
-    assert!(close(m["loop_dp_drift"], 5.004, 1e-3) && close(m["loop_dp_drift_sigma"], 28.7916, 0.02) && close(m["loop_dp_baseline_sigma"], 0.1738, 1e-4) && close(m["loop_dp_residual_drift"], 0.004, 1e-3), "{m:?}");
+    assert_eq!(
+        (f.severity, m["loop_dp_setpoint_driven"], m["dp_sp_shift"], m["loop_dp_load_gate"]),
+        (Severity::Ok, 1.0, 5.0, 50.0)
+    );
+    assert!(
+        close(m["loop_dp_drift"], 5.004, 1e-3)
+            && close(m["loop_dp_drift_sigma"], 28.7916, 0.02)
+            && close(m["loop_dp_baseline_sigma"], 0.1738, 1e-4)
+            && close(m["loop_dp_residual_drift"], 0.004, 1e-3),
+        "{m:?}"
+    );
     // pump_power_drift, +0.6 kW: the reference gives warn, 0.6016 kW, 6.9305σ, sigma 0.0868, flow
     // gate 47.493671, floors 0.504477 / 1.008955 kW
     let f = run(Signal::Power, Loop::Chw, 0.6, &Params::default());
     let m = &f.metrics;
     assert_eq!(f.severity, Severity::Warn);
-    assert!(close(m["pump_power_drift_kw"], 0.6016, 1e-3) && close(m["pump_power_drift_sigma"], 6.9305, 0.01) && close(m["pump_power_baseline_sigma_kw"], 0.0868, 1e-4), "{m:?}");
-    assert!(close(m["pump_power_load_gate"], 47.493671, 1e-4) && close(m["pump_power_warn_floor_kw"], 0.5045, 1e-4) && close(m["pump_power_fault_floor_kw"], 1.009, 1e-4), "{m:?}");
+    assert!(
+        close(m["pump_power_drift_kw"], 0.6016, 1e-3)
+            && close(m["pump_power_drift_sigma"], 6.9305, 0.01)
+            && close(m["pump_power_baseline_sigma_kw"], 0.0868, 1e-4),
+        "{m:?}"
+    );
+    assert!(
+        close(m["pump_power_load_gate"], 47.493671, 1e-4)
+            && close(m["pump_power_warn_floor_kw"], 0.5045, 1e-4)
+            && close(m["pump_power_fault_floor_kw"], 1.009, 1e-4),
+        "{m:?}"
+    );
     // pump_head_drift on a pump with a status but no speed (constant speed, flat level): the
     // reference gives fault, -4.479 psi, -15.3445σ, sigma 0.2919 psi, 135 samples, flow_shift 0
     let d = super::spec(Signal::Head, Loop::Chw);
-    let hd = |deficit: f64| move |n: usize, start: usize| frame(n, start, &[(HEAD, &|i| 40.0 - deficit + noise(i)), (STATUS, &on), ("chw_flow", &|i| 500.0 + 5.0 * noise(i + 1))]);
+    let hd = |deficit: f64| {
+        move |n: usize, start: usize| {
+            frame(
+                n,
+                start,
+                &[(HEAD, &|i| 40.0 - deficit + noise(i)), (STATUS, &on), ("chw_flow", &|i| 500.0 + 5.0 * noise(i + 1))],
+            )
+        }
+    };
     let b = fit(&d, &hd(0.0)(300, 0), &Params::default()).unwrap();
-    assert_eq!((b.parts[0].normalizer, b.parts[0].fit.as_ref().unwrap().model), (Some(Normalizer::StatusOnly), loadfit::Model::Level));
+    assert_eq!(
+        (b.parts[0].normalizer, b.parts[0].fit.as_ref().unwrap().model),
+        (Some(Normalizer::StatusOnly), loadfit::Model::Level)
+    );
     let f = one(evaluate(&d, &b, &hd(4.5)(150, 300), &Params::default()));
     let m = &f.metrics;
     assert_eq!((f.severity, m["pump_head_n_current"], m["flow_shift"]), (Severity::Fault, 135.0, 0.0));
-    assert!(close(m["pump_head_drift_psi"], -4.479, 1e-3) && close(m["pump_head_drift_sigma"], -15.3445, 0.01) && close(m["pump_head_baseline_sigma_psi"], 0.2919, 1e-4), "{m:?}");
+    assert!(
+        close(m["pump_head_drift_psi"], -4.479, 1e-3)
+            && close(m["pump_head_drift_sigma"], -15.3445, 0.01)
+            && close(m["pump_head_baseline_sigma_psi"], 0.2919, 1e-4),
+        "{m:?}"
+    );
     assert!(f.caveats.iter().any(|c| c.contains("constant-speed pump")));
 }
 
@@ -393,28 +549,74 @@ fn reference_gates_and_flat_levels() {
     // a drive parked at 25 % every fifth hour (reference/drift_ref.py "vfd_floor"): the reference
     // learns a 25 % floor, gates at 27 %, and gives warn, -19.8362 gpm, -13.42σ on 120 samples
     let sp = |i: usize| if i.is_multiple_of(5) { 25.0 } else { speed(i) + 10.0 };
-    let vfd = |deficit: f64| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &|i| 8.0 * sp(i) - deficit + 5.0 * noise(i)), ("chw_pump_speed", &sp)]);
+    let vfd = |deficit: f64| {
+        move |n: usize, start: usize| {
+            frame(n, start, &[("chw_flow", &|i| 8.0 * sp(i) - deficit + 5.0 * noise(i)), ("chw_pump_speed", &sp)])
+        }
+    };
     let f = one(judge(&d, &vfd(0.0)(300, 0), &vfd(20.0)(150, 300), &Params::default()));
     let m = &f.metrics;
-    assert_eq!((f.severity, m["pump_flow_speed_gate_pct"], m["pump_flow_vfd_floor_pct"], m["pump_flow_n_current"]), (Severity::Warn, 27.0, 25.0, 120.0));
-    assert!(close(m["pump_flow_drift_gpm"], -19.8362, 1e-3) && close(m["pump_flow_drift_sigma"], -13.42, 0.01) && close(m["pump_flow_baseline_sigma_gpm"], 1.4781, 1e-4), "{m:?}");
+    assert_eq!(
+        (f.severity, m["pump_flow_speed_gate_pct"], m["pump_flow_vfd_floor_pct"], m["pump_flow_n_current"]),
+        (Severity::Warn, 27.0, 25.0, 120.0)
+    );
+    assert!(
+        close(m["pump_flow_drift_gpm"], -19.8362, 1e-3)
+            && close(m["pump_flow_drift_sigma"], -13.42, 0.01)
+            && close(m["pump_flow_baseline_sigma_gpm"], 1.4781, 1e-4),
+        "{m:?}"
+    );
     // a constant-speed pump ("constant_speed"): the reference gives fault, -39.935 gpm,
     // -13.8136σ, sigma 2.891 gpm; at another speed ("constant_speed_other") it declines
-    let cs = |deficit: f64, at: Option<f64>| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &|i| 800.0 - deficit + 10.0 * noise(i)), ("chw_pump_speed", &|i| at.unwrap_or(80.0 + 0.2 * noise(i + 3)))]);
+    let cs = |deficit: f64, at: Option<f64>| {
+        move |n: usize, start: usize| {
+            frame(
+                n,
+                start,
+                &[
+                    ("chw_flow", &|i| 800.0 - deficit + 10.0 * noise(i)),
+                    ("chw_pump_speed", &|i| at.unwrap_or(80.0 + 0.2 * noise(i + 3))),
+                ],
+            )
+        }
+    };
     let f = one(judge(&d, &cs(0.0, None)(300, 0), &cs(40.0, None)(150, 300), &Params::default()));
-    assert!(f.severity == Severity::Fault && close(f.metrics["pump_flow_drift_gpm"], -39.935, 1e-3) && close(f.metrics["pump_flow_drift_sigma"], -13.8136, 0.01) && close(f.metrics["pump_flow_baseline_sigma_gpm"], 2.891, 1e-4), "{:?}", f.metrics);
-    assert_eq!(one(judge(&d, &cs(0.0, None)(300, 0), &cs(0.0, Some(60.0))(150, 300), &Params::default())).severity, Severity::Info);
+    assert!(
+        f.severity == Severity::Fault
+            && close(f.metrics["pump_flow_drift_gpm"], -39.935, 1e-3)
+            && close(f.metrics["pump_flow_drift_sigma"], -13.8136, 0.01)
+            && close(f.metrics["pump_flow_baseline_sigma_gpm"], 2.891, 1e-4),
+        "{:?}",
+        f.metrics
+    );
+    assert_eq!(
+        one(judge(&d, &cs(0.0, None)(300, 0), &cs(0.0, Some(60.0))(150, 300), &Params::default())).severity,
+        Severity::Info
+    );
     // a small pump ("small_power"): the reference gates at 3.831461 gpm with a 7.662921 gpm span,
     // floors 0.032009 / 0.064017 kW, and gives warn, +0.0501 kW at 17.29σ (its sigma rounded to
     // 0.0029 kW; this one is not rounded, hence the looser sigma tolerance)
     let pw = super::spec(Signal::Power, Loop::Chw);
     let fl = |i: usize| 10.0 + 30.0 * ((i * 31) % 89) as f64 / 89.0;
-    let sm = |excess: f64| move |n: usize, start: usize| frame(n, start, &[("chw_flow", &fl), ("power", &|i| 0.2 + 0.01 * fl(i) + excess + 0.01 * noise(i))]);
+    let sm = |excess: f64| {
+        move |n: usize, start: usize| {
+            frame(n, start, &[("chw_flow", &fl), ("power", &|i| 0.2 + 0.01 * fl(i) + excess + 0.01 * noise(i))])
+        }
+    };
     let b = fit(&pw, &sm(0.0)(300, 0), &Params::default()).unwrap();
-    assert!(close(b.parts[0].min_load, 3.831461, 1e-6) && close(b.parts[0].min_span, 7.662921, 1e-6), "{:?}", b.parts[0]);
+    assert!(
+        close(b.parts[0].min_load, 3.831461, 1e-6) && close(b.parts[0].min_span, 7.662921, 1e-6),
+        "{:?}",
+        b.parts[0]
+    );
     let f = one(evaluate(&pw, &b, &sm(0.05)(150, 300), &Params::default()));
     let m = &f.metrics;
     assert_eq!(f.severity, Severity::Warn);
-    assert!(close(m["pump_power_warn_floor_kw"], 0.032, 1e-4) && close(m["pump_power_fault_floor_kw"], 0.064, 1e-4) && close(m["pump_power_drift_kw"], 0.0501, 1e-4), "{m:?}");
+    assert!(
+        close(m["pump_power_warn_floor_kw"], 0.032, 1e-4)
+            && close(m["pump_power_fault_floor_kw"], 0.064, 1e-4)
+            && close(m["pump_power_drift_kw"], 0.0501, 1e-4),
+        "{m:?}"
+    );
     assert!(close(m["pump_power_drift_sigma"], 17.2929, 0.3), "{m:?}");
 }

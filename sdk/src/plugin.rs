@@ -26,15 +26,26 @@ pub type Handler = fn(&Value, &Context) -> Result<Output, CapError>;
 /// One capability a component offers.
 #[derive(Clone)]
 pub struct Capability {
+    /// The name callers call it by (snake_case, unique across the loaded components).
     pub name: String,
+    /// The capability's own version (semver), published in its descriptor.
     pub version: String,
+    /// A short human title.
     pub title: String,
+    /// What it answers, for an assistant choosing a tool: never leave it empty.
     pub description: String,
+    /// JSON Schema of the arguments (the host validates every call against it).
     pub input_schema: Value,
+    /// JSON Schema of the result's data (the host checks every result against it).
     pub output_schema: Value,
     /// "cheap", "one timestamp scan", "long-running" ...
     pub cost: String,
+    /// Free-form annotations for callers; the host never interprets them.
     pub annotations: Vec<(String, String)>,
+    /// Top-level data keys that are the capability's own output (the caller's text echoed
+    /// back), which the host never cuts.
+    pub own_output: Vec<String>,
+    /// The function that answers a call.
     pub handler: Handler,
 }
 
@@ -51,35 +62,49 @@ impl Capability {
             output_schema: empty,
             cost: "cheap".to_string(),
             annotations: Vec::new(),
+            own_output: Vec::new(),
             handler,
         }
     }
+    /// Set the version.
     pub fn version(mut self, v: &str) -> Self {
         self.version = v.to_string();
         self
     }
+    /// Set the title.
     pub fn title(mut self, t: &str) -> Self {
         self.title = t.to_string();
         self
     }
+    /// Set the description an assistant reads.
     pub fn description(mut self, d: &str) -> Self {
         self.description = d.to_string();
         self
     }
+    /// Set the input schema (the subset of JSON Schema the host enforces; others are refused at load).
     pub fn input_schema(mut self, s: Value) -> Self {
         self.input_schema = s;
         self
     }
+    /// Set the output schema.
     pub fn output_schema(mut self, s: Value) -> Self {
         self.output_schema = s;
         self
     }
+    /// Set the cost class ("cheap", "one timestamp scan", "long-running").
     pub fn cost(mut self, c: &str) -> Self {
         self.cost = c.to_string();
         self
     }
+    /// Add a free-form annotation.
     pub fn annotation(mut self, k: &str, v: &str) -> Self {
         self.annotations.push((k.to_string(), v.to_string()));
+        self
+    }
+    /// Name the top-level data keys that echo the caller's own text (the host never cuts
+    /// them at 2,000 characters).
+    pub fn own_output(mut self, keys: &[&str]) -> Self {
+        self.own_output = keys.iter().map(|k| k.to_string()).collect();
         self
     }
 }
@@ -87,36 +112,49 @@ impl Capability {
 /// One argument of a prompt.
 #[derive(Clone, Debug)]
 pub struct PromptArg {
+    /// The argument's name.
     pub name: String,
+    /// What to pass.
     pub description: String,
+    /// Whether the prompt needs it.
     pub required: bool,
 }
 
 /// A prompt template: renders one user message from its arguments.
 #[derive(Clone)]
 pub struct Prompt {
+    /// The prompt's name.
     pub name: String,
+    /// A short human title.
     pub title: String,
+    /// What the prompt asks for.
     pub description: String,
+    /// Its arguments.
     pub arguments: Vec<PromptArg>,
+    /// Render the user message from the arguments (each already one short line).
     pub render: fn(&BTreeMap<String, String>) -> Result<String, CapError>,
 }
 
 /// Everything one component exports.
 #[derive(Clone, Default)]
 pub struct Plugin {
+    /// The capabilities it offers.
     pub capabilities: Vec<Capability>,
+    /// The prompts it offers.
     pub prompts: Vec<Prompt>,
 }
 
 impl Plugin {
+    /// An empty component.
     pub fn new() -> Self {
         Plugin::default()
     }
+    /// Offer a capability.
     pub fn capability(mut self, c: Capability) -> Self {
         self.capabilities.push(c);
         self
     }
+    /// Offer a prompt.
     pub fn prompt(mut self, p: Prompt) -> Self {
         self.prompts.push(p);
         self
@@ -141,6 +179,7 @@ pub mod __guest {
                 output_schema: c.output_schema.to_string(),
                 cost: c.cost.clone(),
                 annotations: c.annotations.clone(),
+                own_output: c.own_output.clone(),
             })
             .collect()
     }

@@ -4,6 +4,8 @@
 
 use camber_common::CapError;
 
+use crate::bindings::camber::capability::catalog as wit_catalog;
+use crate::bindings::camber::capability::run_config as wit_run_config;
 use crate::bindings::camber::capability::store as wit;
 use crate::plugin::__guest::code_from_wit;
 
@@ -49,7 +51,8 @@ pub fn read_times(
 
 /// The dataset catalog (public metadata), parsed.
 pub fn catalog() -> Result<serde_json::Value, CapError> {
-    serde_json::from_str(&wit::catalog()).map_err(|_| CapError::internal("the host's catalog is not JSON"))
+    serde_json::from_str(&wit_catalog::dataset_catalog())
+        .map_err(|_| CapError::internal("the host's catalog is not JSON"))
 }
 
 /// One equipment's roles as aligned columns in a window (NaN where a role has no sample).
@@ -86,6 +89,6 @@ pub fn read_grid(
 
 /// The run config a run of this facility uses (see the WIT `run-config`), parsed.
 pub fn run_config(facility_id: &str) -> Result<serde_json::Value, CapError> {
-    let text = wit::run_config(facility_id).map_err(err)?;
+    let text = wit_run_config::run_config(facility_id).map_err(err)?;
     serde_json::from_str(&text).map_err(|_| CapError::internal("the host's run config is not JSON"))
 }

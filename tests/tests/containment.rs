@@ -193,6 +193,17 @@ fn a_schema_keyword_outside_the_subset_is_refused_at_load() {
 }
 
 #[test]
+fn a_component_built_against_another_version_of_the_contract_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(refused_components_dir().join("_cap_oldwit.wasm"), dir.path().join("_cap_oldwit.wasm")).unwrap();
+    let err = registry_from(&[dir.path().to_path_buf()]).err().expect("refused");
+    assert_eq!(
+        err,
+        "_cap_oldwit.wasm: built against camber:capability@0.1.0, but this host loads camber:capability@0.2.0: rebuild it with the current camber-sdk"
+    );
+}
+
+#[test]
 fn a_file_that_is_not_a_component_is_refused_at_load() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("_cap_garbage.wasm"), b"\0asm\x01\0\0\0garbage").unwrap();

@@ -20,7 +20,7 @@ const COMPONENTS: &[&str] = &[
 ];
 /// Components only the tests load: misbehaving at call time, and refused at load.
 const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
-const REFUSED_COMPONENTS: &[&str] = &["cap_badschema"];
+const REFUSED_COMPONENTS: &[&str] = &["cap_badschema", "cap_oldwit"];
 
 /// The workspace root: found from the working directory at run time (a binary built from
 /// another checkout of this repository must still act on this one), else where xtask was built.

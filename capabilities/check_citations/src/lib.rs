@@ -152,7 +152,7 @@ fn plugin() -> Plugin {
             .input_schema(input_schema())
             .output_schema(output_schema())
             .cost("cheap")
-            .annotation("own_output", "verified_text,sentences"),
+            .own_output(&["verified_text", "sentences"]),
     )
 }
 

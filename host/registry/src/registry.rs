@@ -214,16 +214,8 @@ impl Registry {
                 parse(&d.output_schema, "output_schema")?,
                 &format!("{file}: {}.output_schema", d.name),
             )?;
-            let own_output: Vec<String> = d
-                .annotations
-                .iter()
-                .filter(|(k, _)| k == "own_output")
-                .flat_map(|(_, v)| {
-                    v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect::<Vec<_>>()
-                })
-                .collect();
             entries.push(CapabilityEntry {
-                own_output,
+                own_output: d.own_output,
                 name: d.name,
                 version: d.version,
                 title: one_line(&d.title),

@@ -1,4 +1,5 @@
-//! The `camber:capability/store` imports, bound to the call in progress. The runtime owns
+//! The `camber:capability` imports (`store`, `run-config`, `catalog`), bound to the call in
+//! progress. The runtime owns
 //! only the glue: each import is forwarded to the call's [`HostAccess`], the access state the
 //! registry builds for one call (which facilities it may read, what it did read, the first
 //! refused or failed read). So the sandbox knows nothing of the store or the policy, and the
@@ -6,6 +7,8 @@
 
 use std::any::Any;
 
+use crate::bindings::camber::capability::catalog as wit_catalog;
+use crate::bindings::camber::capability::run_config as wit_run_config;
 use crate::bindings::camber::capability::store as wit_store;
 use crate::bindings::camber::capability::types as wit;
 use crate::CallState;
@@ -175,10 +178,16 @@ impl wit_store::Host for CallState {
     ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
         self.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns)
     }
+}
+
+impl wit_run_config::Host for CallState {
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError> {
         self.access.run_config(facility_id)
     }
-    fn catalog(&mut self) -> String {
+}
+
+impl wit_catalog::Host for CallState {
+    fn dataset_catalog(&mut self) -> String {
         self.access.catalog()
     }
 }

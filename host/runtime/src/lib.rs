@@ -26,6 +26,9 @@ pub use hostfns::{HostAccess, NoAccess};
 
 /// Host bindings of the WIT world every component implements.
 pub use bindings::camber::capability::types as wit;
+
+/// The version of the WIT package (`wit/capability.wit`) this host implements.
+pub const WIT_VERSION: &str = "0.2.0";
 pub use bindings::{Capability as WitCapability, CapabilityPre};
 
 /// Limits that hold for every guest call.
@@ -244,8 +247,22 @@ impl Runtime {
         sha256_hex(&material)[..32].to_string()
     }
 
-    /// Pre-instantiate a component against the world; fails when it does not implement it.
+    /// Pre-instantiate a component against the world; fails when it does not implement it,
+    /// and first, in one line naming both versions, when it was built against another version
+    /// of the contract.
     pub fn pre_instantiate(&self, component: &Component, file: &str) -> Result<CapabilityPre<CallState>, String> {
+        let ty = component.component_type();
+        let versions: std::collections::BTreeSet<String> = ty
+            .imports(&self.engine)
+            .filter_map(|(name, _)| {
+                name.strip_prefix("camber:capability/").and_then(|n| n.split_once('@')).map(|(_, v)| v.to_string())
+            })
+            .collect();
+        if let Some(other) = versions.iter().find(|v| v.as_str() != WIT_VERSION) {
+            return Err(format!(
+                "{file}: built against camber:capability@{other}, but this host loads camber:capability@{WIT_VERSION}: rebuild it with the current camber-sdk"
+            ));
+        }
         let pre = self
             .linker
             .instantiate_pre(component)

@@ -22,6 +22,7 @@ fn desc(name: &str, output: Value) -> wit::Descriptor {
         output_schema: output.to_string(),
         cost: "cheap".to_string(),
         annotations: vec![],
+        own_output: vec![],
     }
 }
 

@@ -5,6 +5,8 @@
 #![deny(unsafe_code)]
 
 pub mod access;
+pub mod capability;
+pub mod context;
 pub mod licence;
 pub mod pipeline;
 pub mod policy;

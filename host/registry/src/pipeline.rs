@@ -24,9 +24,10 @@ use camber_runtime::{panic_message, wit, CallState, CapabilityPre, GuestCall, Gu
 use camber_store::{fence, StoreError};
 
 use crate::access::{code_from_wit, unavailable, Access};
+use crate::capability::CapabilityEntry;
+use crate::context::CallContext;
 use crate::licence::Wall;
 use crate::policy::{self, TokenInputs};
-use crate::registry::{CallContext, CapabilityEntry};
 
 /// Why a call was refused: a schema refusal (its messages are `"<pointer>: <problem>"`,
 /// redacted after the pointer) or any other.

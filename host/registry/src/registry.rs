@@ -1,131 +1,21 @@
 //! The registry: every capability and prompt the loaded components offer, and
 //! [`Registry::call`], the one policy pipeline every adapter (CLI, MCP, A2A) goes through.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
-use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use camber_common::canonical::digest;
 use camber_common::text::one_line;
 use camber_common::{CapError, CapabilityResult, ErrorCode};
 
 use crate::access::code_from_wit;
+pub use crate::capability::CapabilityEntry;
+pub use crate::context::{CallContext, Limits};
 use crate::pipeline::{self, Refusal};
 use crate::policy::Schema;
 use camber_common::redact::{Redactor, Sent};
 use camber_runtime::{file_label, CallState, CapabilityPre, Runtime};
-use camber_store::StoreDir;
-
-/// Limits on one call.
-#[derive(Clone, Debug)]
-pub struct Limits {
-    /// Rows in any top-level list of `data`.
-    pub max_rows: usize,
-    /// JSON bytes of data, text, facts and banners together.
-    pub max_bytes: usize,
-    /// Wall-clock budget of one call.
-    pub max_seconds: f64,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits { max_rows: 5000, max_bytes: 2_000_000, max_seconds: 120.0 }
-    }
-}
-
-/// Who is calling and what they may read.
-#[derive(Clone)]
-pub struct CallContext {
-    /// The store the call reads (`None`: there is no store directory).
-    pub store: Option<Arc<StoreDir>>,
-    /// Facilities this caller may read; empty means none.
-    pub allowed: BTreeSet<String>,
-    /// The trust floor (0..=1).
-    pub min_trust: f64,
-    pub limits: Limits,
-    /// A label for logs; never used for policy.
-    pub caller: String,
-    /// Digest of the loaded run config's content ("" when there is none).
-    pub config_digest: String,
-    /// The run configs loaded and checked at startup (the calls read these, never the files).
-    pub run_configs: Arc<crate::runconfig::RunConfigs>,
-    /// Set to stop the running guest at once (an MCP cancel, a dropped client).
-    pub cancel: Option<Arc<AtomicBool>>,
-    /// Known local roots taken out of every message.
-    pub redactor: Arc<Redactor>,
-}
-
-impl CallContext {
-    /// A context with no store: only capabilities that read no building data can answer.
-    pub fn without_store(allowed: impl IntoIterator<Item = String>) -> CallContext {
-        CallContext {
-            store: None,
-            allowed: allowed.into_iter().collect(),
-            min_trust: 0.5,
-            limits: Limits::default(),
-            caller: "local".into(),
-            config_digest: String::new(),
-            run_configs: Arc::new(crate::runconfig::RunConfigs::default()),
-            cancel: None,
-            redactor: Arc::new(Redactor::new(Vec::new())),
-        }
-    }
-
-    /// A context over the store at `store_root` for these allowed facilities.
-    pub fn new(store_root: &Path, allowed: impl IntoIterator<Item = String>) -> CallContext {
-        CallContext {
-            store: StoreDir::open(store_root),
-            redactor: Arc::new(Redactor::new([store_root.to_path_buf()])),
-            ..CallContext::without_store(allowed)
-        }
-    }
-}
-
-/// One capability as the host serves it.
-pub struct CapabilityEntry {
-    pub name: String,
-    pub version: String,
-    pub title: String,
-    pub description: String,
-    pub cost: String,
-    pub annotations: Vec<(String, String)>,
-    pub input: Schema,
-    pub output: Schema,
-    /// The component file it came from (a name, never a path).
-    pub file: String,
-    /// Top-level data keys that are the capability's own output (the caller's text echoed
-    /// back): never cut by the 2,000-character string cap.
-    pub own_output: Vec<String>,
-    component: usize,
-}
-
-impl CapabilityEntry {
-    /// The descriptor of spec/capability-descriptor.txt, with its revision digest (SHA-256 of
-    /// the RFC 8785 canonical JSON of the descriptor without the revision).
-    pub fn descriptor(&self) -> Value {
-        let mut annotations = serde_json::Map::new();
-        annotations.insert("cost".into(), Value::String(self.cost.clone()));
-        for (k, v) in &self.annotations {
-            annotations.insert(k.clone(), Value::String(v.clone()));
-        }
-        let mut d = json!({
-            "id": self.name,
-            "version": self.version,
-            "title": self.title,
-            "description": self.description,
-            "input_schema": self.input.source,
-            "output_schema": self.output.source,
-            "io_mode": "unary",
-            "annotations": annotations,
-        });
-        let revision = digest(&d);
-        d["revision"] = Value::String(revision);
-        d
-    }
-}
 
 /// One prompt as the host serves it.
 pub struct PromptEntry {

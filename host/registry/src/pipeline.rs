@@ -128,19 +128,14 @@ type Fences = (Vec<String>, BTreeMap<String, StoreError>, Vec<Option<String>>);
 /// than taking the listing down.
 fn fences_before(named: &[String], readable: &BTreeSet<String>, ctx: &CallContext) -> Result<Fences, Refusal> {
     let Some(s) = &ctx.store else { return Ok((Vec::new(), BTreeMap::new(), Vec::new())) };
-    let mut fenced: Vec<String> = readable.iter().cloned().collect();
-    let mut fenced_off = BTreeMap::new();
+    let fids: Vec<String> = readable.iter().cloned().collect();
+    let refuse = |e: StoreError| -> Refusal { unavailable(&e, &ctx.allowed).into() };
     if named.is_empty() {
-        fenced.retain(|fid| match fence::read(s.root(), fid) {
-            Err(e) => {
-                fenced_off.insert(fid.clone(), e);
-                false
-            }
-            Ok(_) => true,
-        });
+        let (fenced, tokens, fenced_off) = fence::before_listing(s.root(), &fids).map_err(refuse)?;
+        return Ok((fenced, fenced_off, tokens));
     }
-    let tokens = fence::before(s.root(), &fenced).map_err(|e| unavailable(&e, &ctx.allowed))?;
-    Ok((fenced, fenced_off, tokens))
+    let tokens = fence::before(s.root(), &fids).map_err(refuse)?;
+    Ok((fids, BTreeMap::new(), tokens))
 }
 
 /// The call token: six hex digits over what decides the values (name, arguments, allowlist,

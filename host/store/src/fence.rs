@@ -5,6 +5,7 @@
 //! a writer that was killed (its process gone, or its pid reused by another process) blocks
 //! no call.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -112,13 +113,40 @@ fn busy_error(fid: &str, interrupted: bool) -> StoreError {
 /// The tokens of the facilities' fences before a call, waiting up to [`WAIT`] for a swap in
 /// progress.
 pub fn before(root: &Path, fids: &[String]) -> Result<Vec<Option<String>>, StoreError> {
+    let (_, tokens, unreadable) = before_inner(root, fids, false)?;
+    debug_assert!(unreadable.is_empty());
+    Ok(tokens)
+}
+
+/// The facilities, tokens and unreadable fences of a listing: as [`before`], except that a
+/// facility whose fence cannot be read at all is set apart (the listing shows it unavailable)
+/// instead of failing the listing. Each fence is read once.
+pub type Listing = (Vec<String>, Vec<Option<String>>, BTreeMap<String, StoreError>);
+
+/// See [`Listing`].
+pub fn before_listing(root: &Path, fids: &[String]) -> Result<Listing, StoreError> {
+    before_inner(root, fids, true)
+}
+
+fn before_inner(root: &Path, fids: &[String], listing: bool) -> Result<Listing, StoreError> {
     let deadline = Instant::now() + WAIT;
     let mut out = Vec::with_capacity(fids.len());
-    for fid in fids {
+    let mut kept = Vec::with_capacity(fids.len());
+    let mut unreadable = BTreeMap::new();
+    'each: for fid in fids {
         loop {
-            match read(root, fid)? {
+            let state = match read(root, fid) {
+                Ok(s) => s,
+                Err(e) if listing => {
+                    unreadable.insert(fid.clone(), e);
+                    continue 'each;
+                }
+                Err(e) => return Err(e),
+            };
+            match state {
                 FenceState::Clear(t) => {
                     out.push(t);
+                    kept.push(fid.clone());
                     break;
                 }
                 FenceState::Interrupted => return Err(busy_error(fid, true)),
@@ -127,7 +155,7 @@ pub fn before(root: &Path, fids: &[String]) -> Result<Vec<Option<String>>, Store
             }
         }
     }
-    Ok(out)
+    Ok((kept, out, unreadable))
 }
 
 /// Whether the fences still hold the tokens `before` read: any rewrite since then makes the

@@ -264,13 +264,12 @@ impl StoreDir {
         files.sort();
         for f in files {
             let rel = f.strip_prefix(&self.root).unwrap_or(&f).to_string_lossy().into_owned();
-            let mut line = stat_line(&rel, &f);
-            if with_ctime {
-                if let Ok(m) = std::fs::symlink_metadata(&f) {
-                    line.push_str(&format!("|{}.{}", m.ctime(), m.ctime_nsec()));
-                }
-            }
-            lines.push(line);
+            // one stat per file gives size, mtime and ctime
+            lines.push(match std::fs::symlink_metadata(&f) {
+                Ok(m) if with_ctime => format!("{rel}|{}|{}|{}.{}", m.len(), mtime_ns(&m), m.ctime(), m.ctime_nsec()),
+                Ok(m) => format!("{rel}|{}|{}", m.len(), mtime_ns(&m)),
+                Err(_) => format!("{rel}|missing"),
+            });
         }
         sha256_hex(lines.join("\n").as_bytes())
     }
@@ -976,17 +975,14 @@ impl StoreDir {
 /// `name|size|mtime_ns` of one file, or `name|missing`.
 fn stat_line(rel: &str, p: &Path) -> String {
     match std::fs::metadata(p) {
-        Ok(m) => {
-            let mtime = m
-                .modified()
-                .ok()
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos())
-                .unwrap_or(0);
-            format!("{rel}|{}|{mtime}", m.len())
-        }
+        Ok(m) => format!("{rel}|{}|{}", m.len(), mtime_ns(&m)),
         Err(_) => format!("{rel}|missing"),
     }
+}
+
+/// A file's modification time in nanoseconds since the epoch (0 when unknown).
+fn mtime_ns(m: &std::fs::Metadata) -> u128 {
+    m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos())
 }
 
 /// Whether `fid` may name a partition directory (no separators, no dot-dot).

@@ -124,16 +124,7 @@ impl Server {
                 }
             }
         });
-        let panics = Arc::new(Mutex::new(0usize));
-        let p = panics.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stderr).lines() {
-                let Ok(line) = line else { break };
-                if line.contains("panicked at") {
-                    *p.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-                }
-            }
-        });
+        let panics = count_panics(BufReader::new(stderr));
         let mut s = Server { child, stdin, lines, panics };
         s.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "camber-fuzz", "version": "1"}}})
@@ -155,10 +146,8 @@ impl Server {
         matches!(self.child.try_wait(), Ok(None))
     }
 
-    /// Peak resident memory of the server (kB), from `/proc`.
     fn peak_kb(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+        peak_kb(self.child.id())
     }
 }
 
@@ -167,6 +156,28 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Drain a server's stderr on a thread (an undrained pipe is a defect of its own: the fuzz run
+/// must not cause it), counting `panicked at` lines.
+fn count_panics(stderr: impl BufRead + Send + 'static) -> Arc<Mutex<usize>> {
+    let panics = Arc::new(Mutex::new(0usize));
+    let p = panics.clone();
+    std::thread::spawn(move || {
+        for line in stderr.lines() {
+            let Ok(line) = line else { break };
+            if line.contains("panicked at") {
+                *p.lock().unwrap_or_else(|e| e.into_inner()) += 1;
+            }
+        }
+    });
+    panics
+}
+
+/// Peak resident memory of a process (kB), from `/proc`.
+fn peak_kb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Strings that break servers, parsers and renderers.
@@ -707,16 +718,7 @@ impl HttpServer {
             }
         }
         assert!(!addr.is_empty(), "camber serve did not start");
-        let panics = Arc::new(Mutex::new(0usize));
-        let p = panics.clone();
-        std::thread::spawn(move || {
-            for line in err.lines() {
-                let Ok(line) = line else { break };
-                if line.contains("panicked at") {
-                    *p.lock().unwrap_or_else(|e| e.into_inner()) += 1;
-                }
-            }
-        });
+        let panics = count_panics(err);
         let auth = format!("Bearer {token}");
         let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
             "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "camber-fuzz", "version": "1"}}});
@@ -742,8 +744,7 @@ impl HttpServer {
     }
 
     fn peak_kb(&self) -> Option<u64> {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()
+        peak_kb(self.child.id())
     }
 }
 

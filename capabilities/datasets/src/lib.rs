@@ -5,6 +5,7 @@
 //! The handlers only read the catalog from the host; everything else is plain functions over
 //! the catalog `Value` ([`search`], [`search_output`], [`entry_output`] ...), tested natively.
 
+use camber_common::text::thousands;
 use camber_sdk::{name, page, store, CapError, Capability, Context, Output, Plugin};
 use serde_json::{json, Map, Value};
 
@@ -395,19 +396,6 @@ pub fn entry_detail(e: &Value) -> Value {
         out.insert(k.to_string(), v);
     }
     Value::Object(out)
-}
-
-/// `n` with thousands separators.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The whole `dataset_entry` result for a catalog and (schema-checked) arguments.

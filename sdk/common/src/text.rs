@@ -171,8 +171,8 @@ fn replace_ascii_ci(s: &str, needle: &str, with: &str) -> String {
     out
 }
 
-/// `n` with thousands separators (2,000,000).
-pub fn thousands(n: usize) -> String {
+/// An unsigned integer (`usize`, `u64`, ...) with thousands separators (2,000,000).
+pub fn thousands(n: impl std::fmt::Display) -> String {
     let s = n.to_string();
     let mut out = String::with_capacity(s.len() + s.len() / 3);
     for (i, c) in s.chars().enumerate() {

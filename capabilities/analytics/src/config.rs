@@ -67,7 +67,6 @@ pub struct RunConfig {
 /// out of the run with a banner instead of refusing the config; any other unknown id is a
 /// mistake and refused.
 pub const REFERENCE_ONLY_RULES: &[&str] = &[
-    "airflow_tracking",
     "boiler_short_cycle",
     "boiler_summer_lockout",
     "chiller_approach_fouling",

@@ -2,6 +2,7 @@
 //! the analysis the two trim-and-respond effectiveness rules share.
 
 pub mod actuator_stuck;
+pub mod airflow_tracking;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
@@ -29,6 +30,7 @@ pub use crate::engine::Rule;
 pub fn all() -> Vec<Rule> {
     vec![
         actuator_stuck::RULE,
+        airflow_tracking::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,

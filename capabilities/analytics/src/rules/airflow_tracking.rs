@@ -12,9 +12,10 @@
 //! air handler off then read as starvation.
 //!
 //! Beyond the reference, three kinds of shortfall are not counted, so a healthy box under a
-//! trim-and-respond duct static reset is not flagged. The reference counts them all, and flags
-//! most of camber-synth's healthy G36 boxes (its own dataset notes say it flagged the healthy
-//! boxes of its version-2 G36 generator the same way):
+//! trim-and-respond duct static reset is not flagged. The reference counts them all: its
+//! judgement flags at least 9 of the 23 boxes camber-synth's synthetic-g36-vav labels healthy
+//! (its own dataset notes say it flagged the healthy boxes of its version-2 G36 generator the
+//! same way), where this rule flags none and still finds every starved, rogue and stuck box:
 //!
 //! - *Settling*: right after the setpoint jumps by more than the tolerance (a box coming out of
 //!   its night shutdown, from zero to its minimum), a sample whose airflow is still between the

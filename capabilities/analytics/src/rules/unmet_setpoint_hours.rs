@@ -6,14 +6,16 @@
 //! `end_hour`. A side whose setpoint is not trended is not judged: a clean result on one side
 //! only is `info`, not a pass.
 //!
-//! Beyond the reference: when the setpoints change (an occupied start raising the heating
-//! setpoint out of its night setback, say), the zone needs time to get there, and the reference
-//! counts that morning recovery as unmet. A zone with a deep setback, healthy in every respect,
-//! is then flagged on every cold morning (camber-synth's healthy boxes recover from 60 °F to a
-//! 70 °F heating setpoint at 06:00). Here the samples right after a setpoint change (the band
-//! moving by more than `tol_F`) are recovery, not judged, until the zone first comes into its
-//! new band, for at most [`RECOVERY_H`] hours after the change: a zone that has not recovered by then is judged
-//! from there on, so a zone that never gets to setpoint is still found.
+//! Beyond the reference: when the setpoints move (the start of occupancy lifting the heating
+//! setpoint out of its night setback, say), the zone needs time to follow, and the reference
+//! counts that warm-up as unmet. A healthy zone with a deep setback then fails on its own
+//! schedule: a heating setpoint stepping from 60 to 70 °F at the start of an 11-hour day takes
+//! an hour or two to reach on a cold morning, 9-18 % of occupied time, a warning or a fault at
+//! the default levels. Here the samples after a setpoint change (either setpoint moving by more
+//! than `tol_F`) are recovery, not judged, until the zone first comes into its new band, for at
+//! most [`RECOVERY_H`] hours after the change; a zone still out of its band by then is judged
+//! from there on, so a zone that never reaches setpoint is still found. The recovered time is
+//! the `recovery_hours` metric.
 
 use std::collections::BTreeMap;
 

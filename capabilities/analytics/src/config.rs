@@ -67,7 +67,6 @@ pub struct RunConfig {
 /// out of the run with a banner instead of refusing the config; any other unknown id is a
 /// mistake and refused.
 pub const REFERENCE_ONLY_RULES: &[&str] = &[
-    "airflow_tracking",
     "boiler_short_cycle",
     "boiler_summer_lockout",
     "chiller_approach_fouling",
@@ -105,7 +104,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "source_loop_deltat",
     "static_cohort_starvation",
     "static_rogue_zone_census",
-    "unmet_setpoint_hours",
     "zones_heat_cool_census",
 ];
 
@@ -461,7 +459,7 @@ mod tests {
         assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
         assert!(e(json!({"rules": ["pump_flow_drift"]})).contains("is a drift detector"));
         // a rule of the reference not built here is left out, not refused
-        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "filter_fouling", "params": {"x": 1}}], "parameters": {"unmet_setpoint_hours": {"y": 2}}})).unwrap();
+        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "filter_fouling", "params": {"x": 1}}], "parameters": {"co2_ventilation": {"y": 2}}})).unwrap();
         assert_eq!((c.rules.len(), c.not_built.clone()), (1, vec!["filter_fouling".to_string()]));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));

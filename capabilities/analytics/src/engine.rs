@@ -344,6 +344,7 @@ impl Rule {
 #[derive(Clone, Debug, Serialize)]
 pub struct RuleSpec {
     pub id: &'static str,
+    /// The equipment families the rule is written for; none: any equipment with its inputs.
     pub families: &'static [&'static str],
     pub inputs: Inputs,
     pub params: Vec<ParamSpec>,

@@ -133,9 +133,9 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
 }
 
 /// Whether a rule is written for an equipment class (an unrecognised class runs every rule,
-/// with a caveat).
+/// with a caveat; a rule that names no family is written for every class).
 pub fn applies(spec: &RuleSpec, class: &str) -> bool {
-    family_of(class).is_none_or(|f| spec.families.contains(&f))
+    spec.families.is_empty() || family_of(class).is_none_or(|f| spec.families.contains(&f))
 }
 
 /// Each equipment's roles scored, as the trust floor and `sensor_trust` read them.

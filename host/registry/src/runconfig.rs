@@ -248,6 +248,10 @@ mod tests {
         }
         let g36 = RunConfig::from_value(&reference_template("synthetic-g36-vav-fleet", "f").unwrap()).unwrap();
         assert!(g36.rules.iter().any(|r| r.id == "sat_reset_effectiveness"));
-        assert!(g36.not_built.iter().any(|r| r == "unmet_setpoint_hours"));
+        // unmet_setpoint_hours and airflow_tracking are built now, so they run; the template's
+        // other zone rules are still left out
+        assert!(g36.rules.iter().any(|r| r.id == "unmet_setpoint_hours"));
+        assert!(!g36.not_built.iter().any(|r| r == "unmet_setpoint_hours" || r == "airflow_tracking"));
+        assert!(g36.not_built.iter().any(|r| r == "reheat_minimization_g36"));
     }
 }

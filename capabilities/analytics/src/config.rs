@@ -104,6 +104,7 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "source_loop_deltat",
     "static_cohort_starvation",
     "static_rogue_zone_census",
+    "unmet_setpoint_hours",
     "zones_heat_cool_census",
 ];
 

@@ -107,7 +107,8 @@ fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, clas
     let rule_ids: Vec<&str> = rules::all()
         .iter()
         .map(|r| (r.spec)())
-        .filter(|s| s.families.iter().any(|f| families.contains(f)))
+        // a rule with no family is written for any equipment (as `run::applies` reads it)
+        .filter(|s| s.families.is_empty() || s.families.iter().any(|f| families.contains(f)))
         .map(|s| s.id)
         .collect();
     let resample = step_minutes.map_or_else(|| "1h".to_string(), |m| format!("{m}min"));

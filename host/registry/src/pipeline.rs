@@ -66,8 +66,11 @@ pub(crate) fn admit(
     let args = validate(cap, arguments)?;
     let (named, readable) = allowlist(&args, ctx)?;
     let wall = licence(&named, ctx)?;
-    no_persist();
-    trust_floor(ctx);
+    // Step 4, no-persist, holds by construction: a guest has no preopened directory, no
+    // sockets and no environment, and every interface it imports is read-only. Step 5, the
+    // trust floor, is `ctx.min_trust`: it travels with the access state, `run_config_for`
+    // raises it to a config's own, and a guest may only ask for more. Neither has a per-call
+    // check to make here.
     let (fenced, fenced_off, fence_tokens) = fences_before(&named, &readable, ctx)?;
     let token = call_token(name, &args, &readable, ctx);
     Ok(Admitted { args, readable, wall, fenced, fence_tokens, fenced_off, token })
@@ -108,16 +111,6 @@ fn licence(named: &[String], ctx: &CallContext) -> Result<Option<Arc<Wall>>, Ref
         }
     }
     Ok(wall)
-}
-
-/// Step 4: No-persist holds by construction: a guest has no preopened directory, no sockets and no
-/// environment, and the store interface it imports is read-only. Nothing to check per call.
-fn no_persist() {}
-
-/// Step 5: The trust floor is `ctx.min_trust`; `run_config_for` raises it to a config's own and
-/// the guest may only ask for more. It travels with the access state and the call context.
-fn trust_floor(ctx: &CallContext) {
-    debug_assert!((0.0..=1.0).contains(&ctx.min_trust) || ctx.min_trust.is_nan());
 }
 
 /// The facilities whose fences are checked, a listing's unreadable ones, and the tokens read.
@@ -274,8 +267,8 @@ pub(crate) fn finish(
     pages_and_caps(&mut o, cap, ctx);
     output_schema(&o, cap, &internal)?;
     facility_check(&o, ctx, &internal)?;
-    let mapping = fact_ids(&mut o, &adm.token, &internal)?;
-    citations(&mut o, &mapping, &internal)?;
+    fact_ids(&mut o, &adm.token, &internal)?;
+    citations(&mut o, &internal)?;
     text_rules(&mut o);
     paths(&mut o, ctx, sent);
     byte_cap(&o, ctx)?;
@@ -355,25 +348,17 @@ fn facility_check(o: &Outgoing, ctx: &CallContext, internal: &dyn Fn(&str) -> Re
 
 /// Fact ids get the call's token, in facts, in the data's fact keys and in the text's own
 /// citations; fact texts become one line with no citation.
-fn fact_ids(
-    o: &mut Outgoing,
-    token: &str,
-    internal: &dyn Fn(&str) -> Refusal,
-) -> Result<BTreeMap<String, String>, Refusal> {
+fn fact_ids(o: &mut Outgoing, token: &str, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
     let mapping = policy::scope_facts(&mut o.facts, &mut o.data, token)
         .map_err(|why| internal(&format!("returned bad facts: {why}")))?;
     policy::clean_fact_texts(&mut o.facts);
     o.text = policy::scope_text(&summary_line(&o.text), &mapping);
-    Ok(mapping)
+    Ok(())
 }
 
 /// Step 7: Citations, strict: a sentence stating a figure no cited fact carries is removed, and so
 /// is a citation of an id the result has no fact for, each with a banner.
-fn citations(
-    o: &mut Outgoing,
-    _mapping: &BTreeMap<String, String>,
-    internal: &dyn Fn(&str) -> Refusal,
-) -> Result<(), Refusal> {
+fn citations(o: &mut Outgoing, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
     let (text, banners) =
         policy::grounded(&o.text, &o.facts).map_err(|why| internal(&format!("returned bad facts: {why}")))?;
     o.text = text;

@@ -1,8 +1,8 @@
 //! Run configs: which equipment a run judges, with which rules and parameters, on what time
 //! grid, under which trust floor, and which sensor references it compares. The format is the
 //! reference toolkit's (JSON, or YAML read into the same shape): `source`, `equipment`,
-//! `rules`, `resample`, `trust_gate`, `shared_oat`, `report.rcx.references`; other sections
-//! (`mapping`, `topology`, `report` options) are kept as written for the capabilities that
+//! `rules`, `resample`, `trust_gate`, `shared_oat`, `topology`, `report.rcx.references`; other sections
+//! (`mapping`, `report` options) are kept as written for the capabilities that
 //! read them.
 
 use std::collections::BTreeMap;
@@ -60,6 +60,8 @@ pub struct RunConfig {
     /// Rules the config names that the reference toolkit has and this engine has not built
     /// ([`REFERENCE_ONLY_RULES`]): kept out of the run and named in its banner.
     pub not_built: Vec<String>,
+    /// Which equipment serves which (`topology`), for the fleet rules' groups.
+    pub topology: Option<crate::fleet::Topology>,
 }
 
 /// The rule ids of the reference toolkit (camber-toolkit 0.110.0's rule_params) that this
@@ -99,11 +101,7 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "reheat_capacity_shortfall",
     "reheat_minimization_g36",
     "reheat_penalty",
-    "sat_cohort_starvation",
-    "sat_rogue_zone_census",
     "source_loop_deltat",
-    "static_cohort_starvation",
-    "static_rogue_zone_census",
     "unmet_setpoint_hours",
     "zones_heat_cool_census",
 ];
@@ -389,7 +387,12 @@ impl RunConfig {
                 }
             }
         }
+        let topology = match top.get("topology") {
+            None | Some(Value::Null) => None,
+            Some(t) => Some(crate::fleet::Topology::from_value(t)?),
+        };
         Ok(RunConfig {
+            topology,
             facility_id,
             equipment,
             rules,

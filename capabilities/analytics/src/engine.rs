@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::fleet::{Fleet, FleetFinding, Member};
+
 /// One equipment's signals on shared timestamps (NaN where a role has no sample), sorted by
 /// time with one row per timestamp.
 #[derive(Clone, Debug, Default)]
@@ -304,20 +306,41 @@ pub struct Rule {
     /// The inputs a run needs under these parameters, when not simply the spec's
     /// ([`Needs::of`]).
     pub needs: Option<fn(&RuleSpec, &Params) -> Needs>,
-    /// The rule's judgement of a frame that has what it needs. Only the engine calls it, through
-    /// [`Rule::evaluate`].
-    pub judge: fn(&RuleSpec, &Frame, &Params) -> Outcome,
+    /// The rule's judgement. Only the engine calls it, through [`Rule::evaluate`] or
+    /// [`Rule::evaluate_fleet`].
+    pub judge: Judge,
+}
+
+/// How a rule judges: one equipment's frame at a time, or a fleet of them together.
+#[derive(Clone, Copy)]
+pub enum Judge {
+    /// One equipment that has what the rule needs.
+    Equip(fn(&RuleSpec, &Frame, &Params) -> Outcome),
+    /// The members of a fleet that have what the rule needs, with their groups
+    /// ([`crate::fleet`]).
+    Fleet(fn(&RuleSpec, &Fleet, &Params) -> Vec<FleetFinding>),
 }
 
 impl Rule {
-    /// A rule whose needs are its spec's inputs.
+    /// A rule judging one equipment at a time, whose needs are its spec's inputs.
     pub const fn new(spec: fn() -> RuleSpec, judge: fn(&RuleSpec, &Frame, &Params) -> Outcome) -> Rule {
-        Rule { spec, needs: None, judge }
+        Rule { spec, needs: None, judge: Judge::Equip(judge) }
+    }
+
+    /// A fleet rule: it judges the members of a fleet together, each member needing the
+    /// spec's inputs.
+    pub const fn fleet(spec: fn() -> RuleSpec, judge: fn(&RuleSpec, &Fleet, &Params) -> Vec<FleetFinding>) -> Rule {
+        Rule { spec, needs: None, judge: Judge::Fleet(judge) }
     }
 
     /// The rule with needs that depend on its parameters.
     pub const fn with_needs(self, needs: fn(&RuleSpec, &Params) -> Needs) -> Rule {
         Rule { needs: Some(needs), ..self }
+    }
+
+    /// Whether the rule judges fleets.
+    pub fn is_fleet(&self) -> bool {
+        matches!(self.judge, Judge::Fleet(_))
     }
 
     /// What the rule needs on a frame with these parameters.
@@ -330,13 +353,28 @@ impl Rule {
 
     /// Evaluate one equipment's frame: skipped, naming what is missing, when the frame lacks
     /// what the rule needs; else the rule's findings. `spec` is `(self.spec)()`, made once per
-    /// run by the caller.
+    /// run by the caller. A fleet rule judges the frame as a fleet of one unit.
     pub fn evaluate(&self, spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let missing = self.needs_for(spec, params).missing(frame);
         if !missing.is_empty() {
             return Outcome::Skipped { missing };
         }
-        (self.judge)(spec, frame, params)
+        match self.judge {
+            Judge::Equip(judge) => judge(spec, frame, params),
+            Judge::Fleet(judge) => {
+                let one = Fleet::new(vec![Member { equip: "unit", class: "", parent: None, frame }]);
+                Outcome::Findings(judge(spec, &one, params).into_iter().map(|f| f.finding).collect())
+            }
+        }
+    }
+
+    /// Evaluate a fleet whose members each have what the rule needs (the caller leaves out
+    /// the others, as skips). An equipment rule gives no finding here.
+    pub fn evaluate_fleet(&self, spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFinding> {
+        match self.judge {
+            Judge::Fleet(judge) => judge(spec, fleet, params),
+            Judge::Equip(_) => Vec::new(),
+        }
     }
 }
 
@@ -834,6 +872,16 @@ pub(crate) mod testing {
             Outcome::Findings(v) => v,
             o => panic!("{o:?}"),
         }
+    }
+
+    /// A fleet rule's findings on these members (`(equip, serving equipment, frame)`, all of
+    /// class VAV), each member having the rule's inputs, as a run hands them over.
+    pub fn fleet(rule: &Rule, members: &[(&str, Option<&str>, &Frame)], p: &Params) -> Vec<crate::fleet::FleetFinding> {
+        let m = members
+            .iter()
+            .map(|(equip, parent, frame)| crate::fleet::Member { equip, class: "VAV", parent: *parent, frame })
+            .collect();
+        rule.evaluate_fleet(&(rule.spec)(), &crate::fleet::Fleet::new(m), p)
     }
 
     /// The first finding `rule` gives a frame (a test's failure when it skipped).

@@ -14,6 +14,7 @@ pub mod drift;
 pub mod economizer;
 pub mod engine;
 pub mod family;
+pub mod fleet;
 pub mod psychro;
 pub mod rules;
 pub mod run;

@@ -10,6 +10,7 @@ use serde::Serialize;
 use crate::config::{Reference, RunConfig};
 use crate::engine::{EngineError, Finding, Frame, Outcome, ParamValue, Params, RuleSpec, Severity};
 use crate::family::family_of;
+use crate::fleet::{Fleet, FleetFinding, Member};
 use crate::rules::{self, Rule};
 use crate::trust::{assess_frame, compare, Comparison, Trust};
 
@@ -56,6 +57,30 @@ pub struct RunFinding {
     pub declined: Vec<(String, f64)>,
     /// References at warn or fault on a point the rule reads.
     pub conditional_on: Vec<RefResult>,
+    /// A fleet finding's group: the equipment serving its members, or a class pool (`None`:
+    /// the whole fleet, or an equipment finding).
+    pub group: Option<String>,
+    /// A fleet finding's members (the units it judged, on whose merged timestamps its flagged
+    /// samples lie); empty for an equipment finding.
+    pub members: Vec<String>,
+    /// The units a fleet finding implicates, worst first.
+    pub equips: Vec<String>,
+}
+
+impl RunFinding {
+    /// Whether the finding judges a fleet of units rather than one.
+    pub fn is_fleet(&self) -> bool {
+        !self.members.is_empty()
+    }
+}
+
+/// The equipment name of a fleet finding: `<fleet>` for the whole fleet, `<fleet:AHU-1>` for
+/// the boxes AHU-1 serves (or a class pool); finding ids are `<rule>@` this.
+pub fn fleet_name(group: Option<&str>) -> String {
+    match group {
+        None => "<fleet>".to_string(),
+        Some(g) => format!("<fleet:{g}>"),
+    }
 }
 
 /// A rule not run on an equipment for want of inputs.
@@ -228,7 +253,7 @@ pub fn run(
     for e in frames {
         let scores = trust.get(&e.equip);
         for (rule, spec, params) in &selected {
-            if !applies(spec, &e.class) {
+            if rule.is_fleet() || !applies(spec, &e.class) {
                 continue;
             }
             let params = &params.for_equip(&e.equip);
@@ -270,6 +295,9 @@ pub fn run(
                     params,
                     declined,
                     conditional_on: conditional_on.clone(),
+                    group: None,
+                    members: Vec::new(),
+                    equips: Vec::new(),
                 });
             };
             if below.iter().any(|(r, _)| gated(r)) {
@@ -305,8 +333,160 @@ pub fn run(
             }
         }
     }
+    for (rule, spec, params) in selected.iter().filter(|(r, ..)| r.is_fleet()) {
+        let ctx = FleetRun { config, req, frames, trust: &trust, references: &references };
+        ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
+    }
     findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
     Ok(RunResult { findings, skipped, trust, references })
+}
+
+/// What one fleet rule's run reads.
+struct FleetRun<'a> {
+    config: &'a RunConfig,
+    req: &'a RunRequest,
+    frames: &'a [EquipFrame],
+    trust: &'a BTreeMap<String, BTreeMap<String, Trust>>,
+    references: &'a [RefResult],
+}
+
+impl FleetRun<'_> {
+    /// A fleet rule on the run's equipment: the units it is written for that have its inputs
+    /// (the others are skips) and whose gating inputs pass the trust floor (the others are left
+    /// out, named in a caveat), grouped by the config's topology, judged together.
+    fn run_fleet(
+        &self,
+        rule: &Rule,
+        spec: &RuleSpec,
+        params: &Params,
+        findings: &mut Vec<RunFinding>,
+        skipped: &mut Vec<Skip>,
+    ) {
+        let whole = fleet_name(None);
+        let params = &params.for_equip(&whole);
+        let known: Vec<&str> = self.frames.iter().map(|e| e.equip.as_str()).collect();
+        let mut chosen: Vec<(&EquipFrame, Option<String>)> = Vec::new();
+        let mut left_out: Vec<(String, f64)> = Vec::new();
+        let needs = rule.needs_for(spec, params);
+        for e in self.frames.iter().filter(|e| applies(spec, &e.class)) {
+            let missing = needs.missing(&e.frame);
+            if !missing.is_empty() {
+                skipped.push(Skip { rule: spec.id.to_string(), equip: e.equip.clone(), missing });
+                continue;
+            }
+            let score = |r: &str| self.trust.get(&e.equip).and_then(|s| s.get(r)).map_or(0.0, |t| t.score);
+            let gates = spec.inputs.gated(|r| e.frame.col(r).is_some());
+            let below: Vec<(String, f64)> = gates
+                .iter()
+                .filter(|r| score(r) < self.req.min_trust)
+                .map(|r| (format!("{}.{r}", e.equip), score(r)))
+                .collect();
+            if !below.is_empty() {
+                left_out.extend(below);
+                continue;
+            }
+            let parent = self.config.topology.as_ref().and_then(|t| t.parent_of(&e.equip, &known));
+            chosen.push((e, parent));
+        }
+        if chosen.is_empty() && left_out.is_empty() {
+            return;
+        }
+        let uses = param_uses(spec, self.config, self.req, &whole, params);
+        let named: Vec<String> = left_out.iter().map(|(r, s)| format!("{r} (trust {s:.2})")).collect();
+        let base = |finding: Finding, group: Option<String>, members: Vec<String>, equips: Vec<String>| RunFinding {
+            id: String::new(),
+            equip: fleet_name(group.as_deref()),
+            class: "fleet".into(),
+            finding,
+            params: uses.clone(),
+            declined: Vec::new(),
+            conditional_on: Vec::new(),
+            group,
+            members,
+            equips,
+        };
+        if chosen.is_empty() {
+            let mut f = Finding::not_judged(spec, "");
+            f.summary = format!("declined -- every unit had an untrusted input: {}", named.join(", "));
+            f.caveats = vec![format!(
+                "inputs scored below the trust floor {:.2}: a declined check is not a pass; see sensor_trust",
+                self.req.min_trust
+            )];
+            let members: Vec<String> =
+                left_out.iter().map(|(r, _)| r.split('.').next().unwrap_or(r).to_string()).collect();
+            let mut rf = base(f, None, members, Vec::new());
+            rf.id = format!("{}@{whole}", spec.id);
+            rf.declined = left_out;
+            findings.push(rf);
+            return;
+        }
+        let members: Vec<Member> = chosen
+            .iter()
+            .map(|(e, p)| Member { equip: &e.equip, class: &e.class, parent: p.as_deref(), frame: &e.frame })
+            .collect();
+        let fleet = Fleet::new(members);
+        let served: Vec<String> = fleet.groups().into_iter().filter(|g| g.served).filter_map(|g| g.label).collect();
+        let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+        for FleetFinding { group, mut finding, equips } in rule.evaluate_fleet(spec, &fleet, params) {
+            // the members of the group the finding judged
+            let in_group: Vec<&Member> = fleet
+                .members
+                .iter()
+                .filter(|m| match group.as_deref() {
+                    None => true,
+                    Some(g) => m.parent == Some(g) || (m.parent.is_none() && m.class == g),
+                })
+                .collect();
+            if !group.as_ref().is_some_and(|g| served.contains(g)) {
+                finding.caveats.extend(fleet.caveats());
+            }
+            if !named.is_empty() {
+                finding.caveats.push(format!(
+                    "left out by the trust floor {:.2} (an untrusted input): {}",
+                    self.req.min_trust,
+                    named.join(", ")
+                ));
+            }
+            finding.caveats.extend(params.outside_range(spec));
+            let name = fleet_name(group.as_deref());
+            let n = seen.entry(name.clone()).or_default();
+            *n += 1;
+            let id = if *n == 1 { format!("{}@{name}", spec.id) } else { format!("{}@{name}#{n}", spec.id) };
+            let member_ids: Vec<String> = in_group.iter().map(|m| m.equip.to_string()).collect();
+            if in_group.len() < fleet.members.len() {
+                // flagged samples index the fleet's axis: put them on the group's own
+                let mut axis: Vec<i64> = in_group.iter().flat_map(|m| m.frame.ts.iter().copied()).collect();
+                axis.sort_unstable();
+                axis.dedup();
+                let onto = |idx: &mut Vec<u32>| {
+                    *idx = idx
+                        .iter()
+                        .filter_map(|&i| fleet.times.get(i as usize))
+                        .filter_map(|t| axis.binary_search(t).ok().map(|k| k as u32))
+                        .collect()
+                };
+                onto(&mut finding.flagged);
+                for c in finding.conditions.iter_mut() {
+                    onto(&mut c.flagged);
+                }
+            }
+            let reads = spec.inputs.roles();
+            let conditional_on: Vec<RefResult> = self
+                .references
+                .iter()
+                .filter(|x| {
+                    member_ids.contains(&x.equip)
+                        && reads.contains(&x.role.as_str())
+                        && x.comparison.as_ref().is_some_and(|c| c.severity >= Severity::Warn)
+                })
+                .cloned()
+                .collect();
+            let mut rf = base(finding, group, member_ids, equips);
+            rf.id = id;
+            rf.conditional_on = conditional_on;
+            findings.push(rf);
+        }
+    }
 }
 
 /// Add a shared outdoor-air column to a frame that has none, matched on timestamps.

@@ -44,6 +44,7 @@ fn output_schema() -> Value {
                     "drift_family": {"type": "string", "description": "a detector's family, the prefix of its finding ids (pump:pump_flow_drift@CHWP-1)"},
                     "run_with": {"type": "string", "enum": ["rule_run", "drift"]},
                     "equip_families": {"type": "array", "items": {"type": "string"}},
+                    "judges": {"type": "string", "enum": ["fleet"], "description": "a fleet rule: it judges the units of each group together (the boxes an air handler serves, per the run config's topology, else a class), one finding per group with id <rule>@<fleet:GROUP> and the units it implicates in equips"},
                     "inputs": {"type": "object"},
                     "params": {"type": "array", "items": {"type": "object"}}
                 }
@@ -61,6 +62,8 @@ pub struct Entry<'a> {
     pub families: &'a [&'static str],
     pub inputs: &'a Inputs,
     pub params: &'a [ParamSpec],
+    /// Whether the rule judges a fleet of units together (one finding per group).
+    pub fleet: bool,
 }
 
 impl<'a> From<&'a RuleSpec> for Entry<'a> {
@@ -73,6 +76,7 @@ impl<'a> From<&'a RuleSpec> for Entry<'a> {
             families: s.families,
             inputs: &s.inputs,
             params: &s.params,
+            fleet: rules::all().iter().any(|r| r.is_fleet() && (r.spec)().id == s.id),
         }
     }
 }
@@ -87,6 +91,7 @@ impl<'a> From<&'a DetectorSpec> for Entry<'a> {
             families: s.families,
             inputs: &s.inputs,
             params: &s.params,
+            fleet: false,
         }
     }
 }
@@ -119,6 +124,9 @@ pub fn row(s: &Entry, detail: bool) -> Value {
     });
     if let Some(f) = s.drift_family {
         r["drift_family"] = json!(f);
+    }
+    if s.fleet {
+        r["judges"] = json!("fleet");
     }
     r
 }

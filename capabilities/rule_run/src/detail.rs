@@ -1,7 +1,7 @@
 //! `finding_detail`: one finding of the same run as `rule_run`, in full.
 
 use camber_analytics::engine::{round2, Severity, EVENTS_METRIC, NS_PER_HOUR};
-use camber_analytics::run::RunFinding;
+use camber_analytics::run::{EquipFrame, RunFinding};
 use camber_analytics::Frame;
 
 const NS_PER_HOUR_F: f64 = NS_PER_HOUR as f64;
@@ -66,6 +66,9 @@ fn chart(f: &RunFinding, frame: &Frame) -> Value {
             roles.push(r);
         }
     }
+    if f.is_fleet() {
+        return json!({"kind": "fleet", "roles": spec.inputs.required, "members": f.members, "highlight": "implicated units"});
+    }
     let has = |r: &str| roles.contains(&r);
     let scatter = match spec.id {
         "supply_air_reset" if has("oat") => Some(json!({"x": "oat", "y": "supply_air_temp"})),
@@ -94,6 +97,15 @@ fn chart(f: &RunFinding, frame: &Frame) -> Value {
     }
 }
 
+/// The time axis of a fleet finding: its members' timestamps merged, as the engine judged it.
+fn fleet_axis(f: &RunFinding, frames: &[EquipFrame]) -> Frame {
+    let mut ts: Vec<i64> =
+        frames.iter().filter(|e| f.members.contains(&e.equip)).flat_map(|e| e.frame.ts.iter().copied()).collect();
+    ts.sort_unstable();
+    ts.dedup();
+    Frame { ts, cols: Default::default() }
+}
+
 pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let p = prepare(args, ctx, None)?;
     let result = execute(args, &p)?;
@@ -110,7 +122,14 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             json!({"argument": "finding_id", "unknown": [want], "available": ids.into_iter().take(50).collect::<Vec<_>>()}),
         ));
     };
-    let frame = &p.frames.iter().find(|e| e.equip == f.equip).expect("a finding's equipment was run").frame;
+    // a fleet finding's flagged samples lie on its members' merged timestamps
+    let axis;
+    let frame = if f.is_fleet() {
+        axis = fleet_axis(f, &p.frames);
+        &axis
+    } else {
+        &p.frames.iter().find(|e| e.equip == f.equip).expect("a finding's equipment was run").frame
+    };
     let step = p.config.resample_ns;
     let w = frame.weights_hours();
     let hours = |idx: &[u32]| round2(idx.iter().map(|&i| w[i as usize]).sum::<f64>());
@@ -185,6 +204,17 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             row
         })
         .collect();
+    if f.is_fleet() {
+        let id = format!("F{}@finding_detail", facts.len() + 1);
+        let implicated = if f.equips.is_empty() {
+            "implicates no unit".to_string()
+        } else {
+            format!("implicates {}", f.equips.iter().map(|e| name(e)).collect::<Vec<_>>().join(", "))
+        };
+        let words = format!("{} judged {} units together and {implicated}", name(&f.id), f.members.len());
+        facts.push(json!({"id": id, "kind": "fleet", "value": f.equips.len(), "members": f.members.len(), "equips": f.equips, "text": words}));
+        text.push(format!("It judged {} units together and {implicated} [{id}].", f.members.len()));
+    }
     let cond = conditional_words(f);
     if !cond.is_empty() {
         let id = format!("F{}@finding_detail", facts.len() + 1);
@@ -209,6 +239,12 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "declined": f.declined.iter().map(|(r, s)| json!({"role": r, "trust": s})).collect::<Vec<_>>(),
         "chart": chart(f, frame),
     });
+    let mut data = data;
+    if f.is_fleet() {
+        data["group"] = json!(f.group);
+        data["members"] = json!(f.members);
+        data["equips"] = json!(f.equips);
+    }
     let mut out = Output::new(data, text.join(" "), facts);
     out.banners = banners;
     out.pages.extend(pages.into_iter().flatten());

@@ -103,6 +103,11 @@ fn row(f: &RunFinding) -> Value {
     if !f.declined.is_empty() {
         r["declined"] = json!(f.declined.iter().map(|(role, s)| json!({"role": role, "trust": s})).collect::<Vec<_>>());
     }
+    if f.is_fleet() {
+        r["group"] = json!(f.group);
+        r["members"] = json!(f.members.len());
+        r["equips"] = json!(f.equips);
+    }
     if !f.conditional_on.is_empty() {
         r["conditional_on"] = json!(f.conditional_on.iter().map(reference_json).collect::<Vec<_>>());
     }

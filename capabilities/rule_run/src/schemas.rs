@@ -76,7 +76,10 @@ pub fn rule_run_output() -> Value {
         "severity": {"type": "string", "enum": SEVERITY}, "summary": {"type": "string"},
         "caveats": {"type": "array", "items": {"type": "string"}}, "metrics": {"type": "object"},
         "judged_samples": {"type": "integer"}, "judged_basis": {"type": "string"}, "flagged_samples": {"type": "integer"},
-        "share": {"type": ["number", "null"]}, "declined": {"type": "array"}, "conditional_on": {"type": "array", "items": reference()}
+        "share": {"type": ["number", "null"]}, "declined": {"type": "array"}, "conditional_on": {"type": "array", "items": reference()},
+        "group": {"type": ["string", "null"], "description": "a fleet finding's group: the equipment serving its units (topology), or a class pool; null for the whole fleet"},
+        "members": {"type": "integer", "description": "a fleet finding: how many units it judged together"},
+        "equips": {"type": "array", "items": {"type": "string"}, "description": "a fleet finding: the units it implicates, worst first"}
     }});
     json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
     "required": ["facility_id", "run", "counts", "n_findings", "declined", "findings", "n_skipped", "skipped"],
@@ -111,7 +114,9 @@ pub fn finding_detail_output() -> Value {
         "violations": spans.clone(), "violations_note": {"type": ["string", "null"]},
         "conditions": {"type": "array", "items": {"type": "object", "required": ["name", "judged_samples", "flagged_samples", "judged_hours", "flagged_hours", "share", "violations"]}},
         "conditional_on": {"type": "array", "items": reference()}, "declined": {"type": "array"},
-        "chart": {"type": "object", "required": ["kind", "roles"]}
+        "chart": {"type": "object", "required": ["kind", "roles"]},
+        "group": {"type": ["string", "null"]}, "members": {"type": "array", "items": {"type": "string"}},
+        "equips": {"type": "array", "items": {"type": "string"}, "description": "a fleet finding: the units it implicates, worst first"}
     }})
 }
 

@@ -101,6 +101,29 @@ fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
 
 /// The packaged run template of a camber synthetic dataset, on the facility's own classes and
 /// at the dataset's native interval.
+/// The topology of a camber synthetic dataset: each generated system is one scenario
+/// (`AHU__<scenario>`, `VAV1__<scenario>` ...), so a terminal's air handler is the one air handler
+/// of its scenario.
+fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
+    let scenario = |equip: &str| equip.split_once("__").map(|(_, s)| s.to_string());
+    let mut ahus: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for p in points.iter().filter(|p| family_of(&p.equip_class) == Some("air_handler")) {
+        if let Some(s) = scenario(&p.equip) {
+            let v = ahus.entry(s).or_default();
+            if !v.contains(&p.equip.as_str()) {
+                v.push(&p.equip);
+            }
+        }
+    }
+    let mut parents = serde_json::Map::new();
+    for p in points.iter().filter(|p| family_of(&p.equip_class) == Some("terminal")) {
+        if let Some([ahu]) = scenario(&p.equip).and_then(|s| ahus.get(&s)).map(Vec::as_slice) {
+            parents.insert(p.equip.clone(), json!(ahu));
+        }
+    }
+    (!parents.is_empty()).then(|| json!({"parents": parents, "match": "exact"}))
+}
+
 fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, classes: &[String]) -> Option<Value> {
     let info = camber_synth::datasets().into_iter().find(|d| d.id == dataset_id)?;
     let families: Vec<&str> = classes.iter().filter_map(|c| family_of(c)).collect();
@@ -171,7 +194,13 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
     let dataset_id = dataset.and_then(|d| d.get("dataset_id")).and_then(Value::as_str);
     if let Some(id) = dataset_id {
         let step = dataset.and_then(|d| d.get("step_minutes")).and_then(Value::as_u64);
-        if let Some(t) = dataset_template(id, fid, step, &classes).or_else(|| reference_template(id, fid)) {
+        let synthetic = dataset_template(id, fid, step, &classes).map(|mut t| {
+            if let Some(topology) = synthetic_topology(&points) {
+                t["topology"] = topology;
+            }
+            t
+        });
+        if let Some(t) = synthetic.or_else(|| reference_template(id, fid)) {
             let banner =
                 format!("no run config names facility '{fid}': this run uses the packaged template of dataset '{id}'");
             return Ok(json!({"config": t, "source": "dataset", "from_config": true, "banner": banner}));

@@ -1,5 +1,6 @@
 //! The rules, one module each, and the list of them. `reset_effectiveness` is not a rule: it is
-//! the analysis the two trim-and-respond effectiveness rules share.
+//! the analysis the two trim-and-respond effectiveness rules share; `zone_requests` is the
+//! request census the four rogue-zone and cohort-starvation fleet rules share.
 
 pub mod actuator_stuck;
 pub mod airflow_tracking;
@@ -15,10 +16,14 @@ pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
 pub mod reset_effectiveness;
+pub mod sat_cohort_starvation;
 pub mod sat_reset_effectiveness;
+pub mod sat_rogue_zone_census;
 pub mod simultaneous_heat_cool;
+pub mod static_cohort_starvation;
 pub mod static_pressure_reset;
 pub mod static_reset_effectiveness;
+pub mod static_rogue_zone_census;
 pub mod supply_air_control;
 pub mod supply_air_reset;
 pub mod supply_air_reset_compliance;
@@ -26,6 +31,7 @@ pub mod supply_air_reset_compliance;
 // zones labelled healthy that the generator leaves warm (its trim-and-respond ignores the
 // warmest zone's requests). Registered once the generator is fixed (issue 13).
 pub mod unmet_setpoint_hours;
+pub mod zone_requests;
 
 pub use crate::engine::Rule;
 
@@ -45,10 +51,14 @@ pub fn all() -> Vec<Rule> {
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
+        sat_cohort_starvation::RULE,
         sat_reset_effectiveness::RULE,
+        sat_rogue_zone_census::RULE,
         simultaneous_heat_cool::RULE,
+        static_cohort_starvation::RULE,
         static_pressure_reset::RULE,
         static_reset_effectiveness::RULE,
+        static_rogue_zone_census::RULE,
         supply_air_control::RULE,
         supply_air_reset::RULE,
         supply_air_reset_compliance::RULE,

@@ -1,0 +1,249 @@
+//! Fleet rules: a rule that judges a group of equipment together (the boxes an air handler
+//! serves, every terminal of the facility) rather than each unit alone. The engine hands such a
+//! rule a [`Fleet`]: the members that have the rule's inputs and passed the trust floor, each
+//! with the group it belongs to, on one shared time axis. The rule answers [`FleetFinding`]s,
+//! one per group it judged (or one for the whole fleet), each naming the units it implicates.
+//!
+//! Groups come from the run config's `topology` (the reference toolkit's format: `parents`
+//! maps a served equipment to the one serving it), else from the equipment classes: every
+//! member of one class is one pool. A pooled fleet carries a caveat saying a unit flagged in it
+//! may simply sit on a different system than its peers.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::engine::{Finding, Frame};
+
+/// One unit of a fleet.
+#[derive(Clone, Copy, Debug)]
+pub struct Member<'a> {
+    pub equip: &'a str,
+    pub class: &'a str,
+    /// The equipment serving it (its air handler), from the topology; `None` when the topology
+    /// does not name it.
+    pub parent: Option<&'a str>,
+    pub frame: &'a Frame,
+}
+
+/// The members of a fleet rule's run and the time axis they share.
+#[derive(Clone, Debug)]
+pub struct Fleet<'a> {
+    pub members: Vec<Member<'a>>,
+    /// Every member's timestamps, merged and sorted: the axis a fleet finding's flagged
+    /// samples index.
+    pub times: Vec<i64>,
+    /// Whether a topology gave at least one member its group.
+    pub grouped: bool,
+}
+
+/// A group of a fleet: the members one system serves, or a pool of one class.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Group {
+    /// The serving equipment (an air handler id), or the class of a pool (`None` when the
+    /// fleet is one pool of one class: the finding is the whole fleet's).
+    pub label: Option<String>,
+    /// Whether the topology made this group (false: a pool of members it does not name).
+    pub served: bool,
+    /// Indices into [`Fleet::members`].
+    pub members: Vec<usize>,
+}
+
+/// A fleet rule's finding: for one group, or the whole fleet when `group` is `None`.
+#[derive(Clone, Debug)]
+pub struct FleetFinding {
+    pub group: Option<String>,
+    pub finding: Finding,
+    /// The units the finding implicates, worst first (a rogue zone, a starving air handler and
+    /// its boxes); empty when it implicates none.
+    pub equips: Vec<String>,
+}
+
+/// The caveat of a fleet pooled without a topology.
+pub const POOLED_CAVEAT: &str = "no topology says which air handler serves which unit: the units were pooled by class, so a unit flagged here may simply sit on a different system than its peers (give the run config a topology)";
+
+impl<'a> Fleet<'a> {
+    /// A fleet of these members: the shared axis is the union of their timestamps.
+    pub fn new(members: Vec<Member<'a>>) -> Fleet<'a> {
+        let mut times: Vec<i64> = members.iter().flat_map(|m| m.frame.ts.iter().copied()).collect();
+        times.sort_unstable();
+        times.dedup();
+        let grouped = members.iter().any(|m| m.parent.is_some());
+        Fleet { members, times, grouped }
+    }
+
+    /// A member's column on the shared axis (NaN where it has no sample), when it has the role.
+    pub fn column(&self, member: usize, role: &str) -> Option<Vec<f64>> {
+        let m = &self.members[member];
+        let col = m.frame.col(role)?;
+        Some(crate::run::align(&m.frame.ts, col, &self.times))
+    }
+
+    /// How long each instant of the shared axis stands for, in hours (as [`Frame::weights_hours`]).
+    pub fn weights_hours(&self) -> Vec<f64> {
+        Frame { ts: self.times.clone(), cols: BTreeMap::new() }.weights_hours()
+    }
+
+    /// The groups: one per serving equipment the topology names, in id order, then the members
+    /// it does not name pooled by class. A fleet with no topology and one class is one group
+    /// with no label.
+    pub fn groups(&self) -> Vec<Group> {
+        let mut served: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        let mut pooled: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (i, m) in self.members.iter().enumerate() {
+            match m.parent {
+                Some(p) => served.entry(p).or_default().push(i),
+                None => pooled.entry(m.class).or_default().push(i),
+            }
+        }
+        let one_pool = served.is_empty() && pooled.len() == 1;
+        let mut out: Vec<Group> = served
+            .into_iter()
+            .map(|(p, members)| Group { label: Some(p.to_string()), served: true, members })
+            .collect();
+        out.extend(pooled.into_iter().map(|(c, members)| Group {
+            label: (!one_pool).then(|| c.to_string()),
+            served: false,
+            members,
+        }));
+        out
+    }
+
+    /// The caveats a finding on this fleet carries: pooled without a topology, or the members
+    /// the topology does not name.
+    pub fn caveats(&self) -> Vec<String> {
+        let unnamed = self.members.iter().filter(|m| m.parent.is_none()).count();
+        if !self.grouped {
+            vec![POOLED_CAVEAT.to_string()]
+        } else if unnamed > 0 {
+            vec![format!("the topology names no serving equipment for {unnamed} unit(s): they were pooled by class, and a flag among them may only mean a different system")]
+        } else {
+            Vec::new()
+        }
+    }
+}
+
+/// Which equipment serves which: the run config's `topology` (the reference toolkit's format,
+/// `{"parents": {"VAV-101": "AHU-1"}, "match": "normalized"}`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Topology {
+    /// served equipment -> the equipment serving it (one or more).
+    pub parents: BTreeMap<String, Vec<String>>,
+    /// Whether ids match ignoring case and separators (`VAV_101` names `VAV-101`).
+    pub normalized: bool,
+}
+
+fn norm(id: &str) -> String {
+    id.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
+}
+
+impl Topology {
+    /// The config's `topology` section, checked; the error names what is wrong.
+    pub fn from_value(v: &Value) -> Result<Topology, String> {
+        let Value::Object(m) = v else {
+            return Err("'topology' must be an object such as {\"parents\": {\"VAV-1\": \"AHU-1\"}}".into());
+        };
+        if let Some(k) = m.keys().find(|k| !["parents", "csv", "match"].contains(&k.as_str())) {
+            return Err(format!("topology has an unknown key '{k}' (it takes parents and match)"));
+        }
+        if m.get("csv").is_some_and(|c| !c.is_null()) {
+            return Err("topology.csv names files, which a capability does not read: give the pairs as topology.parents ({\"VAV-1\": \"AHU-1\"})".into());
+        }
+        let normalized = match m.get("match") {
+            None | Some(Value::Null) => true,
+            Some(Value::String(s)) if s == "normalized" => true,
+            Some(Value::String(s)) if s == "exact" => false,
+            Some(other) => return Err(format!("topology.match must be \"normalized\" or \"exact\", not {other}")),
+        };
+        let mut parents = BTreeMap::new();
+        match m.get("parents") {
+            None | Some(Value::Null) => {}
+            Some(Value::Object(p)) => {
+                for (child, par) in p {
+                    let list = match par {
+                        Value::String(s) => vec![s.clone()],
+                        Value::Array(a) => a
+                            .iter()
+                            .map(|x| x.as_str().map(str::to_string))
+                            .collect::<Option<Vec<_>>>()
+                            .ok_or(format!("topology.parents.{child} must be an equipment id or a list of them"))?,
+                        _ => return Err(format!("topology.parents.{child} must be an equipment id or a list of them")),
+                    };
+                    parents.insert(child.clone(), list);
+                }
+            }
+            Some(_) => return Err("topology.parents must map served equipment to the equipment serving it".into()),
+        }
+        Ok(Topology { parents, normalized })
+    }
+
+    /// The equipment serving `equip` (its first parent), spelled as in `known` when it names
+    /// one of them.
+    pub fn parent_of(&self, equip: &str, known: &[&str]) -> Option<String> {
+        let first = match self.parents.get(equip) {
+            Some(p) => p.first(),
+            None if self.normalized => {
+                let n = norm(equip);
+                self.parents.iter().find(|(c, _)| norm(c) == n).and_then(|(_, p)| p.first())
+            }
+            None => None,
+        }?;
+        if known.contains(&first.as_str()) || !self.normalized {
+            return Some(first.clone());
+        }
+        let n = norm(first);
+        Some(known.iter().find(|k| norm(k) == n).map_or_else(|| first.clone(), |k| k.to_string()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_topology_reads_the_reference_format_and_matches_ids_loosely() {
+        let t = Topology::from_value(&json!({"parents": {"VAV_101": "ahu-1", "VAV-102": ["AHU-1", "AHU-2"]}})).unwrap();
+        let known = ["VAV-101", "VAV-102", "AHU-1"];
+        assert_eq!(t.parent_of("VAV-101", &known).as_deref(), Some("AHU-1"));
+        assert_eq!(t.parent_of("VAV-102", &known).as_deref(), Some("AHU-1"));
+        assert_eq!(t.parent_of("VAV-103", &known), None);
+        let exact = Topology::from_value(&json!({"parents": {"VAV_101": "ahu-1"}, "match": "exact"})).unwrap();
+        assert_eq!(exact.parent_of("VAV-101", &known), None);
+        for (bad, says) in [
+            (json!({"parents": {"V": 3}}), "topology.parents.V"),
+            (json!({"csv": "x.csv"}), "topology.csv"),
+            (json!({"match": "fuzzy"}), "topology.match"),
+            (json!({"children": {}}), "unknown key 'children'"),
+            (json!([1]), "must be an object"),
+        ] {
+            let e = Topology::from_value(&bad).unwrap_err();
+            assert!(e.contains(says), "{e}");
+        }
+    }
+
+    #[test]
+    fn groups_follow_the_topology_then_pool_by_class() {
+        let f = Frame::from_rows(&[0, 10], &[("x", vec![1.0, 2.0])]);
+        let g = Frame::from_rows(&[5, 10], &[("x", vec![1.0, 2.0])]);
+        let m = |equip, class, parent| Member { equip, class, parent, frame: &f };
+        let fleet = Fleet::new(vec![
+            m("V1", "VAV", Some("AHU-2")),
+            m("V2", "VAV", Some("AHU-1")),
+            Member { equip: "V3", class: "VAV", parent: None, frame: &g },
+            m("F1", "FCU", None),
+        ]);
+        assert_eq!(fleet.times, vec![0, 5, 10]);
+        let groups = fleet.groups();
+        let labels: Vec<Option<&str>> = groups.iter().map(|g| g.label.as_deref()).collect();
+        assert_eq!(labels, [Some("AHU-1"), Some("AHU-2"), Some("FCU"), Some("VAV")]);
+        assert_eq!(groups[3].members, [2]);
+        assert!(fleet.caveats()[0].contains("2 unit(s)"));
+        let c = fleet.column(2, "x").unwrap();
+        assert!(c[0].is_nan() && c[1] == 1.0 && c[2] == 2.0);
+        // no topology, one class: one pool with no label, and the pooled caveat
+        let pool = Fleet::new(vec![m("V1", "VAV", None), m("V2", "VAV", None)]);
+        assert_eq!(pool.groups(), vec![Group { label: None, served: false, members: vec![0, 1] }]);
+        assert_eq!(pool.caveats(), vec![POOLED_CAVEAT.to_string()]);
+    }
+}

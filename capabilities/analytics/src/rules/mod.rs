@@ -22,9 +22,6 @@ pub mod static_reset_effectiveness;
 pub mod supply_air_control;
 pub mod supply_air_reset;
 pub mod supply_air_reset_compliance;
-// Built and unit-tested, not yet registered: on camber-synth's G36 building it flags three
-// zones labelled healthy that the generator leaves warm (its trim-and-respond ignores the
-// warmest zone's requests). Registered once the generator is fixed (issue 13).
 pub mod unmet_setpoint_hours;
 
 pub use crate::engine::Rule;
@@ -52,6 +49,7 @@ pub fn all() -> Vec<Rule> {
         supply_air_control::RULE,
         supply_air_reset::RULE,
         supply_air_reset_compliance::RULE,
+        unmet_setpoint_hours::RULE,
     ]
 }
 

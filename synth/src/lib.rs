@@ -32,7 +32,7 @@ use weather::Weather;
 
 /// Version of the models; bump it whenever the same id and seed would produce different data,
 /// so caches and recorded fixtures keyed on it are invalidated.
-pub const GENERATOR_VERSION: u32 = 3;
+pub const GENERATOR_VERSION: u32 = 4;
 
 /// One stored point's samples on a regular grid (NaN = no sample at that step).
 #[derive(Clone, Debug, PartialEq)]

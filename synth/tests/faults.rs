@@ -245,6 +245,29 @@ fn g36_vav_faults_are_visible() {
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
 
+/// A fault-free system keeps its zones comfortable: from two hours after the morning start (the
+/// pull-down from the night setback), no fault-free zone is more than 1.5 °F outside its band
+/// for 5 % of its occupied hours, the share at which a comfort rule warns.
+#[test]
+fn g36_fault_free_zones_stay_in_their_band() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-g36-vav", seed).unwrap();
+        for v in g.equipment.iter().filter(|e| e.equip_class == "VAV" && e.label.is_empty()) {
+            let (t, csp, hsp) =
+                (col(&g, &v.equip, "space_temp"), col(&g, &v.equip, "cool_sp"), col(&g, &v.equip, "heat_sp"));
+            let occ = col(&g, &v.equip, "occupancy");
+            let idx = mask(t.len(), |i| occ[i] == 1.0 && !t[i].is_nan() && hour_of(&g, &v.equip, i).1 >= 8);
+            let out = frac(idx.iter().filter(|&&i| t[i] > csp[i] + 1.5 || t[i] < hsp[i] - 1.5).count(), idx.len());
+            eprintln!("seed {seed:?} {:32} out of band {:.1} %", v.equip, 100.0 * out);
+            if out >= 0.05 {
+                fails.push(format!("seed {seed:?} {}: out of band {:.1} % of occupied hours", v.equip, 100.0 * out));
+            }
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
 // ---------------------------------------------------------------------------------------
 // synthetic-chw-plant
 

@@ -27,9 +27,6 @@ pub mod static_rogue_zone_census;
 pub mod supply_air_control;
 pub mod supply_air_reset;
 pub mod supply_air_reset_compliance;
-// Built and unit-tested, not yet registered: on camber-synth's G36 building it flags three
-// zones labelled healthy that the generator leaves warm (its trim-and-respond ignores the
-// warmest zone's requests). Registered once the generator is fixed (issue 13).
 pub mod unmet_setpoint_hours;
 pub mod zone_requests;
 
@@ -62,6 +59,7 @@ pub fn all() -> Vec<Rule> {
         supply_air_control::RULE,
         supply_air_reset::RULE,
         supply_air_reset_compliance::RULE,
+        unmet_setpoint_hours::RULE,
     ]
 }
 

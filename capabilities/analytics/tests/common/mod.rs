@@ -15,12 +15,7 @@ pub fn frame_of(g: &camber_synth::Generated, equip: &str) -> Frame {
 
 /// The worst severity a rule gives an equipment (`None` when skipped).
 pub fn verdict(rule: &str, f: &Frame) -> Option<Severity> {
-    // unmet_setpoint_hours is built but not registered yet (see rules/mod.rs)
-    let r = rules::all()
-        .into_iter()
-        .chain([rules::unmet_setpoint_hours::RULE])
-        .find(|r| (r.spec)().id == rule)
-        .expect("rule exists");
+    let r = rules::all().into_iter().find(|r| (r.spec)().id == rule).expect("rule exists");
     match r.evaluate(&(r.spec)(), f, &Params::default()) {
         Outcome::Findings(v) => v.iter().map(|x| x.severity).max(),
         Outcome::Skipped { .. } => None,

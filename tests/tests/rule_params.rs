@@ -21,7 +21,13 @@ fn lists_rules_with_parameters_and_detail_on_request() {
     assert_eq!(ids, sorted);
     assert!(ids.contains(&"airflow_tracking"));
     assert!(rows[0]["params"][0].get("basis").is_none());
-    assert!(r.text.starts_with(&format!("{n} match (20 rule(s), 11 drift detector(s)")), "{}", r.text);
+    let built = camber_analytics::rules::all().len();
+    assert!(built >= 24);
+    assert!(r.text.starts_with(&format!("{n} match ({built} rule(s), 11 drift detector(s)")), "{}", r.text);
+    // a fleet rule says so
+    let two = call(json!({"rules": ["sat_rogue_zone_census", "airflow_tracking"]})).unwrap();
+    let judges: Vec<&Value> = two.data["rules"].as_array().unwrap().iter().map(|x| &x["judges"]).collect();
+    assert_eq!(judges, [&Value::Null, &json!("fleet")]);
     // the drift detectors are listed with the capability that runs them
     let pumps: Vec<&Value> = rows.iter().filter(|x| x["kind"] == "drift_detector").collect();
     assert!(pumps.iter().all(|x| x["run_with"] == "drift" && x["drift_family"].is_string()), "{pumps:?}");

@@ -356,14 +356,58 @@ fn a_run_config_with_references() {
 }
 
 /// Detection and false alarms of the whole run against each dataset's labels.
+/// A fleet rule through rule_run and finding_detail: one finding per air handler's boxes (the
+/// camber-synth template's topology), the units it implicates, and its detail.
+#[test]
+fn fleet_findings_name_their_group_and_the_units_they_implicate() {
+    let args = json!({"facility_id": G36, "rules": ["static_cohort_starvation", "sat_rogue_zone_census"]});
+    let (data, findings) = all_findings(args.clone(), &ctx());
+    assert_eq!(data["n_skipped"], 0, "{}", data["skipped"]);
+    let starved = findings
+        .iter()
+        .find(|f| f["finding_id"] == "static_cohort_starvation@<fleet:AHU__low_static>")
+        .unwrap_or_else(|| panic!("{findings:#?}"));
+    assert_eq!(starved["severity"], "warn");
+    assert_eq!(starved["equip"], "<fleet:AHU__low_static>");
+    assert_eq!((starved["group"].as_str(), starved["equip_class"].as_str()), (Some("AHU__low_static"), Some("fleet")));
+    assert_eq!(starved["members"], 6);
+    let equips: Vec<&str> = starved["equips"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect();
+    assert_eq!(equips[0], "AHU__low_static", "the air handler first");
+    assert!(equips.contains(&"VAV1__low_static") && equips.len() >= 5, "{equips:?}");
+    // one finding per air handler, none for a healthy one's boxes above ok
+    let healthy = findings.iter().find(|f| f["finding_id"] == "static_cohort_starvation@<fleet:AHU__healthy>").unwrap();
+    assert_eq!((healthy["severity"].as_str(), healthy["equips"].as_array().unwrap().len()), (Some("ok"), 0));
+    let rogue = findings.iter().find(|f| f["finding_id"] == "sat_rogue_zone_census@<fleet:AHU__rogue_zone>").unwrap();
+    assert_eq!((rogue["severity"].as_str(), rogue["equips"][0].as_str()), (Some("warn"), Some("VAV2__rogue_zone")));
+    // finding_detail on a fleet finding: its members, its units, spans on their shared hours
+    let mut d = args;
+    d["finding_id"] = json!("static_cohort_starvation@<fleet:AHU__low_static>");
+    let r = call("finding_detail", d).unwrap();
+    assert_eq!(r.data["members"].as_array().unwrap().len(), 6);
+    assert_eq!(r.data["equips"][0], "AHU__low_static");
+    assert_eq!(r.data["chart"]["kind"], "fleet");
+    assert!(r.data["flagged_hours"].as_f64().unwrap() > 50.0, "{}", r.data["flagged_hours"]);
+    assert!(!r.data["violations"].as_array().unwrap().is_empty());
+    let fleet_fact = r.facts.iter().find(|f| f["kind"] == "fleet").unwrap();
+    assert!(
+        fleet_fact["text"].as_str().unwrap().contains("judged 6 units together and implicates \"AHU__low_static\""),
+        "{fleet_fact}"
+    );
+    assert!(r.text.contains("It judged 6 units together"), "{}", r.text);
+}
+
 #[test]
 fn fidelity_against_the_labels() {
     let mut report = Vec::new();
     for (fid, ds) in [(ECON, "synthetic-ahu-economizer"), (G36, "synthetic-g36-vav"), (CHW, "synthetic-chw-plant")] {
         let g = camber_synth::generate(ds, None).unwrap();
         let (_, findings) = all_findings(json!({"facility_id": fid}), &ctx());
+        // a fleet finding flags the units it implicates
         let flagged = |equip: &str| {
-            findings.iter().any(|f| f["equip"] == equip && severity_rank(f["severity"].as_str().unwrap()) >= 2)
+            findings.iter().any(|f| {
+                let names = f["equip"] == equip || f["equips"].as_array().is_some_and(|e| e.iter().any(|x| x == equip));
+                names && severity_rank(f["severity"].as_str().unwrap()) >= 2
+            })
         };
         let labelled: Vec<&camber_synth::EquipmentInfo> = g.equipment.iter().filter(|e| !e.label.is_empty()).collect();
         let found: Vec<&str> = labelled.iter().filter(|e| flagged(&e.equip)).map(|e| e.equip.as_str()).collect();

@@ -5,8 +5,9 @@
 //! each box's requests from its own trend and ask two opposite questions of an air handler's
 //! boxes:
 //!
-//! - the **rogue-zone census**: does one zone hold the deciding request most of the time and
-//!   send a lopsided share of them, dragging the reset for every box?
+//! - the **rogue-zone census**: does one zone hold the deciding request most of the time, send a
+//!   lopsided share of them and keep asking (on at least half of the running hours, as
+//!   Guideline 36's request-hours ratio reads a rogue), dragging the reset for every box?
 //! - **cohort starvation**: are most of the boxes asking at once, on most cycles, which points
 //!   upstream (a capped fan, a static setpoint that cannot rise) rather than at any box?
 //!
@@ -41,6 +42,11 @@ const DAMPER_WIDE: f64 = 95.0;
 /// is short of cooling (the supply-air census's rogue), not starved of air.
 const OVERLOAD_F: f64 = 3.0;
 const OVERLOAD_SHARE: f64 = 0.5;
+/// A rogue asks on at least this share of its system's running hours (fixed in code): a zone
+/// that leads the requests only now and then is answered and goes quiet.
+const PERSISTENT: f64 = 0.5;
+/// A box is one of a starved cohort when it asked on at least this share of the cohort's hours.
+const COHORT_MEMBER: f64 = 0.5;
 
 impl Reset {
     fn label(self) -> &'static str {
@@ -232,7 +238,7 @@ pub fn rogue_params() -> Vec<ParamSpec> {
             10.0,
             "count (request cycles)",
             (5.0, 500.0),
-            "Fewer cycles with the system on than this say too little about a zone to count it.",
+            "Fewer cycles with the system on than this say too little about a zone to count it, and a group whose zones asked on fewer cycles than this has too little demand for any zone to drag its reset.",
             "Raise it for long or finely sampled records; zones with fewer usable cycles are listed as not evaluated.",
         ),
         ParamSpec::number(
@@ -343,21 +349,44 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
         let name = group_name(fleet, &g);
         let label = reset.label();
         let finding = |sev: Severity, summary: String| Finding::new(spec, sev, summary).with_judged(active.len());
-        if zones.len() < min_zones.max(1) || total <= 0.0 {
+        if zones.len() < min_zones.max(1) || active.len() < min_cycles {
             let why = if zones.len() < min_zones.max(1) {
                 format!("{} of {name} could be evaluated, and a rogue needs {min_zones} zones to compare", zones.len())
-            } else {
+            } else if total <= 0.0 {
                 format!("no zone of {name} sent a {label} request: the reset is not demand-bound, so no zone drags it")
+            } else {
+                format!(
+                    "the zones of {name} asked on {} cycle(s), fewer than {min_cycles}: too little demand for any zone to drag the reset",
+                    active.len()
+                )
             };
-            let sev = if total <= 0.0 && zones.len() >= min_zones.max(1) { Severity::Ok } else { Severity::Info };
+            let sev = if zones.len() >= min_zones.max(1) { Severity::Ok } else { Severity::Info };
             let f =
                 finding(sev, format!("{label} rogue-zone census: {why}")).with_metrics(metrics).with_caveats(caveats);
             out.push(FleetFinding { group: g.label.clone(), finding: f, equips: Vec::new() });
             continue;
         }
         let share_floor = min_share.max(share_mult / zones.len() as f64);
-        let mut rogues: Vec<usize> =
+        // the share of the system's running hours on which a zone asks at all
+        let asks_frac = |z: usize| {
+            let r = &c.reqs[z].as_ref().expect("usable").values;
+            let on: f64 = (0..n).filter(|&i| !r[i].is_nan()).map(|i| w[i]).sum();
+            let asking: f64 = (0..n).filter(|&i| r[i] >= 1.0).map(|i| w[i]).sum();
+            if on > 0.0 {
+                asking / on
+            } else {
+                0.0
+            }
+        };
+        let dominant: Vec<usize> =
             zones.iter().copied().filter(|&z| binding[&z] >= dominance && share(z) >= share_floor).collect();
+        // a dominant zone that asks on fewer than half the running hours is answered and goes
+        // quiet: it does not hold the reset
+        let answered: Vec<usize> = dominant.iter().copied().filter(|&z| asks_frac(z) < PERSISTENT).collect();
+        let mut rogues: Vec<usize> = dominant.iter().copied().filter(|z| !answered.contains(z)).collect();
+        for &z in &dominant {
+            metrics.insert(format!("asks_frac.{}", fleet.members[z].equip), round3(asks_frac(z)));
+        }
         rogues.sort_by(|a, b| binding[b].total_cmp(&binding[a]).then(share(*b).total_cmp(&share(*a))));
         // a static rogue short of cooling is overloaded, not starved of air
         let mut overloaded: Vec<(usize, f64)> = Vec::new();
@@ -374,17 +403,20 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
         metrics.insert("rogues".into(), rogues.len() as f64);
         metrics.insert("share_floor".into(), round3(share_floor));
         if rogues.is_empty() && overloaded.is_empty() {
-            let f = finding(
-                Severity::Ok,
-                format!(
-                    "{label} rogue-zone census: the {} zones of {name} share the requests without a rogue (largest share {:.0} %, highest binding fraction {:.0} %)",
-                    zones.len(),
-                    100.0 * zones.iter().map(|&z| share(z)).fold(0.0, f64::max),
-                    100.0 * zones.iter().map(|&z| binding[&z]).fold(0.0, f64::max),
-                ),
-            )
-            .with_metrics(metrics)
-            .with_caveats(caveats);
+            let mut summary = format!(
+                "{label} rogue-zone census: the {} zones of {name} share the requests without a rogue (largest share {:.0} %, highest binding fraction {:.0} %)",
+                zones.len(),
+                100.0 * zones.iter().map(|&z| share(z)).fold(0.0, f64::max),
+                100.0 * zones.iter().map(|&z| binding[&z]).fold(0.0, f64::max),
+            );
+            for &z in &answered {
+                summary.push_str(&format!(
+                    "; {} leads the requests but asks on only {:.0} % of the running hours, so it is answered, not holding the reset",
+                    fleet.members[z].equip,
+                    100.0 * asks_frac(z)
+                ));
+            }
+            let f = finding(Severity::Ok, summary).with_metrics(metrics).with_caveats(caveats);
             out.push(FleetFinding { group: g.label.clone(), finding: f, equips: Vec::new() });
             continue;
         }
@@ -550,9 +582,14 @@ pub fn starvation(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Params)
             Reset::Static => "look upstream: a supply fan at its limit, a static setpoint capped or not resetting up, a restricted duct",
             Reset::Sat => "look upstream: a supply-air setpoint held warm or not resetting down, or cooling capacity short",
         };
-        // implicated: the air handler serving the group, then its boxes by how long they asked
-        let mut boxes: Vec<(usize, f64)> = asking.into_iter().collect();
+        // implicated: the air handler serving the group, then the boxes that asked on at least
+        // half the cohort's hours (a box that seldom joined in is not short), longest first
+        let mut boxes: Vec<(usize, f64)> =
+            asking.into_iter().map(|(z, h)| (z, h / cohort_h)).filter(|(_, f)| *f >= COHORT_MEMBER).collect();
         boxes.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for (z, f) in &boxes {
+            metrics.insert(format!("asking_frac.{}", fleet.members[*z].equip), round3(*f));
+        }
         let mut equips: Vec<String> = g.label.iter().filter(|_| g.served).cloned().collect();
         equips.extend(boxes.iter().map(|(z, _)| fleet.members[*z].equip.to_string()));
         let f = finding(
@@ -659,6 +696,17 @@ pub mod testkit {
         assert!(bad[0].finding.summary.starts_with("V2 drags the"), "{}", bad[0].finding.summary);
         assert!(bad[0].finding.metrics["request_share.V2"] > 0.8, "{:?}", bad[0].finding.metrics);
         assert!(!bad[0].finding.flagged.is_empty());
+        // leading the requests four hours a day is being answered, not holding the reset
+        frames[2].2 = zone(reset, N, NS_PER_HOUR, |i| if (13..17).contains(&(i % 24)) { 3 } else { 0 });
+        let now_and_then = of(rule, &frames, &Params::default());
+        let f = &now_and_then[0].finding;
+        assert!(f.metrics["binding_frac.V2"] >= 0.5 && f.metrics["request_share.V2"] >= 0.5, "{:?}", f.metrics);
+        assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
+        assert!(
+            f.summary.contains("V2 leads the requests but asks on only 33 % of the running hours"),
+            "{}",
+            f.summary
+        );
     }
 
     /// The cohort census: boxes asking now and then are fine; all asking at once are starved.

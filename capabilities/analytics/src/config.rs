@@ -86,7 +86,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "compressor_staging",
     "condenser_bypass_leak",
     "damper_census",
-    "dcv_system_verification",
     "dx_indoor_airflow",
     "filter_fouling",
     "heatpump_defrost",

@@ -434,7 +434,7 @@ impl FleetRun<'_> {
                 .iter()
                 .filter(|m| match group.as_deref() {
                     None => true,
-                    Some(g) => m.parent == Some(g) || (m.parent.is_none() && m.class == g),
+                    Some(g) => m.parent == Some(g) || m.equip == g || (m.parent.is_none() && m.class == g),
                 })
                 .collect();
             if !group.as_ref().is_some_and(|g| served.contains(g)) {

@@ -266,6 +266,20 @@ mod tests {
     }
 
     #[test]
+    fn a_synthetic_dataset_s_boxes_are_served_by_their_scenario_s_air_handler() {
+        let p = |equip: &str, class: &str| camber_store::PointRow {
+            equip: equip.into(),
+            equip_class: class.into(),
+            role: "x".into(),
+        };
+        let points =
+            [p("AHU__a", "AHU"), p("VAV1__a", "VAV"), p("VAV2__a", "VAV"), p("VAV1__b", "VAV"), p("AHU__a", "AHU")];
+        let t = synthetic_topology(&points).unwrap();
+        assert_eq!(t, json!({"parents": {"VAV1__a": "AHU__a", "VAV2__a": "AHU__a"}, "match": "exact"}));
+        assert!(synthetic_topology(&[p("CH__a", "CHILLER")]).is_none());
+    }
+
+    #[test]
     fn every_packaged_reference_template_is_a_valid_config() {
         let all: Value = serde_json::from_str(REFERENCE_TEMPLATES).unwrap();
         let ids: Vec<&String> = all.as_object().unwrap().keys().collect();
@@ -278,11 +292,16 @@ mod tests {
         }
         let g36 = RunConfig::from_value(&reference_template("synthetic-g36-vav-fleet", "f").unwrap()).unwrap();
         assert!(g36.rules.iter().any(|r| r.id == "sat_reset_effectiveness"));
-        // airflow_tracking is built now, so it runs; unmet_setpoint_hours is built but not yet
-        // registered (rules/mod.rs), and the template's other zone rules are still left out
-        assert!(!g36.rules.iter().any(|r| r.id == "unmet_setpoint_hours"));
-        assert!(g36.not_built.iter().any(|r| r == "unmet_setpoint_hours"));
-        assert!(!g36.not_built.iter().any(|r| r == "airflow_tracking"));
-        assert!(g36.not_built.iter().any(|r| r == "reheat_minimization_g36"));
+        // the built rules run, the fleet rules with the template's topology; what is not built
+        // yet is left out and named
+        for built in ["airflow_tracking", "unmet_setpoint_hours", "sat_rogue_zone_census", "static_cohort_starvation"] {
+            assert!(g36.rules.iter().any(|r| r.id == built), "{built}");
+            assert!(!g36.not_built.iter().any(|r| r == built), "{built}");
+        }
+        let t = g36.topology.as_ref().expect("the template's topology");
+        assert_eq!(t.parents["VAV4__rogue_static"], ["AHU__rogue_static"]);
+        for r in &g36.not_built {
+            assert!(camber_analytics::config::REFERENCE_ONLY_RULES.contains(&r.as_str()), "{r}");
+        }
     }
 }

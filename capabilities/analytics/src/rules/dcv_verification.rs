@@ -232,7 +232,7 @@ fn label(role: &str) -> &'static str {
 
 /// The outdoor-air signals the rule reads, best first: on a full-outdoor-air unit the supply
 /// airflow or fan speed stand for the outdoor air.
-fn oa_signals(spec: &RuleSpec, params: &Params) -> &'static [&'static str] {
+pub(crate) fn oa_signals(spec: &RuleSpec, params: &Params) -> &'static [&'static str] {
     if params.flag(spec, "full_outdoor_air") == Some(true) {
         &["oa_airflow", "oa_damper", "airflow", "supply_fan_speed"]
     } else {
@@ -278,7 +278,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 /// Occupied samples: the trended occupancy where mapped (it replaces the schedule), else the
 /// schedule parameters; warm-up and cool-down are left out either way. Every sample with
 /// `occupied_only` off.
-fn occupied(spec: &RuleSpec, frame: &Frame, params: &Params) -> Vec<bool> {
+pub(crate) fn occupied(spec: &RuleSpec, frame: &Frame, params: &Params) -> Vec<bool> {
     let n = frame.len();
     if params.flag(spec, "occupied_only") == Some(false) {
         return vec![true; n];

@@ -589,8 +589,8 @@ fn reference_benchmarks() {
     let fids: Vec<String> = REFERENCE_SYNTHETIC.iter().map(|id| format!("ds-{id}")).collect();
     let ctx = CallContext::new(&store, fids.clone());
     let built: Vec<String> = camber_analytics::rules::all().iter().map(|r| (r.spec)().id.to_string()).collect();
-    println!("| dataset | labelled (faulty / healthy) | reference: `datasets score` | reference: its template | reference, time | reference: the rules built here | camber: packaged template | camber, time |");
-    println!("|---|---|---|---|---|---|---|---|");
+    println!("| dataset | labelled (faulty / healthy) | reference: `datasets score` | reference: its template | reference, time | reference: the rules built here | camber: scored suite | camber: packaged template | camber, time |");
+    println!("|---|---|---|---|---|---|---|---|---|");
     for (id, fid) in REFERENCE_SYNTHETIC.iter().zip(&fids) {
         let theirs = camber_tests::reference(&["rule_run", store.to_str().unwrap(), fid, id]);
         let labels = theirs["labels"].as_object().cloned().unwrap_or_default();
@@ -613,13 +613,18 @@ fn reference_benchmarks() {
         let (all, _) = confusion(&their_findings, &labels, None);
         let (fw, fw_alarms) = confusion(&their_findings, &labels, Some(&shared));
         let (us_, our_alarms) = confusion(&our_findings, &labels, None);
+        let official = camber_tests::reference(&["score", store.to_str().unwrap(), id]);
+        // the scored suite: the rules the labels target, as `datasets score` counts them
+        let suite: Option<Vec<String>> = official["suite"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect());
+        let (scored, scored_alarms) = confusion(&our_findings, &labels, suite.as_deref());
         let faulty = labels.values().filter(|l| l.as_str().is_some_and(|l| !l.is_empty())).count();
         let cell = |c: [usize; 4]| format!("{}/{} found, {} false alarms", c[0], c[0] + c[1], c[2]);
-        let official = camber_tests::reference(&["score", store.to_str().unwrap(), id]);
         let o = &official["overall"];
         let n = |k: &str| o[k].as_u64().unwrap_or(0) as usize;
         println!(
-            "| {id} | {faulty} / {} | {} | {} ({} rules) | {:.1} s | {} ({}) | {} | {} |",
+            "| {id} | {faulty} / {} | {} | {} ({} rules) | {:.1} s | {} ({}) | {} | {} | {} |",
             labels.len() - faulty,
             cell([n("tp"), n("fn"), n("fp"), n("tn")]),
             cell(all),
@@ -627,11 +632,17 @@ fn reference_benchmarks() {
             theirs["seconds"].as_f64().unwrap_or(f64::NAN),
             cell(fw),
             if shared.is_empty() { "none".to_string() } else { shared.join(", ") },
+            cell(scored),
             cell(us_),
             ms(p50)
         );
-        if !fw_alarms.is_empty() || !our_alarms.is_empty() {
-            println!("|   false alarms | | | | | {} | {} | |", fw_alarms.join("; "), our_alarms.join("; "));
+        if !fw_alarms.is_empty() || !our_alarms.is_empty() || !scored_alarms.is_empty() {
+            println!(
+                "|   false alarms | | | | | {} | {} | {} | |",
+                fw_alarms.join("; "),
+                scored_alarms.join("; "),
+                our_alarms.join("; ")
+            );
         }
     }
 
@@ -684,17 +695,19 @@ fn reference_benchmarks() {
     }
 }
 
-/// `(rule, equip, severity)` of a findings list.
+/// `(rule, equip, severity)` of a findings list; a fleet finding stands for each unit it
+/// implicates (its `equips`) as well.
 fn triples_of(v: &serde_json::Value) -> Vec<(String, String, String)> {
     v.as_array()
         .unwrap()
         .iter()
-        .map(|f| {
-            (
-                f["rule"].as_str().unwrap().to_string(),
-                f["equip"].as_str().unwrap().to_string(),
-                f["severity"].as_str().unwrap().to_string(),
-            )
+        .flat_map(|f| {
+            let one = |equip: &str| {
+                (f["rule"].as_str().unwrap().to_string(), equip.to_string(), f["severity"].as_str().unwrap().to_string())
+            };
+            let mut out = vec![one(f["equip"].as_str().unwrap())];
+            out.extend(f["equips"].as_array().into_iter().flatten().filter_map(|e| e.as_str()).map(one));
+            out
         })
         .collect()
 }

@@ -87,7 +87,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "condenser_bypass_leak",
     "damper_census",
     "dx_indoor_airflow",
-    "filter_fouling",
     "heatpump_defrost",
     "hp_capacity_shortfall",
     "hp_mode_vs_need",

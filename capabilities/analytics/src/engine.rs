@@ -817,6 +817,31 @@ pub fn median(v: &mut [f64]) -> f64 {
     }
 }
 
+/// The `q`-quantile (0-1) of `(value, weight)` pairs weighed by time: the smallest value with at
+/// least `q` of the total weight at or below it, or the mean of two neighbours when the split
+/// falls exactly between them (so equal weights give the ordinary median). Pairs are reordered
+/// in place; NaN values and non-positive weights are ignored; NaN when none remain.
+pub fn weighted_quantile(pairs: &mut Vec<(f64, f64)>, q: f64) -> f64 {
+    pairs.retain(|(v, w)| !v.is_nan() && *w > 0.0);
+    if pairs.is_empty() {
+        return f64::NAN;
+    }
+    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let total: f64 = pairs.iter().map(|p| p.1).sum();
+    let target = q.clamp(0.0, 1.0) * total;
+    let mut cum = 0.0;
+    for (k, &(v, w)) in pairs.iter().enumerate() {
+        cum += w;
+        if cum >= target - 1e-9 * total {
+            return match pairs.get(k + 1) {
+                Some(&(next, _)) if (cum - target).abs() <= 1e-9 * total && q < 1.0 => (v + next) / 2.0,
+                _ => v,
+            };
+        }
+    }
+    pairs[pairs.len() - 1].0
+}
+
 /// The least-squares line through `(x, y)` pairs: `(slope, intercept, r2)`; `None` when there
 /// are fewer than two pairs or x does not vary. r2 is NaN when y does not vary.
 pub fn least_squares(pairs: &[(f64, f64)]) -> Option<(f64, f64, f64)> {
@@ -1048,6 +1073,20 @@ mod tests {
             let g = testing::shuffled_with_duplicates(&f);
             assert_eq!((g.ts.clone(), g.cols.clone()), (f.ts.clone(), f.cols.clone()), "{n}");
         }
+    }
+
+    #[test]
+    fn weighted_quantiles() {
+        let q = |v: &[(f64, f64)], q: f64| weighted_quantile(&mut v.to_vec(), q);
+        // equal weights: the ordinary median, the middle pair's mean for an even count
+        assert_eq!(q(&[(3.0, 1.0), (1.0, 1.0), (2.0, 1.0)], 0.5), 2.0);
+        assert_eq!(q(&[(4.0, 1.0), (1.0, 1.0), (2.0, 1.0), (3.0, 1.0)], 0.5), 2.5);
+        // a value standing for more time pulls the median to it
+        assert_eq!(q(&[(1.0, 1.0), (2.0, 1.0), (9.0, 3.0)], 0.5), 9.0);
+        assert_eq!(q(&[(1.0, 1.0), (2.0, 1.0), (9.0, 3.0)], 0.0), 1.0);
+        assert_eq!(q(&[(1.0, 1.0), (2.0, 1.0), (9.0, 3.0)], 1.0), 9.0);
+        assert!(q(&[(f64::NAN, 1.0), (1.0, 0.0)], 0.5).is_nan());
+        assert!(q(&[], 0.5).is_nan());
     }
 
     #[test]

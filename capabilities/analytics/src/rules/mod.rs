@@ -11,6 +11,7 @@ pub mod dcv_system_verification;
 pub mod dcv_verification;
 pub mod dx_refrigerant_charge;
 pub mod economizer_high_limit;
+pub mod filter_fouling;
 pub mod free_cooling_missed;
 pub mod g36_afdd;
 pub mod leaking_valve;
@@ -45,6 +46,7 @@ pub fn all() -> Vec<Rule> {
         dcv_verification::RULE,
         dx_refrigerant_charge::RULE,
         economizer_high_limit::RULE,
+        filter_fouling::RULE,
         free_cooling_missed::RULE,
         g36_afdd::RULE,
         leaking_valve::RULE,

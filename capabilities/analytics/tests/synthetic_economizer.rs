@@ -18,8 +18,10 @@ fn economizer_air_handlers() {
         let free = verdict("free_cooling_missed", &f).expect("cool_valve and oat are trended");
         let dcv = verdict("dcv_verification", &f);
         seen.push(format!("{} [{}]: high_limit {high_limit:?}, free_cooling {free:?}, dcv {dcv:?}", e.equip, e.label));
-        // no CO2 is trended here, so DCV is not run
+        // no CO2 or filter pressure is trended here, so neither ventilation rule nor the filter
+        // rule is run
         assert_eq!(dcv, None, "{}", e.equip);
+        assert_eq!((verdict("co2_ventilation", &f), verdict("filter_fouling", &f)), (None, None), "{}", e.equip);
         // spring weather: outdoor air is rarely both above 65 °F and above return air, so with the
         // default differential changeover no unit's lockout can be judged
         assert_eq!(high_limit, Severity::Info, "{}", e.equip);
@@ -66,9 +68,12 @@ fn g36_systems_have_no_economizer_or_co2_points() {
     let g = camber_synth::generate("synthetic-g36-vav", None).unwrap();
     for e in &g.equipment {
         let f = frame_of(&g, &e.equip);
-        for rule in ["economizer_high_limit", "free_cooling_missed", "dcv_verification"] {
+        for rule in
+            ["economizer_high_limit", "free_cooling_missed", "dcv_verification", "co2_ventilation", "filter_fouling"]
+        {
             let v = verdict(rule, &f);
-            // no outdoor-air damper, cooling valve or CO2 is trended: every rule is skipped
+            // no outdoor-air damper, cooling valve, CO2 or filter pressure is trended: every rule
+            // is skipped
             assert_eq!(v, None, "{} {rule}: {v:?}", e.equip);
         }
     }

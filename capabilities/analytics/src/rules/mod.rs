@@ -4,6 +4,7 @@
 
 pub mod actuator_stuck;
 pub mod airflow_tracking;
+pub mod co2_ventilation;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
@@ -39,6 +40,7 @@ pub fn all() -> Vec<Rule> {
     vec![
         actuator_stuck::RULE,
         airflow_tracking::RULE,
+        co2_ventilation::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,

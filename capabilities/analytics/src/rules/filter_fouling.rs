@@ -13,9 +13,9 @@
 //!   neither is taken as constant volume, and with no fan signal either, readings at or below a
 //!   tenth of change-out are taken as the fan stopped). It is read as one median per day with
 //!   two hours or more of such samples. Over four such days or more spanning a week, after the
-//!   last filter change (a day's median a quarter or more below the day before's), the rise is
-//!   the robust (Theil-Sen) slope of those medians, and the filter now is its last day's
-//!   median. Now at or above the fault level is a fault, at or above change-out a warning;
+//!   last filter change (a day's median a quarter or more below the day before's) and within
+//!   the last year, the rise is the robust (Theil-Sen) slope of those medians, and the filter
+//!   now is its last day's median. Now at or above the fault level is a fault, at or above change-out a warning;
 //!   still below it, a filter that is loading (risen by a tenth of `change_dp_inwc` or more,
 //!   and by three times the medians' scatter about the slope) and will reach change-out within
 //!   `loading_horizon_days` at that rate is a warning.
@@ -39,6 +39,8 @@ pub const MIN_DAY_HOURS: f64 = 2.0;
 /// first and the last both counted: a week of data).
 pub const MIN_TREND_POINTS: usize = 4;
 pub const MIN_TREND_SPAN_DAYS: f64 = 7.0;
+/// The most daily medians (the latest) a trend reads.
+pub const MAX_TREND_POINTS: usize = 366;
 /// A day's median this share or more below the day before is a filter change.
 pub const CHANGE_DROP: f64 = 0.25;
 /// A rise over the trend of at least this share of `change_dp_inwc`, and this many times the
@@ -193,7 +195,9 @@ fn trend(
             start = k;
         }
     }
-    let days = &days[start..];
+    // the last year at most: filters are changed more often, and the robust slope's pairs grow
+    // with the square of the days
+    let days = &days[start.max(days.len().saturating_sub(MAX_TREND_POINTS))..];
     // calendar days from the first median's to the last's, both counted
     let span_days = match (days.first(), days.last()) {
         (Some(a), Some(b)) => (b.0 - a.0 + 1) as f64,
@@ -653,6 +657,10 @@ mod tests {
         let one = Frame::from_rows(&[MONDAY], &[("filter_diff_press", vec![1.2]), ("supply_fan_status", vec![1.0])]);
         let r = run(&RULE, &one, &Params::default());
         assert_eq!((r.severity, r.judged), (Severity::Warn, 1));
+        // two years of daily readings: the trend reads the last year
+        let long = unit(730, 240, |t| 0.4 + 0.0005 * t);
+        let r = run(&RULE, &long, &Params::default());
+        assert_eq!((r.metrics["trend_points"], r.metrics["trend_days"]), (366.0, 366.0));
         // a fan status with no reading where the filter reads: nothing judged
         let apart = Frame::from_rows(
             &ts,

@@ -271,6 +271,38 @@ pub fn ahu_year(equip: &str, days: u32, step_minutes: u32, seed: u64) -> Generat
     finish(info, seed, start_day, &clock, vec![unit])
 }
 
+/// One healthy G36 system (`AHU__healthy` and its six boxes `VAV1__healthy` ..) over a long span
+/// at a fine step, for benchmarks of the rules that judge an air handler with its boxes. Starts
+/// Monday 2025-01-06; the returned `info` has id "g36-year".
+pub fn g36_year(days: u32, step_minutes: u32, seed: u64) -> Generated {
+    let step_minutes = step_minutes.max(1);
+    let info = DatasetInfo {
+        id: "g36-year",
+        title: "One healthy G36 air handler and its boxes over a long span",
+        summary: "A healthy G36 VAV system (trim-and-respond resets, six reheat boxes) at a fine step, for benchmarks.",
+        default_seed: 1,
+        step_minutes,
+        days,
+        fault_types: Vec::new(),
+    };
+    let clock = Clock::new(days, step_minutes);
+    let start_day = days_from_civil(2025, 1, 6);
+    let w = Weather::new(seed, day_of_year(start_day, 2025) - 1, clock.total(), false);
+    let (at, vts) = g36::simulate(&g36::SysCfg::default(), &w, &clock, seed, "AHU__healthy");
+    let mut units =
+        vec![Unit { equip: "AHU__healthy".into(), class: "AHU", scenario: "healthy", label: "", table: at }];
+    for (j, table) in vts.into_iter().enumerate() {
+        units.push(Unit {
+            equip: format!("VAV{}__healthy", j + 1),
+            class: "VAV",
+            scenario: "healthy",
+            label: "",
+            table,
+        });
+    }
+    finish(info, seed, start_day, &clock, units)
+}
+
 /// 1-based day of year of `day` (days since epoch) within `year`.
 fn day_of_year(day: i64, year: i64) -> u32 {
     (day - days_from_civil(year, 1, 1) + 1) as u32

@@ -78,7 +78,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "chw_plant_reset",
     "chw_pump_dp_reset",
     "chw_supply_tracking",
-    "co2_ventilation_system",
     "cohort_airflow",
     "cohort_space_temp",
     "compressor_short_cycle",

@@ -429,6 +429,39 @@ fn rules_year_child() {
     println!("{} {} {} {}", took.as_secs_f64() * 1e3, r.findings.len(), rows, peak.saturating_sub(before));
 }
 
+/// `camber-bench rules-g36-year`: each rule alone on one G36 air handler and its six boxes over
+/// a year at 1 minute (the fleet rules with the system's topology), engine only. Prints one
+/// `rule ms findings` line per rule.
+fn rules_g36_year_child() {
+    use camber_analytics::config::RunConfig;
+    use camber_analytics::run::{run, EquipFrame, RunRequest};
+    let g = camber_synth::g36_year(365, 1, 7);
+    let mut frames: Vec<EquipFrame> = Vec::new();
+    for e in &g.equipment {
+        let series: Vec<&camber_synth::PointSeries> = g.series.iter().filter(|s| s.equip == e.equip).collect();
+        let n = series[0].values.len();
+        let ts: Vec<i64> = (0..n).map(|i| series[0].ts(i)).collect();
+        let cols = series.iter().map(|s| (s.role.clone(), s.values.clone())).collect();
+        frames.push(EquipFrame {
+            equip: e.equip.clone(),
+            class: e.equip_class.clone(),
+            frame: camber_analytics::Frame { ts, cols },
+        });
+    }
+    let parents: serde_json::Map<String, serde_json::Value> =
+        frames.iter().filter(|f| f.class == "VAV").map(|f| (f.equip.clone(), json!("AHU__healthy"))).collect();
+    let mut v = RunConfig::store_backed("bench", &["AHU".into(), "VAV".into()], None);
+    v["topology"] = json!({"parents": parents});
+    let cfg = RunConfig { resample_ns: 60_000_000_000, ..RunConfig::from_value(&v).unwrap() };
+    for r in camber_analytics::rules::all() {
+        let id = (r.spec)().id.to_string();
+        let req = RunRequest { min_trust: 0.5, rules: Some(vec![id.clone()]), ..Default::default() };
+        let t = Instant::now();
+        let out = run(&cfg, &req, &frames, &[]).unwrap();
+        println!("{id} {} {}", t.elapsed().as_secs_f64() * 1e3, out.findings.len());
+    }
+}
+
 /// The rule engine and the run capabilities.
 fn rules_benchmarks() {
     let me = std::env::current_exe().unwrap();
@@ -444,6 +477,26 @@ fn rules_benchmarks() {
     println!(
         "every rule on one AHU-year at 1 minute ({} rows x 12 roles, engine only): median {:.0} ms of 3 fresh processes, {} findings, peak memory {} above the frame",
         f[2], runs[1], f[1], mib(f[3].parse().unwrap())
+    );
+
+    // each rule alone on a G36 air handler and its six boxes over a year at 1 minute
+    let out = Command::new(&me).arg("rules-g36-year").output().unwrap();
+    let lines = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut per: Vec<(String, f64)> = lines
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((w.next()?.to_string(), w.next()?.parse().ok()?))
+        })
+        .collect();
+    per.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let total: f64 = per.iter().map(|p| p.1).sum();
+    let top: Vec<String> = per.iter().take(6).map(|(r, t)| format!("{r} {t:.0} ms")).collect();
+    println!(
+        "each rule alone on one G36 air handler and its 6 boxes, a year at 1 minute (engine only): slowest {}; all {} rules {:.0} ms in sum",
+        top.join(", "),
+        per.len(),
+        total
     );
 
     // through the sandbox: the demo store's synthetic buildings
@@ -615,9 +668,8 @@ fn reference_benchmarks() {
         let (us_, our_alarms) = confusion(&our_findings, &labels, None);
         let official = camber_tests::reference(&["score", store.to_str().unwrap(), id]);
         // the scored suite: the rules the labels target, as `datasets score` counts them
-        let suite: Option<Vec<String>> = official["suite"]
-            .as_array()
-            .map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect());
+        let suite: Option<Vec<String>> =
+            official["suite"].as_array().map(|a| a.iter().filter_map(|r| r.as_str().map(str::to_string)).collect());
         let (scored, scored_alarms) = confusion(&our_findings, &labels, suite.as_deref());
         let faulty = labels.values().filter(|l| l.as_str().is_some_and(|l| !l.is_empty())).count();
         let cell = |c: [usize; 4]| format!("{}/{} found, {} false alarms", c[0], c[0] + c[1], c[2]);
@@ -703,7 +755,11 @@ fn triples_of(v: &serde_json::Value) -> Vec<(String, String, String)> {
         .iter()
         .flat_map(|f| {
             let one = |equip: &str| {
-                (f["rule"].as_str().unwrap().to_string(), equip.to_string(), f["severity"].as_str().unwrap().to_string())
+                (
+                    f["rule"].as_str().unwrap().to_string(),
+                    equip.to_string(),
+                    f["severity"].as_str().unwrap().to_string(),
+                )
             };
             let mut out = vec![one(f["equip"].as_str().unwrap())];
             out.extend(f["equips"].as_array().into_iter().flatten().filter_map(|e| e.as_str()).map(one));
@@ -717,6 +773,10 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("reference") {
         println!("camber-bench reference ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
         reference_benchmarks();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("rules-g36-year") {
+        rules_g36_year_child();
         return;
     }
     if args.get(1).map(String::as_str) == Some("rules-year") {

@@ -103,7 +103,7 @@ pub fn spec() -> RuleSpec {
 }
 
 /// How economizer mode was told.
-enum Econ {
+pub(crate) enum Econ {
     /// Not looked for (`exclude_economizer` off).
     Off,
     /// Nothing on the frame tells it.
@@ -113,7 +113,7 @@ enum Econ {
 }
 
 /// Per sample, whether the economizer brings in more than the minimum outdoor air.
-fn economizer(spec: &RuleSpec, frame: &Frame, params: &Params, w: &[f64]) -> Econ {
+pub(crate) fn economizer(spec: &RuleSpec, frame: &Frame, params: &Params, w: &[f64]) -> Econ {
     if params.flag(spec, "exclude_economizer") == Some(false) {
         return Econ::Off;
     }

@@ -5,6 +5,7 @@
 pub mod actuator_stuck;
 pub mod airflow_tracking;
 pub mod co2_ventilation;
+pub mod co2_ventilation_system;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
@@ -41,6 +42,7 @@ pub fn all() -> Vec<Rule> {
         actuator_stuck::RULE,
         airflow_tracking::RULE,
         co2_ventilation::RULE,
+        co2_ventilation_system::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,

@@ -78,8 +78,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "chw_plant_reset",
     "chw_pump_dp_reset",
     "chw_supply_tracking",
-    "cohort_airflow",
-    "cohort_space_temp",
     "compressor_short_cycle",
     "compressor_staging",
     "condenser_bypass_leak",
@@ -129,6 +127,8 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        // null unsets a choice whose default is unset (the check refuses it for any other)
+        (ParamValue::Choice(_), Value::Null) => ParamValue::Choice(String::new()),
         (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(
             a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(wrong)).collect::<Result<_, _>>()?,
         ),

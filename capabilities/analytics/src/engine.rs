@@ -107,7 +107,8 @@ pub enum Severity {
 pub enum ParamValue {
     Number(f64),
     Flag(Option<bool>),
-    /// One of the spec's `choices`.
+    /// One of the spec's `choices`; empty: unset, when the spec's default is (a choice whose
+    /// default is null, such as cohort_airflow's `normalise`).
     Choice(String),
     /// A list of numbers, each within the spec's range.
     List(Vec<f64>),
@@ -119,12 +120,13 @@ pub enum ParamValue {
 }
 
 impl ParamValue {
-    /// The value as JSON for a caller: an unset number (NaN) is null.
+    /// The value as JSON for a caller: an unset number (NaN) or choice (empty) is null.
     pub fn to_json(&self) -> serde_json::Value {
         match self {
             ParamValue::Number(x) if x.is_nan() => serde_json::Value::Null,
             ParamValue::Number(x) => serde_json::json!(x),
             ParamValue::Flag(f) => serde_json::json!(f),
+            ParamValue::Choice(c) if c.is_empty() => serde_json::Value::Null,
             ParamValue::Choice(c) => serde_json::json!(c),
             // an empty list is an unset one (a month-by-month value given for no month)
             ParamValue::List(l) if l.is_empty() => serde_json::Value::Null,
@@ -477,7 +479,7 @@ impl Params {
         }
     }
 
-    /// The choice `name`.
+    /// The choice `name` (empty: unset, for a choice whose default is unset).
     pub fn choice(&self, spec: &impl ParamDecl, name: &str) -> String {
         match self.get(spec, name) {
             ParamValue::Choice(c) => c.clone(),
@@ -534,7 +536,10 @@ impl Params {
                 return Err(format!("rule {id} has no parameter '{k}'"));
             };
             match (v, &p.default, p.range) {
-                (ParamValue::Choice(c), ParamValue::Choice(_), _) if !p.choices.contains(&c.as_str()) => {
+                // an empty choice is unset: allowed where the default is unset too
+                (ParamValue::Choice(c), ParamValue::Choice(d), _)
+                    if !(p.choices.contains(&c.as_str()) || (c.is_empty() && d.is_empty())) =>
+                {
                     return Err(format!("{id}.{k} must be one of {}, got '{c}'", p.choices.join(", ")));
                 }
                 (ParamValue::Map(m), ParamValue::Map(_), _)

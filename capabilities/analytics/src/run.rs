@@ -221,6 +221,7 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
         .map(|p| {
             let value = params.values.get(p.name).cloned().unwrap_or_else(|| p.default.clone());
             let unset = matches!(value, ParamValue::Number(x) if x.is_nan())
+                || matches!(&value, ParamValue::Choice(c) if c.is_empty())
                 || value == ParamValue::Flag(None)
                 || value == ParamValue::Map(Default::default());
             let source = if sets(req.params.get(spec.id), p.name) {
@@ -235,6 +236,18 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
             ParamUse { name: p.name, value, unit: p.unit, source }
         })
         .collect()
+}
+
+/// The parameters a finding ran with: an unset parameter ran with the rule's built-in
+/// fallback, whose value is the finding's metric of the same name when it reports one.
+fn with_fallbacks(uses: &[ParamUse], finding: &Finding) -> Vec<ParamUse> {
+    let mut params = uses.to_vec();
+    for u in params.iter_mut().filter(|u| u.source == "fallback") {
+        if let Some(x) = finding.metrics.get(u.name) {
+            u.value = ParamValue::Number(*x);
+        }
+    }
+    params
 }
 
 /// Run every selected rule on every equipment frame. `others` are frames read only for
@@ -279,14 +292,7 @@ pub fn run(
                 } else {
                     format!("{}@{}#{}", spec.id, e.equip, n + 1)
                 };
-                // an unset parameter ran with the rule's built-in fallback: its value, when the
-                // rule reports it as a metric of the same name
-                let mut params = uses.clone();
-                for u in params.iter_mut().filter(|u| u.source == "fallback") {
-                    if let Some(x) = finding.metrics.get(u.name) {
-                        u.value = ParamValue::Number(*x);
-                    }
-                }
+                let params = with_fallbacks(&uses, &finding);
                 findings.push(RunFinding {
                     id,
                     equip: e.equip.clone(),
@@ -397,8 +403,8 @@ impl FleetRun<'_> {
             id: String::new(),
             equip: fleet_name(group.as_deref()),
             class: "fleet".into(),
+            params: with_fallbacks(&uses, &finding),
             finding,
-            params: uses.clone(),
             declined: Vec::new(),
             conditional_on: Vec::new(),
             group,

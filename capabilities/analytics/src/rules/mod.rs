@@ -1,11 +1,15 @@
 //! The rules, one module each, and the list of them. `reset_effectiveness` is not a rule: it is
 //! the analysis the two trim-and-respond effectiveness rules share; `zone_requests` is the
-//! request census the four rogue-zone and cohort-starvation fleet rules share.
+//! request census the four rogue-zone and cohort-starvation fleet rules share; `cohort` is the
+//! cohort deviation `cohort_airflow` and `cohort_space_temp` share.
 
 pub mod actuator_stuck;
 pub mod airflow_tracking;
 pub mod co2_ventilation;
 pub mod co2_ventilation_system;
+pub mod cohort;
+pub mod cohort_airflow;
+pub mod cohort_space_temp;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
@@ -43,6 +47,8 @@ pub fn all() -> Vec<Rule> {
         airflow_tracking::RULE,
         co2_ventilation::RULE,
         co2_ventilation_system::RULE,
+        cohort_airflow::RULE,
+        cohort_space_temp::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,
@@ -102,7 +108,10 @@ mod tests {
                     (ParamValue::Number(x), Some((lo, hi))) => {
                         assert!(x.is_nan() || (lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name)
                     }
-                    (ParamValue::Choice(c), _) => assert!(p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name),
+                    // an empty choice is unset (cohort_airflow's normalise)
+                    (ParamValue::Choice(c), _) => {
+                        assert!(c.is_empty() || p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name)
+                    }
                     _ => {}
                 }
             }

@@ -1,0 +1,95 @@
+//! `cohort_airflow` (a fleet rule, terminals): a box moving much more or much less air than its
+//! cohort, by default the whole fleet, with `group_by_topology` the boxes of its own air
+//! handler. Each box's airflow record is summarised (time-weighted mean by default, every
+//! sample) and scored with a robust z against its cohort ([`super::cohort`]): warn when a box
+//! is `k` robust sigma or more from the median; ok when none is; info when the cohort is too
+//! small, or when its boxes spread more than `max_spread` (0.3 of the median by default: box
+//! sizes and loads differ, so a building-wide comparison of raw airflow can hide a real
+//! outlier). No fault level.
+
+use crate::engine::{Params, Rule, RuleSpec};
+use crate::fleet::{Fleet, FleetFinding};
+use crate::rules::cohort::{self, AIRFLOW};
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::fleet(spec, evaluate);
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    RuleSpec {
+        id: "cohort_airflow",
+        families: &["terminal"],
+        inputs: AIRFLOW.inputs,
+        params: cohort::params(),
+        judged_basis: "airflow samples of the compared boxes",
+    }
+}
+
+/// Judge the fleet, one finding per cohort.
+pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFinding> {
+    cohort::deviation(&AIRFLOW, spec, fleet, params)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testing::{fleet, numbers};
+    use crate::engine::Severity;
+    use crate::rules::cohort::testkit;
+
+    #[test]
+    fn an_outlier_is_found_at_its_level_and_a_sound_cohort_passes() {
+        testkit::found(&RULE, &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn the_smallest_difference_that_counts() {
+        testkit::min_abs_dev(&RULE, &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn boxes_are_compared_within_their_air_handler() {
+        testkit::grouped(&RULE, &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn gaps_duplicates_disorder_and_irregular_sampling() {
+        testkit::sampling(&RULE, &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn a_box_missing_its_airflow_is_skipped_and_the_config_is_the_references() {
+        testkit::through_a_run("cohort_airflow", &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn degenerate_fleets_do_not_panic() {
+        testkit::degenerate(&RULE, &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn normalised_by_design_airflow() {
+        testkit::normalised(&RULE, &AIRFLOW, 500.0);
+    }
+
+    #[test]
+    fn a_wide_cohort_without_an_outlier_is_not_a_pass() {
+        // boxes from 200 to 1100 cfm: no outlier, but too unlike to judge
+        let frames: Vec<_> = [200.0, 400.0, 600.0, 800.0, 1000.0, 1100.0]
+            .iter()
+            .map(|l| testkit::unit(&AIRFLOW, *l, 5.0, 1200.0))
+            .collect();
+        let names = ["V0", "V1", "V2", "V3", "V4", "V5"];
+        let m: Vec<(&str, Option<&str>, &crate::engine::Frame)> =
+            names.iter().zip(&frames).map(|(e, f)| (*e, None, f)).collect();
+        let got = fleet(&RULE, &m, &crate::engine::Params::default());
+        let f = &got[0].finding;
+        assert_eq!(f.severity, Severity::Info, "{}", f.summary);
+        assert!(f.metrics["cohort_spread"] > 0.3 && f.summary.ends_with("too unlike to judge"), "{}", f.summary);
+        assert!(f.caveats.iter().any(|c| c.contains("spreads widely")), "{:?}", f.caveats);
+        // a looser limit passes it, exactly at its spread too
+        let spread = f.metrics["cohort_spread"];
+        let at = fleet(&RULE, &m, &numbers(&[("max_spread", spread + 0.0005)]));
+        assert_eq!(at[0].finding.severity, Severity::Ok, "{}", at[0].finding.summary);
+    }
+}

@@ -21,7 +21,9 @@
 //! schedule, so nights and weekends weigh on every unit alike); samples are weighed by the
 //! time each stands for in its own unit's trend, so a gap or a faster trend does not tilt a
 //! mean. The flagged samples are those at which an outlier unit sits on its outlying side of
-//! the cohort median (all its samples when the summary is its load factor or variability).
+//! its cohort at that instant, above (or below) the median of the cohort's samples there: the
+//! hours it runs unlike its peers, not the night hours every unit sits at zero (all its
+//! samples when the summary is its load factor or variability).
 //!
 //! Not taken from the reference: `normalise = "reference"`, which divides each unit by a
 //! declared reference unit (a structured input, `reference = {equip: reference_equip}`, that
@@ -415,7 +417,7 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
             z(worst.value),
             names.join(", ")
         );
-        let flagged = flagged(fleet, c.role, &s.summary, &outliers, med, &z);
+        let flagged = flagged(fleet, c.role, &s.summary, &units, &outliers, &z);
         let f = Finding::new(spec, Severity::Warn, summary)
             .with_metrics(metrics)
             .with_caveats(caveats)
@@ -439,27 +441,38 @@ fn judged_instants(fleet: &Fleet, role: &str, members: impl Iterator<Item = usiz
     any.iter().filter(|a| **a).count()
 }
 
-/// The instants (on the fleet's axis) an outlier sits on its outlying side of the cohort median;
-/// every sample of an outlier when the summary is not a level (load factor, variability).
+/// The instants (on the fleet's axis) at which an outlier sits on its outlying side of its
+/// cohort at that instant (above or below the median of the cohort's samples there, each
+/// normalised as its summary is); every sample of an outlier when the summary is not a level
+/// (load factor, variability).
 fn flagged(
     fleet: &Fleet,
     role: &str,
     summary: &str,
+    units: &[&Scored],
     outliers: &[&Scored],
-    med: f64,
     z: &dyn Fn(f64) -> f64,
 ) -> Vec<u32> {
+    let n = fleet.times.len();
     let level = matches!(summary, "mean" | "peak");
-    let mut hit = vec![false; fleet.times.len()];
+    let column =
+        |u: &Scored| fleet.column(u.member, role).map(|c| c.iter().map(|v| v / u.divisor).collect::<Vec<f64>>());
+    let cohort: Vec<Vec<f64>> = if level { units.iter().filter_map(|u| column(u)).collect() } else { Vec::new() };
+    let centre: Vec<f64> = (0..n)
+        .map(|i| {
+            let mut here: Vec<f64> = cohort.iter().map(|c| c[i]).filter(|v| !v.is_nan()).collect();
+            median(&mut here)
+        })
+        .collect();
+    let mut hit = vec![false; n];
     for u in outliers {
-        let Some(col) = fleet.column(u.member, role) else { continue };
+        let Some(col) = column(u) else { continue };
         let high = z(u.value) > 0.0;
-        for (h, v) in hit.iter_mut().zip(col) {
-            if v.is_nan() {
+        for ((h, x), c) in hit.iter_mut().zip(&col).zip(&centre) {
+            if x.is_nan() {
                 continue;
             }
-            let x = v / u.divisor;
-            *h |= !level || (high && x > med) || (!high && x < med);
+            *h |= !level || (high && x > c) || (!high && x < c);
         }
     }
     hit.iter().enumerate().filter(|(_, h)| **h).map(|(i, _)| i as u32).collect()
@@ -525,8 +538,20 @@ pub mod testkit {
         assert_eq!(bad[0].equips, ["V2"]);
         assert!(f.summary.starts_with("1 run(s) unlike the 6 units of the fleet"), "{}", f.summary);
         assert!(f.metrics["z.V2"] > 3.5 && f.metrics["z.V0"].abs() < 3.5, "{:?}", f.metrics);
-        // flagged: the outlier's samples above the median, by day and by night
+        // flagged: the outlier's samples above its peers', by day and by night
         assert!(f.flagged.len() > N / 2, "{}", f.flagged.len());
+        let mut flat = frames.clone();
+        for g in flat.iter_mut() {
+            // every unit at zero at night: those hours are not the outlier's
+            for (i, v) in g.cols.get_mut(c.role).unwrap().iter_mut().enumerate() {
+                if !(7..18).contains(&(i % 24)) {
+                    *v = 0.0;
+                }
+            }
+        }
+        let day = of(rule, &refs(&named(&flat, None)), &Params::default());
+        assert_eq!(day[0].equips, ["V2"]);
+        assert_eq!(day[0].finding.flagged.len(), N / 24 * 11, "the occupied hours only");
         // exactly at k flags, just above it does not
         let z = f.metrics["z.V2"];
         let at = of(rule, &refs(&named(&frames, None)), &numbers(&[("k", z - 0.0005)]));

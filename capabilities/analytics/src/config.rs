@@ -81,7 +81,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "compressor_short_cycle",
     "compressor_staging",
     "condenser_bypass_leak",
-    "damper_census",
     "dx_indoor_airflow",
     "heatpump_defrost",
     "hp_capacity_shortfall",

@@ -13,6 +13,7 @@ pub mod cohort_space_temp;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
+pub mod damper_census;
 pub mod dcv_system_verification;
 pub mod dcv_verification;
 pub mod dx_refrigerant_charge;
@@ -52,6 +53,7 @@ pub fn all() -> Vec<Rule> {
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,
+        damper_census::RULE,
         dcv_system_verification::RULE,
         dcv_verification::RULE,
         dx_refrigerant_charge::RULE,

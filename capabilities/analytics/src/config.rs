@@ -95,7 +95,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "reheat_minimization_g36",
     "reheat_penalty",
     "source_loop_deltat",
-    "zones_heat_cool_census",
 ];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.

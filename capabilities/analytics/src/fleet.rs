@@ -79,6 +79,29 @@ impl<'a> Fleet<'a> {
         Some(crate::run::align(&m.frame.ts, col, &self.times))
     }
 
+    /// A member's column on the shared axis with each sample held for the time it stands for
+    /// in its own trend (as [`Frame::weights_hours`]: to its next sample, at most 1.5 times its
+    /// typical spacing): at an instant between its samples a member still reads its last one,
+    /// so a unit trended hourly among units trended every 15 minutes counts for the whole hour.
+    /// NaN where no sample covers the instant; `None` without the role.
+    pub fn held(&self, member: usize, role: &str) -> Option<Vec<f64>> {
+        let m = &self.members[member];
+        let col = m.frame.col(role)?;
+        let span: Vec<f64> = m.frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect();
+        let mut out = vec![f64::NAN; self.times.len()];
+        let mut k = 0;
+        for (i, t) in self.times.iter().enumerate() {
+            while k + 1 < m.frame.ts.len() && m.frame.ts[k + 1] <= *t {
+                k += 1;
+            }
+            match m.frame.ts.get(k) {
+                Some(&s) if s <= *t && ((*t - s) as f64) < span[k] => out[i] = col[k],
+                _ => {}
+            }
+        }
+        Some(out)
+    }
+
     /// How long each instant of the shared axis stands for, in hours (as [`Frame::weights_hours`]).
     pub fn weights_hours(&self) -> Vec<f64> {
         Frame { ts: self.times.clone(), cols: BTreeMap::new() }.weights_hours()
@@ -241,6 +264,10 @@ mod tests {
         assert!(fleet.caveats()[0].contains("2 unit(s)"));
         let c = fleet.column(2, "x").unwrap();
         assert!(c[0].is_nan() && c[1] == 1.0 && c[2] == 2.0);
+        // held: V1's sample at 0 stands until its next at 10, so it reads 1 at 5
+        assert_eq!(fleet.held(0, "x").unwrap(), vec![1.0, 1.0, 2.0]);
+        let h = fleet.held(2, "x").unwrap();
+        assert!(h[0].is_nan() && h[1] == 1.0 && h[2] == 2.0);
         // no topology, one class: one pool with no label, and the pooled caveat
         let pool = Fleet::new(vec![m("V1", "VAV", None), m("V2", "VAV", None)]);
         assert_eq!(pool.groups(), vec![Group { label: None, served: false, members: vec![0, 1] }]);

@@ -38,6 +38,7 @@ pub mod supply_air_reset;
 pub mod supply_air_reset_compliance;
 pub mod unmet_setpoint_hours;
 pub mod zone_requests;
+pub mod zones_heat_cool_census;
 
 pub use crate::engine::Rule;
 
@@ -76,6 +77,7 @@ pub fn all() -> Vec<Rule> {
         supply_air_reset::RULE,
         supply_air_reset_compliance::RULE,
         unmet_setpoint_hours::RULE,
+        zones_heat_cool_census::RULE,
     ]
 }
 

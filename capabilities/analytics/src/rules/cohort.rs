@@ -96,7 +96,7 @@ pub fn params() -> Vec<ParamSpec> {
             "- (robust z, MAD-scaled)",
             (2.0, 6.0),
             "3.5 is the usual cut-off for a modified z-score: past it a value is unlikely to belong to the rest.",
-            "Score a cohort you trust, read its largest |z| and set k above it; a lower k names more units and, in small cohorts, ordinary spread.",
+            "On a group of units known to be sound, note the biggest |z| the finding reports (z.<unit>) and pick k a little over it. Lowering k casts a wider net, and in a cohort of a handful it starts catching plain unit-to-unit variation.",
         ),
         ParamSpec::number(
             "min_cohort",
@@ -104,7 +104,7 @@ pub fn params() -> Vec<ParamSpec> {
             "count",
             (3.0, 50.0),
             "A median and a MAD mean little with fewer than three units to take them from.",
-            "Raise it when cohorts mix unlike units: a handful of units gives unsteady z-scores.",
+            "A median and MAD from four or five units move a lot when one unit changes; ask for more units when the cohorts are mixed bags.",
         ),
         ParamSpec {
             name: "summary",
@@ -113,13 +113,13 @@ pub fn params() -> Vec<ParamSpec> {
             range: None,
             choices: SUMMARIES,
             basis: "The time-weighted mean is the steadiest single number for a unit's record.",
-            calibrate: "peak compares maxima (sizing); load_factor (mean / peak) how units cycle; variability (the time-weighted standard deviation) finds a unit that never moves, best with tail = low.",
+            calibrate: "mean for the level a unit runs at; peak when sizing is the question; load_factor (mean over peak) for how hard each unit is worked; variability (the time-weighted standard deviation) for an actuator or loop that has stopped moving, read on the low tail.",
         },
         ParamSpec::flag(
             "group_by_topology",
             false,
             "Boxes on different air handlers (or, in test data, on different days) are not peers; off, the whole fleet is one cohort, as the reference's default.",
-            "Turn it on in a building with more than one air handler and give the run config a topology; without one the units are pooled by class and the finding says so. Cohorts smaller than min_cohort are not scored.",
+            "Switch it on wherever several air handlers (or several test days under one id scheme) share the fleet, and name who serves whom in the run config's topology; units it leaves unnamed are compared within their class, with a caveat. A cohort with fewer than min_cohort units gets an info finding instead of a score.",
         ),
         ParamSpec {
             name: "normalise",
@@ -144,16 +144,16 @@ pub fn params() -> Vec<ParamSpec> {
             f64::NAN,
             "the role's units (°F for space temperature, cfm for airflow)",
             (0.0, 10.0),
-            "Unset, the role's own floor: 1 °F for space temperature (about the smallest difference worth a visit, where a tight cohort's MAD of hundredths of a degree would make 0.8 °F look like ten sigma), none for airflow. Applies to the raw summary only.",
-            "Set it to the smallest difference from the cohort median you would act on.",
+            "Unset, each role keeps its own floor: 1 °F for space temperature, none for airflow. Zones that agree to a few hundredths of a degree have a tiny MAD, so a zone under a degree apart (a cooler north side) would score as a far outlier though nobody would act on it. Used on the raw summary only.",
+            "The gap from the cohort median below which you would not send anyone to look, in the role's own units.",
         ),
         ParamSpec::number(
             "max_spread",
             f64::NAN,
             "fraction of the cohort median (robust spread, 1.4826 x MAD / |median|)",
             (0.05, 2.0),
-            "Unset, the role's own: 0.3 for airflow (boxes behind one air handler spread 0.13-0.26 in mean airflow on the reference's synthetic fleet, all 48 boxes of its eight air handlers 0.34), no limit for space temperature. Applies to the raw summary only.",
-            "Read cohort_spread on a cohort you trust and set this above it; over it, a cohort with no outlier is info, not ok.",
+            "Unset, each role keeps its own: 0.3 for airflow, none for space temperature. On the reference's synthetic G36 fleet the mean airflow of one air handler's boxes spreads 0.13 to 0.26 and that of all its 48 boxes 0.34, so 0.3 separates like boxes from a mixed pool. Used on the raw summary only.",
+            "Take the cohort_spread the finding reports for groups you consider alike and set the limit past it; a wider cohort that shows no outlier is then reported as info rather than passed.",
         ),
     ]
 }

@@ -57,7 +57,7 @@ pub fn spec() -> RuleSpec {
             range: None,
             choices: &["trended", "schedule", "off"],
             basis: "A box's median is of its occupied hours: its own trended occupancy point says which they are (a building open evenings or weekends is judged then), and an assumed weekday office window stands in only for a box that trends none.",
-            calibrate: "Keep trended when the boxes trend occupancy; run once with schedule and compare median_damper_pct: a large difference means the building's hours are not the office window, and the trended census is the one to trust. Use off only for a space that never shuts down, since night shut-off samples pull every median toward throttling.",
+            calibrate: "trended suits any box with an occupancy point. If the census under schedule gives a very different median_damper_pct, the real hours differ from 07:00-18:00 weekdays: believe the trended one. off is for spaces served around the clock; elsewhere the shut-off hours drag each median down and read as throttling.",
         }],
         judged_basis: "occupied damper samples",
     }

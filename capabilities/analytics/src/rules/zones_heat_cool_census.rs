@@ -58,7 +58,7 @@ pub fn spec() -> RuleSpec {
             "fraction of the fleet's zones (mean, in the mixed hours)",
             (0.0, 0.5),
             "A fleet fault is many zones re-warming central overcooling, not one box: under a tenth of the zones heating on average, the mixing is local.",
-            "Read heating_frac_when_mixed on a fleet known to be free of simultaneous heating and cooling and set this above it; under it a fault is rated warn, with a caveat.",
+            "On a building whose reheat is known to be sound, note heating_frac_when_mixed and choose a value past it; a fault with a smaller heating share is reported as warn and says why.",
         ),
         ParamSpec::number(
             "max_driver_zones",
@@ -66,7 +66,7 @@ pub fn spec() -> RuleSpec {
             "count of zones",
             (0.0, 10.0),
             "One or two boxes heating through the occupied day is a leaking or stuck valve, a local fault.",
-            "Raise it in a very large fleet where three or four bad valves are still local; the result is capped at warn when the mixed share without these zones is under 25 %.",
+            "In a building of hundreds of zones, a few bad valves are still a box problem: raise it there. The cap applies when removing that many most-heating zones would leave under 25 % of the hours mixed.",
         ),
         ParamSpec::number(
             "persistent_frac",
@@ -74,7 +74,7 @@ pub fn spec() -> RuleSpec {
             "fraction of the mixed hours",
             (0.1, 1.0),
             "A zone heating through half the mixed hours or more is a standing part of the mixing, worth naming.",
-            "Lower it to name more zones as persistently heating.",
+            "A lower share names more of the heating zones in the finding (the zones it implicates); a higher one keeps only those that heat almost throughout.",
         ),
     ]);
     RuleSpec {

@@ -457,7 +457,10 @@ fn flagged(
     let level = matches!(summary, "mean" | "peak");
     let column =
         |u: &Scored| fleet.column(u.member, role).map(|c| c.iter().map(|v| v / u.divisor).collect::<Vec<f64>>());
-    let cohort: Vec<Vec<f64>> = if level { units.iter().filter_map(|u| column(u)).collect() } else { Vec::new() };
+    // the cohort at an instant: each unit's sample standing then (a unit trended hourly still
+    // counts at a quarter past)
+    let held = |u: &Scored| fleet.held(u.member, role).map(|c| c.iter().map(|v| v / u.divisor).collect::<Vec<f64>>());
+    let cohort: Vec<Vec<f64>> = if level { units.iter().filter_map(|u| held(u)).collect() } else { Vec::new() };
     let centre: Vec<f64> = (0..n)
         .map(|i| {
             let mut here: Vec<f64> = cohort.iter().map(|c| c[i]).filter(|v| !v.is_nan()).collect();

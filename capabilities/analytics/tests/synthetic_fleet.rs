@@ -46,7 +46,7 @@ fn label<'a>(g: &'a camber_synth::Generated, equip: &str) -> &'a str {
 ///
 /// - `VAV4__near_miss`: the near miss's interior box runs at a raised minimum airflow (45 % of
 ///   design, against 30 % for its siblings) and its zone sits 1.5 °F cooler than theirs over
-///   the record (71.8 °F against 73.3-74.0 °F; 72.4 °F against 73.9 °F in occupied hours,
+///   the record (71.8 °F against 73.3-74.0 °F; 72.4 °F against 73.7-74.0 °F in occupied hours,
 ///   inside its 70-74 °F band) while the five siblings agree within 0.8 °F: a tight cohort, so
 ///   a robust z of -9. The deviation is real and past the rule's 1 °F floor; the label marks a
 ///   near miss of the overcooling rules, not a zone like its peers (whole-fleet z -1.5).

@@ -20,7 +20,8 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{
-    as_percent, assumed_occupied, median, on, Finding, Inputs, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity,
+    as_percent, assumed_occupied, median, on, weighted_quantile, Finding, Inputs, ParamSpec, ParamValue, Params, Rule,
+    RuleSpec, Severity,
 };
 use crate::fleet::{Fleet, FleetFinding};
 
@@ -91,26 +92,6 @@ fn judged_mask(gate: &str, ts: &[i64], occ: Option<&[f64]>, prep: &[Option<Vec<f
     (mask, trended)
 }
 
-/// The median of values weighed by time: the value at which half the weight lies on either side
-/// (the mean of the two middle values when the halves meet between them); `None` without a
-/// weighted value.
-pub fn weighted_median(pairs: &[(f64, f64)]) -> Option<f64> {
-    let mut p: Vec<(f64, f64)> = pairs.iter().copied().filter(|(v, w)| !v.is_nan() && *w > 0.0).collect();
-    p.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let half = p.iter().map(|x| x.1).sum::<f64>() / 2.0;
-    let mut cum = 0.0;
-    for (k, (v, w)) in p.iter().enumerate() {
-        cum += w;
-        if (cum - half).abs() <= 1e-9 * half.max(1.0) {
-            return Some(p.get(k + 1).map_or(*v, |next| (v + next.0) / 2.0));
-        }
-        if cum > half {
-            return Some(*v);
-        }
-    }
-    None
-}
-
 fn census(fleet: &Fleet, gate: &str) -> Vec<Option<BoxMedian>> {
     let prep_roles = ["warmup", "cooldown"];
     (0..fleet.members.len())
@@ -120,9 +101,9 @@ fn census(fleet: &Fleet, gate: &str) -> Vec<Option<BoxMedian>> {
             let prep: Vec<Option<Vec<f64>>> = prep_roles.iter().map(|r| f.col(r).map(<[f64]>::to_vec)).collect();
             let (mask, trended) = judged_mask(gate, &f.ts, f.col("occupancy"), &prep);
             let w = f.weights_hours();
-            let pairs: Vec<(f64, f64)> =
+            let mut pairs: Vec<(f64, f64)> =
                 (0..f.len()).filter(|&i| mask[i] && !damper[i].is_nan()).map(|i| (damper[i], w[i])).collect();
-            let median = weighted_median(&pairs)?;
+            let median = Some(weighted_quantile(&mut pairs, 0.5)).filter(|m| !m.is_nan())?;
             // the same samples on the fleet's axis, for the flagged ones
             let d = as_percent(&fleet.column(m, "damper")?);
             let prep: Vec<Option<Vec<f64>>> = prep_roles.iter().map(|r| fleet.column(m, r)).collect();
@@ -327,9 +308,6 @@ mod tests {
         let got = fleet(&RULE, &[("V0", None, &a), ("V1", None, &b), ("V2", None, &c)], &Params::default());
         assert_eq!(got[0].finding.metrics["pct_boxes_low"], 0.0);
         assert_eq!(got[0].finding.metrics["pct_boxes_high"], 33.3);
-        assert_eq!(weighted_median(&[(1.0, 1.0), (2.0, 1.0), (3.0, 1.0), (4.0, 1.0)]), Some(2.5));
-        assert_eq!(weighted_median(&[(1.0, 1.0), (2.0, 1.0), (9.0, 3.0)]), Some(9.0));
-        assert_eq!(weighted_median(&[(f64::NAN, 1.0)]), None);
     }
 
     #[test]

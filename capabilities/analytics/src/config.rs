@@ -133,9 +133,13 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
     Ok(match (&p.default, v) {
         (ParamValue::Number(_), Value::Number(n)) => ParamValue::Number(n.as_f64().ok_or_else(wrong)?),
         (ParamValue::Number(_), Value::Null) => ParamValue::Number(f64::NAN),
+        // one of the words a number may take instead ("auto")
+        (ParamValue::Number(_), Value::String(s)) if p.choices.contains(&s.as_str()) => ParamValue::Choice(s.clone()),
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        // a choice whose default is unset may be set back to unset
+        (ParamValue::Choice(d), Value::Null) if d.is_empty() => ParamValue::Choice(String::new()),
         (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(
             a.iter().map(|x| x.as_str().map(str::to_string).ok_or_else(wrong)).collect::<Result<_, _>>()?,
         ),
@@ -187,10 +191,13 @@ pub fn params_from_json(spec: &RuleSpec, obj: &Map<String, Value>) -> Result<Par
             p.by_equip.extend(equip_overrides(spec, v, spec.id)?);
             continue;
         }
-        // named numbers keyed by equipment patterns: {"RTU-*": {"subcooling_f": 10}}
-        let is_map = spec.params.iter().any(|s| s.name == k && matches!(s.default, ParamValue::Map(_)));
-        if let (true, Value::Object(m)) = (is_map, v) {
-            if m.values().any(Value::is_object) {
+        // named numbers keyed by equipment patterns: {"RTU-*": {"subcooling_f": 10}}; a number
+        // keyed by them: {"VAV-1": 70, "VAV-2*": 68}
+        let keyed = spec.params.iter().find(|s| s.name == k).map(|s| &s.default);
+        let (is_map, is_number) =
+            (matches!(keyed, Some(ParamValue::Map(_))), matches!(keyed, Some(ParamValue::Number(_))));
+        if let (true, Value::Object(m)) = (is_map || is_number, v) {
+            if is_number || m.values().any(Value::is_object) {
                 for (pattern, inner) in m {
                     let value = param_from_json(spec, k, inner)?;
                     p.by_equip.push((pattern.clone(), [(k.clone(), value)].into()));

@@ -197,7 +197,8 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
             let value = params.values.get(p.name).cloned().unwrap_or_else(|| p.default.clone());
             let unset = matches!(value, ParamValue::Number(x) if x.is_nan())
                 || value == ParamValue::Flag(None)
-                || value == ParamValue::Map(Default::default());
+                || value == ParamValue::Map(Default::default())
+                || value == ParamValue::Choice(String::new());
             let source = if sets(req.params.get(spec.id), p.name) {
                 "call"
             } else if sets(config.params_of(spec.id), p.name) {

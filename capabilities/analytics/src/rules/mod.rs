@@ -68,8 +68,13 @@ mod tests {
         sorted.sort();
         assert_eq!(ids, sorted, "sorted by id");
         for s in &specs {
-            // no family: written for any equipment (unmet_setpoint_hours: any zone)
-            assert!(!s.families.is_empty() || s.id == "unmet_setpoint_hours", "{}", s.id);
+            // no family: written for any equipment (unmet_setpoint_hours, overcooling_severity:
+            // any zone)
+            assert!(
+                !s.families.is_empty() || ["unmet_setpoint_hours", "overcooling_severity"].contains(&s.id),
+                "{}",
+                s.id
+            );
             for p in &s.params {
                 assert!(!p.basis.is_empty() && !p.calibrate.is_empty() && !p.unit.is_empty(), "{}.{}", s.id, p.name);
                 match (&p.default, p.range) {
@@ -77,7 +82,10 @@ mod tests {
                     (ParamValue::Number(x), Some((lo, hi))) => {
                         assert!(x.is_nan() || (lo..=hi).contains(x), "{}.{} default out of range", s.id, p.name)
                     }
-                    (ParamValue::Choice(c), _) => assert!(p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name),
+                    // an empty choice is unset (a box type nobody declared)
+                    (ParamValue::Choice(c), _) => {
+                        assert!(c.is_empty() || p.choices.contains(&c.as_str()), "{}.{}", s.id, p.name)
+                    }
                     _ => {}
                 }
             }
@@ -111,7 +119,10 @@ mod tests {
                     ParamValue::Flag(_) => {
                         vec![ParamValue::Flag(Some(true)), ParamValue::Flag(Some(false)), ParamValue::Flag(None)]
                     }
-                    ParamValue::Choice(_) => p.choices.iter().map(|c| ParamValue::Choice(c.to_string())).collect(),
+                    // a choice, or the words a number may take instead of one ("auto")
+                    ParamValue::Choice(_) | ParamValue::Number(_) => {
+                        p.choices.iter().map(|c| ParamValue::Choice(c.to_string())).collect()
+                    }
                     _ => Vec::new(),
                 };
                 variants.extend(

@@ -97,7 +97,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "overcooling_min_flow",
     "overcooling_severity",
     "reheat_capacity_shortfall",
-    "reheat_minimization_g36",
     "reheat_penalty",
     "sat_cohort_starvation",
     "sat_rogue_zone_census",

@@ -93,8 +93,7 @@ pub fn setpoint_looks_active(frame: &Frame, keep: &[bool]) -> bool {
     let (Some(sp), Some(flow)) = (frame.col("airflow_sp"), frame.col("airflow")) else {
         return false;
     };
-    let idx: Vec<usize> =
-        (0..frame.len()).filter(|&i| keep[i] && sp[i] > 0.0 && !flow[i].is_nan()).collect();
+    let idx: Vec<usize> = (0..frame.len()).filter(|&i| keep[i] && sp[i] > 0.0 && !flow[i].is_nan()).collect();
     if idx.len() < ACTIVE_MIN_SAMPLES {
         return false;
     }
@@ -131,13 +130,15 @@ pub enum ValveSignal {
     Demand,
 }
 
-/// The reheat valve as heat delivered, on a 0-100 % scale: its measured position when trended
-/// (a valve stuck shut then delivers nothing however hard it is driven), else its command.
-pub fn delivered_valve(frame: &Frame) -> Option<(Vec<f64>, ValveSignal)> {
+/// The reheat valve as heat delivered: its measured position when trended (a valve stuck shut
+/// then delivers nothing however hard it is driven), else its command. Valves are read on a
+/// 0-100 % scale as trended, not rescaled: a shut valve's 0-1 % readings over a whole record
+/// would otherwise read as a 0-1 fraction wide open.
+pub fn delivered_valve(frame: &Frame) -> Option<(&[f64], ValveSignal)> {
     if let Some(p) = frame.col("heat_valve_position") {
-        return Some((as_percent(p), ValveSignal::Position));
+        return Some((p, ValveSignal::Position));
     }
-    frame.col("heat_valve").map(|v| (as_percent(v), ValveSignal::Demand))
+    frame.col("heat_valve").map(|v| (v, ValveSignal::Demand))
 }
 
 /// A command at or above this (%) asks for full heat ...
@@ -154,7 +155,7 @@ pub const MIN_CHECK_SAMPLES: usize = 12;
 /// [`SHUT_POSITION_PCT`]), by time; `None` unless both points are trended and there are
 /// [`MIN_CHECK_SAMPLES`] such samples.
 pub fn valve_divergence(frame: &Frame, keep: &[bool]) -> Option<f64> {
-    let (demand, position) = (as_percent(frame.col("heat_valve")?), as_percent(frame.col("heat_valve_position")?));
+    let (demand, position) = (frame.col("heat_valve")?, frame.col("heat_valve_position")?);
     let w = frame.weights_hours();
     let full: Vec<usize> =
         (0..frame.len()).filter(|&i| keep[i] && demand[i] >= FULL_DEMAND_PCT && !position[i].is_nan()).collect();
@@ -245,7 +246,8 @@ mod tests {
         let few: Vec<bool> = (0..n).map(|i| i < 23).collect();
         assert!(!setpoint_looks_active(&f, &few));
         // the minimum setpoint wins when trended
-        let both = Frame::from_rows(&ts, &[("airflow_sp", sp.clone()), ("airflow", sp), ("airflow_min_sp", vec![250.0; n])]);
+        let both =
+            Frame::from_rows(&ts, &[("airflow_sp", sp.clone()), ("airflow", sp), ("airflow_min_sp", vec![250.0; n])]);
         assert_eq!(min_flow(&both, &keep).unwrap(), MinFlow { at: vec![250.0; n], basis: MinBasis::MinSetpoint });
         assert!(min_flow(&Frame::from_rows(&ts, &[("airflow", vec![1.0; n])]), &keep).is_none());
     }
@@ -254,14 +256,14 @@ mod tests {
     fn the_position_is_read_over_the_demand_and_their_disagreement_measured() {
         let n = 20;
         let ts = every(MONDAY, H, n);
-        let f = Frame::from_rows(&ts, &[("heat_valve", vec![1.0; n]), ("heat_valve_position", vec![0.0; n])]);
+        let f = Frame::from_rows(&ts, &[("heat_valve", vec![100.0; n]), ("heat_valve_position", vec![0.0; n])]);
         let (v, s) = delivered_valve(&f).unwrap();
         assert_eq!((v[0], s), (0.0, ValveSignal::Position));
         assert_eq!(valve_divergence(&f, &vec![true; n]), Some(1.0));
         // fewer than 12 full-demand samples: not measured
         assert_eq!(valve_divergence(&f, &(0..n).map(|i| i < 11).collect::<Vec<_>>()), None);
-        let g = Frame::from_rows(&ts, &[("heat_valve", vec![0.5; n])]);
-        assert_eq!(delivered_valve(&g).unwrap(), (vec![50.0; n], ValveSignal::Demand));
+        let g = Frame::from_rows(&ts, &[("heat_valve", vec![50.0; n])]);
+        assert_eq!(delivered_valve(&g).unwrap(), (&[50.0; 20][..], ValveSignal::Demand));
         assert_eq!(valve_divergence(&g, &vec![true; n]), None);
     }
 
@@ -284,7 +286,8 @@ mod tests {
         let ts = every(MONDAY, H, 3);
         let f = Frame::from_rows(&ts, &[("supply_fan_speed", vec![0.04, 0.5, f64::NAN])]);
         assert_eq!(fan_running(&f), Some((vec![false, true, false], "fan speed")));
-        let g = Frame::from_rows(&ts, &[("supply_fan_status", vec![1.0, 0.0, 1.0]), ("supply_fan_speed", vec![0.0; 3])]);
+        let g =
+            Frame::from_rows(&ts, &[("supply_fan_status", vec![1.0, 0.0, 1.0]), ("supply_fan_speed", vec![0.0; 3])]);
         assert_eq!(fan_running(&g).unwrap().0, vec![true, false, true]);
         assert!(fan_running(&Frame::from_rows(&ts, &[("airflow", vec![1.0; 3])])).is_none());
     }

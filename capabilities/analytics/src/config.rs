@@ -94,7 +94,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "hw_plant_deltat",
     "hw_pump_dp_reset",
     "hw_pump_summer_lockout",
-    "overcooling_min_flow",
     "overcooling_severity",
     "reheat_capacity_shortfall",
     "reheat_penalty",

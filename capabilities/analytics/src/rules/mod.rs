@@ -14,6 +14,7 @@ pub mod g36_afdd;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
+pub mod overcooling_min_flow;
 pub mod reheat_minimization_g36;
 pub mod reset_effectiveness;
 pub mod sat_reset_effectiveness;
@@ -46,6 +47,7 @@ pub fn all() -> Vec<Rule> {
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
+        overcooling_min_flow::RULE,
         reheat_minimization_g36::RULE,
         sat_reset_effectiveness::RULE,
         simultaneous_heat_cool::RULE,

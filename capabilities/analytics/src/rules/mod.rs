@@ -15,6 +15,7 @@ pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
 pub mod overcooling_min_flow;
+pub mod reheat_capacity_shortfall;
 pub mod reheat_minimization_g36;
 pub mod reset_effectiveness;
 pub mod sat_reset_effectiveness;
@@ -48,6 +49,7 @@ pub fn all() -> Vec<Rule> {
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
         overcooling_min_flow::RULE,
+        reheat_capacity_shortfall::RULE,
         reheat_minimization_g36::RULE,
         sat_reset_effectiveness::RULE,
         simultaneous_heat_cool::RULE,

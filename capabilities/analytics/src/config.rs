@@ -95,7 +95,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "hw_pump_dp_reset",
     "hw_pump_summer_lockout",
     "overcooling_severity",
-    "reheat_penalty",
     "sat_cohort_starvation",
     "sat_rogue_zone_census",
     "source_loop_deltat",

@@ -215,7 +215,8 @@ pub fn fan_running(frame: &Frame) -> Option<(Vec<bool>, &'static str)> {
 
 /// The hours the `mask`ed samples stand for.
 pub fn hours(w: &[f64], mask: impl Fn(usize) -> bool) -> f64 {
-    (0..w.len()).filter(|&i| mask(i)).map(|i| w[i]).sum()
+    // + 0.0: an empty float sum is -0.0
+    (0..w.len()).filter(|&i| mask(i)).map(|i| w[i]).sum::<f64>() + 0.0
 }
 
 #[cfg(test)]

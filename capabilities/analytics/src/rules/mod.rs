@@ -17,6 +17,7 @@ pub mod outdoor_air_fraction;
 pub mod overcooling_min_flow;
 pub mod reheat_capacity_shortfall;
 pub mod reheat_minimization_g36;
+pub mod reheat_penalty;
 pub mod reset_effectiveness;
 pub mod sat_reset_effectiveness;
 pub mod simultaneous_heat_cool;
@@ -51,6 +52,7 @@ pub fn all() -> Vec<Rule> {
         overcooling_min_flow::RULE,
         reheat_capacity_shortfall::RULE,
         reheat_minimization_g36::RULE,
+        reheat_penalty::RULE,
         sat_reset_effectiveness::RULE,
         simultaneous_heat_cool::RULE,
         static_pressure_reset::RULE,

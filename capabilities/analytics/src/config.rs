@@ -94,7 +94,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "hw_plant_deltat",
     "hw_pump_dp_reset",
     "hw_pump_summer_lockout",
-    "overcooling_severity",
     "sat_cohort_starvation",
     "sat_rogue_zone_census",
     "source_loop_deltat",

@@ -15,6 +15,7 @@ pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
 pub mod overcooling_min_flow;
+pub mod overcooling_severity;
 pub mod reheat_capacity_shortfall;
 pub mod reheat_minimization_g36;
 pub mod reheat_penalty;
@@ -50,6 +51,7 @@ pub fn all() -> Vec<Rule> {
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
         overcooling_min_flow::RULE,
+        overcooling_severity::RULE,
         reheat_capacity_shortfall::RULE,
         reheat_minimization_g36::RULE,
         reheat_penalty::RULE,

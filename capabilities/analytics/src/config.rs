@@ -487,6 +487,28 @@ mod tests {
     }
 
     #[test]
+    fn a_number_keyed_by_equipment_applies_per_box_beside_other_overrides() {
+        // the reference's per-box heating setpoint: {equip: °F}
+        let c = RunConfig::from_value(&json!({"rules": [{
+            "name": "reheat_capacity_shortfall",
+            "params": {"heat_sp_f": {"VAV-1": 70, "VAV-2*": 68}, "tol_f": 2.0},
+            "equips": {"VAV-1": {"min_hours": 5}}
+        }]}))
+        .unwrap();
+        let p = c.params_of("reheat_capacity_shortfall").unwrap();
+        let spec = rules::reheat_capacity_shortfall::spec();
+        let one = p.for_equip("VAV-1");
+        assert_eq!((one.number(&spec, "heat_sp_f"), one.number(&spec, "min_hours")), (70.0, 5.0));
+        assert_eq!(one.number(&spec, "tol_f"), 2.0);
+        assert_eq!(p.for_equip("VAV-21").number(&spec, "heat_sp_f"), 68.0);
+        assert!(p.for_equip("VAV-3").number(&spec, "heat_sp_f").is_nan());
+        let e = RunConfig::from_value(
+            &json!({"rules": [{"name": "reheat_capacity_shortfall", "params": {"heat_sp_f": {"VAV-1": "warm"}}}]}),
+        );
+        assert!(e.unwrap_err().contains("wrong type"));
+    }
+
+    #[test]
     fn durations() {
         assert_eq!(parse_duration("1h"), Some(3_600_000_000_000));
         assert_eq!(parse_duration("15T"), Some(900_000_000_000));

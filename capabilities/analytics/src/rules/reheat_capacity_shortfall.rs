@@ -19,9 +19,10 @@
 //! airflow-to-setpoint ratio in the shortfall tells air (below [`AIRFLOW_SHORT_RATIO`]) from
 //! heating capacity; with the discharge temperature trended, its median is reported.
 //!
-//! Beyond the reference: the recovery window is shorter by one sample (samples less than
-//! `recovery_hours` after the start, not up to and including it) and a record that opens in an
-//! occupied period is not trimmed; a fan signal with no reading leaves the sample out.
+//! Unlike the reference, shares and hours are of time (each sample weighs the time it stands
+//! for), the recovery window ends one sample sooner (samples less than `recovery_hours` after
+//! the start, not up to and including it), and a record that opens in an occupied period is not
+//! trimmed.
 
 use std::collections::BTreeMap;
 

@@ -504,6 +504,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         (None, Some(c), _) => {
             format!("{c:.1}% of the time with its discharge below {COLD_SUPPLY_F} °F (a lower bound)")
         }
+        (None, None, Some(_)) => format!(
+            "its discharge below {COLD_SUPPLY_F} °F on {:.1}% of the time, which says little: the reheat warms it",
+            share(&cold_supply).unwrap_or(0.0)
+        ),
         _ => "no outdoor or supply air temperature to judge the penalty by".to_string(),
     };
     let mut extra = Vec::new();
@@ -612,6 +616,7 @@ mod tests {
         let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Info);
         assert!(!r.metrics.contains_key("reheat_cold_supply_pct"));
+        assert!(r.summary.contains("which says little"), "{}", r.summary);
         // nothing to judge the penalty by
         f.cols.remove("supply_air_temp");
         let r = run(&RULE, &f, &Params::default());

@@ -18,6 +18,12 @@
 //! inferred minimum rates no worse than a warning, and less than `min_reheat_hours` of reheat is
 //! not rated (info).
 //!
+//! The reheat hours are of time (each sample weighs the time it stands for, so a gap is not
+//! reheat) where the reference counts samples times the median step; on regular data they
+//! agree, and on the reference's synthetic-g36-vav-fleet this rule's verdicts and shares are
+//! the reference's (faults on VAV2__reheat, VAV4__reheat and VAV1-5__heat_cool, every other box
+//! passing).
+//!
 //! A box that reheats *at* its minimum follows the sequence whatever that minimum is, so a
 //! minimum set too high for a cold supply air is not this rule's finding: `overcooling_min_flow`
 //! finds it (satisfied on cooling, held at the minimum, reheating). On camber-synth's

@@ -26,6 +26,12 @@
 //! air too: `fan_heat_f` raises both bounds by that many °F, or with `"auto"` by the box's median
 //! shut-valve rise over its entering air (fan running where a fan status is trended), capped by
 //! `box_type`. A demand at full while the position reads shut is a caveat: a stuck valve.
+//!
+//! Unlike the reference: shares are of the time with a valve reading (each sample weighs the
+//! time it stands for), the outdoor air is carried over hours rather than four samples, and the
+//! minimum behind "above the minimum airflow" is the shared one, so an `airflow_sp` that moves
+//! like the active setpoint is not read as the minimum (which would put almost no reheat above
+//! it).
 
 use std::collections::BTreeMap;
 

@@ -89,11 +89,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "hw_plant_deltat",
     "hw_pump_dp_reset",
     "hw_pump_summer_lockout",
-    "overcooling_min_flow",
-    "overcooling_severity",
-    "reheat_capacity_shortfall",
-    "reheat_minimization_g36",
-    "reheat_penalty",
     "source_loop_deltat",
 ];
 
@@ -122,6 +117,8 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
     Ok(match (&p.default, v) {
         (ParamValue::Number(_), Value::Number(n)) => ParamValue::Number(n.as_f64().ok_or_else(wrong)?),
         (ParamValue::Number(_), Value::Null) => ParamValue::Number(f64::NAN),
+        // one of the words a number may take instead ("auto")
+        (ParamValue::Number(_), Value::String(s)) if p.choices.contains(&s.as_str()) => ParamValue::Choice(s.clone()),
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
@@ -178,10 +175,13 @@ pub fn params_from_json(spec: &RuleSpec, obj: &Map<String, Value>) -> Result<Par
             p.by_equip.extend(equip_overrides(spec, v, spec.id)?);
             continue;
         }
-        // named numbers keyed by equipment patterns: {"RTU-*": {"subcooling_f": 10}}
-        let is_map = spec.params.iter().any(|s| s.name == k && matches!(s.default, ParamValue::Map(_)));
-        if let (true, Value::Object(m)) = (is_map, v) {
-            if m.values().any(Value::is_object) {
+        // named numbers keyed by equipment patterns: {"RTU-*": {"subcooling_f": 10}}; a number
+        // keyed by them: {"VAV-1": 70, "VAV-2*": 68}
+        let keyed = spec.params.iter().find(|s| s.name == k).map(|s| &s.default);
+        let (is_map, is_number) =
+            (matches!(keyed, Some(ParamValue::Map(_))), matches!(keyed, Some(ParamValue::Number(_))));
+        if let (true, Value::Object(m)) = (is_map || is_number, v) {
+            if is_number || m.values().any(Value::is_object) {
                 for (pattern, inner) in m {
                     let value = param_from_json(spec, k, inner)?;
                     p.by_equip.push((pattern.clone(), [(k.clone(), value)].into()));
@@ -478,6 +478,28 @@ mod tests {
         assert_eq!(crate::engine::by_month(l, 6, 30.0), 11.9);
         assert_eq!(crate::engine::by_month(l, 1, 30.0), 30.0);
         assert_eq!(crate::engine::by_month(&[], 1, 30.0), 30.0);
+    }
+
+    #[test]
+    fn a_number_keyed_by_equipment_applies_per_box_beside_other_overrides() {
+        // the reference's per-box heating setpoint: {equip: °F}
+        let c = RunConfig::from_value(&json!({"rules": [{
+            "name": "reheat_capacity_shortfall",
+            "params": {"heat_sp_f": {"VAV-1": 70, "VAV-2*": 68}, "tol_f": 2.0},
+            "equips": {"VAV-1": {"min_hours": 5}}
+        }]}))
+        .unwrap();
+        let p = c.params_of("reheat_capacity_shortfall").unwrap();
+        let spec = rules::reheat_capacity_shortfall::spec();
+        let one = p.for_equip("VAV-1");
+        assert_eq!((one.number(&spec, "heat_sp_f"), one.number(&spec, "min_hours")), (70.0, 5.0));
+        assert_eq!(one.number(&spec, "tol_f"), 2.0);
+        assert_eq!(p.for_equip("VAV-21").number(&spec, "heat_sp_f"), 68.0);
+        assert!(p.for_equip("VAV-3").number(&spec, "heat_sp_f").is_nan());
+        let e = RunConfig::from_value(
+            &json!({"rules": [{"name": "reheat_capacity_shortfall", "params": {"heat_sp_f": {"VAV-1": "warm"}}}]}),
+        );
+        assert!(e.unwrap_err().contains("wrong type"));
     }
 
     #[test]

@@ -108,7 +108,8 @@ pub enum ParamValue {
     Number(f64),
     Flag(Option<bool>),
     /// One of the spec's `choices`; empty: unset, when the spec's default is (a choice whose
-    /// default is null, such as cohort_airflow's `normalise`).
+    /// default is null, such as cohort_airflow's `normalise`). A number parameter whose spec
+    /// lists `choices` may take one of them instead of a number (`fan_heat_f: "auto"`).
     Choice(String),
     /// A list of numbers, each within the spec's range.
     List(Vec<f64>),
@@ -126,6 +127,7 @@ impl ParamValue {
             ParamValue::Number(x) if x.is_nan() => serde_json::Value::Null,
             ParamValue::Number(x) => serde_json::json!(x),
             ParamValue::Flag(f) => serde_json::json!(f),
+            // an unset choice (a box type nobody declared) is null
             ParamValue::Choice(c) if c.is_empty() => serde_json::Value::Null,
             ParamValue::Choice(c) => serde_json::json!(c),
             // an empty list is an unset one (a month-by-month value given for no month)
@@ -146,7 +148,8 @@ pub struct ParamSpec {
     pub unit: &'static str,
     /// Inclusive bounds of a number.
     pub range: Option<(f64, f64)>,
-    /// The values a choice may take.
+    /// The values a choice may take; for a number, the words it may take instead of one
+    /// (`"auto"`); for named numbers, the names.
     pub choices: &'static [&'static str],
     /// Why the default is what it is.
     pub basis: &'static str,
@@ -413,7 +416,8 @@ impl ParamDecl for RuleSpec {
 pub struct Params {
     pub values: BTreeMap<String, ParamValue>,
     /// Overrides for some equipment only, keyed by a pattern on the equipment id (`*` any
-    /// run of characters, `?` one); the first pattern that matches an equipment applies.
+    /// run of characters, `?` one); for each parameter, the first pattern that matches an
+    /// equipment and sets it applies.
     pub by_equip: Vec<EquipOverride>,
 }
 
@@ -421,11 +425,19 @@ pub struct Params {
 pub type EquipOverride = (String, BTreeMap<String, ParamValue>);
 
 impl Params {
-    /// The values one equipment runs with: these, with the first matching pattern's on top.
+    /// The values one equipment runs with: these, with, for each parameter, the value of the
+    /// first matching pattern that sets it on top (so `equips: {"VAV-1": {...}}` and a
+    /// per-box `heat_sp_f: {"VAV-1": 70}` both apply).
     pub fn for_equip(&self, equip: &str) -> Params {
         let mut values = self.values.clone();
-        if let Some((_, o)) = self.by_equip.iter().find(|(pat, _)| wildmatch::WildMatch::new(pat).matches(equip)) {
-            values.extend(o.clone());
+        let mut set: Vec<&str> = Vec::new();
+        for (_, o) in self.by_equip.iter().filter(|(pat, _)| wildmatch::WildMatch::new(pat).matches(equip)) {
+            for (k, v) in o {
+                if !set.contains(&k.as_str()) {
+                    set.push(k);
+                    values.insert(k.clone(), v.clone());
+                }
+            }
         }
         Params { values, by_equip: Vec::new() }
     }
@@ -495,6 +507,16 @@ impl Params {
         }
     }
 
+    /// The word a number parameter is set to instead of a number (`Some("auto")`), one of its
+    /// spec's `choices`; `None` when it holds a number (read it with [`Params::number`]).
+    pub fn word(&self, spec: &impl ParamDecl, name: &str) -> Option<String> {
+        match self.get(spec, name) {
+            ParamValue::Choice(c) => Some(c.clone()),
+            ParamValue::Number(_) => None,
+            _ => Self::wrong_kind(spec, name, "a number or a word"),
+        }
+    }
+
     /// The flag `name` (`None`: unknown).
     pub fn flag(&self, spec: &impl ParamDecl, name: &str) -> Option<bool> {
         match self.get(spec, name) {
@@ -542,6 +564,8 @@ impl Params {
                 {
                     return Err(format!("{id}.{k} must be one of {}, got '{c}'", p.choices.join(", ")));
                 }
+                // a number that may be one of its words instead ("auto")
+                (ParamValue::Choice(c), ParamValue::Number(_), _) if p.choices.contains(&c.as_str()) => {}
                 (ParamValue::Map(m), ParamValue::Map(_), _)
                     if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) =>
                 {

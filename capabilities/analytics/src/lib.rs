@@ -19,6 +19,7 @@ pub mod psychro;
 pub mod rules;
 pub mod run;
 pub mod setpoint;
+pub mod terminal;
 pub mod trim_respond;
 pub mod trust;
 

@@ -223,7 +223,8 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
             let unset = matches!(value, ParamValue::Number(x) if x.is_nan())
                 || matches!(&value, ParamValue::Choice(c) if c.is_empty())
                 || value == ParamValue::Flag(None)
-                || value == ParamValue::Map(Default::default());
+                || value == ParamValue::Map(Default::default())
+                || value == ParamValue::Choice(String::new());
             let source = if sets(req.params.get(spec.id), p.name) {
                 "call"
             } else if sets(config.params_of(spec.id), p.name) {

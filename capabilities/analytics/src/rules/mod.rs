@@ -24,6 +24,11 @@ pub mod g36_afdd;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
+pub mod overcooling_min_flow;
+pub mod overcooling_severity;
+pub mod reheat_capacity_shortfall;
+pub mod reheat_minimization_g36;
+pub mod reheat_penalty;
 pub mod reset_effectiveness;
 pub mod sat_cohort_starvation;
 pub mod sat_reset_effectiveness;
@@ -65,6 +70,11 @@ pub fn all() -> Vec<Rule> {
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
+        overcooling_min_flow::RULE,
+        overcooling_severity::RULE,
+        reheat_capacity_shortfall::RULE,
+        reheat_minimization_g36::RULE,
+        reheat_penalty::RULE,
         sat_cohort_starvation::RULE,
         sat_reset_effectiveness::RULE,
         sat_rogue_zone_census::RULE,
@@ -149,7 +159,10 @@ mod tests {
                     ParamValue::Flag(_) => {
                         vec![ParamValue::Flag(Some(true)), ParamValue::Flag(Some(false)), ParamValue::Flag(None)]
                     }
-                    ParamValue::Choice(_) => p.choices.iter().map(|c| ParamValue::Choice(c.to_string())).collect(),
+                    // a choice, or the words a number may take instead of one ("auto")
+                    ParamValue::Choice(_) | ParamValue::Number(_) => {
+                        p.choices.iter().map(|c| ParamValue::Choice(c.to_string())).collect()
+                    }
                     _ => Vec::new(),
                 };
                 variants.extend(

@@ -85,8 +85,14 @@ impl<'a> Fleet<'a> {
     /// so a unit trended hourly among units trended every 15 minutes counts for the whole hour.
     /// NaN where no sample covers the instant; `None` without the role.
     pub fn held(&self, member: usize, role: &str) -> Option<Vec<f64>> {
+        let col = self.members[member].frame.col(role)?;
+        Some(self.hold(member, col))
+    }
+
+    /// Values of a member's own samples (one per row of its frame) held on the shared axis, as
+    /// [`Fleet::held`] holds a column.
+    pub fn hold(&self, member: usize, col: &[f64]) -> Vec<f64> {
         let m = &self.members[member];
-        let col = m.frame.col(role)?;
         let span: Vec<f64> = m.frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect();
         let mut out = vec![f64::NAN; self.times.len()];
         let mut k = 0;
@@ -99,7 +105,7 @@ impl<'a> Fleet<'a> {
                 _ => {}
             }
         }
-        Some(out)
+        out
     }
 
     /// How long each instant of the shared axis stands for, in hours (as [`Frame::weights_hours`]).

@@ -28,6 +28,7 @@ use crate::engine::{
     as_percent, on, round2, schedule_params, scheduled, Finding, Inputs, ParamSpec, Params, Rule, RuleSpec, Severity,
 };
 use crate::fleet::{Fleet, FleetFinding};
+use crate::terminal::{self, MinBasis};
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::fleet(spec, evaluate);
@@ -39,14 +40,6 @@ pub const FLOW_MARGIN: f64 = 1.1;
 /// Mixed hours (%) that fault, and that warn.
 pub const FAULT_PCT: f64 = 75.0;
 pub const WARN_PCT: f64 = 25.0;
-/// An airflow setpoint swinging this much (90th / 10th percentile) ...
-const ACTIVE_SPREAD: f64 = 1.5;
-/// ... with the airflow within this (median |airflow / setpoint - 1|) is an active setpoint.
-const ACTIVE_TRACKING: f64 = 0.10;
-/// The percentile of an active setpoint read as the minimum.
-const INFERRED_MIN_PCTL: f64 = 5.0;
-/// Fewer usable samples than this cannot tell an active setpoint from a minimum.
-const MIN_SAMPLES: usize = 24;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -101,52 +94,12 @@ pub fn spec() -> RuleSpec {
     }
 }
 
-/// The `p`th percentile (0-100) of sorted values, interpolated linearly between neighbours.
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let pos = p / 100.0 * (sorted.len() - 1) as f64;
-    let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-    sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
-}
-
-/// Where a zone's minimum airflow came from.
-#[derive(Clone, Copy, PartialEq)]
-enum MinBasis {
-    Trended,
-    SetpointAsMin,
-    Inferred,
-}
-
-/// A zone's minimum airflow on the fleet's axis: its trended minimum, else its airflow setpoint
-/// read as the minimum, else (the setpoint moving like an active one) the setpoint's 5th
-/// percentile.
+/// A zone's minimum airflow on the fleet's axis, and where it came from (the terminal rules'
+/// [`terminal::min_flow`] over the zone's own samples).
 fn minimum(fleet: &Fleet, m: usize) -> Option<(Vec<f64>, MinBasis)> {
-    if let Some(min) = fleet.held(m, "airflow_min_sp") {
-        return Some((min, MinBasis::Trended));
-    }
-    let sp = fleet.held(m, "airflow_sp")?;
     let f = fleet.members[m].frame;
-    let (own_sp, own_flow) = (f.col("airflow_sp")?, f.col("airflow"));
-    let mut pairs: Vec<(f64, f64)> = match own_flow {
-        Some(q) => own_sp.iter().zip(q).filter(|(s, q)| **s > 0.0 && !q.is_nan()).map(|(s, q)| (*s, *q)).collect(),
-        None => Vec::new(),
-    };
-    if pairs.len() >= MIN_SAMPLES {
-        let mut s: Vec<f64> = pairs.iter().map(|p| p.0).collect();
-        s.sort_by(f64::total_cmp);
-        let swing = percentile(&s, 90.0) / percentile(&s, 10.0);
-        let mut track: Vec<f64> = pairs.iter_mut().map(|(s, q)| (*q / *s - 1.0).abs()).collect();
-        if swing >= ACTIVE_SPREAD && crate::engine::median(&mut track) <= ACTIVE_TRACKING {
-            let mut pos: Vec<f64> = own_sp.iter().copied().filter(|v| *v > 0.0).collect();
-            pos.sort_by(f64::total_cmp);
-            let low = percentile(&pos, INFERRED_MIN_PCTL);
-            let inferred = sp.iter().map(|v| if v.is_nan() { f64::NAN } else { low }).collect();
-            return Some((inferred, MinBasis::Inferred));
-        }
-    }
-    Some((sp, MinBasis::SetpointAsMin))
+    let min = terminal::min_flow(f, &vec![true; f.len()])?;
+    Some((fleet.hold(m, &min.at), min.basis))
 }
 
 /// One zone's states on the fleet's axis.
@@ -612,7 +565,6 @@ mod tests {
         let got = fleet_of(&[active(false), active(false), active(true)], &Params::default());
         assert!(got.finding.caveats.iter().any(|c| c.contains("inferred")), "{:?}", got.finding.caveats);
         assert!(got.finding.metrics["pct_hours_mixed"] > 50.0, "{}", got.finding.summary);
-        assert!((percentile(&[1.0, 2.0, 3.0, 4.0, 5.0], 5.0) - 1.2).abs() < 1e-12);
     }
 
     #[test]

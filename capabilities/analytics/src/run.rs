@@ -97,7 +97,7 @@ pub struct RunResult {
     /// Worst first.
     pub findings: Vec<RunFinding>,
     pub skipped: Vec<Skip>,
-    /// equipment -> role -> trust.
+    /// equipment -> role -> trust, of the roles the run's rules read.
     pub trust: BTreeMap<String, BTreeMap<String, Trust>>,
     pub references: Vec<RefResult>,
 }
@@ -260,7 +260,12 @@ pub fn run(
     others: &[EquipFrame],
 ) -> Result<RunResult, EngineError> {
     let selected = selected_rules(config, req)?;
-    let trust = trust_of(frames, config.resample_ns);
+    // only the roles the selected rules read are scored (each as sensor_trust scores it)
+    let read: Vec<&str> = selected.iter().flat_map(|(_, spec, _)| spec.inputs.roles()).collect();
+    let trust: BTreeMap<String, BTreeMap<String, Trust>> = frames
+        .iter()
+        .map(|e| (e.equip.clone(), crate::trust::assess_roles(&e.frame, config.resample_ns, |r| read.contains(&r))))
+        .collect();
     let references = compare_references(config, frames, others);
     let mut findings = Vec::new();
     let mut skipped = Vec::new();

@@ -230,12 +230,17 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
 /// Every role of an equipment's run frame scored; the fan (status, else speed, else airflow)
 /// gates the frozen-value read.
 pub fn assess_frame(frame: &Frame, step_ns: i64) -> BTreeMap<String, Trust> {
+    assess_roles(frame, step_ns, |_| true)
+}
+
+/// [`assess_frame`] for the roles `wanted` picks only (each scored as `assess_frame` scores it).
+pub fn assess_roles(frame: &Frame, step_ns: i64, wanted: impl Fn(&str) -> bool) -> BTreeMap<String, Trust> {
     let fan = fan_on(frame).map(|(r, _)| r).or_else(|| plant_running(frame));
     let running = fan.as_deref();
     frame
         .cols
         .iter()
-        .filter(|(_, c)| c.iter().any(|x| !x.is_nan()))
+        .filter(|(role, c)| wanted(role) && c.iter().any(|x| !x.is_nan()))
         .map(|(role, c)| (role.clone(), assess(role, &frame.ts, c, running, step_ns)))
         .collect()
 }

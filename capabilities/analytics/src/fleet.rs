@@ -59,6 +59,27 @@ pub struct FleetFinding {
     pub equips: Vec<String>,
 }
 
+/// A frame's values (one per row) on other timestamps `times` (sorted), each sample held for
+/// the time it stands for in its own trend (as [`Frame::weights_hours`]: to its next sample, at
+/// most 1.5 times its typical spacing): between its samples the frame still reads its last one,
+/// so an hourly trend read on a 15-minute axis counts for the whole hour. NaN where no sample
+/// covers an instant.
+pub fn hold_on(frame: &Frame, col: &[f64], times: &[i64]) -> Vec<f64> {
+    let span: Vec<f64> = frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect();
+    let mut out = vec![f64::NAN; times.len()];
+    let mut k = 0;
+    for (i, t) in times.iter().enumerate() {
+        while k + 1 < frame.ts.len() && frame.ts[k + 1] <= *t {
+            k += 1;
+        }
+        match frame.ts.get(k) {
+            Some(&s) if s <= *t && ((*t - s) as f64) < span[k] => out[i] = col[k],
+            _ => {}
+        }
+    }
+    out
+}
+
 /// The caveat of a fleet pooled without a topology.
 pub const POOLED_CAVEAT: &str = "no topology says which air handler serves which unit: the units were pooled by class, so a unit flagged here may simply sit on a different system than its peers (give the run config a topology)";
 
@@ -92,20 +113,7 @@ impl<'a> Fleet<'a> {
     /// Values of a member's own samples (one per row of its frame) held on the shared axis, as
     /// [`Fleet::held`] holds a column.
     pub fn hold(&self, member: usize, col: &[f64]) -> Vec<f64> {
-        let m = &self.members[member];
-        let span: Vec<f64> = m.frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect();
-        let mut out = vec![f64::NAN; self.times.len()];
-        let mut k = 0;
-        for (i, t) in self.times.iter().enumerate() {
-            while k + 1 < m.frame.ts.len() && m.frame.ts[k + 1] <= *t {
-                k += 1;
-            }
-            match m.frame.ts.get(k) {
-                Some(&s) if s <= *t && ((*t - s) as f64) < span[k] => out[i] = col[k],
-                _ => {}
-            }
-        }
-        out
+        hold_on(self.members[member].frame, col, &self.times)
     }
 
     /// How long each instant of the shared axis stands for, in hours (as [`Frame::weights_hours`]).

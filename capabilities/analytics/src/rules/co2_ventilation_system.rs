@@ -49,13 +49,13 @@ fn has_economizer(spec: &RuleSpec, frame: &Frame, params: &Params) -> bool {
     matches!(economizer(spec, frame, params, &frame.weights_hours()), Econ::From(..))
 }
 
-/// The zone's frame with the serving unit's economizer evidence it lacks, on its timestamps.
+/// The zone's frame with the serving unit's economizer evidence it lacks, held on its timestamps.
 fn with_source(zone: &Frame, source: &Frame) -> Frame {
     let mut f = zone.clone();
     for role in ECON_ROLES {
         if f.col(role).is_none() {
             if let Some(c) = source.col(role) {
-                f.cols.insert(role.to_string(), crate::run::align(&source.ts, c, &zone.ts));
+                f.cols.insert(role.to_string(), crate::fleet::hold_on(source, c, &zone.ts));
             }
         }
     }
@@ -240,6 +240,17 @@ mod tests {
         );
         assert_eq!((f[0].id.as_str(), f[0].finding.severity), ("co2_ventilation_system@<fleet>", Severity::Warn));
         assert!(f[0].finding.caveats.iter().any(|c| c.contains("could not be tied to an air handler")));
+    }
+
+    #[test]
+    fn a_zone_trended_more_often_than_its_air_handler_borrows_each_reading_for_its_hour() {
+        // the zone every 15 minutes, the air handler's economizer command hourly
+        let ts = every(MONDAY, NS_PER_HOUR / 4, 4 * N);
+        let co2 = (0..4 * N).map(|i| 420.0 + if occupied(i / 4) { 60.0 } else { 30.0 }).collect();
+        let fine = Frame::from_rows(&ts, &[("co2", co2)]);
+        let f = judge(vec![("AHU-1", "AHU", ahu(occupied)), ("V1", "VAV", fine)], true);
+        assert!(f[0].finding.severity <= Severity::Info, "{}", f[0].finding.summary);
+        assert!(f[0].finding.metrics.get("over_vent_pct.V1").is_none_or(|v| *v < 1.0), "{:?}", f[0].finding.metrics);
     }
 
     #[test]

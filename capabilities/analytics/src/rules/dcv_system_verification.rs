@@ -185,7 +185,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
             match untrusted_zone(spec, m.frame, params) {
                 Some(why) => excluded.push(format!("{} ({why})", m.equip)),
                 None => {
-                    joined.push(crate::run::align(&m.frame.ts, m.frame.col("co2").expect("a CO2 zone"), &src.frame.ts))
+                    joined.push(crate::fleet::hold_on(m.frame, m.frame.col("co2").expect("a CO2 zone"), &src.frame.ts))
                 }
             }
         }
@@ -383,6 +383,33 @@ mod tests {
         let mean = judge(&frames(following, &z), true, serde_json::json!({"agg": "mean"}));
         assert!(mean[0].finding.summary.contains("the mean of 2"), "{}", mean[0].finding.summary);
         assert_ne!(hi[0].finding.metrics, mean[0].finding.metrics);
+    }
+
+    #[test]
+    fn an_air_handler_trended_more_often_than_its_zones_reads_each_zone_sample_for_its_hour() {
+        // the air handler every 15 minutes, the zones hourly: the fixed damper is still flagged,
+        // the following one still passes
+        let fine = |damper: fn(usize) -> f64| {
+            let ts = every(MONDAY, NS_PER_HOUR / 4, 4 * N);
+            Frame::from_rows(
+                &ts,
+                &[
+                    ("oa_damper", (0..4 * N).map(|i| damper(i / 4)).collect()),
+                    ("supply_fan_status", (0..4 * N).map(|i| if occupied(i / 4) { 1.0 } else { 0.0 }).collect()),
+                    ("oat", vec![90.0; 4 * N]),
+                ],
+            )
+        };
+        let z = [("V1", zone(1100.0)), ("V2", zone(900.0))];
+        for (damper, flagged) in
+            [(following as fn(usize) -> f64, false), (|i| if occupied(i) { 20.0 } else { 0.0 }, true)]
+        {
+            let mut frames = frames(damper, &z);
+            frames[0].frame = fine(damper);
+            let f = judge(&frames, true, serde_json::json!({}));
+            assert_eq!(f[0].finding.severity >= Severity::Warn, flagged, "{}", f[0].finding.summary);
+            assert_eq!(f[0].finding.metrics["n_zones_joined"], 2.0);
+        }
     }
 
     #[test]

@@ -88,7 +88,7 @@ struct Requests {
 
 fn requests(reset: Reset, fleet: &Fleet, m: usize) -> Requests {
     let n = fleet.times.len();
-    let col = |r: &str| fleet.column(m, r);
+    let col = |r: &str| fleet.held(m, r);
     let mut values = vec![f64::NAN; n];
     let mut looped = false;
     match reset {
@@ -467,10 +467,10 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
 /// The share of a box's static-request cycles (damper wide open, system on) with its space 3 °F
 /// or more above its cooling setpoint; `None` without the temperatures or with too few cycles.
 fn overload_share(fleet: &Fleet, m: usize, min_cycles: usize) -> Option<f64> {
-    let t = fleet.column(m, "space_temp")?;
-    let sp = fleet.column(m, "cool_sp")?;
-    let d = as_percent(&fleet.column(m, "damper")?);
-    let gates: Vec<Vec<f64>> = GATES.iter().filter_map(|g| fleet.column(m, g)).collect();
+    let t = fleet.held(m, "space_temp")?;
+    let sp = fleet.held(m, "cool_sp")?;
+    let d = as_percent(&fleet.held(m, "damper")?);
+    let gates: Vec<Vec<f64>> = GATES.iter().filter_map(|g| fleet.held(m, g)).collect();
     let over: Vec<f64> = (0..fleet.times.len())
         .filter(|&i| d[i] > DAMPER_WIDE && gates.iter().all(|g| g[i] > 0.5))
         .map(|i| t[i] - sp[i])

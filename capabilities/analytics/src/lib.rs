@@ -10,6 +10,7 @@
 #![deny(unsafe_code)]
 
 pub mod config;
+pub mod cycles;
 pub mod drift;
 pub mod economizer;
 pub mod engine;

@@ -25,6 +25,11 @@ fn stuck_hours(role: &str) -> f64 {
     }
 }
 
+/// A point with at least this share of its samples on running slots is logged while running,
+/// and its coverage may be read over the running slots of its span (at least this many).
+const BURST_SHARE: f64 = 0.95;
+const MIN_RUNNING_ROWS: usize = 24;
+
 /// Roles that rest at an "off" reading near zero (a flow with its pump stopped, an unfired
 /// boiler's gas rate): a run at rest is not frozen, and a jump to or from rest is not a spike.
 fn rests_at_zero(role: &str) -> bool {
@@ -45,8 +50,11 @@ pub struct Trust {
     pub verdict: &'static str,
     /// What lowered the score ("low_coverage", "out_of_range", "spikes", "stuck", "never_changes", "few_samples").
     pub flags: Vec<&'static str>,
-    /// Samples over the grid slots of the point's own span.
+    /// Samples over the grid slots of the point's own span, or, for a point logged only while
+    /// its equipment runs, over the running slots of its span (`coverage_of`).
     pub coverage: f64,
+    /// What the coverage is of: "span" or "running hours".
+    pub coverage_of: &'static str,
     pub samples: usize,
     /// Shares of the samples out of range, spiking, and (of the running samples) frozen.
     pub out_of_range_share: f64,
@@ -131,6 +139,7 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
             verdict: "untrusted",
             flags: vec!["no_samples"],
             coverage: 0.0,
+            coverage_of: "span",
             samples: 0,
             out_of_range_share: 0.0,
             spike_share: 0.0,
@@ -140,7 +149,23 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     }
     let step = step_ns.max(1);
     let slots = ((ts[idx[n - 1]] - ts[idx[0]]) / step + 1).max(1) as f64;
-    let coverage = (n as f64 / slots).min(1.0);
+    let mut coverage = (n as f64 / slots).min(1.0);
+    // a trend logged only while its equipment runs (a chiller's condenser water, a tower's
+    // approach): its coverage is of the running hours of its span
+    let mut of_running = false;
+    if let (Some(r), true) = (running, coverage < 0.9) {
+        let runs = |i: usize| r.get(i).copied().flatten() == Some(true);
+        let (first, last) = (idx[0], idx[n - 1]);
+        let run_rows = (first..=last).filter(|&i| runs(i)).count();
+        let at_running = idx.iter().filter(|&&i| runs(i)).count();
+        if run_rows >= MIN_RUNNING_ROWS && at_running as f64 >= BURST_SHARE * n as f64 {
+            let c = (at_running as f64 / run_rows as f64).min(1.0);
+            if c > coverage {
+                coverage = c;
+                of_running = true;
+            }
+        }
+    }
     if coverage < 0.9 {
         flags.push("low_coverage");
     }
@@ -219,6 +244,7 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         verdict: verdict(score),
         flags,
         coverage: round2(coverage),
+        coverage_of: if of_running { "running hours" } else { "span" },
         samples: n,
         out_of_range_share: round2(out_share),
         spike_share: (spike_share * 10_000.0).round() / 10_000.0,
@@ -241,15 +267,56 @@ pub fn assess_roles(frame: &Frame, step_ns: i64, wanted: impl Fn(&str) -> bool) 
         .cols
         .iter()
         .filter(|(role, c)| wanted(role) && c.iter().any(|x| !x.is_nan()))
-        .map(|(role, c)| (role.clone(), assess(role, &frame.ts, c, running, step_ns)))
+        .map(|(role, c)| {
+            // the running signal is not judged on its own running hours
+            let own = running.filter(|r| !says_running(role, c, r));
+            (role.clone(), assess(role, &frame.ts, c, own, step_ns))
+        })
         .collect()
+}
+
+/// Whether a column is the running signal itself: known exactly where the signal is.
+fn says_running(role: &str, col: &[f64], running: &[Option<bool>]) -> bool {
+    (role.ends_with("_status")
+        || role.ends_with("_speed")
+        || role.ends_with("_flow")
+        || role.contains("power")
+        || role == "airflow")
+        && col.iter().zip(running).all(|(v, r)| v.is_nan() == r.is_none())
 }
 
 /// When equipment without a fan runs: a plant's, pump's, chiller's or boiler's own run status
 /// (`pump_status`, `chiller_status`, ...), the first one the frame has.
 fn plant_running(frame: &Frame) -> Option<Vec<Option<bool>>> {
-    let (_, c) = frame.cols.iter().find(|(k, c)| k.ends_with("_status") && c.iter().any(|x| !x.is_nan()))?;
-    Some(c.iter().map(|&x| (!x.is_nan()).then(|| crate::engine::on(x))).collect())
+    let has = |k: &str, c: &[f64]| {
+        c.iter().any(|x| !x.is_nan()) && !(k.ends_with("_sp") || k.contains("_sp_") || k.contains("setpoint"))
+    };
+    if let Some((_, c)) = frame.cols.iter().find(|(k, c)| k.ends_with("_status") && has(k, c)) {
+        return Some(c.iter().map(|&x| (!x.is_nan()).then(|| crate::engine::on(x))).collect());
+    }
+    // else a pump's or fan's speed above 1 %, else a flow, then a power, above 5 % of its 95th
+    // percentile: what says a plant without a status point runs
+    let above = |c: &[f64], frac: f64| {
+        let mut seen: Vec<f64> = c.iter().copied().filter(|v| !v.is_nan()).collect();
+        seen.sort_by(f64::total_cmp);
+        let p95 = seen.get((seen.len() as f64 * 0.95) as usize).or(seen.last()).copied().unwrap_or(f64::NAN);
+        let floor = if frac < 0.0 {
+            if p95 <= 1.0 {
+                0.01
+            } else {
+                1.0
+            }
+        } else {
+            frac * p95
+        };
+        c.iter().map(|&x| (!x.is_nan()).then_some(x > floor)).collect::<Vec<Option<bool>>>()
+    };
+    for (suffix, frac) in [("_speed", -1.0), ("_flow", 0.05), ("power", 0.05)] {
+        if let Some((_, c)) = frame.cols.iter().find(|(k, c)| k.ends_with(suffix) && has(k, c)) {
+            return Some(above(c, frac));
+        }
+    }
+    None
 }
 
 /// A point compared with a reference instrument over their paired samples.
@@ -393,6 +460,32 @@ mod tests {
             *x = -200.0;
         }
         assert_eq!(assess("supply_air_temp", &ts(200), &bad, None, H).verdict, "untrusted");
+    }
+
+    #[test]
+    fn a_trend_logged_only_while_its_equipment_runs_is_covered_on_its_running_hours() {
+        // a chiller running 10 h a day whose condenser-water temperature is logged only then
+        let n = 24 * 14;
+        let on: Vec<Option<bool>> = (0..n).map(|i| Some((8..18).contains(&(i % 24)))).collect();
+        let v: Vec<f64> =
+            wave(n).iter().zip(&on).map(|(x, r)| if *r == Some(true) { *x + 20.0 } else { f64::NAN }).collect();
+        let t = assess("cw_supply_temp", &ts(n), &v, Some(&on), H);
+        assert_eq!((t.verdict, t.coverage_of), ("trusted", "running hours"), "{t:?}");
+        assert!(t.coverage >= 0.99 && !t.flags.contains(&"low_coverage"));
+        // without a running signal it is a gappy trend, as before
+        let t = assess("cw_supply_temp", &ts(n), &v, None, H);
+        assert_eq!((t.coverage_of, t.flags.contains(&"low_coverage")), ("span", true));
+        assert!(t.coverage < 0.5);
+        // a trend with gaps while the equipment runs is still low coverage on its running hours
+        let holes: Vec<f64> = v.iter().enumerate().map(|(i, x)| if i % 3 == 0 { *x } else { f64::NAN }).collect();
+        let t = assess("cw_supply_temp", &ts(n), &holes, Some(&on), H);
+        assert!(t.coverage < 0.5 && t.flags.contains(&"low_coverage"), "{t:?}");
+        // a plant with no status point runs when its pump or fan turns
+        let speed: Vec<f64> = on.iter().map(|r| if *r == Some(true) { 60.0 } else { 0.0 }).collect();
+        let f = Frame::from_rows(&ts(n), &[("tower_fan_speed", speed), ("cw_supply_temp", v)]);
+        let scores = assess_frame(&f, H);
+        assert_eq!(scores["cw_supply_temp"].coverage_of, "running hours");
+        assert_eq!(scores["cw_supply_temp"].verdict, "trusted");
     }
 
     #[test]

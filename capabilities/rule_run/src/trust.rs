@@ -120,7 +120,7 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let point_rows: Vec<Value> = rows
         .iter()
         .map(|(equip, role, t, flags)| {
-            json!({"equip": equip, "role": role, "trust": t.score, "verdict": t.verdict, "flags": flags, "coverage": t.coverage,
+            json!({"equip": equip, "role": role, "trust": t.score, "verdict": t.verdict, "flags": flags, "coverage": t.coverage, "coverage_of": t.coverage_of,
                    "samples": t.samples, "below_floor": t.score < p.min_trust, "out_of_range_share": t.out_of_range_share,
                    "spike_share": t.spike_share, "stuck_share": t.stuck_share, "gated": t.gated})
         })

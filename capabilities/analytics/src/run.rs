@@ -684,6 +684,19 @@ mod tests {
     }
 
     #[test]
+    fn a_supply_air_trended_in_celsius_declines_instead_of_being_judged() {
+        let c = config(json!({"equipment": [{"class": "AHU"}], "rules": ["leaking_valve"]}));
+        let mut e = ahu(200, 5.0);
+        e.frame.cols.insert("return_air_temp".into(), vec![72.0; 200]);
+        for v in e.frame.cols.get_mut("supply_air_temp").unwrap() {
+            *v = (*v - 32.0) / 1.8;
+        }
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &[e], &[]).unwrap();
+        assert_eq!(r.declined(), 1, "{:?}", r.findings[0].finding.summary);
+        assert!(r.trust["AHU-1"]["supply_air_temp"].flags.contains(&"degC_in_degF_building"));
+    }
+
+    #[test]
     fn gating_alternatives_gate_in_order() {
         // the wet-bulb source: a wet-bulb point, else outdoor air and humidity together
         let i = crate::engine::Inputs {

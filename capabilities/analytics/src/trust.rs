@@ -48,7 +48,9 @@ pub struct Trust {
     pub score: f64,
     /// "trusted", "suspect" or "untrusted".
     pub verdict: &'static str,
-    /// What lowered the score ("low_coverage", "out_of_range", "spikes", "stuck", "never_changes", "few_samples").
+    /// What lowered the score ("low_coverage", "out_of_range", "spikes", "stuck", "never_changes",
+    /// "few_samples", and a wrong unit for the role: "degC_in_degF_building",
+    /// "fraction_not_percent").
     pub flags: Vec<&'static str>,
     /// Samples over the grid slots of the point's own span, or, for a point logged only while
     /// its equipment runs, over the running slots of its span (`coverage_of`).
@@ -263,7 +265,7 @@ pub fn assess_frame(frame: &Frame, step_ns: i64) -> BTreeMap<String, Trust> {
 pub fn assess_roles(frame: &Frame, step_ns: i64, wanted: impl Fn(&str) -> bool) -> BTreeMap<String, Trust> {
     let fan = fan_on(frame).map(|(r, _)| r).or_else(|| plant_running(frame));
     let running = fan.as_deref();
-    frame
+    let mut out: BTreeMap<String, Trust> = frame
         .cols
         .iter()
         .filter(|(role, c)| wanted(role) && c.iter().any(|x| !x.is_nan()))
@@ -272,7 +274,96 @@ pub fn assess_roles(frame: &Frame, step_ns: i64, wanted: impl Fn(&str) -> bool) 
             let own = running.filter(|r| !says_running(role, c, r));
             (role.clone(), assess(role, &frame.ts, c, own, step_ns))
         })
-        .collect()
+        .collect();
+    for (role, flag) in wrong_units(frame, running) {
+        if let Some(t) = out.get_mut(&role) {
+            t.flags.push(flag);
+            t.score = t.score.min(WRONG_UNIT_SCORE);
+            t.verdict = verdict(t.score);
+        }
+    }
+    out
+}
+
+/// The score of a point recorded in the wrong unit for its role: below any sensible floor.
+const WRONG_UNIT_SCORE: f64 = 0.2;
+
+/// What a temperature role reads while its equipment runs, in °F (a band its median keeps to in
+/// any building trended in °F), for the roles where a reading in °C falls outside it.
+fn temp_band(role: &str) -> Option<(f64, f64)> {
+    let r = role;
+    if !r.ends_with("_temp") || r.contains("approach") || r == "oat" || r.contains("outdoor") || r.contains("wet") {
+        return None;
+    }
+    if r.starts_with("chw") || r.contains("evap") {
+        Some((34.0, 70.0))
+    } else if r.starts_with("hw") {
+        Some((85.0, 220.0))
+    } else if r.starts_with("cw") || r.contains("cond") {
+        Some((50.0, 115.0))
+    } else if r.contains("space") || r.contains("zone") || r.starts_with("return_air") {
+        Some((55.0, 90.0))
+    } else if r.contains("supply_air") || r.contains("discharge_air") || r.starts_with("mixed_air") {
+        Some((38.0, 100.0))
+    } else {
+        None
+    }
+}
+
+/// Roles of a frame recorded in the wrong unit, told from what they show while the equipment
+/// runs against their sibling points on the same equipment: a temperature whose running median
+/// is outside its role's °F band but inside it once read as °C, while another temperature of
+/// the equipment sits in its own °F band (`degC_in_degF_building`); a valve, damper or speed
+/// that stays within 0-1 while it moves, while a sibling command reads 0-100
+/// (`fraction_not_percent`). A unit that trends everything in °C or 0-1 is consistent and not
+/// flagged here.
+fn wrong_units(frame: &Frame, running: Option<&[Option<bool>]>) -> Vec<(String, &'static str)> {
+    let runs = |i: usize| running.is_none_or(|r| r.get(i).copied().flatten() == Some(true));
+    let running_values =
+        |c: &[f64]| -> Vec<f64> { (0..c.len()).filter(|&i| runs(i) && !c[i].is_nan()).map(|i| c[i]).collect() };
+    let mut out = Vec::new();
+    // temperatures: medians while running
+    let temps: Vec<(&String, (f64, f64), f64)> = frame
+        .cols
+        .iter()
+        .filter_map(|(role, c)| {
+            let band = temp_band(role)?;
+            let mut v = running_values(c);
+            (v.len() >= MIN_RUNNING_ROWS).then(|| (role, band, median(&mut v)))
+        })
+        .collect();
+    let inside = |m: f64, (lo, hi): (f64, f64)| m >= lo && m <= hi;
+    for (role, band, m) in &temps {
+        let as_f = m * 1.8 + 32.0;
+        let sibling_in_f = temps.iter().any(|(r, b, x)| r != role && inside(*x, *b));
+        if !inside(*m, *band) && inside(as_f, *band) && sibling_in_f {
+            out.push((role.to_string(), "degC_in_degF_building"));
+        }
+    }
+    // commands on a 0-100 % scale
+    let percent = |role: &str| role.contains("valve") || role.contains("damper") || role.ends_with("_speed");
+    let spans: Vec<(&String, f64, f64)> = frame
+        .cols
+        .iter()
+        .filter(|(role, _)| percent(role))
+        .filter_map(|(role, c)| {
+            let v = running_values(c);
+            (v.len() >= MIN_RUNNING_ROWS).then(|| {
+                (
+                    role,
+                    v.iter().copied().fold(f64::INFINITY, f64::min),
+                    v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                )
+            })
+        })
+        .collect();
+    for (role, lo, hi) in &spans {
+        let sibling_percent = spans.iter().any(|(r, _, h)| r != role && *h > 1.5);
+        if *lo >= -0.01 && *hi <= 1.0 && *hi - *lo >= 0.05 && sibling_percent {
+            out.push((role.to_string(), "fraction_not_percent"));
+        }
+    }
+    out
 }
 
 /// Whether a column is the running signal itself: known exactly where the signal is.
@@ -486,6 +577,56 @@ mod tests {
         let scores = assess_frame(&f, H);
         assert_eq!(scores["cw_supply_temp"].coverage_of, "running hours");
         assert_eq!(scores["cw_supply_temp"].verdict, "trusted");
+    }
+
+    #[test]
+    fn a_point_in_the_wrong_unit_for_its_role_is_caught_from_its_siblings() {
+        let n = 24 * 14;
+        let w: Vec<f64> = wave(n).iter().map(|x| x - 55.0).collect();
+        let on = vec![1.0; n];
+        // supply air trended in °C on an air handler whose mixed and return air read °F
+        let f = Frame::from_rows(
+            &ts(n),
+            &[
+                ("supply_fan_status", on.clone()),
+                ("supply_air_temp", w.iter().map(|x| (x + 55.0 - 32.0) / 1.8).collect()),
+                ("mixed_air_temp", w.iter().map(|x| x + 62.0).collect()),
+                ("return_air_temp", w.iter().map(|x| x + 72.0).collect()),
+                ("cool_valve", w.iter().map(|x| (x + 3.5) / 10.0).collect()),
+                ("heat_valve", w.iter().map(|x| (x + 3.5) * 10.0).collect()),
+            ],
+        );
+        let s = assess_frame(&f, H);
+        let sat = &s["supply_air_temp"];
+        assert!(sat.flags.contains(&"degC_in_degF_building") && sat.score < SUSPECT, "{sat:?}");
+        assert!(s["mixed_air_temp"].flags.is_empty() && s["mixed_air_temp"].verdict == "trusted");
+        let cv = &s["cool_valve"];
+        assert!(cv.flags.contains(&"fraction_not_percent") && cv.verdict == "untrusted", "{cv:?}");
+        assert!(!s["heat_valve"].flags.contains(&"fraction_not_percent"));
+        // a unit trended all in °C, or all in 0-1, is consistent: not flagged
+        let c = Frame::from_rows(
+            &ts(n),
+            &[
+                ("supply_fan_status", on.clone()),
+                ("supply_air_temp", w.iter().map(|x| (x + 55.0 - 32.0) / 1.8).collect()),
+                ("mixed_air_temp", w.iter().map(|x| (x + 62.0 - 32.0) / 1.8).collect()),
+                ("cool_valve", w.iter().map(|x| (x + 3.5) / 10.0).collect()),
+                ("heat_valve", w.iter().map(|x| (x + 3.5) / 8.0).collect()),
+            ],
+        );
+        assert!(assess_frame(&c, H)
+            .values()
+            .all(|t| !t.flags.iter().any(|f| f.contains("deg") || f.contains("fraction"))));
+        // a cold mixed-air in winter or a warm-up is not a unit: the outdoor air is never judged
+        let winter = Frame::from_rows(
+            &ts(n),
+            &[
+                ("supply_fan_status", on),
+                ("oat", w.iter().map(|x| x + 10.0).collect()),
+                ("return_air_temp", w.iter().map(|x| x + 70.0).collect()),
+            ],
+        );
+        assert!(assess_frame(&winter, H).values().all(|t| t.flags.is_empty()));
     }
 
     #[test]

@@ -243,6 +243,25 @@ pub fn generate(id: &str, seed: Option<u64>) -> Option<Generated> {
     Some(finish(info, seed, start_day, &clock, units))
 }
 
+/// The info, clock, first day and weather of a benchmark span: `span` = (days, step minutes)
+/// from Monday 2025-01-06, so a year sees every season (with a wet bulb when asked).
+fn long_span(
+    id: &'static str,
+    title: &'static str,
+    summary: &'static str,
+    span: (u32, u32),
+    seed: u64,
+    wetbulb: bool,
+) -> (DatasetInfo, Clock, i64, Weather) {
+    let (days, step_minutes) = span;
+    let step_minutes = step_minutes.max(1);
+    let info = DatasetInfo { id, title, summary, default_seed: 1, step_minutes, days, fault_types: Vec::new() };
+    let clock = Clock::new(days, step_minutes);
+    let start_day = days_from_civil(2025, 1, 6);
+    let w = Weather::new(seed, day_of_year(start_day, 2025) - 1, clock.total(), wetbulb);
+    (info, clock, start_day, w)
+}
+
 /// A single AHU over a long span at a fine step, for benchmarks (e.g. 365 days at 1 minute, 12 roles).
 ///
 /// The unit is the healthy economizer AHU, starting Monday 2025-01-06 so a year sees every
@@ -252,19 +271,14 @@ pub fn generate(id: &str, seed: Option<u64>) -> Option<Generated> {
 pub fn ahu_year(equip: &str, days: u32, step_minutes: u32, seed: u64) -> Generated {
     // the economizer unit's roles but outdoor humidity, the static setpoint and airflow
     const DROP: [&str; 3] = ["outdoor_rh", "duct_static_sp", "airflow"];
-    let step_minutes = step_minutes.max(1);
-    let info = DatasetInfo {
-        id: "ahu-year",
-        title: "One healthy economizer AHU over a long span",
-        summary: "A single healthy economizer air handler at a fine step, for benchmarks.",
-        default_seed: 1,
-        step_minutes,
-        days,
-        fault_types: Vec::new(),
-    };
-    let clock = Clock::new(days, step_minutes);
-    let start_day = days_from_civil(2025, 1, 6);
-    let w = Weather::new(seed, day_of_year(start_day, 2025) - 1, clock.total(), false);
+    let (info, clock, start_day, w) = long_span(
+        "ahu-year",
+        "One healthy economizer AHU over a long span",
+        "A single healthy economizer air handler at a fine step, for benchmarks.",
+        (days, step_minutes),
+        seed,
+        false,
+    );
     let mut table = ahu::simulate(&ahu::AhuCfg::default(), &w, &clock, seed, equip);
     table.cols.retain(|(r, _)| !DROP.contains(r));
     let unit = Unit { equip: equip.to_string(), class: "AHU", scenario: "healthy", label: "", table };
@@ -272,22 +286,17 @@ pub fn ahu_year(equip: &str, days: u32, step_minutes: u32, seed: u64) -> Generat
 }
 
 /// One healthy G36 system (`AHU__healthy` and its six boxes `VAV1__healthy` ..) over a long span
-/// at a fine step, for benchmarks of the rules that judge an air handler with its boxes. Starts
-/// Monday 2025-01-06; the returned `info` has id "g36-year".
+/// at a fine step, for benchmarks of the rules that judge an air handler with its boxes. The
+/// returned `info` has id "g36-year".
 pub fn g36_year(days: u32, step_minutes: u32, seed: u64) -> Generated {
-    let step_minutes = step_minutes.max(1);
-    let info = DatasetInfo {
-        id: "g36-year",
-        title: "One healthy G36 air handler and its boxes over a long span",
-        summary: "A healthy G36 VAV system (trim-and-respond resets, six reheat boxes) at a fine step, for benchmarks.",
-        default_seed: 1,
-        step_minutes,
-        days,
-        fault_types: Vec::new(),
-    };
-    let clock = Clock::new(days, step_minutes);
-    let start_day = days_from_civil(2025, 1, 6);
-    let w = Weather::new(seed, day_of_year(start_day, 2025) - 1, clock.total(), false);
+    let (info, clock, start_day, w) = long_span(
+        "g36-year",
+        "One healthy G36 air handler and its boxes over a long span",
+        "A healthy G36 VAV system (trim-and-respond resets, six reheat boxes) at a fine step, for benchmarks.",
+        (days, step_minutes),
+        seed,
+        false,
+    );
     let (at, vts) = g36::simulate(&g36::SysCfg::default(), &w, &clock, seed, "AHU__healthy");
     let mut units =
         vec![Unit { equip: "AHU__healthy".into(), class: "AHU", scenario: "healthy", label: "", table: at }];
@@ -300,6 +309,25 @@ pub fn g36_year(days: u32, step_minutes: u32, seed: u64) -> Generated {
             table,
         });
     }
+    finish(info, seed, start_day, &clock, units)
+}
+
+/// One healthy chilled-water plant (`CH__healthy` and `TOWER__healthy`) over a long span at a
+/// fine step, for benchmarks of the plant rules. The returned `info` has id "plant-year".
+pub fn plant_year(days: u32, step_minutes: u32, seed: u64) -> Generated {
+    let (info, clock, start_day, w) = long_span(
+        "plant-year",
+        "One healthy chilled-water plant over a long span",
+        "A healthy chiller and its cooling tower at a fine step, for benchmarks.",
+        (days, step_minutes),
+        seed,
+        true,
+    );
+    let (ch, ct) = chw::simulate(&chw::PlantCfg::default(), &w, &clock, seed, "CH__healthy");
+    let units = vec![
+        Unit { equip: "CH__healthy".into(), class: "CHILLER", scenario: "healthy", label: "", table: ch },
+        Unit { equip: "TOWER__healthy".into(), class: "COOLING_TOWER", scenario: "healthy", label: "", table: ct },
+    ];
     finish(info, seed, start_day, &clock, units)
 }
 

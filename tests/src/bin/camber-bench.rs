@@ -429,13 +429,14 @@ fn rules_year_child() {
     println!("{} {} {} {}", took.as_secs_f64() * 1e3, r.findings.len(), rows, peak.saturating_sub(before));
 }
 
-/// `camber-bench rules-g36-year`: each rule alone on one G36 air handler and its six boxes over
-/// a year at 1 minute (the fleet rules with the system's topology), engine only. Prints one
-/// `rule ms findings` line per rule.
-fn rules_g36_year_child() {
+/// `camber-bench rules-g36-year` / `rules-plant-year`: each rule alone on one G36 air handler
+/// and its six boxes (the fleet rules with the system's topology), or on one chilled-water plant
+/// (a chiller and its tower), over a year at 1 minute, engine only. Prints one `rule ms
+/// findings` line per rule, after the run's bookkeeping alone as `(trust)`.
+fn rules_year_of_child(plant: bool) {
     use camber_analytics::config::RunConfig;
     use camber_analytics::run::{run, EquipFrame, RunRequest};
-    let g = camber_synth::g36_year(365, 1, 7);
+    let g = if plant { camber_synth::plant_year(365, 1, 7) } else { camber_synth::g36_year(365, 1, 7) };
     let mut frames: Vec<EquipFrame> = Vec::new();
     for e in &g.equipment {
         let series: Vec<&camber_synth::PointSeries> = g.series.iter().filter(|s| s.equip == e.equip).collect();
@@ -448,24 +449,55 @@ fn rules_g36_year_child() {
             frame: camber_analytics::Frame { ts, cols },
         });
     }
-    let parents: serde_json::Map<String, serde_json::Value> =
-        frames.iter().filter(|f| f.class == "VAV").map(|f| (f.equip.clone(), json!("AHU__healthy"))).collect();
-    let mut v = RunConfig::store_backed("bench", &["AHU".into(), "VAV".into()], None);
-    v["topology"] = json!({"parents": parents});
+    let classes: Vec<String> =
+        frames.iter().map(|f| f.class.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let mut v = RunConfig::store_backed("bench", &classes, None);
+    if !plant {
+        let parents: serde_json::Map<String, serde_json::Value> =
+            frames.iter().filter(|f| f.class == "VAV").map(|f| (f.equip.clone(), json!("AHU__healthy"))).collect();
+        v["topology"] = json!({"parents": parents});
+    }
     let cfg = RunConfig { resample_ns: 60_000_000_000, ..RunConfig::from_value(&v).unwrap() };
-    // a run scores every input's trust first, whatever its rules: timed alone, then each rule
+    // a run scores its inputs' trust first, whatever its rules: timed alone, then each rule
     // on top of it
     let none = RunRequest { min_trust: 0.5, rules: Some(Vec::new()), ..Default::default() };
     let t = Instant::now();
     run(&cfg, &none, &frames, &[]).unwrap();
     println!("(trust) {} 0", t.elapsed().as_secs_f64() * 1e3);
     for r in camber_analytics::rules::all() {
-        let id = (r.spec)().id.to_string();
+        let spec = (r.spec)();
+        if !frames.iter().any(|f| camber_analytics::run::applies(&spec, &f.class)) {
+            continue;
+        }
+        let id = spec.id.to_string();
         let req = RunRequest { min_trust: 0.5, rules: Some(vec![id.clone()]), ..Default::default() };
         let t = Instant::now();
         let out = run(&cfg, &req, &frames, &[]).unwrap();
         println!("{id} {} {}", t.elapsed().as_secs_f64() * 1e3, out.findings.len());
     }
+}
+
+/// Each rule alone on a system-year (`rules-g36-year` or `rules-plant-year`), reported.
+fn report_year(me: &std::path::Path, child: &str, what: &str) {
+    let out = Command::new(me).arg(child).output().unwrap();
+    let lines = String::from_utf8_lossy(&out.stdout).to_string();
+    let mut per: Vec<(String, f64)> = lines
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            Some((w.next()?.to_string(), w.next()?.parse().ok()?))
+        })
+        .collect();
+    let trust = per.iter().find(|p| p.0 == "(trust)").map_or(0.0, |p| p.1);
+    per.retain(|p| p.0 != "(trust)");
+    per.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let top: Vec<String> = per.iter().take(6).map(|(r, t)| format!("{r} {t:.0} ms")).collect();
+    println!(
+        "each of the {} rules for {what}, alone, a year at 1 minute (engine only, each run with its trust scoring, {trust:.0} ms alone): slowest {}; the fastest {:.0} ms",
+        per.len(),
+        top.join(", "),
+        per.last().map_or(0.0, |p| p.1)
+    );
 }
 
 /// The rule engine and the run capabilities.
@@ -485,25 +517,9 @@ fn rules_benchmarks() {
         f[2], runs[1], f[1], mib(f[3].parse().unwrap())
     );
 
-    // each rule alone on a G36 air handler and its six boxes over a year at 1 minute
-    let out = Command::new(&me).arg("rules-g36-year").output().unwrap();
-    let lines = String::from_utf8_lossy(&out.stdout).to_string();
-    let mut per: Vec<(String, f64)> = lines
-        .lines()
-        .filter_map(|l| {
-            let mut w = l.split_whitespace();
-            Some((w.next()?.to_string(), w.next()?.parse().ok()?))
-        })
-        .collect();
-    let trust = per.iter().find(|p| p.0 == "(trust)").map_or(0.0, |p| p.1);
-    per.retain(|p| p.0 != "(trust)");
-    per.sort_by(|a, b| b.1.total_cmp(&a.1));
-    let top: Vec<String> = per.iter().take(6).map(|(r, t)| format!("{r} {t:.0} ms")).collect();
-    println!(
-        "each rule alone on one G36 air handler and its 6 boxes, a year at 1 minute (engine only, each run with its trust scoring, {trust:.0} ms alone): slowest {}; the fastest {:.0} ms",
-        top.join(", "),
-        per.last().map_or(0.0, |p| p.1)
-    );
+    // each rule alone on a system-year at 1 minute
+    report_year(&me, "rules-g36-year", "one G36 air handler and its 6 boxes");
+    report_year(&me, "rules-plant-year", "one chilled-water plant (a chiller and its tower)");
 
     // through the sandbox: the demo store's synthetic buildings
     let dir = tempfile::tempdir().unwrap();
@@ -782,7 +798,11 @@ fn main() {
         return;
     }
     if args.get(1).map(String::as_str) == Some("rules-g36-year") {
-        rules_g36_year_child();
+        rules_year_of_child(false);
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("rules-plant-year") {
+        rules_year_of_child(true);
         return;
     }
     if args.get(1).map(String::as_str) == Some("rules-year") {

@@ -24,6 +24,7 @@ mod chw;
 mod common;
 mod g36;
 mod rng;
+mod staging;
 mod weather;
 
 use common::{Clock, Unit};
@@ -218,11 +219,31 @@ fn info_chw() -> DatasetInfo {
     }
 }
 
-fn recipes() -> [Recipe; 3] {
+fn info_staging() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-chiller-staging",
+        title: "Synthetic two-chiller plants and their staging",
+        summary: "A lead and a lag chiller of 300 tons per scenario in summer weather, staged by the plant \
+                  controller on the building's load: a healthy plant, a lag chiller short cycling on staging points \
+                  set too close, a lead chiller left on nights and weekends, both chillers run where one would do, \
+                  and a near miss that starts a little more often.",
+        default_seed: 411,
+        step_minutes: 5,
+        days: 21,
+        fault_types: vec![
+            ("chiller_short_cycling", "lag chiller starts and stops many times a day: stage-up and stage-down points close together with no delay or minimum times"),
+            ("chiller_left_on", "lead chiller runs nights and weekends outside the plant schedule at a sliver of its capacity"),
+            ("chillers_over_staged", "both chillers run at low part load whenever the plant runs, where one would carry the load"),
+        ],
+    }
+}
+
+fn recipes() -> [Recipe; 4] {
     [
         Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
         Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
         Recipe { info: info_chw, start: (2025, 7, 7), wetbulb: true, build: chw::build },
+        Recipe { info: info_staging, start: (2025, 7, 14), wetbulb: false, build: staging::build },
     ]
 }
 

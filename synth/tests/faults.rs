@@ -333,3 +333,62 @@ fn chw_plant_faults_are_visible() {
     }
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
+
+/// What a chiller's status trend shows: starts per day, hours run outside the plant schedule
+/// (weekdays 05:00-19:00), and how much of the time both chillers run they carry a load one
+/// could.
+fn staging_checks(g: &Generated, equip: &str, sibling: &str) -> Fired {
+    let st = col(g, equip, "compressor_status");
+    let other = col(g, sibling, "compressor_status");
+    let step_h = g.info.step_minutes as f64 / 60.0;
+    let starts = st.windows(2).filter(|w| w[0] < 0.5 && w[1] > 0.5).count() as f64;
+    let per_day = starts / g.info.days as f64;
+    let per_sample_day = (24.0 / step_h) as usize;
+    let off_schedule_h: f64 = (0..st.len())
+        .filter(|&i| {
+            let day = i / per_sample_day;
+            let hour = (i % per_sample_day) as f64 * step_h;
+            st[i] > 0.5 && !(day % 7 < 5 && (5.0..19.0).contains(&hour))
+        })
+        .count() as f64
+        * step_h;
+    // both running while the two draw less than one chiller at 90 % load would (about 165 kW):
+    // one would carry the load
+    let (p, q) = (col(g, equip, "power"), col(g, sibling, "power"));
+    let both: Vec<usize> = (0..st.len()).filter(|&i| st[i] > 0.5 && other[i] > 0.5).collect();
+    let light = both.iter().filter(|&&i| p[i] + q[i] < 165.0).count() as f64;
+    let both_share = if both.is_empty() { 0.0 } else { light / both.len() as f64 };
+    let mut fired = Vec::new();
+    if per_day > 6.0 {
+        fired.push(("chiller_short_cycling", per_day));
+    }
+    if off_schedule_h > 24.0 {
+        fired.push(("chiller_left_on", off_schedule_h));
+    }
+    if both_share > 0.5 && both.len() as f64 * step_h > 100.0 {
+        fired.push(("chillers_over_staged", both_share));
+    }
+    eprintln!(
+        "{equip}: {per_day:.1} starts/day, {off_schedule_h:.0} h off schedule, both running {:.0} %",
+        100.0 * both_share
+    );
+    fired
+}
+
+#[test]
+fn chiller_staging_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-chiller-staging", seed).unwrap();
+        for eq in &g.equipment {
+            let sibling = if eq.equip.starts_with("CH1") {
+                eq.equip.replacen("CH1", "CH2", 1)
+            } else {
+                eq.equip.replacen("CH2", "CH1", 1)
+            };
+            let fired = staging_checks(&g, &eq.equip, &sibling);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

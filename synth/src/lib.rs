@@ -23,6 +23,7 @@ mod ahu;
 mod chw;
 mod common;
 mod g36;
+mod heatpump;
 mod rng;
 mod staging;
 mod weather;
@@ -238,12 +239,45 @@ fn info_staging() -> DatasetInfo {
     }
 }
 
-fn recipes() -> [Recipe; 4] {
+fn info_heatpump() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-heat-pump-winter",
+        title: "Synthetic heat pumps and a source loop in winter",
+        summary: "Air-source heat pumps that defrost, a two-stage water-source unit, two units sharing one room \
+                  and the source loop the water-source units use, in January weather: healthy units, a defrost \
+                  control reversing far too often, a reversing valve stuck in cooling, a unit short of capacity, \
+                  stage hunting, two units fighting over one room, a loop bypassed so its delta-T is flat, and a \
+                  near miss that defrosts a little more often.",
+        default_seed: 512,
+        step_minutes: 5,
+        days: 14,
+        fault_types: vec![
+            ("excess_defrost", "the defrost control reverses the unit after every 12 minutes of heating, frost or not"),
+            ("wrong_mode", "reversing valve stuck in cooling: the unit blows cold air into a room that calls for heat"),
+            (
+                "capacity_shortfall",
+                "the unit delivers under a third of its rated heat: it runs flat out and the room stays cold",
+            ),
+            (
+                "stage_hunting",
+                "a two-stage unit toggling between its stages every few minutes, its staging deadband lost",
+            ),
+            ("room_fight", "two units in one room set apart (one heating to 72 °F, the other cooling to 70 °F): one heats while the other cools"),
+            (
+                "flat_loop_deltat",
+                "the source loop's pump runs full flow through an open bypass: supply and return barely differ",
+            ),
+        ],
+    }
+}
+
+fn recipes() -> [Recipe; 5] {
     [
         Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
         Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
         Recipe { info: info_chw, start: (2025, 7, 7), wetbulb: true, build: chw::build },
         Recipe { info: info_staging, start: (2025, 7, 14), wetbulb: false, build: staging::build },
+        Recipe { info: info_heatpump, start: (2025, 1, 13), wetbulb: false, build: heatpump::build },
     ]
 }
 

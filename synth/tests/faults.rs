@@ -392,3 +392,96 @@ fn chiller_staging_faults_are_visible() {
     }
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
+
+/// What a heat pump's trend shows (occupied samples): defrost reversals per day, hours cooling a
+/// room below its heating band, the share of occupied time (past the morning recovery) the room
+/// stays below its band, stage
+/// changes per day; for a source loop, the share of loaded time its delta-T is under 1 °F.
+fn heatpump_checks(g: &Generated, equip: &str) -> Fired {
+    let step_h = g.info.step_minutes as f64 / 60.0;
+    let days = g.info.days as f64;
+    let mut fired = Vec::new();
+    if equip.starts_with("LOOP") {
+        let (s, r, p) = (
+            col(g, equip, "source_loop_supply_temp"),
+            col(g, equip, "source_loop_return_temp"),
+            col(g, equip, "source_loop_pump_speed"),
+        );
+        let loaded: Vec<usize> = (0..s.len()).filter(|&i| p[i] > 30.0).collect();
+        let flat = loaded.iter().filter(|&&i| (s[i] - r[i]).abs() < 1.0).count() as f64 / loaded.len().max(1) as f64;
+        eprintln!("{equip}: flat delta-T {:.0} % of {} loaded samples", 100.0 * flat, loaded.len());
+        if flat > 0.8 {
+            fired.push(("flat_loop_deltat", flat));
+        }
+        return fired;
+    }
+    if let Some(stage) = g.series_of(equip, "compressor_stage") {
+        let changes = stage.values.windows(2).filter(|w| w[0] != w[1]).count() as f64 / days;
+        eprintln!("{equip}: {changes:.0} stage changes a day");
+        if changes > 24.0 {
+            fired.push(("stage_hunting", changes));
+        }
+        return fired;
+    }
+    let (rev, room, sat, hsp, occ) = (
+        col(g, equip, "reversing_valve_cmd"),
+        col(g, equip, "space_temp"),
+        col(g, equip, "supply_air_temp"),
+        col(g, equip, "heat_sp"),
+        col(g, equip, "occupancy"),
+    );
+    let reversals = rev.windows(2).filter(|w| w[0] < 0.5 && w[1] > 0.5).count() as f64 / days;
+    let wrong_h = (0..rev.len())
+        .filter(|&i| occ[i] > 0.5 && rev[i] > 0.5 && room[i] < hsp[i] - 1.0 && sat[i] < room[i] - 5.0)
+        .count() as f64
+        * step_h;
+    // occupied, past the first two hours of recovery from the night setback
+    let per_hour = (60 / g.info.step_minutes) as usize;
+    let settled: Vec<usize> =
+        (2 * per_hour..rev.len()).filter(|&i| occ[i] > 0.5 && occ[i - 2 * per_hour] > 0.5).collect();
+    let cold = settled.iter().filter(|&&i| room[i] < hsp[i] - 1.0).count() as f64 / settled.len().max(1) as f64;
+    eprintln!(
+        "{equip}: {reversals:.1} reversals a day, {wrong_h:.1} h cooling a cold room, cold {:.0} % of settled occupied time",
+        100.0 * cold
+    );
+    if reversals > 24.0 {
+        fired.push(("excess_defrost", reversals));
+    }
+    if wrong_h > 10.0 {
+        fired.push(("wrong_mode", wrong_h));
+    }
+    if cold > 0.1 {
+        fired.push(("capacity_shortfall", cold));
+    }
+    fired
+}
+
+/// Two units of one room: the share of the occupied time one runs in heating while the other
+/// runs in cooling.
+fn room_fight(g: &Generated) -> f64 {
+    let (ra, rb) = (col(g, "HPA__room_fight", "reversing_valve_cmd"), col(g, "HPB__room_fight", "reversing_valve_cmd"));
+    let (ca, cb) = (col(g, "HPA__room_fight", "compressor_status"), col(g, "HPB__room_fight", "compressor_status"));
+    let occ = col(g, "HPA__room_fight", "occupancy");
+    let occupied = (0..ra.len()).filter(|&i| occ[i] > 0.5).count();
+    let fight =
+        (0..ra.len()).filter(|&i| occ[i] > 0.5 && ca[i] > 0.5 && cb[i] > 0.5 && (ra[i] - rb[i]).abs() > 0.5).count();
+    fight as f64 / occupied.max(1) as f64
+}
+
+#[test]
+fn heat_pump_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-heat-pump-winter", seed).unwrap();
+        let fight = room_fight(&g);
+        eprintln!("room fight: {:.0} % of the occupied time", 100.0 * fight);
+        for eq in &g.equipment {
+            let mut fired = if eq.scenario == "room_fight" { Vec::new() } else { heatpump_checks(&g, &eq.equip) };
+            if eq.scenario == "room_fight" && fight > 0.2 {
+                fired.push(("room_fight", fight));
+            }
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

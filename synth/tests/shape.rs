@@ -149,7 +149,13 @@ fn catalogue() {
     let ids: Vec<&str> = ds.iter().map(|d| d.id).collect();
     assert_eq!(
         ids,
-        ["synthetic-ahu-economizer", "synthetic-g36-vav", "synthetic-chw-plant", "synthetic-chiller-staging"]
+        [
+            "synthetic-ahu-economizer",
+            "synthetic-g36-vav",
+            "synthetic-chw-plant",
+            "synthetic-chiller-staging",
+            "synthetic-heat-pump-winter"
+        ]
     );
     assert!(generate("no-such-dataset", None).is_none());
     assert_eq!(GENERATOR_VERSION, 4, "bump on any change of output");

@@ -103,7 +103,7 @@ fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
 /// at the dataset's native interval.
 /// The topology of a camber synthetic dataset: each generated system is one scenario
 /// (`AHU__<scenario>`, `VAV1__<scenario>` ...), so a terminal's air handler is the one air handler
-/// of its scenario.
+/// of its scenario, and the heat pumps of one scenario serve one room (`ROOM__<scenario>`).
 fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     let scenario = |equip: &str| equip.split_once("__").map(|(_, s)| s.to_string());
     let mut ahus: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
@@ -119,6 +119,21 @@ fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     for p in points.iter().filter(|p| family_of(&p.equip_class) == Some("terminal")) {
         if let Some([ahu]) = scenario(&p.equip).and_then(|s| ahus.get(&s)).map(Vec::as_slice) {
             parents.insert(p.equip.clone(), json!(ahu));
+        }
+    }
+    // heat pumps of one scenario serve one room
+    let mut pumps: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for p in points.iter().filter(|p| family_of(&p.equip_class) == Some("heat_pump")) {
+        if let Some(s) = scenario(&p.equip) {
+            let v = pumps.entry(s).or_default();
+            if !v.contains(&p.equip.as_str()) {
+                v.push(&p.equip);
+            }
+        }
+    }
+    for (s, units) in pumps.iter().filter(|(_, u)| u.len() > 1) {
+        for u in units {
+            parents.insert(u.to_string(), json!(format!("ROOM__{s}")));
         }
     }
     (!parents.is_empty()).then(|| json!({"parents": parents, "match": "exact"}))
@@ -277,6 +292,9 @@ mod tests {
         let t = synthetic_topology(&points).unwrap();
         assert_eq!(t, json!({"parents": {"VAV1__a": "AHU__a", "VAV2__a": "AHU__a"}, "match": "exact"}));
         assert!(synthetic_topology(&[p("CH__a", "CHILLER")]).is_none());
+        let room =
+            synthetic_topology(&[p("HPA__f", "HEAT_PUMP"), p("HPB__f", "HEAT_PUMP"), p("HP__g", "HEAT_PUMP")]).unwrap();
+        assert_eq!(room["parents"], json!({"HPA__f": "ROOM__f", "HPB__f": "ROOM__f"}));
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod chw;
 mod common;
 mod g36;
 mod heatpump;
+mod hwplant;
 mod rng;
 mod staging;
 mod weather;
@@ -271,13 +272,34 @@ fn info_heatpump() -> DatasetInfo {
     }
 }
 
-fn recipes() -> [Recipe; 5] {
+fn info_hwplant() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-hw-plant",
+        title: "Synthetic hot-water plants in the shoulder season",
+        summary: "One boiler and its variable-speed loop pump per scenario in spring weather, serving a heating \
+                  load that falls to nothing on warm days: a healthy plant that modulates, resets and locks out \
+                  above 65 °F, an on-off boiler short cycling, no warm-weather lockout, a pump left on after the \
+                  boiler locks out, a pump at full speed with no reset (low delta-T), and a near miss.",
+        default_seed: 613,
+        step_minutes: 5,
+        days: 21,
+        fault_types: vec![
+            ("boiler_short_cycling", "an on-off boiler with a 3 °F band and no minimum off time fires for minutes at a time, many times a day"),
+            ("boiler_not_locked_out", "no warm-weather lockout: the boiler keeps the loop hot on days above 65 °F"),
+            ("pump_not_locked_out", "the boiler locks out on warm days but its loop pump runs on"),
+            ("low_delta_t", "the pump runs full speed on a fixed setpoint and the coils take more water than they need: the loop returns barely cooler"),
+        ],
+    }
+}
+
+fn recipes() -> [Recipe; 6] {
     [
         Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
         Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
         Recipe { info: info_chw, start: (2025, 7, 7), wetbulb: true, build: chw::build },
         Recipe { info: info_staging, start: (2025, 7, 14), wetbulb: false, build: staging::build },
         Recipe { info: info_heatpump, start: (2025, 1, 13), wetbulb: false, build: heatpump::build },
+        Recipe { info: info_hwplant, start: (2025, 4, 14), wetbulb: false, build: hwplant::build },
     ]
 }
 

@@ -485,3 +485,53 @@ fn heat_pump_faults_are_visible() {
     }
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
+
+/// What a hot-water plant's trend shows: boiler starts per day, hours firing with the outdoor
+/// air above 66 °F and hours pumping there with the boiler off, and the share of the time it
+/// pumps with the boiler firing that the loop's delta-T is under 20 °F.
+fn hw_checks(g: &Generated, equip: &str) -> Fired {
+    let step_h = g.info.step_minutes as f64 / 60.0;
+    let (st, pump, oat, s, r) = (
+        col(g, equip, "boiler_status"),
+        col(g, equip, "pump_status"),
+        col(g, equip, "oat"),
+        col(g, equip, "hw_supply_temp"),
+        col(g, equip, "hw_return_temp"),
+    );
+    let starts = st.windows(2).filter(|w| w[0] < 0.5 && w[1] > 0.5).count() as f64 / g.info.days as f64;
+    let warm_fire = (0..st.len()).filter(|&i| oat[i] > 66.0 && st[i] > 0.5).count() as f64 * step_h;
+    let warm_pump = (0..st.len()).filter(|&i| oat[i] > 66.0 && pump[i] > 0.5 && st[i] < 0.5).count() as f64 * step_h;
+    let running: Vec<usize> = (0..st.len()).filter(|&i| pump[i] > 0.5 && st[i] > 0.5).collect();
+    let low = running.iter().filter(|&&i| s[i] - r[i] < 20.0).count() as f64 / running.len().max(1) as f64;
+    eprintln!(
+        "{equip}: {starts:.1} starts/day, {warm_fire:.0} h firing and {warm_pump:.0} h pumping unfired above 66 °F, delta-T under 20 °F {:.0} % of running",
+        100.0 * low
+    );
+    let mut fired = Vec::new();
+    if starts > 6.0 {
+        fired.push(("boiler_short_cycling", starts));
+    }
+    if warm_fire > 12.0 {
+        fired.push(("boiler_not_locked_out", warm_fire));
+    }
+    if warm_pump > 12.0 {
+        fired.push(("pump_not_locked_out", warm_pump));
+    }
+    if low > 0.5 {
+        fired.push(("low_delta_t", low));
+    }
+    fired
+}
+
+#[test]
+fn hot_water_plant_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-hw-plant", seed).unwrap();
+        for eq in &g.equipment {
+            let fired = hw_checks(&g, &eq.equip);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

@@ -154,7 +154,8 @@ fn catalogue() {
             "synthetic-g36-vav",
             "synthetic-chw-plant",
             "synthetic-chiller-staging",
-            "synthetic-heat-pump-winter"
+            "synthetic-heat-pump-winter",
+            "synthetic-hw-plant"
         ]
     );
     assert!(generate("no-such-dataset", None).is_none());

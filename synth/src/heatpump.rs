@@ -240,7 +240,9 @@ fn simulate_staged(
             since = 0.0;
         }
         let delivered = 0.5 * stage;
-        room += ((delivered - demand) * 1.5 + (heat_sp - room) * 0.02) / 60.0 * 4.0;
+        // the room settles a degree or two either side of its setpoint as the stages over- or
+        // under-deliver
+        room += (heat_sp + 4.0 * (delivered - demand) - room) * lag(20.0);
         sat += (room + 14.0 * stage - sat) * lag(3.0);
         *out = -delivered; // heating extracts heat from the loop
         if let Some(i) = clock.sample_at(k) {

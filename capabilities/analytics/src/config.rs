@@ -78,18 +78,11 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "chw_plant_reset",
     "chw_pump_dp_reset",
     "chw_supply_tracking",
-    "compressor_short_cycle",
-    "compressor_staging",
     "condenser_bypass_leak",
     "dx_indoor_airflow",
-    "heatpump_defrost",
-    "hp_capacity_shortfall",
-    "hp_mode_vs_need",
-    "hp_room_imbalance",
     "hw_plant_deltat",
     "hw_pump_dp_reset",
     "hw_pump_summer_lockout",
-    "source_loop_deltat",
 ];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.

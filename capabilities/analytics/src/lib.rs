@@ -16,6 +16,7 @@ pub mod economizer;
 pub mod engine;
 pub mod family;
 pub mod fleet;
+pub mod heatpump;
 pub mod psychro;
 pub mod rules;
 pub mod run;

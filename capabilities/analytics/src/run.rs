@@ -349,6 +349,8 @@ pub fn run(
         let ctx = FleetRun { config, req, frames, trust: &trust, references: &references };
         ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
     }
+    // a heat pump whose room fights defers the cause of its capacity finding to the room's
+    rules::hp_capacity_shortfall::defer_to_room_fight(&mut findings);
     findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
     Ok(RunResult { findings, skipped, trust, references })
 }

@@ -10,6 +10,8 @@ pub mod co2_ventilation_system;
 pub mod cohort;
 pub mod cohort_airflow;
 pub mod cohort_space_temp;
+pub mod compressor_short_cycle;
+pub mod compressor_staging;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
@@ -21,6 +23,10 @@ pub mod economizer_high_limit;
 pub mod filter_fouling;
 pub mod free_cooling_missed;
 pub mod g36_afdd;
+pub mod heatpump_defrost;
+pub mod hp_capacity_shortfall;
+pub mod hp_mode_vs_need;
+pub mod hp_room_imbalance;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
@@ -34,6 +40,7 @@ pub mod sat_cohort_starvation;
 pub mod sat_reset_effectiveness;
 pub mod sat_rogue_zone_census;
 pub mod simultaneous_heat_cool;
+pub mod source_loop_deltat;
 pub mod static_cohort_starvation;
 pub mod static_pressure_reset;
 pub mod static_reset_effectiveness;
@@ -56,6 +63,8 @@ pub fn all() -> Vec<Rule> {
         co2_ventilation_system::RULE,
         cohort_airflow::RULE,
         cohort_space_temp::RULE,
+        compressor_short_cycle::RULE,
+        compressor_staging::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,
@@ -67,6 +76,10 @@ pub fn all() -> Vec<Rule> {
         filter_fouling::RULE,
         free_cooling_missed::RULE,
         g36_afdd::RULE,
+        heatpump_defrost::RULE,
+        hp_capacity_shortfall::RULE,
+        hp_mode_vs_need::RULE,
+        hp_room_imbalance::RULE,
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
@@ -79,6 +92,7 @@ pub fn all() -> Vec<Rule> {
         sat_reset_effectiveness::RULE,
         sat_rogue_zone_census::RULE,
         simultaneous_heat_cool::RULE,
+        source_loop_deltat::RULE,
         static_cohort_starvation::RULE,
         static_pressure_reset::RULE,
         static_reset_effectiveness::RULE,
@@ -109,8 +123,11 @@ mod tests {
                 "co2_ventilation",
                 "co2_ventilation_system",
                 "cohort_space_temp",
+                "compressor_short_cycle",
+                "compressor_staging",
                 "dcv_system_verification",
                 "filter_fouling",
+                "heatpump_defrost",
                 "overcooling_severity",
                 "unmet_setpoint_hours",
             ];

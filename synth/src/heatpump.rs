@@ -2,8 +2,8 @@
 //! stages, two units sharing one room, and the source loop the water-source units reject to.
 //! Each room is a lumped mass (its envelope losing heat to the outdoor air, people and lights
 //! adding it while occupied); each unit's thermostat heats below its heating setpoint and cools
-//! above its cooling one with a degree of hysteresis, 68 and 76 °F while occupied (weekdays
-//! 07:00 to 18:00), 62 °F heating at night. An air-source unit's heating capacity falls with the
+//! above its cooling one with a degree either side, 68 and 76 °F while occupied (weekdays 07:00
+//! to 18:00, the setback left at 05:00 to warm up), 62 °F heating at night. An air-source unit's heating capacity falls with the
 //! outdoor air; below 40 °F its coil frosts and it reverses to defrost for five minutes after
 //! every `defrost_every` minutes of heating, its supply air dropping toward the room.
 //!
@@ -102,17 +102,17 @@ impl Hp {
     /// One minute of the unit's thermostat and machine: the heat it adds to its room (Btu/h).
     fn step(&mut self, room: f64, oat: f64, heat_sp: f64, cool_sp: f64, rng: &mut Rng) -> f64 {
         let seen = room + self.cfg.sensor_bias;
-        if seen < heat_sp - 0.5 {
+        if seen < heat_sp - 1.0 {
             self.heating = true;
-        } else if seen > heat_sp + 0.5 {
+        } else if seen > heat_sp + 1.0 {
             self.heating = false;
         }
-        if seen > cool_sp + 0.5 {
+        if seen > cool_sp + 1.0 {
             self.cooling = true;
-        } else if seen < cool_sp - 0.5 {
+        } else if seen < cool_sp - 1.0 {
             self.cooling = false;
         }
-        let rated = 36_000.0 * self.cfg.capacity;
+        let rated = 48_000.0 * self.cfg.capacity;
         let heat_cap = rated * (0.55 + 0.011 * (oat - 17.0)).clamp(0.35, 1.1);
         let mut q = 0.0;
         let mut target = room;
@@ -126,7 +126,7 @@ impl Hp {
                 target = room - 14.0;
                 q = -0.6 * rated + if room < heat_sp - 3.0 { 1.2 * rated } else { 0.0 };
             } else {
-                target = room + 24.0 * (heat_cap / 36_000.0).min(1.0) + 4.0;
+                target = room + 24.0 * (heat_cap / 48_000.0).min(1.0) + 4.0;
                 q = heat_cap;
                 self.since_defrost += 1.0;
                 let frost = !self.cfg.frost_only || oat < 40.0;
@@ -147,9 +147,10 @@ impl Hp {
         self.heating || self.cooling || self.defrosting > 0.0
     }
 
-    /// The reversing valve: energised (1) in cooling and defrost.
+    /// The reversing valve command: 1 in heating, 0 in cooling and defrost (as the reference's
+    /// heat-pump data records it).
     fn reversing(&self) -> f64 {
-        if self.defrosting > 0.0 || self.cooling || (self.heating && self.cfg.stuck_cooling) {
+        if self.heating && self.defrosting <= 0.0 && !self.cfg.stuck_cooling && !self.cooling {
             1.0
         } else {
             0.0
@@ -162,13 +163,15 @@ fn simulate_room(cfgs: &[HpCfg], w: &Weather, clock: &Clock, seed: u64, name: &s
     let mut rng = Rng::stream(seed, name, "noise");
     let mut units: Vec<Hp> = cfgs.iter().map(|c| Hp::new(*c, &mut rng)).collect();
     let mut tables: Vec<Table> = cfgs.iter().map(|_| Table::new(&HP_ROLES, clock.n)).collect();
-    let (ua, mass) = (250.0 * cfgs.len() as f64, 3_000.0 * cfgs.len() as f64); // Btu/h·°F, Btu/°F
+    let (ua, mass) = (250.0 * cfgs.len() as f64, 8_000.0 * cfgs.len() as f64); // Btu/h·°F, Btu/°F
     let mut room = 66.0;
     for k in 0..clock.total() {
         let (wd, hour) = clock.when(k);
         let occ = occupied(wd, hour);
         let oat = w.oat[k];
-        let (heat_sp, cool_sp) = if occ { (68.0, 76.0) } else { (62.0, 85.0) };
+        // the thermostat leaves its setback two hours before occupancy, to warm the room up
+        let warm_up = wd < 5 && (5.0..18.0).contains(&hour);
+        let (heat_sp, cool_sp) = if warm_up { (68.0, 76.0) } else { (62.0, 85.0) };
         let internal = if occ { 5_000.0 } else { 1_000.0 } * cfgs.len() as f64 + 6_000.0 * w.solar(k, 12.0);
         let sp =
             |u: &Hp| if occ { (heat_sp + u.cfg.heat_offset, cool_sp + u.cfg.cool_offset) } else { (heat_sp, cool_sp) };
@@ -306,8 +309,14 @@ pub fn build(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
         let equip = format!("HP{}__room_fight", ["A", "B"][j]);
         out.push(Unit { equip, class: "HEAT_PUMP", scenario: "room_fight", label: "room_fight", table });
     }
-    let (staged, load) = simulate_staged(0.3, 10.0, w, clock, seed, "WSHP__healthy");
-    out.push(Unit { equip: "WSHP__healthy".into(), class: "HEAT_PUMP", scenario: "healthy", label: "", table: staged });
+    let (staged, load) = simulate_staged(0.3, 10.0, w, clock, seed, "WSHP__two_stage");
+    out.push(Unit {
+        equip: "WSHP__two_stage".into(),
+        class: "HEAT_PUMP",
+        scenario: "two_stage",
+        label: "",
+        table: staged,
+    });
     let (hunting, _) = simulate_staged(0.0, 0.0, w, clock, seed, "WSHP__stage_hunting");
     out.push(Unit {
         equip: "WSHP__stage_hunting".into(),

@@ -430,9 +430,10 @@ fn heatpump_checks(g: &Generated, equip: &str) -> Fired {
         col(g, equip, "heat_sp"),
         col(g, equip, "occupancy"),
     );
-    let reversals = rev.windows(2).filter(|w| w[0] < 0.5 && w[1] > 0.5).count() as f64 / days;
+    // the valve reads 1 in heating: a defrost is a drop to 0 while the unit heats
+    let reversals = rev.windows(2).filter(|w| w[0] > 0.5 && w[1] < 0.5).count() as f64 / days;
     let wrong_h = (0..rev.len())
-        .filter(|&i| occ[i] > 0.5 && rev[i] > 0.5 && room[i] < hsp[i] - 1.0 && sat[i] < room[i] - 5.0)
+        .filter(|&i| occ[i] > 0.5 && rev[i] < 0.5 && room[i] < hsp[i] - 1.0 && sat[i] < room[i] - 5.0)
         .count() as f64
         * step_h;
     // occupied, past the first two hours of recovery from the night setback
@@ -444,7 +445,8 @@ fn heatpump_checks(g: &Generated, equip: &str) -> Fired {
         "{equip}: {reversals:.1} reversals a day, {wrong_h:.1} h cooling a cold room, cold {:.0} % of settled occupied time",
         100.0 * cold
     );
-    if reversals > 24.0 {
+    // each defrost is two valve changes: more than 24 changes a day
+    if reversals > 12.0 {
         fired.push(("excess_defrost", reversals));
     }
     if wrong_h > 10.0 {

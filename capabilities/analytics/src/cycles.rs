@@ -525,7 +525,9 @@ mod tests {
         // Monday holds three events, Tuesday two: a limit of three flags Monday's only
         assert_eq!(on_busy_days(&ts, &[(0, 1), (1, 2), (3, 1), (4, 1)], 3.0), vec![0, 1]);
         assert_eq!(on_busy_days(&ts, &[(0, 1), (1, 2), (3, 1), (4, 1)], 2.0), vec![0, 1, 3, 4]);
-        let check = |sev, interval, partial| resolution_check(sev, interval, 5.0, partial, "changes", "a short one", ("max_x", 24.0));
+        let check = |sev, interval, partial| {
+            resolution_check(sev, interval, 5.0, partial, "changes", "a short one", ("max_x", 24.0))
+        };
         assert_eq!(check(Severity::Ok, Some(5.0), 3), (Severity::Ok, None, false));
         assert_eq!(check(Severity::Ok, None, 3), (Severity::Ok, None, false));
         let (sev, caveat, declined) = check(Severity::Ok, Some(15.0), 3);

@@ -166,7 +166,12 @@ pub fn defrosts(mode: &[f64], source: ModeSource, weights_h: &[f64], max_defrost
             i += 1;
         }
         let minutes: f64 = weights_h[start..i].iter().sum::<f64>() * 60.0;
-        if start > 0 && i < mode.len() && mode[start - 1] == HEATING && mode[i] == HEATING && minutes <= max_defrost_min + 1e-9 {
+        if start > 0
+            && i < mode.len()
+            && mode[start - 1] == HEATING
+            && mode[i] == HEATING
+            && minutes <= max_defrost_min + 1e-9
+        {
             out[start..i].iter_mut().for_each(|x| *x = true);
         }
     }
@@ -301,7 +306,10 @@ mod tests {
         let w = vec![5.0 / 60.0; 9];
         let m = [HEATING, COOLING, COOLING, COOLING, HEATING, COOLING, IDLE, COOLING, COOLING];
         // 15 minutes between heating: a defrost; beside idle, or at the end: cooling
-        assert_eq!(defrosts(&m, ModeSource::Status, &w, 15.0), [false, true, true, true, false, false, false, false, false]);
+        assert_eq!(
+            defrosts(&m, ModeSource::Status, &w, 15.0),
+            [false, true, true, true, false, false, false, false, false]
+        );
         assert_eq!(defrosts(&m, ModeSource::Status, &w, 14.9), [false; 9]);
         assert_eq!(defrosts(&m, ModeSource::Status, &w, 0.0), [false; 9]);
         assert_eq!(defrosts(&m, ModeSource::Discharge, &w, 15.0), [false; 9]);

@@ -15,7 +15,9 @@
 use std::collections::BTreeMap;
 
 use crate::cycles;
-use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, EVENTS_METRIC};
+use crate::engine::{
+    round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, EVENTS_METRIC,
+};
 
 /// Under this share of its first-to-last span observed, a start rate stands for the observed
 /// days only, and says so.
@@ -102,10 +104,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if !median_run.is_nan() {
         metrics.insert("median_run_min".into(), round2(median_run));
     }
-    let mut summary = format!(
-        "{per_day:.1} compressor starts a day (limit {limit}), running {:.0}% of the time",
-        c.runtime_pct
-    );
+    let mut summary =
+        format!("{per_day:.1} compressor starts a day (limit {limit}), running {:.0}% of the time", c.runtime_pct);
     if severity >= Severity::Warn && !median_run.is_nan() {
         summary.push_str(&format!(
             " in runs of {median_run:.0} minutes at the median -- check the stage size, the thermostat differential and the minimum run and off timers"
@@ -131,8 +131,9 @@ mod tests {
     /// `per_day` times a day for 15 minutes (288 must divide by `per_day`).
     fn unit(days: usize, per_day: usize) -> Frame {
         let n = days * 288 + 1;
-        let status: Vec<f64> =
-            (0..n).map(|i| if per_day > 0 && (i % 288) % (288 / per_day) < 3 && i < days * 288 { 1.0 } else { 0.0 }).collect();
+        let status: Vec<f64> = (0..n)
+            .map(|i| if per_day > 0 && (i % 288) % (288 / per_day) < 3 && i < days * 288 { 1.0 } else { 0.0 })
+            .collect();
         Frame::from_rows(&every(MONDAY, 5 * MINUTE, n), &[("compressor_status", status)])
     }
 
@@ -169,8 +170,14 @@ mod tests {
         let f = unit(7, 8);
         let s = &f.cols["compressor_status"];
         let n = f.len().div_ceil(12);
-        let duty: Vec<f64> = (0..n).map(|j| { let v = &s[j * 12..((j + 1) * 12).min(s.len())]; v.iter().sum::<f64>() / v.len() as f64 }).collect();
-        let hourly = Frame::from_rows(&(0..n).map(|j| f.ts[j * 12]).collect::<Vec<_>>(), &[("compressor_status", duty)]);
+        let duty: Vec<f64> = (0..n)
+            .map(|j| {
+                let v = &s[j * 12..((j + 1) * 12).min(s.len())];
+                v.iter().sum::<f64>() / v.len() as f64
+            })
+            .collect();
+        let hourly =
+            Frame::from_rows(&(0..n).map(|j| f.ts[j * 12]).collect::<Vec<_>>(), &[("compressor_status", duty)]);
         let r = run(&RULE, &hourly, &Params::default());
         assert_eq!(r.severity, Severity::Info, "{}", r.summary);
         assert!(r.summary.contains("not confirmed on a 60-minute trend"), "{}", r.summary);
@@ -200,7 +207,10 @@ mod tests {
     #[test]
     fn disordered_and_repeated_rows_give_the_same_finding() {
         for f in [unit(3, 16), unit(2, 0)] {
-            assert_eq!(run(&RULE, &shuffled_with_duplicates(&f), &Params::default()), run(&RULE, &f, &Params::default()));
+            assert_eq!(
+                run(&RULE, &shuffled_with_duplicates(&f), &Params::default()),
+                run(&RULE, &f, &Params::default())
+            );
         }
     }
 
@@ -214,12 +224,19 @@ mod tests {
     #[test]
     fn missing_inputs_skip_and_degenerate_frames_do_not_panic() {
         let f = Frame::from_rows(&every(MONDAY, H, 3), &[("compressor_stage", vec![1.0; 3])]);
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["compressor_status".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["compressor_status".into()] }
+        );
         assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let few = Frame::from_rows(&every(MONDAY, H, 5), &[("compressor_status", vec![1.0, 0.0, 1.0, 0.0, 1.0])]);
         assert_eq!(run(&RULE, &few, &Params::default()).severity, Severity::Info);
         let mut nan = vec![f64::NAN; 24];
         nan[3] = 1.0;
-        assert_eq!(run(&RULE, &Frame::from_rows(&every(MONDAY, H, 24), &[("compressor_status", nan)]), &Params::default()).severity, Severity::Info);
+        assert_eq!(
+            run(&RULE, &Frame::from_rows(&every(MONDAY, H, 24), &[("compressor_status", nan)]), &Params::default())
+                .severity,
+            Severity::Info
+        );
     }
 }

@@ -19,7 +19,9 @@
 use std::collections::BTreeMap;
 
 use crate::cycles;
-use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, EVENTS_METRIC};
+use crate::engine::{
+    round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, EVENTS_METRIC,
+};
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -97,8 +99,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if let Some(m) = c.interval_min {
         metrics.insert("interval_min".into(), round2(m));
     }
-    let mut summary =
-        format!("{per_day:.1} stage changes a day while running (limit {limit}), up to stage {top}");
+    let mut summary = format!("{per_day:.1} stage changes a day while running (limit {limit}), up to stage {top}");
     if severity >= Severity::Warn {
         summary.push_str(" -- check the stage differential and the stage-up delay");
     }
@@ -178,7 +179,12 @@ mod tests {
         let f = unit(7, 6);
         let n = f.len().div_ceil(3);
         let s = &f.cols["compressor_stage"];
-        let mean: Vec<f64> = (0..n).map(|j| { let v = &s[j * 3..((j + 1) * 3).min(s.len())]; v.iter().sum::<f64>() / v.len() as f64 }).collect();
+        let mean: Vec<f64> = (0..n)
+            .map(|j| {
+                let v = &s[j * 3..((j + 1) * 3).min(s.len())];
+                v.iter().sum::<f64>() / v.len() as f64
+            })
+            .collect();
         let coarse = Frame::from_rows(&(0..n).map(|j| f.ts[j * 3]).collect::<Vec<_>>(), &[("compressor_stage", mean)]);
         let r = run(&RULE, &coarse, &Params::default());
         assert_eq!(r.severity, Severity::Info, "{}", r.summary);
@@ -202,7 +208,11 @@ mod tests {
         let (a, b) = (run(&RULE, &g, &Params::default()), run(&RULE, &f, &Params::default()));
         assert!((a.metrics["n_days"] - 4.0).abs() < 0.01, "{:?}", a.metrics);
         // the step across the gap is not observed either: 4 days less one step
-        assert!((a.metrics["stage_changes_per_day"] - b.metrics["stage_changes_per_day"]).abs() < 0.05, "{:?}", a.metrics);
+        assert!(
+            (a.metrics["stage_changes_per_day"] - b.metrics["stage_changes_per_day"]).abs() < 0.05,
+            "{:?}",
+            a.metrics
+        );
         // the running hours are of time: the gap is not running
         assert!((a.metrics["running_hours"] - 4.0 * 12.0).abs() < 0.2, "{:?}", a.metrics);
     }
@@ -210,7 +220,10 @@ mod tests {
     #[test]
     fn disordered_and_repeated_rows_give_the_same_finding() {
         for f in [unit(3, 18), unit(2, 0)] {
-            assert_eq!(run(&RULE, &shuffled_with_duplicates(&f), &Params::default()), run(&RULE, &f, &Params::default()));
+            assert_eq!(
+                run(&RULE, &shuffled_with_duplicates(&f), &Params::default()),
+                run(&RULE, &f, &Params::default())
+            );
         }
     }
 
@@ -219,7 +232,10 @@ mod tests {
         let off = Frame::from_rows(&every(MONDAY, H, 48), &[("compressor_stage", vec![0.0; 48])]);
         let r = run(&RULE, &off, &Params::default());
         assert_eq!((r.severity, r.metrics["running_hours"]), (Severity::Ok, 0.0));
-        let short = Frame::from_rows(&every(MONDAY, 5 * MINUTE, 13), &[("compressor_stage", (0..13).map(|i| if i % 2 == 0 { 1.0 } else { 2.0 }).collect())]);
+        let short = Frame::from_rows(
+            &every(MONDAY, 5 * MINUTE, 13),
+            &[("compressor_stage", (0..13).map(|i| if i % 2 == 0 { 1.0 } else { 2.0 }).collect())],
+        );
         let r = run(&RULE, &short, &Params::default());
         assert_eq!(r.metrics["stage_changes_per_day"], 12.0);
         assert!(r.caveats.iter().any(|c| c.contains("spans only 1.0 h")), "{:?}", r.caveats);
@@ -228,7 +244,10 @@ mod tests {
     #[test]
     fn missing_inputs_skip_and_degenerate_frames_do_not_panic() {
         let f = Frame::from_rows(&every(MONDAY, H, 3), &[("compressor_status", vec![1.0; 3])]);
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["compressor_stage".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["compressor_stage".into()] }
+        );
         assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let one = Frame::from_rows(&[MONDAY], &[("compressor_stage", vec![2.0])]);
         assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Info);

@@ -81,9 +81,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     );
     let mut caveats: Vec<String> = coarse.into_iter().collect();
     caveats.extend(cycles::short_trend_caveat(c.span_days, "reversing-valve changes"));
-    let oat = frame.col("oat").map_or(f64::NAN, |o| {
-        median(&mut c.at.iter().map(|&(i, _)| o[i]).filter(|v| !v.is_nan()).collect::<Vec<_>>())
-    });
+    let oat = frame
+        .col("oat")
+        .map_or(f64::NAN, |o| median(&mut c.at.iter().map(|&(i, _)| o[i]).filter(|v| !v.is_nan()).collect::<Vec<_>>()));
     let flagged = cycles::on_busy_days(&frame.ts, &c.at, limit);
     let mut metrics = BTreeMap::new();
     metrics.insert("reversals_per_day".into(), round2(per_day));
@@ -128,8 +128,9 @@ mod tests {
     fn unit(days: usize, every_min: usize) -> Frame {
         let n = days * 288 + 1;
         let period = every_min / 5;
-        let valve: Vec<f64> =
-            (0..n).map(|i| if period > 0 && [period / 2, period / 2 + 1].contains(&(i % period)) { 0.0 } else { 1.0 }).collect();
+        let valve: Vec<f64> = (0..n)
+            .map(|i| if period > 0 && [period / 2, period / 2 + 1].contains(&(i % period)) { 0.0 } else { 1.0 })
+            .collect();
         Frame::from_rows(&every(MONDAY, 5 * MINUTE, n), &[("reversing_valve_cmd", valve), ("oat", vec![30.0; n])])
     }
 
@@ -224,18 +225,28 @@ mod tests {
         assert!((r.metrics["n_days"] - 4.0).abs() < 0.01, "{:?}", r.metrics);
         assert!((r.metrics["reversals_per_day"] - 48.0).abs() < 0.1, "{:?}", r.metrics);
         // the same changes logged on change of value only (uneven samples): the same count
-        let idx: Vec<usize> = (0..f.len()).filter(|&i| i == 0 || f.cols["reversing_valve_cmd"][i] != f.cols["reversing_valve_cmd"][i - 1] || i % 12 == 0).collect();
+        let idx: Vec<usize> = (0..f.len())
+            .filter(|&i| {
+                i == 0 || f.cols["reversing_valve_cmd"][i] != f.cols["reversing_valve_cmd"][i - 1] || i % 12 == 0
+            })
+            .collect();
         let cov = Frame::from_rows(
             &idx.iter().map(|&i| f.ts[i]).collect::<Vec<_>>(),
             &[("reversing_valve_cmd", idx.iter().map(|&i| f.cols["reversing_valve_cmd"][i]).collect())],
         );
-        assert_eq!(run(&RULE, &cov, &Params::default()).metrics["n_reversals"], run(&RULE, &f, &Params::default()).metrics["n_reversals"]);
+        assert_eq!(
+            run(&RULE, &cov, &Params::default()).metrics["n_reversals"],
+            run(&RULE, &f, &Params::default()).metrics["n_reversals"]
+        );
     }
 
     #[test]
     fn disordered_and_repeated_rows_give_the_same_finding() {
         for f in [unit(3, 60), unit(2, 0), resampled(&unit(3, 120), 3)] {
-            assert_eq!(run(&RULE, &shuffled_with_duplicates(&f), &Params::default()), run(&RULE, &f, &Params::default()));
+            assert_eq!(
+                run(&RULE, &shuffled_with_duplicates(&f), &Params::default()),
+                run(&RULE, &f, &Params::default())
+            );
         }
     }
 
@@ -254,11 +265,17 @@ mod tests {
     #[test]
     fn missing_inputs_skip_and_degenerate_frames_do_not_panic() {
         let f = Frame::from_rows(&every(MONDAY, H, 3), &[("oat", vec![30.0; 3])]);
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["reversing_valve_cmd".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["reversing_valve_cmd".into()] }
+        );
         assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let one = Frame::from_rows(&[MONDAY], &[("reversing_valve_cmd", vec![1.0])]);
         assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Info);
-        let nan = Frame::from_rows(&every(MONDAY, H, 3), &[("reversing_valve_cmd", vec![1.0, f64::NAN, 0.0]), ("oat", vec![f64::NAN; 3])]);
+        let nan = Frame::from_rows(
+            &every(MONDAY, H, 3),
+            &[("reversing_valve_cmd", vec![1.0, f64::NAN, 0.0]), ("oat", vec![f64::NAN; 3])],
+        );
         let r = run(&RULE, &nan, &Params::default());
         assert_eq!((r.severity, r.metrics["n_reversals"]), (Severity::Ok, 1.0));
         assert!(!r.metrics.contains_key("oat_median_at_reversals_f"));

@@ -129,7 +129,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let outside_h: f64 = out.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
         let share = |m: f64| {
             (outside_h > 0.0).then(|| {
-                100.0 * out.iter().filter(|&&i| u.mode[i as usize] == m).map(|&i| w[i as usize]).sum::<f64>() / outside_h
+                100.0 * out.iter().filter(|&&i| u.mode[i as usize] == m).map(|&i| w[i as usize]).sum::<f64>()
+                    / outside_h
                     + 0.0
             })
         };
@@ -253,7 +254,10 @@ pub fn defer_to_room_fight(findings: &mut [RunFinding]) -> usize {
         })
         .collect();
     let mut n = 0;
-    for f in findings.iter_mut().filter(|f| f.finding.rule == "hp_capacity_shortfall" && f.finding.severity >= Severity::Warn) {
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.finding.rule == "hp_capacity_shortfall" && f.finding.severity >= Severity::Warn)
+    {
         let Some((room, _, fight_pct)) = rooms.iter().find(|(_, units, _)| units.contains(&f.equip)) else {
             continue;
         };
@@ -306,7 +310,10 @@ mod tests {
     fn a_shortfall_is_found_with_its_verdict() {
         // 40 h cold, the unit heating all of them: capacity, a fault
         let r = run(&RULE, &cold(40, 40), &Params::default());
-        assert_eq!((r.severity, r.metrics["verdict_capacity"], r.metrics["shortfall_side"]), (Severity::Fault, 1.0, 1.0));
+        assert_eq!(
+            (r.severity, r.metrics["verdict_capacity"], r.metrics["shortfall_side"]),
+            (Severity::Fault, 1.0, 1.0)
+        );
         assert!(r.summary.contains("short of capacity or air"), "{}", r.summary);
         assert_eq!((r.flagged.len(), r.metrics["heating_working_pct"]), (40, 100.0));
         // idle through them: control
@@ -319,7 +326,10 @@ mod tests {
         // a warm room with the unit heating it: control, and the summary says how it spent the time
         let f = wshp(100, H, |i| if i < 30 { 80.0 } else { 72.0 }, |i| if i < 12 { 25.0 } else { 0.0 });
         let r = run(&RULE, &f, &Params::default());
-        assert_eq!((r.severity, r.metrics["verdict_control"], r.metrics["shortfall_side"]), (Severity::Fault, 1.0, -1.0));
+        assert_eq!(
+            (r.severity, r.metrics["verdict_control"], r.metrics["shortfall_side"]),
+            (Severity::Fault, 1.0, -1.0)
+        );
         assert!(r.summary.contains("cooling only 0% of that time, heating 40% and idle 60%"), "{}", r.summary);
     }
 
@@ -353,7 +363,28 @@ mod tests {
     #[test]
     fn the_worse_side_sets_the_finding() {
         // 15 h too warm while cooling (a warning), 30 h too cold while heating (a fault)
-        let f = wshp(100, H, |i| if i < 30 { 65.0 } else if i < 45 { 80.0 } else { 72.0 }, |i| if i < 30 { 25.0 } else if i < 45 { -15.0 } else { 0.0 });
+        let f = wshp(
+            100,
+            H,
+            |i| {
+                if i < 30 {
+                    65.0
+                } else if i < 45 {
+                    80.0
+                } else {
+                    72.0
+                }
+            },
+            |i| {
+                if i < 30 {
+                    25.0
+                } else if i < 45 {
+                    -15.0
+                } else {
+                    0.0
+                }
+            },
+        );
         let r = run(&RULE, &f, &Params::default());
         assert_eq!((r.severity, r.metrics["shortfall_side"], r.flagged.len()), (Severity::Fault, 1.0, 30));
         assert_eq!(r.metrics["cooling_outside_pct"], 15.0);
@@ -402,7 +433,10 @@ mod tests {
     #[test]
     fn disordered_and_repeated_rows_give_the_same_finding() {
         for f in [cold(40, 40), cold(40, 20), cold(0, 0)] {
-            assert_eq!(run(&RULE, &shuffled_with_duplicates(&f), &Params::default()), run(&RULE, &f, &Params::default()));
+            assert_eq!(
+                run(&RULE, &shuffled_with_duplicates(&f), &Params::default()),
+                run(&RULE, &f, &Params::default())
+            );
         }
     }
 

@@ -319,14 +319,20 @@ pub(crate) mod tests {
     #[test]
     fn disordered_and_repeated_rows_give_the_same_finding() {
         for f in [stuck(30), stuck(0), ashp(120, 2)] {
-            assert_eq!(run(&RULE, &shuffled_with_duplicates(&f), &Params::default()), run(&RULE, &f, &Params::default()));
+            assert_eq!(
+                run(&RULE, &shuffled_with_duplicates(&f), &Params::default()),
+                run(&RULE, &f, &Params::default())
+            );
         }
     }
 
     #[test]
     fn missing_inputs_skip_coil_units_decline_and_degenerate_frames_do_not_panic() {
         let f = Frame::from_rows(&every(MONDAY, H, 3), &[("space_temp", vec![70.0; 3])]);
-        assert_eq!(outcome(&RULE, &f, &Params::default()), Outcome::Skipped { missing: vec!["supply_air_temp".into()] });
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["supply_air_temp".into()] }
+        );
         assert!(matches!(outcome(&RULE, &Frame::default(), &Params::default()), Outcome::Skipped { .. }));
         let mut coil = stuck(30);
         coil.cols.insert("heat_valve".into(), vec![50.0; 100]);
@@ -337,7 +343,11 @@ pub(crate) mod tests {
         assert_eq!(run(&RULE, &one, &Params::default()).severity, Severity::Ok);
         let apart = Frame::from_rows(
             &every(MONDAY, H, 3),
-            &[("supply_air_temp", vec![90.0, f64::NAN, f64::NAN]), ("space_temp", vec![f64::NAN, 80.0, 80.0]), ("occupancy", vec![1.0; 3])],
+            &[
+                ("supply_air_temp", vec![90.0, f64::NAN, f64::NAN]),
+                ("space_temp", vec![f64::NAN, 80.0, 80.0]),
+                ("occupancy", vec![1.0; 3]),
+            ],
         );
         assert_eq!(run(&RULE, &apart, &Params::default()).severity, Severity::Info);
     }

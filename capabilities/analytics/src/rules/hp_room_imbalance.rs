@@ -128,12 +128,16 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
             .collect();
         let both_h: f64 = both.iter().map(|&i| w[i]).sum();
         if both.is_empty() || both_h <= 0.0 {
-            let mut f = Finding::not_judged(spec, &format!("no instant with every unit of {room} occupied and in a known mode"));
+            let mut f = Finding::not_judged(
+                spec,
+                &format!("no instant with every unit of {room} occupied and in a known mode"),
+            );
             f.caveats.extend(caveats);
             out.push(FleetFinding { group: g.label, finding: f, equips: Vec::new() });
             continue;
         }
-        let fights = |i: usize| units.iter().any(|u| u.mode[i] == HEATING) && units.iter().any(|u| u.mode[i] == COOLING);
+        let fights =
+            |i: usize| units.iter().any(|u| u.mode[i] == HEATING) && units.iter().any(|u| u.mode[i] == COOLING);
         let flagged: Vec<u32> = both.iter().copied().filter(|&i| fights(i)).map(|i| i as u32).collect();
         let fight_pct = 100.0 * flagged.iter().map(|&i| w[i as usize]).sum::<f64>() / both_h + 0.0;
         let active: Vec<f64> = units
@@ -147,7 +151,11 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
             .filter_map(|&i| {
                 let z: Vec<f64> = units.iter().map(|u| u.zone[i]).filter(|z| !z.is_nan()).collect();
                 (z.len() >= 2).then(|| {
-                    (z.iter().copied().fold(f64::NEG_INFINITY, f64::max) - z.iter().copied().fold(f64::INFINITY, f64::min), w[i])
+                    (
+                        z.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+                            - z.iter().copied().fold(f64::INFINITY, f64::min),
+                        w[i],
+                    )
                 })
             })
             .collect();
@@ -174,8 +182,11 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         for (u, a) in units.iter().zip(&active) {
             metrics.insert(format!("active_pct.{}", u.equip), round2(*a));
         }
-        let spread_text =
-            if sensor_spread.is_nan() { String::new() } else { format!(", zone sensors {sensor_spread:.1} °F apart at the median") };
+        let spread_text = if sensor_spread.is_nan() {
+            String::new()
+        } else {
+            format!(", zone sensors {sensor_spread:.1} °F apart at the median")
+        };
         let names: Vec<&str> = units.iter().map(|u| u.equip.as_str()).collect();
         let summary = if severity == Severity::Ok {
             format!(
@@ -202,8 +213,11 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         };
         let mut order: Vec<usize> = (0..units.len()).collect();
         order.sort_by(|&a, &b| active[b].total_cmp(&active[a]).then(a.cmp(&b)));
-        let equips =
-            if severity >= Severity::Warn { order.iter().map(|&k| units[k].equip.clone()).collect() } else { Vec::new() };
+        let equips = if severity >= Severity::Warn {
+            order.iter().map(|&k| units[k].equip.clone()).collect()
+        } else {
+            Vec::new()
+        };
         let finding = Finding::new(spec, severity, summary)
             .with_caveats(caveats)
             .with_metrics(metrics)
@@ -226,7 +240,15 @@ mod tests {
     /// `mode(i)` is 1 (discharge 25 °F above the zone), cooling at -1 (15 °F below), idle at 0.
     fn unit_frame(n: usize, step: i64, zone: impl Fn(usize) -> f64, mode: impl Fn(usize) -> f64) -> Frame {
         let z: Vec<f64> = (0..n).map(zone).collect();
-        let rise = |m: f64| if m > 0.0 { 25.0 } else if m < 0.0 { -15.0 } else { 0.0 };
+        let rise = |m: f64| {
+            if m > 0.0 {
+                25.0
+            } else if m < 0.0 {
+                -15.0
+            } else {
+                0.0
+            }
+        };
         Frame::from_rows(
             &every(MONDAY, step, n),
             &[
@@ -262,9 +284,17 @@ mod tests {
         let (a, b) = agreeing();
         let f = room(&a, &b, &Params::default());
         assert_eq!(f.len(), 1);
-        assert_eq!((f[0].finding.severity, f[0].group.as_deref()), (Severity::Ok, Some("ROOM_B")), "{}", f[0].finding.summary);
+        assert_eq!(
+            (f[0].finding.severity, f[0].group.as_deref()),
+            (Severity::Ok, Some("ROOM_B")),
+            "{}",
+            f[0].finding.summary
+        );
         let m = &f[0].finding.metrics;
-        assert_eq!((m["fight_pct"], m["fights"], m["active_spread_pct"], m["zone_sensor_spread_f"]), (0.0, 0.0, 0.0, 0.5));
+        assert_eq!(
+            (m["fight_pct"], m["fights"], m["active_spread_pct"], m["zone_sensor_spread_f"]),
+            (0.0, 0.0, 0.0, 0.5)
+        );
         assert!(f[0].equips.is_empty() && f[0].finding.flagged.is_empty());
     }
 
@@ -273,7 +303,10 @@ mod tests {
         let (a, b) = fighting(6);
         let f = room(&a, &b, &Params::default());
         let r = &f[0];
-        assert_eq!((r.finding.severity, r.finding.metrics["fight_pct"], r.finding.metrics["fights"]), (Severity::Fault, 60.0, 1.0));
+        assert_eq!(
+            (r.finding.severity, r.finding.metrics["fight_pct"], r.finding.metrics["fights"]),
+            (Severity::Fault, 60.0, 1.0)
+        );
         assert_eq!(r.equips.len(), 2);
         assert!(r.finding.summary.contains("one heats while another cools 60.0%"), "{}", r.finding.summary);
         assert_eq!(r.finding.flagged.len(), 60);
@@ -287,7 +320,10 @@ mod tests {
         let quiet = numbers(&[("warn_sensor_spread_f", 6.0)]);
         assert_eq!(sev(1, &quiet), Severity::Fault);
         assert_eq!(sev(1, &numbers(&[("warn_sensor_spread_f", 6.0), ("fault_fight_pct", 10.01)])), Severity::Warn);
-        assert_eq!(sev(1, &numbers(&[("warn_sensor_spread_f", 6.0), ("fault_fight_pct", 40.0), ("warn_fight_pct", 10.01)])), Severity::Ok);
+        assert_eq!(
+            sev(1, &numbers(&[("warn_sensor_spread_f", 6.0), ("fault_fight_pct", 40.0), ("warn_fight_pct", 10.01)])),
+            Severity::Ok
+        );
         // the sensors 4 °F apart warn at 3 °F, not at 4.01
         assert_eq!(sev(0, &Params::default()), Severity::Warn);
         assert_eq!(sev(0, &numbers(&[("warn_sensor_spread_f", 4.0)])), Severity::Warn);
@@ -308,10 +344,17 @@ mod tests {
         let (c, d) = agreeing();
         let f = fleet(
             &RULE,
-            &[("W", Some("ROOM_B"), &a), ("D", Some("ROOM_B"), &b), ("C1", Some("ROOM_A"), &c), ("C2", Some("ROOM_A"), &d), ("ALONE", None, &c)],
+            &[
+                ("W", Some("ROOM_B"), &a),
+                ("D", Some("ROOM_B"), &b),
+                ("C1", Some("ROOM_A"), &c),
+                ("C2", Some("ROOM_A"), &d),
+                ("ALONE", None, &c),
+            ],
             &Params::default(),
         );
-        let groups: Vec<(Option<&str>, Severity)> = f.iter().map(|x| (x.group.as_deref(), x.finding.severity)).collect();
+        let groups: Vec<(Option<&str>, Severity)> =
+            f.iter().map(|x| (x.group.as_deref(), x.finding.severity)).collect();
         assert_eq!(groups, [(Some("ROOM_A"), Severity::Ok), (Some("ROOM_B"), Severity::Fault)]);
         // no room of two units: declined
         let f = fleet(&RULE, &[("W", None, &a), ("D", Some("ROOM_B"), &b)], &Params::default());
@@ -379,8 +422,10 @@ mod tests {
     fn through_a_run_the_fight_takes_over_the_capacity_findings() {
         // the window unit heats a room its sensor reads cold, the door unit cools one its
         // sensor reads warm, 60 % of the time each
-        let window = unit_frame(100, H, |i| if i % 10 < 6 { 64.0 } else { 69.0 }, |i| if i % 10 < 6 { 1.0 } else { 0.0 });
-        let door = unit_frame(100, H, |i| if i % 10 < 6 { 79.0 } else { 72.0 }, |i| if i % 10 < 6 { -1.0 } else { 0.0 });
+        let window =
+            unit_frame(100, H, |i| if i % 10 < 6 { 64.0 } else { 69.0 }, |i| if i % 10 < 6 { 1.0 } else { 0.0 });
+        let door =
+            unit_frame(100, H, |i| if i % 10 < 6 { 79.0 } else { 72.0 }, |i| if i % 10 < 6 { -1.0 } else { 0.0 });
         let alone = window.clone();
         let mut blind = window.clone();
         blind.cols.remove("space_temp");
@@ -407,7 +452,8 @@ mod tests {
         equips.sort();
         assert_eq!(equips, ["WSHP__door", "WSHP__window"]);
         assert!(r.skipped.iter().any(|s| s.rule == "hp_room_imbalance" && s.equip == "WSHP__blind"));
-        let capacity = |e: &str| r.findings.iter().find(|f| f.finding.rule == "hp_capacity_shortfall" && f.equip == e).unwrap();
+        let capacity =
+            |e: &str| r.findings.iter().find(|f| f.finding.rule == "hp_capacity_shortfall" && f.equip == e).unwrap();
         for e in ["WSHP__window", "WSHP__door"] {
             let f = capacity(e);
             assert_eq!(f.finding.severity, Severity::Fault, "{}", f.finding.summary);

@@ -293,7 +293,10 @@ mod tests {
     #[test]
     fn disordered_and_repeated_rows_give_the_same_finding() {
         for f in [lp(60, |i| if i % 3 == 0 { 2.0 } else { 0.3 }), lp(48, |i| i as f64 / 10.0)] {
-            assert_eq!(run(&RULE, &shuffled_with_duplicates(&f), &Params::default()), run(&RULE, &f, &Params::default()));
+            assert_eq!(
+                run(&RULE, &shuffled_with_duplicates(&f), &Params::default()),
+                run(&RULE, &f, &Params::default())
+            );
         }
     }
 
@@ -319,7 +322,10 @@ mod tests {
         assert_eq!((r.severity, r.metrics["pumping_hours"]), (Severity::Info, 0.0));
         let apart = Frame::from_rows(
             &every(MONDAY, H, 3),
-            &[("source_loop_supply_temp", vec![63.0, f64::NAN, f64::NAN]), ("source_loop_return_temp", vec![f64::NAN, 60.0, 60.0])],
+            &[
+                ("source_loop_supply_temp", vec![63.0, f64::NAN, f64::NAN]),
+                ("source_loop_return_temp", vec![f64::NAN, 60.0, 60.0]),
+            ],
         );
         assert_eq!(run(&RULE, &apart, &Params::default()).severity, Severity::Info);
     }

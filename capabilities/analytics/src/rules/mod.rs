@@ -5,6 +5,8 @@
 
 pub mod actuator_stuck;
 pub mod airflow_tracking;
+pub mod boiler_short_cycle;
+pub mod boiler_summer_lockout;
 pub mod co2_ventilation;
 pub mod co2_ventilation_system;
 pub mod cohort;
@@ -21,6 +23,9 @@ pub mod economizer_high_limit;
 pub mod filter_fouling;
 pub mod free_cooling_missed;
 pub mod g36_afdd;
+pub mod hw_plant_deltat;
+pub mod hw_pump_dp_reset;
+pub mod hw_pump_summer_lockout;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
@@ -52,6 +57,8 @@ pub fn all() -> Vec<Rule> {
     vec![
         actuator_stuck::RULE,
         airflow_tracking::RULE,
+        boiler_short_cycle::RULE,
+        boiler_summer_lockout::RULE,
         co2_ventilation::RULE,
         co2_ventilation_system::RULE,
         cohort_airflow::RULE,
@@ -67,6 +74,9 @@ pub fn all() -> Vec<Rule> {
         filter_fouling::RULE,
         free_cooling_missed::RULE,
         g36_afdd::RULE,
+        hw_plant_deltat::RULE,
+        hw_pump_dp_reset::RULE,
+        hw_pump_summer_lockout::RULE,
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,

@@ -267,13 +267,13 @@ mod tests {
         camber_store::fixture::write_facility(dir.path(), "hq", &rows, json!({"state": "active"})).unwrap();
         let store = StoreDir::open(dir.path()).unwrap();
         let file = dir.path().join("hq.json");
-        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "boiler_short_cycle"]}"#)
+        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "chiller_staging"]}"#)
             .unwrap();
         let configs = RunConfigs::load(&[file]).unwrap();
         let out = run_config_for(&configs, &store, "hq", 0.5).unwrap();
         assert_eq!(out["source"], "caller");
         let banners = out["banners"].to_string();
-        assert!(banners.contains("has not built, which did not run: boiler_short_cycle"), "{banners}");
+        assert!(banners.contains("has not built, which did not run: chiller_staging"), "{banners}");
         // a name neither tool has is still refused at startup
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"rules": ["filter_fooling"]}"#).unwrap();

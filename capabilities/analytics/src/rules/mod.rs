@@ -5,6 +5,8 @@
 
 pub mod actuator_stuck;
 pub mod airflow_tracking;
+pub mod boiler_short_cycle;
+pub mod boiler_summer_lockout;
 pub mod co2_ventilation;
 pub mod co2_ventilation_system;
 pub mod cohort;
@@ -27,6 +29,9 @@ pub mod heatpump_defrost;
 pub mod hp_capacity_shortfall;
 pub mod hp_mode_vs_need;
 pub mod hp_room_imbalance;
+pub mod hw_plant_deltat;
+pub mod hw_pump_dp_reset;
+pub mod hw_pump_summer_lockout;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
@@ -59,6 +64,8 @@ pub fn all() -> Vec<Rule> {
     vec![
         actuator_stuck::RULE,
         airflow_tracking::RULE,
+        boiler_short_cycle::RULE,
+        boiler_summer_lockout::RULE,
         co2_ventilation::RULE,
         co2_ventilation_system::RULE,
         cohort_airflow::RULE,
@@ -80,6 +87,9 @@ pub fn all() -> Vec<Rule> {
         hp_capacity_shortfall::RULE,
         hp_mode_vs_need::RULE,
         hp_room_imbalance::RULE,
+        hw_plant_deltat::RULE,
+        hw_pump_dp_reset::RULE,
+        hw_pump_summer_lockout::RULE,
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,

@@ -127,7 +127,8 @@ pub struct WarmRunning {
 pub fn warm_running(ts: &[i64], run: &Running, oat: Option<&[f64]>, lockout: f64, w: &[f64]) -> WarmRunning {
     let considered: Vec<usize> = (0..ts.len()).filter(|&i| occupied(ts[i]) && !run.duty[i].is_nan()).collect();
     let total: f64 = considered.iter().map(|&i| w[i]).sum();
-    let on: f64 = considered.iter().map(|&i| w[i] * run.duty[i]).sum();
+    // + 0.0: an empty float sum is -0.0, which would print as "-0"
+    let on: f64 = considered.iter().map(|&i| w[i] * run.duty[i]).sum::<f64>() + 0.0;
     let running_pct = if total > 0.0 { 100.0 * on / total } else { 0.0 };
     let n_running = considered.iter().filter(|&&i| run.on(i)).count();
     let (mut warm_pct, mut warm, mut judged_hours, mut max_oat) = (None, Vec::new(), 0.0, None::<f64>);

@@ -130,7 +130,8 @@ pub fn analyze(
     let near_min: Vec<u32> = running.iter().filter(|&&i| speed[i] <= band_pct).map(|&i| i as u32).collect();
     let share = |idx: &[u32]| {
         if hours > 0.0 {
-            100.0 * idx.iter().map(|&i| w[i as usize]).sum::<f64>() / hours
+            // + 0.0: an empty float sum is -0.0, which would print as "-0"
+            100.0 * (idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0) / hours
         } else {
             0.0
         }

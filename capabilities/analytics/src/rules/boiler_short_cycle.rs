@@ -372,8 +372,7 @@ mod tests {
         assert!(marginal.metrics["median_firing_min"] >= 60.0, "{:?}", marginal.metrics);
         // the well-tuned boiler modulates down to its load and all but never stops
         let tuned = run(&RULE, &reference_plant(1.2, 0.25, 8.0, 1.0), &Params::default());
-        assert!(tuned.metrics["n_starts"] <= 2.0, "{:?} {}", tuned.metrics, tuned.summary);
-        assert_eq!(tuned.severity, Severity::Ok);
+        assert!(tuned.severity == Severity::Ok && tuned.metrics["starts_per_day"] < 1.0, "{}", tuned.summary);
     }
 
     #[test]

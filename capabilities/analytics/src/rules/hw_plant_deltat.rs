@@ -65,7 +65,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let low: Vec<u32> = judged.iter().filter(|&&i| hws[i] - hwr[i] < design).map(|&i| i as u32).collect();
     let total: f64 = judged.iter().map(|&i| w[i]).sum();
-    let low_h: f64 = low.iter().map(|&i| w[i as usize]).sum();
+    // + 0.0: an empty float sum is -0.0, which would print as "-0"
+    let low_h: f64 = low.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
     let pct = if total > 0.0 { 100.0 * low_h / total } else { 0.0 };
     let mut pairs: Vec<(f64, f64)> = judged.iter().map(|&i| (hws[i] - hwr[i], w[i])).collect();
     let med = weighted_quantile(&mut pairs, 0.5);

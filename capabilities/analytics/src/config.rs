@@ -79,7 +79,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "chw_pump_dp_reset",
     "chw_supply_tracking",
     "condenser_bypass_leak",
-    "dx_indoor_airflow",
     "hw_plant_deltat",
     "hw_pump_dp_reset",
     "hw_pump_summer_lockout",

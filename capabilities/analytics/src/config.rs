@@ -111,7 +111,6 @@ pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "chw_pump_dp_reset",
     "chw_supply_tracking",
     "condenser_bypass_leak",
-    "dx_indoor_airflow",
 ];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.

@@ -20,6 +20,7 @@ pub mod cooling_tower_approach;
 pub mod damper_census;
 pub mod dcv_system_verification;
 pub mod dcv_verification;
+pub mod dx_indoor_airflow;
 pub mod dx_refrigerant_charge;
 pub mod economizer_high_limit;
 pub mod filter_fouling;
@@ -78,6 +79,7 @@ pub fn all() -> Vec<Rule> {
         damper_census::RULE,
         dcv_system_verification::RULE,
         dcv_verification::RULE,
+        dx_indoor_airflow::RULE,
         dx_refrigerant_charge::RULE,
         economizer_high_limit::RULE,
         filter_fouling::RULE,

@@ -23,7 +23,9 @@
 use std::collections::BTreeMap;
 
 use crate::cycles::{self, Cycles, GAP_FACTOR};
-use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::engine::{
+    round2, severity_of, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity,
+};
 use crate::hw_plant::{boiler_firing, GAS_CAVEAT};
 
 /// A firing shorter than this (minutes) is a short cycle: a burner purges, lights and settles
@@ -99,13 +101,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let rate = counted.len() as f64 / c.observed_days;
     let all_rate = c.starts_per_day();
-    let mut severity = if rate >= 2.0 * limit {
-        Severity::Fault
-    } else if rate >= limit {
-        Severity::Warn
-    } else {
-        Severity::Ok
-    };
+    let mut severity = severity_of(rate, limit, 2.0 * limit);
     // the count's floor on a coarse trend: a warn or fault stands, an ok with part-on samples
     // cannot be vouched for
     let mut caveats = Vec::new();

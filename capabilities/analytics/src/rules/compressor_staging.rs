@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use crate::cycles;
 use crate::engine::{
-    round2, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, EVENTS_METRIC,
+    round2, severity_of, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity, EVENTS_METRIC,
 };
 
 /// The rule as the engine runs it.
@@ -62,13 +62,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let (limit, max_interval) = (params.number(spec, "max_changes_per_day"), params.number(spec, "max_interval_min"));
     let per_day = c.per_day();
-    let severity = if per_day >= 2.0 * limit {
-        Severity::Fault
-    } else if per_day >= limit {
-        Severity::Warn
-    } else {
-        Severity::Ok
-    };
+    let severity = severity_of(per_day, limit, 2.0 * limit);
     let (severity, coarse, declined) = cycles::resolution_check(
         severity,
         c.interval_min,

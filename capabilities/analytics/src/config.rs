@@ -71,16 +71,8 @@ pub struct RunConfig {
 pub const REFERENCE_ONLY_RULES: &[&str] = &[
     "boiler_short_cycle",
     "boiler_summer_lockout",
-    "chiller_approach_fouling",
-    "chiller_efficiency",
-    "chiller_staging",
-    "chiller_staging_fleet",
-    "chw_plant_reset",
-    "chw_pump_dp_reset",
-    "chw_supply_tracking",
     "compressor_short_cycle",
     "compressor_staging",
-    "condenser_bypass_leak",
     "dx_indoor_airflow",
     "heatpump_defrost",
     "hp_capacity_shortfall",
@@ -122,6 +114,10 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        // a number whose default is one of its words ("auto"), given a number
+        (ParamValue::Choice(_), Value::Number(n)) if p.range.is_some() => {
+            ParamValue::Number(n.as_f64().ok_or_else(wrong)?)
+        }
         // null unsets a choice whose default is unset (the check refuses it for any other)
         (ParamValue::Choice(_), Value::Null) => ParamValue::Choice(String::new()),
         (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(

@@ -255,6 +255,10 @@ fn judge(
     metrics.insert("pct_overstaged".into(), round2(pct));
     metrics.insert("median_running_count".into(), round2(weighted_quantile(&mut counts, 0.5)).max(0.0));
     metrics.insert("rep_capacity_kw".into(), round2(cap));
+    if declared < chillers.len() {
+        // the value an unset capacity_kw fell back to, as the finding's parameters report it
+        metrics.insert("capacity_kw".into(), round2(cap));
+    }
     let mut equips: Vec<(f64, &str)> = Vec::new();
     if severity >= Severity::Warn {
         equips = chillers
@@ -360,6 +364,10 @@ mod tests {
         let observed = judge_all(&both_on(true), &Params::default());
         assert!(observed[0].finding.metrics["pct_overstaged"] < bad[0].finding.metrics["pct_overstaged"]);
         assert!(observed[0].finding.caveats.iter().any(|c| c.contains("declare capacity_kw")));
+        // the capacity an unset capacity_kw fell back to is reported under its name
+        let m = &observed[0].finding.metrics;
+        assert_eq!(m["capacity_kw"], m["rep_capacity_kw"]);
+        assert!(!bad[0].finding.metrics.contains_key("capacity_kw"));
     }
 
     #[test]

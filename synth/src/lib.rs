@@ -23,7 +23,10 @@ mod ahu;
 mod chw;
 mod common;
 mod g36;
+mod heatpump;
+mod hwplant;
 mod rng;
+mod staging;
 mod weather;
 
 use common::{Clock, Unit};
@@ -218,11 +221,85 @@ fn info_chw() -> DatasetInfo {
     }
 }
 
-fn recipes() -> [Recipe; 3] {
+fn info_staging() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-chiller-staging",
+        title: "Synthetic two-chiller plants and their staging",
+        summary: "A lead and a lag chiller of 300 tons per scenario in summer weather, staged by the plant \
+                  controller on the building's load: a healthy plant, a lag chiller short cycling on staging points \
+                  set too close, a lead chiller left on nights and weekends, both chillers run where one would do, \
+                  and a near miss that starts a little more often.",
+        default_seed: 411,
+        step_minutes: 5,
+        days: 21,
+        fault_types: vec![
+            ("chiller_short_cycling", "lag chiller starts and stops many times a day: stage-up and stage-down points close together with no delay or minimum times"),
+            ("chiller_left_on", "lead chiller runs nights and weekends outside the plant schedule at a sliver of its capacity"),
+            ("chillers_over_staged", "both chillers run at low part load whenever the plant runs, where one would carry the load"),
+        ],
+    }
+}
+
+fn info_heatpump() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-heat-pump-winter",
+        title: "Synthetic heat pumps and a source loop in winter",
+        summary: "Air-source heat pumps that defrost, a two-stage water-source unit, two units sharing one room \
+                  and the source loop the water-source units use, in January weather: healthy units, a defrost \
+                  control reversing far too often, a reversing valve stuck in cooling, a unit short of capacity, \
+                  stage hunting, two units fighting over one room, a loop bypassed so its delta-T is flat, and a \
+                  near miss that defrosts a little more often.",
+        default_seed: 512,
+        step_minutes: 5,
+        days: 14,
+        fault_types: vec![
+            ("excess_defrost", "the defrost control reverses the unit after every 12 minutes of heating, frost or not"),
+            ("wrong_mode", "reversing valve stuck in cooling: the unit blows cold air into a room that calls for heat"),
+            (
+                "capacity_shortfall",
+                "the unit delivers under a third of its rated heat: it runs flat out and the room stays cold",
+            ),
+            (
+                "stage_hunting",
+                "a two-stage unit toggling between its stages every few minutes, its staging deadband lost",
+            ),
+            ("room_fight", "two units in one room set apart (one heating to 72 °F, the other cooling to 70 °F): one heats while the other cools"),
+            (
+                "flat_loop_deltat",
+                "the source loop's pump runs full flow through an open bypass: supply and return barely differ",
+            ),
+        ],
+    }
+}
+
+fn info_hwplant() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-hw-plant",
+        title: "Synthetic hot-water plants in the shoulder season",
+        summary: "One boiler and its variable-speed loop pump per scenario in spring weather, serving a heating \
+                  load that falls to nothing on warm days: a healthy plant that modulates, resets and locks out \
+                  above 65 °F, an on-off boiler short cycling, no warm-weather lockout, a pump left on after the \
+                  boiler locks out, a pump at full speed with no reset (low delta-T), and a near miss.",
+        default_seed: 613,
+        step_minutes: 5,
+        days: 21,
+        fault_types: vec![
+            ("boiler_short_cycling", "an on-off boiler with a 3 °F band and no minimum off time fires for minutes at a time, many times a day"),
+            ("boiler_not_locked_out", "no warm-weather lockout: the boiler keeps the loop hot on days above 65 °F"),
+            ("pump_not_locked_out", "the boiler locks out on warm days but its loop pump runs on"),
+            ("low_delta_t", "the pump runs full speed on a fixed setpoint and the coils take more water than they need: the loop returns barely cooler"),
+        ],
+    }
+}
+
+fn recipes() -> [Recipe; 6] {
     [
         Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
         Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
         Recipe { info: info_chw, start: (2025, 7, 7), wetbulb: true, build: chw::build },
+        Recipe { info: info_staging, start: (2025, 7, 14), wetbulb: false, build: staging::build },
+        Recipe { info: info_heatpump, start: (2025, 1, 13), wetbulb: false, build: heatpump::build },
+        Recipe { info: info_hwplant, start: (2025, 4, 14), wetbulb: false, build: hwplant::build },
     ]
 }
 

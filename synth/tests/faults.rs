@@ -333,3 +333,207 @@ fn chw_plant_faults_are_visible() {
     }
     assert!(fails.is_empty(), "{}", fails.join("\n"));
 }
+
+/// What a chiller's status trend shows: starts per day, hours run outside the plant schedule
+/// (weekdays 05:00-19:00), and how much of the time both chillers run they carry a load one
+/// could.
+fn staging_checks(g: &Generated, equip: &str, sibling: &str) -> Fired {
+    let st = col(g, equip, "compressor_status");
+    let other = col(g, sibling, "compressor_status");
+    let step_h = g.info.step_minutes as f64 / 60.0;
+    let starts = st.windows(2).filter(|w| w[0] < 0.5 && w[1] > 0.5).count() as f64;
+    let per_day = starts / g.info.days as f64;
+    let per_sample_day = (24.0 / step_h) as usize;
+    let off_schedule_h: f64 = (0..st.len())
+        .filter(|&i| {
+            let day = i / per_sample_day;
+            let hour = (i % per_sample_day) as f64 * step_h;
+            st[i] > 0.5 && !(day % 7 < 5 && (5.0..19.0).contains(&hour))
+        })
+        .count() as f64
+        * step_h;
+    // both running while the two draw less than one chiller at 90 % load would (about 165 kW):
+    // one would carry the load
+    let (p, q) = (col(g, equip, "power"), col(g, sibling, "power"));
+    let both: Vec<usize> = (0..st.len()).filter(|&i| st[i] > 0.5 && other[i] > 0.5).collect();
+    let light = both.iter().filter(|&&i| p[i] + q[i] < 165.0).count() as f64;
+    let both_share = if both.is_empty() { 0.0 } else { light / both.len() as f64 };
+    let mut fired = Vec::new();
+    if per_day > 6.0 {
+        fired.push(("chiller_short_cycling", per_day));
+    }
+    if off_schedule_h > 24.0 {
+        fired.push(("chiller_left_on", off_schedule_h));
+    }
+    if both_share > 0.5 && both.len() as f64 * step_h > 100.0 {
+        fired.push(("chillers_over_staged", both_share));
+    }
+    eprintln!(
+        "{equip}: {per_day:.1} starts/day, {off_schedule_h:.0} h off schedule, both running {:.0} %",
+        100.0 * both_share
+    );
+    fired
+}
+
+#[test]
+fn chiller_staging_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-chiller-staging", seed).unwrap();
+        for eq in &g.equipment {
+            let sibling = if eq.equip.starts_with("CH1") {
+                eq.equip.replacen("CH1", "CH2", 1)
+            } else {
+                eq.equip.replacen("CH2", "CH1", 1)
+            };
+            let fired = staging_checks(&g, &eq.equip, &sibling);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
+/// What a heat pump's trend shows (occupied samples): defrost reversals per day, hours cooling a
+/// room below its heating band, the share of occupied time (past the morning recovery) the room
+/// stays below its band, stage
+/// changes per day; for a source loop, the share of loaded time its delta-T is under 1 °F.
+fn heatpump_checks(g: &Generated, equip: &str) -> Fired {
+    let step_h = g.info.step_minutes as f64 / 60.0;
+    let days = g.info.days as f64;
+    let mut fired = Vec::new();
+    if equip.starts_with("LOOP") {
+        let (s, r, p) = (
+            col(g, equip, "source_loop_supply_temp"),
+            col(g, equip, "source_loop_return_temp"),
+            col(g, equip, "source_loop_pump_speed"),
+        );
+        let loaded: Vec<usize> = (0..s.len()).filter(|&i| p[i] > 30.0).collect();
+        let flat = loaded.iter().filter(|&&i| (s[i] - r[i]).abs() < 1.0).count() as f64 / loaded.len().max(1) as f64;
+        eprintln!("{equip}: flat delta-T {:.0} % of {} loaded samples", 100.0 * flat, loaded.len());
+        if flat > 0.8 {
+            fired.push(("flat_loop_deltat", flat));
+        }
+        return fired;
+    }
+    if let Some(stage) = g.series_of(equip, "compressor_stage") {
+        let changes = stage.values.windows(2).filter(|w| w[0] != w[1]).count() as f64 / days;
+        eprintln!("{equip}: {changes:.0} stage changes a day");
+        if changes > 24.0 {
+            fired.push(("stage_hunting", changes));
+        }
+        return fired;
+    }
+    let (rev, room, sat, hsp, occ) = (
+        col(g, equip, "reversing_valve_cmd"),
+        col(g, equip, "space_temp"),
+        col(g, equip, "supply_air_temp"),
+        col(g, equip, "heat_sp"),
+        col(g, equip, "occupancy"),
+    );
+    // the valve reads 1 in heating: a defrost is a drop to 0 while the unit heats
+    let reversals = rev.windows(2).filter(|w| w[0] > 0.5 && w[1] < 0.5).count() as f64 / days;
+    let wrong_h = (0..rev.len())
+        .filter(|&i| occ[i] > 0.5 && rev[i] < 0.5 && room[i] < hsp[i] - 1.0 && sat[i] < room[i] - 5.0)
+        .count() as f64
+        * step_h;
+    // occupied, past the first two hours of recovery from the night setback
+    let per_hour = (60 / g.info.step_minutes) as usize;
+    let settled: Vec<usize> =
+        (2 * per_hour..rev.len()).filter(|&i| occ[i] > 0.5 && occ[i - 2 * per_hour] > 0.5).collect();
+    let cold = settled.iter().filter(|&&i| room[i] < hsp[i] - 1.0).count() as f64 / settled.len().max(1) as f64;
+    eprintln!(
+        "{equip}: {reversals:.1} reversals a day, {wrong_h:.1} h cooling a cold room, cold {:.0} % of settled occupied time",
+        100.0 * cold
+    );
+    // each defrost is two valve changes: more than 24 changes a day
+    if reversals > 12.0 {
+        fired.push(("excess_defrost", reversals));
+    }
+    if wrong_h > 10.0 {
+        fired.push(("wrong_mode", wrong_h));
+    }
+    if cold > 0.1 {
+        fired.push(("capacity_shortfall", cold));
+    }
+    fired
+}
+
+/// Two units of one room: the share of the occupied time one runs in heating while the other
+/// runs in cooling.
+fn room_fight(g: &Generated) -> f64 {
+    let (ra, rb) = (col(g, "HPA__room_fight", "reversing_valve_cmd"), col(g, "HPB__room_fight", "reversing_valve_cmd"));
+    let (ca, cb) = (col(g, "HPA__room_fight", "compressor_status"), col(g, "HPB__room_fight", "compressor_status"));
+    let occ = col(g, "HPA__room_fight", "occupancy");
+    let occupied = (0..ra.len()).filter(|&i| occ[i] > 0.5).count();
+    let fight =
+        (0..ra.len()).filter(|&i| occ[i] > 0.5 && ca[i] > 0.5 && cb[i] > 0.5 && (ra[i] - rb[i]).abs() > 0.5).count();
+    fight as f64 / occupied.max(1) as f64
+}
+
+#[test]
+fn heat_pump_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-heat-pump-winter", seed).unwrap();
+        let fight = room_fight(&g);
+        eprintln!("room fight: {:.0} % of the occupied time", 100.0 * fight);
+        for eq in &g.equipment {
+            let mut fired = if eq.scenario == "room_fight" { Vec::new() } else { heatpump_checks(&g, &eq.equip) };
+            if eq.scenario == "room_fight" && fight > 0.2 {
+                fired.push(("room_fight", fight));
+            }
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}
+
+/// What a hot-water plant's trend shows: boiler starts per day, hours firing with the outdoor
+/// air above 66 °F and hours pumping there with the boiler off, and the share of the time it
+/// pumps with the boiler firing that the loop's delta-T is under 20 °F.
+fn hw_checks(g: &Generated, equip: &str) -> Fired {
+    let step_h = g.info.step_minutes as f64 / 60.0;
+    let (st, pump, oat, s, r) = (
+        col(g, equip, "boiler_status"),
+        col(g, equip, "pump_status"),
+        col(g, equip, "oat"),
+        col(g, equip, "hw_supply_temp"),
+        col(g, equip, "hw_return_temp"),
+    );
+    let starts = st.windows(2).filter(|w| w[0] < 0.5 && w[1] > 0.5).count() as f64 / g.info.days as f64;
+    let warm_fire = (0..st.len()).filter(|&i| oat[i] > 66.0 && st[i] > 0.5).count() as f64 * step_h;
+    let warm_pump = (0..st.len()).filter(|&i| oat[i] > 66.0 && pump[i] > 0.5 && st[i] < 0.5).count() as f64 * step_h;
+    let running: Vec<usize> = (0..st.len()).filter(|&i| pump[i] > 0.5 && st[i] > 0.5).collect();
+    let low = running.iter().filter(|&&i| s[i] - r[i] < 20.0).count() as f64 / running.len().max(1) as f64;
+    eprintln!(
+        "{equip}: {starts:.1} starts/day, {warm_fire:.0} h firing and {warm_pump:.0} h pumping unfired above 66 °F, delta-T under 20 °F {:.0} % of running",
+        100.0 * low
+    );
+    let mut fired = Vec::new();
+    if starts > 6.0 {
+        fired.push(("boiler_short_cycling", starts));
+    }
+    if warm_fire > 12.0 {
+        fired.push(("boiler_not_locked_out", warm_fire));
+    }
+    if warm_pump > 12.0 {
+        fired.push(("pump_not_locked_out", warm_pump));
+    }
+    if low > 0.5 {
+        fired.push(("low_delta_t", low));
+    }
+    fired
+}
+
+#[test]
+fn hot_water_plant_faults_are_visible() {
+    let mut fails = Vec::new();
+    for seed in seeds() {
+        let g = generate("synthetic-hw-plant", seed).unwrap();
+        for eq in &g.equipment {
+            let fired = hw_checks(&g, &eq.equip);
+            assert_labels(&mut fails, &eq.equip, &eq.label, &fired);
+        }
+    }
+    assert!(fails.is_empty(), "{}", fails.join("\n"));
+}

@@ -147,7 +147,17 @@ fn bits(g: &Generated) -> Vec<Vec<u64>> {
 fn catalogue() {
     let ds = datasets();
     let ids: Vec<&str> = ds.iter().map(|d| d.id).collect();
-    assert_eq!(ids, ["synthetic-ahu-economizer", "synthetic-g36-vav", "synthetic-chw-plant"]);
+    assert_eq!(
+        ids,
+        [
+            "synthetic-ahu-economizer",
+            "synthetic-g36-vav",
+            "synthetic-chw-plant",
+            "synthetic-chiller-staging",
+            "synthetic-heat-pump-winter",
+            "synthetic-hw-plant"
+        ]
+    );
     assert!(generate("no-such-dataset", None).is_none());
     assert_eq!(GENERATOR_VERSION, 4, "bump on any change of output");
     assert_eq!(role_unit("duct_static"), Some("inH₂O"));

@@ -246,3 +246,74 @@ fn the_reference_s_chilled_water_plants_are_found_with_no_false_alarm() {
     let f = ours.data["findings"].as_array().unwrap().iter().find(|f| f["group"] == "PLANT__over_staged").unwrap();
     assert_eq!(f["equips"], json!(["CH1__over_staged", "CH2__over_staged"]));
 }
+
+#[test]
+fn the_references_heat_pump_building_is_diagnosed_unit_by_unit() {
+    // the reference's synthetic-heat-pump with its template (packaged here): each labelled unit
+    // found by the rule its label targets, the room fight by hp_room_imbalance (the reference's
+    // own scoring can only credit hp_capacity_shortfall there), no healthy unit flagged
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    reference(&["write", store.to_str().unwrap(), dir.path().join("data").to_str().unwrap(), "synthetic-heat-pump"]);
+    let fid = "ds-synthetic-heat-pump";
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let ours = full_registry().call("rule_run", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap();
+    assert!(
+        ours.banners.iter().any(|b| b.contains("packaged template of dataset 'synthetic-heat-pump'")),
+        "{:?}",
+        ours.banners
+    );
+    let findings = ours.data["findings"].as_array().unwrap().clone();
+    let fired = |f: &Value| f["severity"] == "warn" || f["severity"] == "fault";
+    // the rules that warn or fault on a unit: its own findings, and fleet findings implicating it
+    let on = |equip: &str| -> Vec<String> {
+        findings
+            .iter()
+            .filter(|f| fired(f))
+            .filter(|f| f["equip"] == equip || f["equips"].as_array().is_some_and(|e| e.iter().any(|x| x == equip)))
+            .map(|f| f["rule"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let theirs = reference(&["rule_run", store.to_str().unwrap(), fid, "synthetic-heat-pump"]);
+    let labels = theirs["labels"].as_object().unwrap();
+    // the catalog's labels.targets, and the fleet rule for the fault it leaves unscored
+    let targets = [
+        ("excess_defrost", "heatpump_defrost"),
+        ("wrong_mode", "hp_mode_vs_need"),
+        ("capacity_shortfall", "hp_capacity_shortfall"),
+        ("stage_hunting", "compressor_staging"),
+        ("flat_loop_deltat", "source_loop_deltat"),
+        ("room_fight", "hp_room_imbalance"),
+    ];
+    assert_eq!(labels.len(), 12);
+    for (equip, label) in labels {
+        let label = label.as_str().unwrap();
+        let rules = on(equip);
+        if label.is_empty() {
+            assert!(rules.is_empty(), "healthy {equip} flagged by {rules:?}");
+            continue;
+        }
+        let (_, want) = targets.iter().find(|(l, _)| *l == label).unwrap_or_else(|| panic!("label {label}"));
+        assert!(rules.iter().any(|r| r == want), "{equip} ({label}): {rules:?}, not {want}");
+    }
+    // the room fight: one finding for ROOM_B naming both units, and their capacity findings
+    // deferred to it
+    let room = findings.iter().find(|f| f["finding_id"] == "hp_room_imbalance@<fleet:ROOM_B>").unwrap();
+    assert_eq!(room["severity"], "fault");
+    for equip in ["WSHP__door_side", "WSHP__window_side"] {
+        let cap = findings.iter().find(|f| f["finding_id"] == format!("hp_capacity_shortfall@{equip}")).unwrap();
+        assert_eq!(cap["metrics"]["verdict_room_fight"], 1.0, "{cap}");
+        assert!(cap["summary"].as_str().unwrap().contains("the units in ROOM_B fight"), "{cap}");
+    }
+    let room_a = findings.iter().find(|f| f["finding_id"] == "hp_room_imbalance@<fleet:ROOM_A>").unwrap();
+    assert_eq!(room_a["severity"], "ok");
+    // the near miss passes just under its limit, as in the reference
+    let timer = findings.iter().find(|f| f["finding_id"] == "heatpump_defrost@ASHP__defrost_timer").unwrap();
+    let rate = timer["metrics"]["reversals_per_day"].as_f64().unwrap();
+    assert!(rate > 23.0 && rate < 24.0, "{timer}");
+    // every warning or fault of the reference on a unit is ours too
+    for f in theirs["findings"].as_array().unwrap().iter().filter(|f| fired(f) && f["equip"] != "fleet") {
+        let (rule, equip) = (f["rule"].as_str().unwrap(), f["equip"].as_str().unwrap());
+        assert!(on(equip).iter().any(|r| r == rule), "the reference's {rule} on {equip}");
+    }
+}

@@ -29,6 +29,40 @@ pub struct EquipmentSel {
 pub struct RuleSel {
     pub id: String,
     pub params: Params,
+    /// Parameters the config set on another rule and this one takes from it
+    /// ([`INHERITED_PARAMS`]): (parameter, where its value came from).
+    pub inherited: Vec<(&'static str, &'static str)>,
+}
+
+/// Rules that take a parameter from another rule of the same config when the config sets it
+/// there and not on them: (rule, parameter, the rule it comes from, the source a finding reports
+/// for it). One site heating lockout judges the boiler and its hot-water pump alike.
+pub const INHERITED_PARAMS: &[(&str, &str, &str, &str)] =
+    &[("hw_pump_summer_lockout", "summer_lockout_oat_f", "boiler_summer_lockout", "config (boiler_summer_lockout's)")];
+
+/// Give each rule of [`INHERITED_PARAMS`] the parameter its source rule sets (for every
+/// equipment, and the source's per-equipment values after the rule's own), unless the rule sets
+/// it itself anywhere.
+fn inherit(rules: &mut [RuleSel]) {
+    for &(rule, param, from, label) in INHERITED_PARAMS {
+        let Some(src) = rules.iter().find(|r| r.id == from).map(|r| r.params.clone()) else { continue };
+        let Some(sel) = rules.iter_mut().find(|r| r.id == rule) else { continue };
+        let own =
+            sel.params.values.contains_key(param) || sel.params.by_equip.iter().any(|(_, o)| o.contains_key(param));
+        let theirs: Vec<EquipOverride> = src
+            .by_equip
+            .iter()
+            .filter_map(|(pat, o)| o.get(param).map(|v| (pat.clone(), [(param.to_string(), v.clone())].into())))
+            .collect();
+        if own || (!src.values.contains_key(param) && theirs.is_empty()) {
+            continue;
+        }
+        if let Some(v) = src.values.get(param) {
+            sel.params.values.insert(param.to_string(), v.clone());
+        }
+        sel.params.by_equip.extend(theirs);
+        sel.inherited.push((param, label));
+    }
 }
 
 /// A sensor a config compares with a reference instrument (a duct logger, a weather station).
@@ -68,21 +102,7 @@ pub struct RunConfig {
 /// engine has not built yet. A config written for the reference may name them: they are left
 /// out of the run with a banner instead of refusing the config; any other unknown id is a
 /// mistake and refused.
-pub const REFERENCE_ONLY_RULES: &[&str] = &[
-    "boiler_short_cycle",
-    "boiler_summer_lockout",
-    "compressor_short_cycle",
-    "compressor_staging",
-    "dx_indoor_airflow",
-    "heatpump_defrost",
-    "hp_capacity_shortfall",
-    "hp_mode_vs_need",
-    "hp_room_imbalance",
-    "hw_plant_deltat",
-    "hw_pump_dp_reset",
-    "hw_pump_summer_lockout",
-    "source_loop_deltat",
-];
+pub const REFERENCE_ONLY_RULES: &[&str] = &[];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.
 pub fn parse_duration(s: &str) -> Option<i64> {
@@ -316,7 +336,7 @@ impl RunConfig {
                         own.append(&mut params.by_equip);
                         params.by_equip = own;
                     }
-                    rules.push(RuleSel { id: id.to_string(), params });
+                    rules.push(RuleSel { id: id.to_string(), params, inherited: Vec::new() });
                 }
             }
             Some(Value::String(s)) => {
@@ -380,6 +400,7 @@ impl RunConfig {
             None | Some(Value::Null) => None,
             Some(t) => Some(crate::fleet::Topology::from_value(t)?),
         };
+        inherit(&mut rules);
         Ok(RunConfig {
             topology,
             facility_id,
@@ -415,6 +436,12 @@ impl RunConfig {
     pub fn params_of(&self, rule: &str) -> Option<&Params> {
         self.rules.iter().find(|r| r.id == rule).map(|r| &r.params)
     }
+
+    /// Where a parameter of `rule` came from when the config set it on another rule and not on
+    /// `rule` ([`INHERITED_PARAMS`]): the source a finding reports.
+    pub fn inherited_from(&self, rule: &str, param: &str) -> Option<&'static str> {
+        self.rules.iter().find(|r| r.id == rule)?.inherited.iter().find(|(p, _)| *p == param).map(|(_, f)| *f)
+    }
 }
 
 #[cfg(test)]
@@ -445,15 +472,48 @@ mod tests {
     }
 
     #[test]
+    fn the_pump_lockout_takes_the_boiler_lockout_the_config_sets() {
+        let lockout = |c: &RunConfig, rule: &str, equip: &str| {
+            c.params_of(rule).unwrap().for_equip(equip).values.get("summer_lockout_oat_f").cloned()
+        };
+        let c = RunConfig::from_value(&json!({"rules": [
+            {"name": "boiler_summer_lockout", "params": {"summer_lockout_oat_f": 60}, "equips": {"PLANT-2": {"summer_lockout_oat_f": 58}}},
+            "hw_pump_summer_lockout"]})).unwrap();
+        assert_eq!(lockout(&c, "hw_pump_summer_lockout", "PLANT-1"), Some(ParamValue::Number(60.0)));
+        assert_eq!(lockout(&c, "hw_pump_summer_lockout", "PLANT-2"), Some(ParamValue::Number(58.0)));
+        assert_eq!(
+            c.inherited_from("hw_pump_summer_lockout", "summer_lockout_oat_f"),
+            Some("config (boiler_summer_lockout's)")
+        );
+        assert_eq!(c.inherited_from("boiler_summer_lockout", "summer_lockout_oat_f"), None);
+        // the pump's own value wins, and nothing is taken when the boiler's is not set
+        let c = RunConfig::from_value(&json!({"rules": [
+            {"name": "boiler_summer_lockout", "params": {"summer_lockout_oat_f": 60}},
+            {"name": "hw_pump_summer_lockout", "params": {"summer_lockout_oat_f": 70}}]}))
+        .unwrap();
+        assert_eq!(lockout(&c, "hw_pump_summer_lockout", "P"), Some(ParamValue::Number(70.0)));
+        assert_eq!(c.inherited_from("hw_pump_summer_lockout", "summer_lockout_oat_f"), None);
+        let c = RunConfig::from_value(&json!({"rules": ["boiler_summer_lockout", "hw_pump_summer_lockout"]})).unwrap();
+        assert_eq!(lockout(&c, "hw_pump_summer_lockout", "P"), None);
+        // the top-level parameters section counts as setting it
+        let c = RunConfig::from_value(&json!({"rules": ["boiler_summer_lockout", "hw_pump_summer_lockout"],
+            "parameters": {"boiler_summer_lockout": {"summer_lockout_oat_f": 62}}}))
+        .unwrap();
+        assert_eq!(lockout(&c, "hw_pump_summer_lockout", "P"), Some(ParamValue::Number(62.0)));
+    }
+
+    #[test]
     fn mistakes_are_named() {
         let e = |v: Value| RunConfig::from_value(&v).unwrap_err();
         assert!(e(json!([])).contains("top level"));
         assert!(e(json!({"rules": "leaking_valve"})).contains("write [\"leaking_valve\"]"));
         assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
         assert!(e(json!({"rules": ["pump_flow_drift"]})).contains("is a drift detector"));
-        // a rule of the reference not built here is left out, not refused
-        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "boiler_short_cycle", "params": {"x": 1}}], "parameters": {"hw_plant_deltat": {"y": 2}}})).unwrap();
-        assert_eq!((c.rules.len(), c.not_built.clone()), (1, vec!["boiler_short_cycle".to_string()]));
+        // every rule of the reference is built here: a config naming one runs it
+        assert!(REFERENCE_ONLY_RULES.is_empty());
+        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "chiller_staging", "params": {"max_starts_per_day": 8}}], "parameters": {"chw_plant_reset": {"design_deltaT_min_f": 9}}})).unwrap();
+        assert_eq!((c.rules.len(), c.not_built.len()), (2, 0));
+        assert!(e(json!({"rules": [{"name": "chiller_staging", "params": {"x": 1}}]})).contains("no parameter 'x'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));
         assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));

@@ -28,8 +28,10 @@ pub struct ParamUse {
     pub name: &'static str,
     pub value: ParamValue,
     pub unit: &'static str,
-    /// "call" (the call's params), "config" (the run config), "default", or "fallback" (unset:
-    /// the rule falls back to its built-in behaviour).
+    /// "call" (the call's params), "config" (the run config; "config (boiler_summer_lockout's)"
+    /// for a value the config set on that rule and this one takes from it, see
+    /// `config::INHERITED_PARAMS`), "default", or "fallback" (unset: the rule falls back to its
+    /// built-in behaviour).
     pub source: &'static str,
 }
 
@@ -228,7 +230,7 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
             let source = if sets(req.params.get(spec.id), p.name) {
                 "call"
             } else if sets(config.params_of(spec.id), p.name) {
-                "config"
+                config.inherited_from(spec.id, p.name).unwrap_or("config")
             } else if unset {
                 "fallback"
             } else {
@@ -349,6 +351,8 @@ pub fn run(
         let ctx = FleetRun { config, req, frames, trust: &trust, references: &references };
         ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
     }
+    // a heat pump whose room fights defers the cause of its capacity finding to the room's
+    rules::hp_capacity_shortfall::defer_to_room_fight(&mut findings);
     findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
     Ok(RunResult { findings, skipped, trust, references })
 }

@@ -101,8 +101,9 @@ fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
 
 /// The topology of a camber synthetic dataset: each generated system is one scenario
 /// (`AHU__<scenario>`, `VAV1__<scenario>`, `CH__<scenario>` ...), so a terminal's air handler is
-/// the one air handler of its scenario, and a scenario's chillers are one plant,
-/// `PLANT__<scenario>` (chilled-water loops are not chillers and are left unnamed).
+/// the one air handler of its scenario, a scenario's chillers are one plant, `PLANT__<scenario>`
+/// (chilled-water loops are not chillers and are left unnamed), and the heat pumps of one scenario
+/// serve one room (`ROOM__<scenario>`).
 fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     let scenario = |equip: &str| equip.split_once("__").map(|(_, s)| s.to_string());
     let mut ahus: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
@@ -124,6 +125,21 @@ fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     for p in points.iter().filter(|p| chiller(&p.equip_class)) {
         if let Some(s) = scenario(&p.equip) {
             parents.insert(p.equip.clone(), json!(format!("PLANT__{s}")));
+        }
+    }
+    // heat pumps of one scenario serve one room
+    let mut pumps: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
+    for p in points.iter().filter(|p| family_of(&p.equip_class) == Some("heat_pump")) {
+        if let Some(s) = scenario(&p.equip) {
+            let v = pumps.entry(s).or_default();
+            if !v.contains(&p.equip.as_str()) {
+                v.push(&p.equip);
+            }
+        }
+    }
+    for (s, units) in pumps.iter().filter(|(_, u)| u.len() > 1) {
+        for u in units {
+            parents.insert(u.to_string(), json!(format!("ROOM__{s}")));
         }
     }
     (!parents.is_empty()).then(|| json!({"parents": parents, "match": "exact"}))
@@ -267,19 +283,20 @@ mod tests {
     }
 
     #[test]
-    fn a_config_naming_rules_not_built_here_runs_the_rest_and_says_so() {
+    fn a_config_naming_the_reference_s_rules_runs_them() {
         let dir = tempfile::tempdir().unwrap();
         let rows = vec![(0i64, "AHU-1".to_string(), "AHU".to_string(), "supply_air_temp".to_string(), 55.0)];
         camber_store::fixture::write_facility(dir.path(), "hq", &rows, json!({"state": "active"})).unwrap();
         let store = StoreDir::open(dir.path()).unwrap();
         let file = dir.path().join("hq.json");
-        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "boiler_short_cycle"]}"#)
+        std::fs::write(&file, r#"{"source": {"facility_id": "hq"}, "rules": ["leaking_valve", "chiller_staging"]}"#)
             .unwrap();
         let configs = RunConfigs::load(&[file]).unwrap();
         let out = run_config_for(&configs, &store, "hq", 0.5).unwrap();
         assert_eq!(out["source"], "caller");
         let banners = out["banners"].to_string();
-        assert!(banners.contains("has not built, which did not run: boiler_short_cycle"), "{banners}");
+        // the reference's rules are all built here: nothing is left out
+        assert!(!banners.contains("has not built"), "{banners}");
         // a name neither tool has is still refused at startup
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"rules": ["filter_fooling"]}"#).unwrap();
@@ -311,6 +328,9 @@ mod tests {
         let plant = [q("CH__a", "CHILLER", "power"), q("TOWER__a", "COOLING_TOWER", "oat")];
         assert_eq!(synthetic_shared_oat(&plant), Some(json!({"equip": "TOWER__a", "role": "oat"})));
         assert_eq!(synthetic_shared_oat(&[q("AHU__a", "AHU", "oat"), q("VAV1__a", "VAV", "x")]), None);
+        let room =
+            synthetic_topology(&[p("HPA__f", "HEAT_PUMP"), p("HPB__f", "HEAT_PUMP"), p("HP__g", "HEAT_PUMP")]).unwrap();
+        assert_eq!(room["parents"], json!({"HPA__f": "ROOM__f", "HPB__f": "ROOM__f"}));
     }
 
     #[test]

@@ -13,38 +13,24 @@
 //! deviation over the running samples is under 0.5 (its own units) is reported as flat; it does
 //! not change the severity.
 //!
+//! The speeds are read with [`crate::pump_speed`], as `hw_pump_dp_reset` reads its pump's.
+//!
 //! Unlike the reference, the shares and percentiles are of time (each sample weighs the time it
 //! stands for), and a speed trended as a 0-1 fraction is read as a percentage.
 
 use std::collections::BTreeMap;
 
-use crate::chiller::by_status;
-use crate::engine::{
-    as_percent, round2, weighted_quantile, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule,
-    RuleSpec, Severity,
-};
+use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamValue, Params, Rule, RuleSpec, Severity};
+use crate::pump_speed::{analyze, Band, NEAR_FULL_PCT};
+use crate::rules::hw_pump_dp_reset::{floor_tol_param, near_min_param};
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
 
-/// A speed above this (%) runs.
-const RUN_PCT: f64 = 5.0;
-/// At or above this speed (%) is near full.
-const NEAR_FULL_PCT: f64 = 90.0;
 /// Shares of running time near full (%) that warn and fault; near the minimum, that warns.
 const FULL_WARN_PCT: f64 = 30.0;
 const FULL_FAULT_PCT: f64 = 60.0;
 const MIN_WARN_PCT: f64 = 50.0;
-/// The near-minimum band "auto" never goes below (and falls back to without a floor).
-const DEFAULT_NEAR_MIN_PCT: f64 = 25.0;
-/// A floor is a plateau: this share of running time within the tolerance of it, the 90th
-/// percentile this many points above it.
-const FLOOR_SHARE: f64 = 0.10;
-const FLOOR_SPREAD_PCT: f64 = 20.0;
-/// A setpoint whose standard deviation is under this (its units) is flat.
-const DP_SP_FLAT_STD: f64 = 0.5;
-/// Fewest running samples with a setpoint to judge its reset.
-const MIN_SP_SAMPLES: usize = 10;
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -59,23 +45,11 @@ pub fn spec() -> RuleSpec {
             needs_gating: false,
         },
         params: vec![
-            ParamSpec {
-                name: "near_min_pct",
-                default: ParamValue::Choice("auto".into()),
-                unit: "% speed, or \"auto\"",
-                range: Some((10.0, 60.0)),
-                choices: &["auto"],
-                basis: "a drive's minimum speed is its own: \"auto\" learns it from the pile-up of running speeds at the bottom rather than assume 25 %",
-                calibrate: "Read the drive's minimum speed from the VFD parameters or the sequence and set this a point or two above it, or look for the pile-up at the bottom of a histogram of the running speed. \"auto\" counts a speed at or below the larger of 25 % and the learned floor plus floor_tol_pct (25 % when no floor shows); the finding reports the band it used.",
-            },
-            ParamSpec::number(
-                "floor_tol_pct",
-                1.0,
-                "% speed",
-                (0.1, 5.0),
-                "a drive parked at its minimum reads within about a point of it",
-                "Look at the spread of the speed readings while the pump sits at its minimum (trend resolution, rounding) and set this just wider. Used only with near_min_pct \"auto\".",
+            near_min_param(
+                ParamValue::Choice("auto".into()),
+                "a drive's minimum speed is its own: \"auto\" learns it from the pile-up of running speeds at the bottom rather than assume 25 %",
             ),
+            floor_tol_param(),
         ],
         judged_basis: "samples with the pumps running (their status, and a speed above 5 %)",
     }
@@ -83,52 +57,28 @@ pub fn spec() -> RuleSpec {
 
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let speed = as_percent(frame.required("chw_pump_speed"));
-    let weights = frame.weights_hours();
-    let status = frame.col("pump_status").and_then(by_status);
+    let near_min = match params.word(spec, "near_min_pct") {
+        Some(_) => None,
+        None => Some(params.number(spec, "near_min_pct")),
+    };
+    let tol = params.number(spec, "floor_tol_pct");
     let mut caveats = Vec::new();
-    let mut parked = 0usize;
-    if let Some(on) = &status {
-        parked = (0..frame.len()).filter(|&i| !on[i] && speed[i] > RUN_PCT).count();
-        if parked > 0 {
-            caveats.push(format!(
-                "{parked} samples read a speed above 5 % while the pump status says stopped (a parked speed point): judged as stopped"
-            ));
+    let Some(p) = analyze(frame, "chw_pump_speed", "chw_diff_press_sp", near_min, tol) else {
+        if frame.col("pump_status").is_none() {
+            caveats.push(NO_STATUS_CAVEAT.to_string());
         }
-    } else {
-        caveats.push("no pump run status (pump_status) mapped: running is read from speed above 5 %, so hours a stopped pump's speed point holds its last value cannot be ruled out and would count as running".into());
-    }
-    let running: Vec<usize> =
-        (0..frame.len()).filter(|&i| speed[i] > RUN_PCT && status.as_ref().is_none_or(|on| on[i])).collect();
-    if running.is_empty() {
         return Outcome::Findings(vec![
             Finding::not_judged(spec, "the pumps never ran (speed above 5 %)").with_caveats(caveats)
         ]);
+    };
+    match p.n_parked {
+        None => caveats.push(NO_STATUS_CAVEAT.to_string()),
+        Some(k) if k > 0 => caveats.push(format!(
+            "{k} samples read a speed above 5 % while the pump status says stopped (a parked speed point): judged as stopped"
+        )),
+        Some(_) => {}
     }
-    let hours: f64 = running.iter().map(|&i| weights[i]).sum();
-    let share = |f: &dyn Fn(f64) -> bool| {
-        // + 0.0: an empty float sum is -0.0, which would print as "-0"
-        100.0 * running.iter().filter(|&&i| f(speed[i])).map(|&i| weights[i]).sum::<f64>() / hours + 0.0
-    };
-    let pairs = || running.iter().map(|&i| (speed[i], weights[i])).collect::<Vec<_>>();
-    let median = weighted_quantile(&mut pairs(), 0.5);
-    let pct_full = share(&|s| s >= NEAR_FULL_PCT);
-    let tol = params.number(spec, "floor_tol_pct");
-    let (band, source, floor) = match params.word(spec, "near_min_pct") {
-        Some(_) => {
-            // a plateau at the bottom of the running speeds
-            let f = weighted_quantile(&mut pairs(), 0.02);
-            let at = share(&|s| (s - f).abs() <= tol + 1e-9) / 100.0;
-            let p90 = weighted_quantile(&mut pairs(), 0.9);
-            if at >= FLOOR_SHARE && p90 >= f + FLOOR_SPREAD_PCT {
-                (DEFAULT_NEAR_MIN_PCT.max(f + tol), "learned", Some(f))
-            } else {
-                (DEFAULT_NEAR_MIN_PCT, "default", None)
-            }
-        }
-        None => (params.number(spec, "near_min_pct"), "fixed", None),
-    };
-    let pct_min = share(&|s| s <= band + 1e-9);
+    let (pct_full, pct_min) = (p.near_full_pct, p.near_min_pct);
     let severity = if pct_full + 1e-9 >= FULL_FAULT_PCT {
         Severity::Fault
     } else if pct_full + 1e-9 >= FULL_WARN_PCT || pct_min + 1e-9 >= MIN_WARN_PCT {
@@ -136,77 +86,71 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         Severity::Ok
     };
-    // the differential-pressure setpoint the pumps ran against
     let mut metrics = BTreeMap::new();
-    let reset_note = match frame.col("chw_diff_press_sp") {
-        Some(sp) => {
-            let v: Vec<(f64, f64)> = running.iter().filter(|&&i| sp[i] > 0.0).map(|&i| (sp[i], weights[i])).collect();
-            if v.len() >= MIN_SP_SAMPLES {
-                let w: f64 = v.iter().map(|p| p.1).sum();
-                let mean = v.iter().map(|p| p.0 * p.1).sum::<f64>() / w;
-                let std = (v.iter().map(|p| p.1 * (p.0 - mean) * (p.0 - mean)).sum::<f64>() / w).sqrt();
-                let med = weighted_quantile(&mut v.clone(), 0.5);
-                let reset = std + 1e-9 >= DP_SP_FLAT_STD;
-                metrics.insert("median_dp_sp".into(), round2(med));
-                metrics.insert("dp_sp_std".into(), round2(std));
-                metrics.insert("dp_sp_reset_present".into(), f64::from(u8::from(reset)));
-                if reset {
-                    "the differential-pressure setpoint is reset".to_string()
-                } else {
-                    format!("the differential-pressure setpoint is flat at {med:.1}")
-                }
+    let reset_note = match (p.dp_sp_reset, p.median_dp_sp) {
+        (Some(reset), Some(med)) => {
+            metrics.insert("median_dp_sp".into(), round2(med));
+            metrics.insert("dp_sp_reset_present".into(), f64::from(u8::from(reset)));
+            if reset {
+                "the differential-pressure setpoint is reset".to_string()
             } else {
-                caveats.push(
-                    "the differential-pressure reset was not evaluated: too few running samples with a setpoint".into(),
-                );
-                "the setpoint reset was not evaluated".to_string()
+                format!("the differential-pressure setpoint is flat at {med:.1}")
             }
         }
-        None => {
-            caveats.push("the differential-pressure reset was not evaluated: no setpoint (chw_diff_press_sp)".into());
+        _ => {
+            caveats.push(if frame.col("chw_diff_press_sp").is_some() {
+                "the differential-pressure reset was not evaluated: too few running samples with a setpoint".to_string()
+            } else {
+                "the differential-pressure reset was not evaluated: no setpoint (chw_diff_press_sp)".to_string()
+            });
             "the setpoint reset was not evaluated".to_string()
         }
     };
-    metrics.insert("median_speed_pct".into(), round2(median));
+    metrics.insert("median_speed_pct".into(), round2(p.median_speed_pct));
     metrics.insert("pct_running_near_full".into(), round2(pct_full));
     metrics.insert("pct_running_near_min".into(), round2(pct_min));
-    metrics.insert("near_min_band_pct".into(), round2(band));
-    if let Some(f) = floor {
+    metrics.insert("near_min_band_pct".into(), round2(p.band_pct));
+    if let Some(f) = p.vfd_floor_pct {
         metrics.insert("vfd_floor_pct".into(), round2(f));
     }
-    metrics.insert("n_running".into(), running.len() as f64);
-    metrics.insert("running_hours".into(), round2(hours));
-    if status.is_some() {
-        metrics.insert("n_stopped_speed_above_run".into(), parked as f64);
+    metrics.insert("n_running".into(), p.running.len() as f64);
+    metrics.insert("running_hours".into(), round2(p.running_hours));
+    if let Some(k) = p.n_parked {
+        metrics.insert("n_stopped_speed_above_run".into(), k as f64);
     }
-    let floor_note = match (source, floor) {
-        ("learned", Some(f)) => format!(", learned drive floor {f:.1} %"),
-        ("default", _) => ", no drive floor plateau found".to_string(),
+    let floor_note = match (p.band, p.vfd_floor_pct) {
+        (Band::Learned, Some(f)) => format!(", learned drive floor {f:.1} %"),
+        (Band::Default, _) => ", no drive floor plateau found".to_string(),
         _ => String::new(),
     };
     let summary = format!(
-        "pump median speed {median:.0} %, {pct_full:.0} % of running time near full and {pct_min:.0} % near the minimum (at or below {band:.1} %{floor_note}); {reset_note}"
+        "pump median speed {:.0} %, {pct_full:.0} % of running time at {NEAR_FULL_PCT:.0} % or more and {pct_min:.0} % near the minimum (at or below {:.1} %{floor_note}); {reset_note}",
+        p.median_speed_pct, p.band_pct
     );
-    let flagged: Vec<u32> = running
-        .iter()
-        .copied()
-        .filter(|&i| {
-            (pct_full + 1e-9 >= FULL_WARN_PCT && speed[i] >= NEAR_FULL_PCT)
-                || (pct_min + 1e-9 >= MIN_WARN_PCT && speed[i] <= band + 1e-9)
-        })
-        .map(|i| i as u32)
-        .collect();
+    let mut flagged = Vec::new();
+    if pct_full + 1e-9 >= FULL_WARN_PCT {
+        flagged.extend(&p.near_full);
+    }
+    if pct_min + 1e-9 >= MIN_WARN_PCT {
+        flagged.extend(&p.near_min);
+    }
+    flagged.sort_unstable();
+    flagged.dedup();
     Outcome::Findings(vec![Finding::new(spec, severity, summary)
         .with_caveats(caveats)
         .with_metrics(metrics)
         .with_flagged(flagged)
-        .with_judged(running.len())])
+        .with_judged(p.running.len())])
 }
+
+/// The caveat of a run read from the speed alone.
+const NO_STATUS_CAVEAT: &str = "no pump run status (pump_status) mapped: running is read from speed above 5 %, so hours a stopped pump's speed point holds its last value cannot be ruled out and would count as running";
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::testing::{every, numbers, outcome, run, shuffled_with_duplicates, with, H, MINUTE, MONDAY};
+    use crate::engine::ParamValue;
 
     /// A week at 15 minutes: the pumps on 6:00-18:00 by their status at `speed(hour)`, parked at
     /// `parked` % when stopped; a setpoint of `sp(hour)` psi.

@@ -5,6 +5,8 @@
 
 pub mod actuator_stuck;
 pub mod airflow_tracking;
+pub mod boiler_short_cycle;
+pub mod boiler_summer_lockout;
 pub mod chiller_approach_fouling;
 pub mod chiller_efficiency;
 pub mod chiller_staging;
@@ -17,6 +19,8 @@ pub mod co2_ventilation_system;
 pub mod cohort;
 pub mod cohort_airflow;
 pub mod cohort_space_temp;
+pub mod compressor_short_cycle;
+pub mod compressor_staging;
 pub mod condenser_bypass_leak;
 pub mod condenser_water_reset;
 pub mod control_hunting;
@@ -24,11 +28,19 @@ pub mod cooling_tower_approach;
 pub mod damper_census;
 pub mod dcv_system_verification;
 pub mod dcv_verification;
+pub mod dx_indoor_airflow;
 pub mod dx_refrigerant_charge;
 pub mod economizer_high_limit;
 pub mod filter_fouling;
 pub mod free_cooling_missed;
 pub mod g36_afdd;
+pub mod heatpump_defrost;
+pub mod hp_capacity_shortfall;
+pub mod hp_mode_vs_need;
+pub mod hp_room_imbalance;
+pub mod hw_plant_deltat;
+pub mod hw_pump_dp_reset;
+pub mod hw_pump_summer_lockout;
 pub mod leaking_valve;
 pub mod night_weekend_setback;
 pub mod outdoor_air_fraction;
@@ -42,6 +54,7 @@ pub mod sat_cohort_starvation;
 pub mod sat_reset_effectiveness;
 pub mod sat_rogue_zone_census;
 pub mod simultaneous_heat_cool;
+pub mod source_loop_deltat;
 pub mod static_cohort_starvation;
 pub mod static_pressure_reset;
 pub mod static_reset_effectiveness;
@@ -60,6 +73,8 @@ pub fn all() -> Vec<Rule> {
     vec![
         actuator_stuck::RULE,
         airflow_tracking::RULE,
+        boiler_short_cycle::RULE,
+        boiler_summer_lockout::RULE,
         chiller_approach_fouling::RULE,
         chiller_efficiency::RULE,
         chiller_staging::RULE,
@@ -71,6 +86,8 @@ pub fn all() -> Vec<Rule> {
         co2_ventilation_system::RULE,
         cohort_airflow::RULE,
         cohort_space_temp::RULE,
+        compressor_short_cycle::RULE,
+        compressor_staging::RULE,
         condenser_bypass_leak::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
@@ -78,11 +95,19 @@ pub fn all() -> Vec<Rule> {
         damper_census::RULE,
         dcv_system_verification::RULE,
         dcv_verification::RULE,
+        dx_indoor_airflow::RULE,
         dx_refrigerant_charge::RULE,
         economizer_high_limit::RULE,
         filter_fouling::RULE,
         free_cooling_missed::RULE,
         g36_afdd::RULE,
+        heatpump_defrost::RULE,
+        hp_capacity_shortfall::RULE,
+        hp_mode_vs_need::RULE,
+        hp_room_imbalance::RULE,
+        hw_plant_deltat::RULE,
+        hw_pump_dp_reset::RULE,
+        hw_pump_summer_lockout::RULE,
         leaking_valve::RULE,
         night_weekend_setback::RULE,
         outdoor_air_fraction::RULE,
@@ -95,6 +120,7 @@ pub fn all() -> Vec<Rule> {
         sat_reset_effectiveness::RULE,
         sat_rogue_zone_census::RULE,
         simultaneous_heat_cool::RULE,
+        source_loop_deltat::RULE,
         static_cohort_starvation::RULE,
         static_pressure_reset::RULE,
         static_reset_effectiveness::RULE,
@@ -125,8 +151,11 @@ mod tests {
                 "co2_ventilation",
                 "co2_ventilation_system",
                 "cohort_space_temp",
+                "compressor_short_cycle",
+                "compressor_staging",
                 "dcv_system_verification",
                 "filter_fouling",
+                "heatpump_defrost",
                 "overcooling_severity",
                 "unmet_setpoint_hours",
             ];

@@ -5,21 +5,27 @@
 //! together on their merged timestamps, each held for the time its sample stands for. A chiller
 //! runs by its status, else its power above `run_frac` of its 95th-percentile draw (or above
 //! `min_power_kw`, as [`super::chiller_staging`] reads it); its load is its power while running.
-//! An instant is over-staged when two or more chillers run and their total power would fit in one
-//! fewer: `total <= (running - 1) x capacity x redundancy_ceiling`, the capacity the declared
-//! `capacity_kw` (one figure, or one per chiller keyed by equipment patterns) else each chiller's
-//! 95th-percentile running power, the plant's the median of its chillers'. The share of the time
+//! An instant is over-staged when two or more chillers run and their total load would fit in one
+//! fewer: `total <= (running - 1) x capacity x redundancy_ceiling`, the plant's capacity the
+//! median of its chillers'. A chiller's load and capacity are its power and the declared
+//! `capacity_kw` (one figure, or one per chiller keyed by equipment patterns); with none declared,
+//! the cooling it makes (tons from its chilled-water flow and temperatures) and its capacity rated
+//! from its design flow (the 95th percentile of its running flow at the AHRI rating's 2.4 gpm a
+//! ton) where every chiller of the plant trends them, else its power and its own 95th-percentile
+//! running power (which reads low on a plant that never loads a chiller fully). The share of the time
 //! two or more run that is over-staged warns from 20 % and faults from 50 %; the finding names
 //! the chillers that ran in the over-staged hours, the most hours first. Chilled-water loops
 //! (`CHW_LOOP`, `SECLOOP`: their power is their pumps') are left out and counted.
 //!
 //! Unlike the reference, which pools every chiller it is given on one clock, the chillers are
-//! grouped by plant, shares and hours are of time, and a warn or fault names the chillers it
+//! grouped by plant, shares and hours are of time, an undeclared capacity is rated from the design
+//! flow where the flows are trended (the reference reads the observed power, whose understatement
+//! hides an over-staged plant's low part load), and a warn or fault names the chillers it
 //! implicates (`equips`), so a label on a chiller can be scored.
 
 use std::collections::BTreeMap;
 
-use crate::chiller::{by_status, is_chw_loop, p95_positive};
+use crate::chiller::{by_status, is_chw_loop, p95_positive, tons};
 use crate::economizer::percentile;
 use crate::engine::{
     median, round2, weighted_quantile, Finding, Frame, Inputs, ParamSpec, Params, Rule, RuleSpec, Severity,
@@ -43,7 +49,7 @@ pub fn spec() -> RuleSpec {
         families: &["chw_plant"],
         inputs: Inputs {
             required: &["power"],
-            optional: &["compressor_status"],
+            optional: &["compressor_status", "chw_flow", "chw_supply_temp", "chw_return_temp"],
             gating: &[],
             one_of: &[],
             needs_gating: false,
@@ -62,7 +68,7 @@ pub fn spec() -> RuleSpec {
                 f64::NAN,
                 "kW (one number, or {equip: kW})",
                 (10.0, 5000.0),
-                "unset, each chiller's capacity is its own 95th-percentile running power; a declared full-load power is a site input, not a threshold",
+                "unset, a chiller's capacity is rated from its design evaporator flow (2.4 gpm a ton, the AHRI rating) against the cooling it makes where the plant's flows and temperatures are trended, else its own 95th-percentile running power (which reads low on a plant that never loads a chiller fully); a declared full-load power is a site input, not a threshold",
                 "Enter each chiller's full-load electric power from its nameplate, selection or start-up report: one number for equal chillers, or one per chiller keyed by equipment patterns ({\"CH-1\": 450, \"CH-2\": 300}); a chiller no pattern names keeps its observed figure.",
             ),
             min_power,
@@ -71,6 +77,10 @@ pub fn spec() -> RuleSpec {
         judged_basis: "instants with two or more of a plant's chillers running",
     }
 }
+
+/// A chiller's evaporator flow per ton of capacity at the AHRI 550/590 rating conditions (a
+/// 10 °F delta-T): its design flow says what it was selected to carry.
+pub const RATED_GPM_PER_TON: f64 = 2.4;
 
 /// One chiller of a group, read on the fleet's axis.
 struct Chiller {
@@ -81,6 +91,24 @@ struct Chiller {
     capacity: f64,
     declared: bool,
     status: bool,
+    /// With its chilled-water flow and both temperatures: the cooling it makes where it runs
+    /// (tons, 0 elsewhere) and its capacity rated from its design flow.
+    tons: Option<(Vec<f64>, f64)>,
+}
+
+/// The cooling a chiller makes on its own samples where it runs (tons, 0 where it does not),
+/// and its rated capacity: the 95th percentile of its running flow at [`RATED_GPM_PER_TON`].
+/// `None` without the flow and both temperatures, or with no running flow.
+fn tons_of(f: &Frame, on: &[bool]) -> Option<(Vec<f64>, f64)> {
+    let (flow, chwr, chws) = (f.col("chw_flow")?, f.col("chw_return_temp")?, f.col("chw_supply_temp")?);
+    let mut running: Vec<f64> = (0..f.len()).filter(|&i| on[i] && flow[i] > 0.0).map(|i| flow[i]).collect();
+    running.sort_by(f64::total_cmp);
+    let rated = percentile(&running, 95.0) / RATED_GPM_PER_TON;
+    if rated.is_nan() || rated <= 0.0 {
+        return None;
+    }
+    let t = (0..f.len()).map(|i| if on[i] { tons(flow[i], chwr[i], chws[i]).max(0.0) } else { 0.0 }).collect();
+    Some((t, rated))
 }
 
 /// A chiller's run and load on the fleet's axis, `None` when it has too few power samples or
@@ -130,7 +158,25 @@ fn read(spec: &RuleSpec, fleet: &Fleet, member: usize, params: &Params) -> Optio
             }
         })
         .collect();
-    Some(Chiller { member, running, load, capacity, declared: !declared.is_nan(), status })
+    let tons = tons_of(f, &on_own).map(|(t, rated)| {
+        let held = fleet.hold(member, &t);
+        (
+            held.iter()
+                .zip(&running)
+                .map(|(t, r)| {
+                    if *r {
+                        *t
+                    } else if t.is_nan() {
+                        f64::NAN
+                    } else {
+                        0.0
+                    }
+                })
+                .collect(),
+            rated,
+        )
+    });
+    Some(Chiller { member, running, load, capacity, declared: !declared.is_nan(), status, tons })
 }
 
 /// Judge the fleet, one finding per plant (group) with chillers.
@@ -183,15 +229,28 @@ fn judge(
         f.caveats.extend(caveats);
         return FleetFinding { group, finding: f, equips: Vec::new() };
     }
-    let mut caps: Vec<f64> = chillers.iter().map(|c| c.capacity).collect();
-    let cap = median(&mut caps);
     let declared = chillers.iter().filter(|c| c.declared).count();
-    let capacity_source = match declared {
-        0 => "observed",
-        d if d == chillers.len() => "declared",
-        _ => "mixed",
+    // the basis: power against a declared or observed capacity, or, with nothing declared and
+    // every chiller's flow and temperatures trended, its cooling against its rated capacity
+    let rated = declared == 0 && chillers.iter().all(|c| c.tons.is_some());
+    let mut caps: Vec<f64> = if rated {
+        chillers.iter().filter_map(|c| c.tons.as_ref().map(|t| t.1)).collect()
+    } else {
+        chillers.iter().map(|c| c.capacity).collect()
     };
-    if declared < chillers.len() {
+    let cap = median(&mut caps);
+    let (unit, capacity_source) = match declared {
+        _ if rated => ("tons", "rated from its design flow"),
+        0 => ("kW", "observed"),
+        d if d == chillers.len() => ("kW", "declared"),
+        _ => ("kW", "mixed"),
+    };
+    let load_of = |c: &Chiller, i: usize| if rated { c.tons.as_ref().map_or(f64::NAN, |t| t.0[i]) } else { c.load[i] };
+    if rated {
+        caveats.push(format!(
+            "no capacity_kw declared: each chiller's capacity ({cap:.0} tons) is its design evaporator flow at the AHRI rating of 2.4 gpm a ton (a 10 °F delta-T) and its load the cooling it makes; a chiller selected for a wider delta-T carries more, and a plant staging chillers for flow (low delta-T coils) reads as over-staged here: declare capacity_kw to judge on power"
+        ));
+    } else if declared < chillers.len() {
         caveats.push(format!(
             "the chillers' capacity ({cap:.0} kW) is read from their own 95th-percentile running power{}: a plant that never loads a chiller fully (an over-staged one) reads a low capacity and understates its over-staging; declare capacity_kw",
             if declared > 0 { " for some of them" } else { "" }
@@ -225,7 +284,7 @@ fn judge(
         }
         n_multi += 1;
         multi_h += w[k];
-        let total: f64 = chillers.iter().filter(|c| c.running[i]).map(|c| c.load[i]).filter(|v| !v.is_nan()).sum();
+        let total: f64 = chillers.iter().filter(|c| c.running[i]).map(|c| load_of(c, i)).filter(|v| !v.is_nan()).sum();
         // a hair of tolerance: a load of exactly the limit is over-staged
         if total <= (n - 1) as f64 * cap * ceiling + 1e-9 {
             over_h += w[k];
@@ -254,8 +313,12 @@ fn judge(
     metrics.insert("overstaged_hours".into(), round2(over_h));
     metrics.insert("pct_overstaged".into(), round2(pct));
     metrics.insert("median_running_count".into(), round2(weighted_quantile(&mut counts, 0.5)).max(0.0));
-    metrics.insert("rep_capacity_kw".into(), round2(cap));
-    if declared < chillers.len() {
+    if rated {
+        metrics.insert("rep_capacity_tons".into(), round2(cap));
+    } else {
+        metrics.insert("rep_capacity_kw".into(), round2(cap));
+    }
+    if !rated && declared < chillers.len() {
         // the value an unset capacity_kw fell back to, as the finding's parameters report it
         metrics.insert("capacity_kw".into(), round2(cap));
     }
@@ -274,7 +337,7 @@ fn judge(
         format!("{} chillers never ran two at a time: no staging to judge, none over-staged", chillers.len())
     } else {
         format!(
-            "{} chillers: {pct:.0} % of the {multi_h:.0} h two or more ran ({over_h:.0} h) were over-staged, one fewer could have carried the load (capacity {cap:.0} kW each, {capacity_source}){}",
+            "{} chillers: {pct:.0} % of the {multi_h:.0} h two or more ran ({over_h:.0} h) were over-staged, one fewer could have carried the load (capacity {cap:.0} {unit} each, {capacity_source}){}",
             chillers.len(),
             if named.is_empty() { String::new() } else { format!("; {} could stage off", named.join(" or ")) }
         )
@@ -368,6 +431,71 @@ mod tests {
         let m = &observed[0].finding.metrics;
         assert_eq!(m["capacity_kw"], m["rep_capacity_kw"]);
         assert!(!bad[0].finding.metrics.contains_key("capacity_kw"));
+    }
+
+    /// A 300-ton chiller (720 gpm, the AHRI 2.4 gpm a ton) by `tons(hour)` while `on(hour)`:
+    /// its status, power, flow and loop temperatures.
+    fn metered(on: impl Fn(f64) -> bool, tons: impl Fn(f64) -> f64) -> Frame {
+        let n = 7 * 96;
+        let ts = every(MONDAY, 15 * MINUTE, n);
+        let hours: Vec<f64> = (0..n).map(|i| i as f64 / 4.0).collect();
+        let run: Vec<bool> = hours.iter().map(|&t| on(t)).collect();
+        let t: Vec<f64> = hours.iter().zip(&run).map(|(&h, &r)| if r { tons(h) } else { 0.0 }).collect();
+        Frame::from_rows(
+            &ts,
+            &[
+                ("compressor_status", run.iter().map(|r| f64::from(u8::from(*r))).collect()),
+                // kW per ton rises at part load, so power understates the part load
+                (
+                    "power",
+                    t.iter()
+                        .zip(&run)
+                        .map(|(t, r)| if *r { 15.0 + t * (0.55 + 0.25 * (1.0 - t / 300.0).powi(2)) } else { 2.0 })
+                        .collect(),
+                ),
+                ("chw_flow", run.iter().map(|r| if *r { 720.0 } else { 0.0 }).collect()),
+                ("chw_supply_temp", vec![44.0; n]),
+                ("chw_return_temp", t.iter().map(|t| 44.0 + 24.0 * t / 720.0).collect()),
+            ],
+        )
+    }
+
+    #[test]
+    fn with_flows_trended_the_capacity_is_rated_from_the_design_flow() {
+        // a plant peaking at 400 tons: both chillers always on, sharing it; on observed power
+        // each reads about 200 tons of capacity, and less of the time looks over-staged
+        let plant = |t: f64| 120.0 + 280.0 * (1.0 - ((t % 24.0 - 15.0) / 9.0).powi(2)).max(0.0);
+        let both = [
+            ("CH1", "CHILLER", None, metered(day, |t| plant(t) / 2.0)),
+            ("CH2", "CHILLER", None, metered(day, |t| plant(t) / 2.0)),
+        ];
+        let f = &judge_all(&both, &Params::default())[0];
+        assert_eq!(f.finding.metrics["rep_capacity_tons"], 300.0, "{:?}", f.finding.metrics);
+        // the morning and evening quarter of the two-chiller time fits in one: a warning
+        assert_eq!(f.finding.severity, Severity::Warn, "{}", f.finding.summary);
+        let rated_pct = f.finding.metrics["pct_overstaged"];
+        assert_eq!(f.equips, ["CH1", "CH2"]);
+        assert!(f.finding.caveats.iter().any(|c| c.contains("2.4 gpm a ton")), "{:?}", f.finding.caveats);
+        assert!(!f.finding.metrics.contains_key("capacity_kw"));
+        // the same plant staged: the lag on only above 270 tons, so two run only when needed
+        let staged = [
+            ("CH1", "CHILLER", None, metered(day, |t| if plant(t) > 270.0 { plant(t) / 2.0 } else { plant(t) })),
+            ("CH2", "CHILLER", None, metered(|t| day(t) && plant(t) > 270.0, |t| plant(t) / 2.0)),
+        ];
+        let f = &judge_all(&staged, &Params::default())[0];
+        assert_eq!(f.finding.severity, Severity::Ok, "{}", f.finding.summary);
+        // a declared capacity judges on power instead
+        let p = numbers(&[("capacity_kw", 400.0)]);
+        let f = &judge_all(&both, &p)[0];
+        assert!(
+            f.finding.metrics.contains_key("rep_capacity_kw") && !f.finding.metrics.contains_key("rep_capacity_tons")
+        );
+        // one chiller without a flow: the plant falls back to the observed power
+        let mut mixed = both.clone();
+        mixed[1].3.cols.remove("chw_flow");
+        let f = &judge_all(&mixed, &Params::default())[0];
+        assert!(f.finding.metrics.contains_key("capacity_kw"), "{:?}", f.finding.metrics);
+        assert!(f.finding.metrics["pct_overstaged"] < rated_pct, "{:?}", f.finding.metrics);
     }
 
     #[test]

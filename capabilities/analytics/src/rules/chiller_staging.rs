@@ -267,8 +267,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     flagged.sort_unstable();
     flagged.dedup();
+    // a rate under one a day in hundredths, so a chiller that started once reads 0.05, not 0.0
+    let rate = if starts_per_day < 1.0 { format!("{starts_per_day:.2}") } else { format!("{starts_per_day:.1}") };
     let summary = format!(
-        "{starts_per_day:.1} starts a day (warn at {max_starts:.0}), running {:.0} % of the time ({} gate){load_note}",
+        "{rate} starts a day (warn at {max_starts:.0}), running {:.0} % of the time ({} gate){load_note}",
         c.runtime_pct,
         running.source.name()
     );

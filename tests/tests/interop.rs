@@ -187,6 +187,67 @@ fn a_store_the_reference_writes_is_served_by_camber() {
 }
 
 #[test]
+fn the_reference_s_chilled_water_plants_are_found_with_no_false_alarm() {
+    // the reference generates and ingests its two chilled-water datasets; camber runs their
+    // packaged templates (the multi plant's with chiller_staging_fleet added, each scenario's
+    // chillers one plant) and every labelled fault the rules can see is found, no healthy unit
+    // flagged
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let data = dir.path().join("data");
+    for id in ["synthetic-chw-plant-staging", "synthetic-chw-plant-multi"] {
+        reference(&["write", store.to_str().unwrap(), data.to_str().unwrap(), id]);
+    }
+    let entries: Value =
+        serde_json::from_str(&std::fs::read_to_string(store.join("_facilities.json")).unwrap()).unwrap();
+    for (id, unseen) in [
+        ("synthetic-chw-plant-staging", &[][..]),
+        // a tower holding its setpoint by fan effort shows only to the drift detectors
+        ("synthetic-chw-plant-multi", &["TOWER__tower_controlled"][..]),
+    ] {
+        let fid = format!("ds-{id}");
+        let ctx = CallContext::new(&store, [fid.clone()]);
+        let ours = full_registry().call("rule_run", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap();
+        let findings = ours.data["findings"].as_array().unwrap();
+        let fired = |equip: &str| -> Vec<String> {
+            findings
+                .iter()
+                .filter(|f| f["severity"] == "warn" || f["severity"] == "fault")
+                .filter(|f| f["equip"] == equip || f["equips"].as_array().is_some_and(|e| e.iter().any(|x| x == equip)))
+                .map(|f| f["rule"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let labels = entries[&fid]["dataset"]["labels"].as_object().unwrap();
+        let mut missed = Vec::new();
+        for (equip, label) in labels {
+            let rules = fired(equip);
+            match label.as_str().unwrap_or("") {
+                "" => assert!(rules.is_empty(), "{id}: {equip} is healthy but {rules:?} fired"),
+                l if !rules.is_empty() => eprintln!("{id}: {equip} ({l}) found by {rules:?}"),
+                _ => missed.push(equip.as_str()),
+            }
+        }
+        assert_eq!(missed, unseen, "{id}");
+    }
+    // the over-staged plant's two chillers, named by the fleet rule
+    let fid = "ds-synthetic-chw-plant-multi";
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let d = full_registry()
+        .call(
+            "finding_detail",
+            &json!({"facility_id": fid, "finding_id": "chiller_staging_fleet@<fleet:PLANT__over_staged>"}),
+            &ctx,
+        )
+        .unwrap();
+    assert!(d.data["severity"] == "warn" || d.data["severity"] == "fault", "{}", d.data);
+    let ours = full_registry()
+        .call("rule_run", &json!({"facility_id": fid, "rules": ["chiller_staging_fleet"]}), &ctx)
+        .unwrap();
+    let f = ours.data["findings"].as_array().unwrap().iter().find(|f| f["group"] == "PLANT__over_staged").unwrap();
+    assert_eq!(f["equips"], json!(["CH1__over_staged", "CH2__over_staged"]));
+}
+
+#[test]
 fn the_references_heat_pump_building_is_diagnosed_unit_by_unit() {
     // the reference's synthetic-heat-pump with its template (packaged here): each labelled unit
     // found by the rule its label targets, the room fight by hp_room_imbalance (the reference's

@@ -102,16 +102,7 @@ pub struct RunConfig {
 /// engine has not built yet. A config written for the reference may name them: they are left
 /// out of the run with a banner instead of refusing the config; any other unknown id is a
 /// mistake and refused.
-pub const REFERENCE_ONLY_RULES: &[&str] = &[
-    "chiller_approach_fouling",
-    "chiller_efficiency",
-    "chiller_staging",
-    "chiller_staging_fleet",
-    "chw_plant_reset",
-    "chw_pump_dp_reset",
-    "chw_supply_tracking",
-    "condenser_bypass_leak",
-];
+pub const REFERENCE_ONLY_RULES: &[&str] = &[];
 
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.
 pub fn parse_duration(s: &str) -> Option<i64> {
@@ -143,6 +134,10 @@ pub fn param_from_json(spec: &RuleSpec, name: &str, v: &Value) -> Result<ParamVa
         (ParamValue::Flag(_), Value::Bool(b)) => ParamValue::Flag(Some(*b)),
         (ParamValue::Flag(_), Value::Null) => ParamValue::Flag(None),
         (ParamValue::Choice(_), Value::String(s)) => ParamValue::Choice(s.clone()),
+        // a number whose default is one of its words ("auto"), given a number
+        (ParamValue::Choice(_), Value::Number(n)) if p.range.is_some() => {
+            ParamValue::Number(n.as_f64().ok_or_else(wrong)?)
+        }
         // null unsets a choice whose default is unset (the check refuses it for any other)
         (ParamValue::Choice(_), Value::Null) => ParamValue::Choice(String::new()),
         (ParamValue::Names(_), Value::Array(a)) => ParamValue::Names(
@@ -514,9 +509,11 @@ mod tests {
         assert!(e(json!({"rules": "leaking_valve"})).contains("write [\"leaking_valve\"]"));
         assert!(e(json!({"rules": ["leaky_valve"]})).contains("unknown rule 'leaky_valve'"));
         assert!(e(json!({"rules": ["pump_flow_drift"]})).contains("is a drift detector"));
-        // a rule of the reference not built here is left out, not refused
-        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "chiller_staging", "params": {"x": 1}}], "parameters": {"chw_plant_reset": {"y": 2}}})).unwrap();
-        assert_eq!((c.rules.len(), c.not_built.clone()), (1, vec!["chiller_staging".to_string()]));
+        // every rule of the reference is built here: a config naming one runs it
+        assert!(REFERENCE_ONLY_RULES.is_empty());
+        let c = RunConfig::from_value(&json!({"rules": ["leaking_valve", {"name": "chiller_staging", "params": {"max_starts_per_day": 8}}], "parameters": {"chw_plant_reset": {"design_deltaT_min_f": 9}}})).unwrap();
+        assert_eq!((c.rules.len(), c.not_built.len()), (2, 0));
+        assert!(e(json!({"rules": [{"name": "chiller_staging", "params": {"x": 1}}]})).contains("no parameter 'x'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"nope": 1}}]})).contains("no parameter 'nope'"));
         assert!(e(json!({"rules": [{"name": "leaking_valve", "params": {"occupied_only": 1}}]})).contains("wrong type"));
         assert!(e(json!({"resample": "fortnightly"})).contains("not a duration"));

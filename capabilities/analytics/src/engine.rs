@@ -72,8 +72,9 @@ impl Frame {
         if d.is_empty() {
             return None;
         }
-        d.sort_unstable();
-        Some(d[d.len() / 2])
+        // selection, not a sort: the same element in linear time
+        let mid = d.len() / 2;
+        Some(*d.select_nth_unstable(mid).1)
     }
 
     /// How long each sample stands for, in hours: the spacing to the next sample, capped at
@@ -566,6 +567,8 @@ impl Params {
                 }
                 // a number that may be one of its words instead ("auto")
                 (ParamValue::Choice(c), ParamValue::Number(_), _) if p.choices.contains(&c.as_str()) => {}
+                // a number whose default is one of its words (chw_pump_dp_reset's near_min_pct)
+                (ParamValue::Number(_), ParamValue::Choice(_), Some(_)) => {}
                 (ParamValue::Map(m), ParamValue::Map(_), _)
                     if m.keys().any(|n| !p.choices.contains(&n.as_str())) || m.values().any(|x| !x.is_finite()) =>
                 {

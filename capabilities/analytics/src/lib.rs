@@ -9,6 +9,7 @@
 
 #![deny(unsafe_code)]
 
+pub mod chiller;
 pub mod config;
 pub mod cycles;
 pub mod drift;

@@ -2,7 +2,8 @@
 //! time pinned near full speed (riding its curve: no differential-pressure reset, or a setpoint
 //! held too high, so the cube-law saving is lost) and near its minimum (a pump or setpoint larger
 //! than the loop needs), and whether the loop's differential-pressure setpoint is reset at all.
-//! Loop-agnostic: the hot-water pump rule reads it on its roles, a chilled-water one can on its.
+//! Loop-agnostic: `hw_pump_dp_reset` reads it on the hot-water roles, `chw_pump_dp_reset` on the
+//! chilled-water ones.
 //!
 //! Running comes from the run status where one is trended (`pump_status` as a duty: the samples
 //! the pump ran for most of, a missing reading not running), since a stopped pump's speed point

@@ -379,7 +379,9 @@ impl FleetRun<'_> {
         skipped: &mut Vec<Skip>,
     ) {
         let whole = fleet_name(None);
-        let params = &params.for_equip(&whole);
+        // the fleet's values, keeping the per-equipment overrides: a fleet rule reads a unit's own
+        // (a chiller's capacity) with `for_equip` on the member
+        let params = &Params { by_equip: params.by_equip.clone(), ..params.for_equip(&whole) };
         let known: Vec<&str> = self.frames.iter().map(|e| e.equip.as_str()).collect();
         let mut chosen: Vec<(&EquipFrame, Option<String>)> = Vec::new();
         let mut left_out: Vec<(String, f64)> = Vec::new();

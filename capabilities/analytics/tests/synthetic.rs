@@ -154,3 +154,35 @@ fn g36_boxes_reheat_and_overcooling() {
     assert_eq!(found, 4);
     eprintln!("{}", seen.join("\n"));
 }
+
+#[test]
+fn chilled_water_plant_chillers() {
+    let g = camber_synth::generate("synthetic-chw-plant", None).unwrap();
+    let mut seen = Vec::new();
+    for e in g.equipment.iter().filter(|e| e.equip_class == "CHILLER") {
+        let mut f = frame_of(&g, &e.equip);
+        // the building's outdoor temperature, as a run config's shared_oat gives it (the towers
+        // trend it)
+        let scenario = e.equip.split_once("__").unwrap().1;
+        let tower = frame_of(&g, &format!("TOWER__{scenario}"));
+        f = camber_analytics::run::with_shared(f, "oat", &tower.ts, &tower.cols["oat"]);
+        let got: Vec<(&str, Option<Severity>)> = [
+            "chiller_approach_fouling",
+            "chiller_efficiency",
+            "chiller_staging",
+            "chw_plant_reset",
+            "chw_supply_tracking",
+        ]
+        .iter()
+        .map(|r| (*r, verdict(r, &f)))
+        .collect();
+        seen.push(format!("{} [{}]: {got:?}", e.equip, e.label));
+        for (rule, v) in &got {
+            match (e.label.as_str(), *rule) {
+                ("no_chw_reset", "chw_plant_reset") => assert_eq!(*v, Some(Severity::Warn), "{}", seen.join("\n")),
+                _ => assert!(v.is_none_or(|v| v <= Severity::Info), "{rule}: {}", seen.join("\n")),
+            }
+        }
+    }
+    eprintln!("{}", seen.join("\n"));
+}

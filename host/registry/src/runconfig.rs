@@ -99,11 +99,11 @@ fn reference_template(dataset_id: &str, fid: &str) -> Option<Value> {
     Some(t)
 }
 
-/// The packaged run template of a camber synthetic dataset, on the facility's own classes and
-/// at the dataset's native interval.
 /// The topology of a camber synthetic dataset: each generated system is one scenario
-/// (`AHU__<scenario>`, `VAV1__<scenario>` ...), so a terminal's air handler is the one air handler
-/// of its scenario, and the heat pumps of one scenario serve one room (`ROOM__<scenario>`).
+/// (`AHU__<scenario>`, `VAV1__<scenario>`, `CH__<scenario>` ...), so a terminal's air handler is
+/// the one air handler of its scenario, a scenario's chillers are one plant, `PLANT__<scenario>`
+/// (chilled-water loops are not chillers and are left unnamed), and the heat pumps of one scenario
+/// serve one room (`ROOM__<scenario>`).
 fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     let scenario = |equip: &str| equip.split_once("__").map(|(_, s)| s.to_string());
     let mut ahus: std::collections::BTreeMap<String, Vec<&str>> = Default::default();
@@ -119,6 +119,12 @@ fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     for p in points.iter().filter(|p| family_of(&p.equip_class) == Some("terminal")) {
         if let Some([ahu]) = scenario(&p.equip).and_then(|s| ahus.get(&s)).map(Vec::as_slice) {
             parents.insert(p.equip.clone(), json!(ahu));
+        }
+    }
+    let chiller = |class: &str| family_of(class) == Some("chw_plant") && !camber_analytics::chiller::is_chw_loop(class);
+    for p in points.iter().filter(|p| chiller(&p.equip_class)) {
+        if let Some(s) = scenario(&p.equip) {
+            parents.insert(p.equip.clone(), json!(format!("PLANT__{s}")));
         }
     }
     // heat pumps of one scenario serve one room
@@ -139,6 +145,19 @@ fn synthetic_topology(points: &[camber_store::PointRow]) -> Option<Value> {
     (!parents.is_empty()).then(|| json!({"parents": parents, "match": "exact"}))
 }
 
+/// The outdoor temperature a camber synthetic dataset's template shares (`shared_oat`): every
+/// scenario of a dataset is generated in one weather, so where a chilled-water plant's units do
+/// not trend it (a chiller's reset is read against it) the first unit that does stands for the
+/// site.
+fn synthetic_shared_oat(points: &[camber_store::PointRow]) -> Option<Value> {
+    let has_oat = |equip: &str| points.iter().any(|p| p.equip == equip && p.role == "oat");
+    let wants = points.iter().any(|p| family_of(&p.equip_class) == Some("chw_plant") && !has_oat(&p.equip));
+    let source = points.iter().find(|p| p.role == "oat")?;
+    wants.then(|| json!({"equip": source.equip, "role": "oat"}))
+}
+
+/// The packaged run template of a camber synthetic dataset, on the facility's own classes and
+/// at the dataset's native interval.
 fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, classes: &[String]) -> Option<Value> {
     let info = camber_synth::datasets().into_iter().find(|d| d.id == dataset_id)?;
     let families: Vec<&str> = classes.iter().filter_map(|c| family_of(c)).collect();
@@ -213,6 +232,9 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
             if let Some(topology) = synthetic_topology(&points) {
                 t["topology"] = topology;
             }
+            if let Some(oat) = synthetic_shared_oat(&points) {
+                t["shared_oat"] = oat;
+            }
             t
         });
         if let Some(t) = synthetic.or_else(|| reference_template(id, fid)) {
@@ -261,7 +283,7 @@ mod tests {
     }
 
     #[test]
-    fn a_config_naming_rules_not_built_here_runs_the_rest_and_says_so() {
+    fn a_config_naming_the_reference_s_rules_runs_them() {
         let dir = tempfile::tempdir().unwrap();
         let rows = vec![(0i64, "AHU-1".to_string(), "AHU".to_string(), "supply_air_temp".to_string(), 55.0)];
         camber_store::fixture::write_facility(dir.path(), "hq", &rows, json!({"state": "active"})).unwrap();
@@ -273,7 +295,8 @@ mod tests {
         let out = run_config_for(&configs, &store, "hq", 0.5).unwrap();
         assert_eq!(out["source"], "caller");
         let banners = out["banners"].to_string();
-        assert!(banners.contains("has not built, which did not run: chiller_staging"), "{banners}");
+        // the reference's rules are all built here: nothing is left out
+        assert!(!banners.contains("has not built"), "{banners}");
         // a name neither tool has is still refused at startup
         let bad = dir.path().join("bad.json");
         std::fs::write(&bad, r#"{"rules": ["filter_fooling"]}"#).unwrap();
@@ -281,7 +304,7 @@ mod tests {
     }
 
     #[test]
-    fn a_synthetic_dataset_s_boxes_are_served_by_their_scenario_s_air_handler() {
+    fn a_synthetic_dataset_s_units_are_grouped_by_scenario() {
         let p = |equip: &str, class: &str| camber_store::PointRow {
             equip: equip.into(),
             equip_class: class.into(),
@@ -291,7 +314,20 @@ mod tests {
             [p("AHU__a", "AHU"), p("VAV1__a", "VAV"), p("VAV2__a", "VAV"), p("VAV1__b", "VAV"), p("AHU__a", "AHU")];
         let t = synthetic_topology(&points).unwrap();
         assert_eq!(t, json!({"parents": {"VAV1__a": "AHU__a", "VAV2__a": "AHU__a"}, "match": "exact"}));
-        assert!(synthetic_topology(&[p("CH__a", "CHILLER")]).is_none());
+        // a scenario's chillers are one plant; a chilled-water loop is not a chiller
+        let t =
+            synthetic_topology(&[p("CH1__a", "CHILLER"), p("CH2__a", "CHILLER"), p("SECLOOP__a", "CHW_LOOP")]).unwrap();
+        assert_eq!(t, json!({"parents": {"CH1__a": "PLANT__a", "CH2__a": "PLANT__a"}, "match": "exact"}));
+        assert!(synthetic_topology(&[p("TOWER__a", "COOLING_TOWER")]).is_none());
+        // a chiller without an outdoor temperature shares the site's, from the unit that trends it
+        let q = |equip: &str, class: &str, role: &str| camber_store::PointRow {
+            equip: equip.into(),
+            equip_class: class.into(),
+            role: role.into(),
+        };
+        let plant = [q("CH__a", "CHILLER", "power"), q("TOWER__a", "COOLING_TOWER", "oat")];
+        assert_eq!(synthetic_shared_oat(&plant), Some(json!({"equip": "TOWER__a", "role": "oat"})));
+        assert_eq!(synthetic_shared_oat(&[q("AHU__a", "AHU", "oat"), q("VAV1__a", "VAV", "x")]), None);
         let room =
             synthetic_topology(&[p("HPA__f", "HEAT_PUMP"), p("HPB__f", "HEAT_PUMP"), p("HP__g", "HEAT_PUMP")]).unwrap();
         assert_eq!(room["parents"], json!({"HPA__f": "ROOM__f", "HPB__f": "ROOM__f"}));

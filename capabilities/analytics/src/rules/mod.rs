@@ -7,6 +7,13 @@ pub mod actuator_stuck;
 pub mod airflow_tracking;
 pub mod boiler_short_cycle;
 pub mod boiler_summer_lockout;
+pub mod chiller_approach_fouling;
+pub mod chiller_efficiency;
+pub mod chiller_staging;
+pub mod chiller_staging_fleet;
+pub mod chw_plant_reset;
+pub mod chw_pump_dp_reset;
+pub mod chw_supply_tracking;
 pub mod co2_ventilation;
 pub mod co2_ventilation_system;
 pub mod cohort;
@@ -14,6 +21,7 @@ pub mod cohort_airflow;
 pub mod cohort_space_temp;
 pub mod compressor_short_cycle;
 pub mod compressor_staging;
+pub mod condenser_bypass_leak;
 pub mod condenser_water_reset;
 pub mod control_hunting;
 pub mod cooling_tower_approach;
@@ -67,12 +75,20 @@ pub fn all() -> Vec<Rule> {
         airflow_tracking::RULE,
         boiler_short_cycle::RULE,
         boiler_summer_lockout::RULE,
+        chiller_approach_fouling::RULE,
+        chiller_efficiency::RULE,
+        chiller_staging::RULE,
+        chiller_staging_fleet::RULE,
+        chw_plant_reset::RULE,
+        chw_pump_dp_reset::RULE,
+        chw_supply_tracking::RULE,
         co2_ventilation::RULE,
         co2_ventilation_system::RULE,
         cohort_airflow::RULE,
         cohort_space_temp::RULE,
         compressor_short_cycle::RULE,
         compressor_staging::RULE,
+        condenser_bypass_leak::RULE,
         condenser_water_reset::RULE,
         control_hunting::RULE,
         cooling_tower_approach::RULE,

@@ -1,0 +1,277 @@
+//! `chiller_efficiency`: a chiller drawing more power per ton of cooling than its design (fouled
+//! tubes, a low charge, a high lift from warm condenser water, poor staging). Its cooling is
+//! metered from the chilled-water flow and loop temperatures (tons = gpm x delta-T / 24), so
+//! kW/ton is measured, not inferred. Judged on the samples it runs loaded: at least 2 kW, a
+//! delta-T of at least 0.5 °F and 5 tons (kW/ton explodes as the load goes to zero), with
+//! readings in a plausible range (supply 35-60 °F, return 38-80 °F, kW/ton between 0 and 5). The
+//! median kW/ton warns at 1.2 times `design_kw_per_ton` and faults at 1.5 times it; the share of
+//! loaded time above 1.15 times design is reported.
+//!
+//! Unlike the reference, the median and the shares are of time (each sample weighs the time it
+//! stands for).
+
+use std::collections::BTreeMap;
+
+use crate::chiller::tons;
+use crate::engine::{
+    round2, severity_of, weighted_quantile, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec,
+    Severity,
+};
+
+/// The rule as the engine runs it.
+pub const RULE: Rule = Rule::new(spec, evaluate);
+
+/// Median kW/ton over design that warns, and that faults; kW/ton over design that counts as an
+/// inefficient sample.
+const WARN_RATIO: f64 = 1.2;
+const FAULT_RATIO: f64 = 1.5;
+const INEFFICIENT_RATIO: f64 = 1.15;
+/// The loaded-running floors: power (kW), delta-T (°F) and load (tons).
+const MIN_KW: f64 = 2.0;
+const MIN_DT_F: f64 = 0.5;
+const MIN_TONS: f64 = 5.0;
+/// Fewest loaded samples judged.
+const MIN_SAMPLES: usize = 10;
+
+/// The rule's declaration.
+pub fn spec() -> RuleSpec {
+    RuleSpec {
+        id: "chiller_efficiency",
+        families: &["chw_plant"],
+        inputs: Inputs {
+            required: &["power", "chw_supply_temp", "chw_return_temp", "chw_flow"],
+            optional: &[],
+            gating: &[],
+            one_of: &[],
+            needs_gating: false,
+        },
+        params: vec![ParamSpec::number(
+            "design_kw_per_ton",
+            0.85,
+            "kW/ton",
+            (0.4, 1.6),
+            "a generic ceiling between a water-cooled centrifugal (about 0.5-0.6 kW/ton) and an air-cooled machine (about 1.0-1.2); a chiller's own schedule is better",
+            "Use the chiller schedule or the manufacturer's selection at the loads it actually runs (its IPLV/NPLV points), or the median kW/ton of a known-good season after a tube cleaning. Calibrating on the period being judged hides a degradation already there.",
+        )],
+        judged_basis: "samples with the chiller running loaded (2 kW, 0.5 °F delta-T and 5 tons or more)",
+    }
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let (kw, chws, chwr, flow) = (
+        frame.required("power"),
+        frame.required("chw_supply_temp"),
+        frame.required("chw_return_temp"),
+        frame.required("chw_flow"),
+    );
+    let weights = frame.weights_hours();
+    let design = params.number(spec, "design_kw_per_ton");
+    // the loaded running samples and their kW/ton, tons
+    let loaded: Vec<(usize, f64, f64)> = (0..frame.len())
+        .filter(|&i| {
+            kw[i] >= MIN_KW
+                && (35.0..=60.0).contains(&chws[i])
+                && (38.0..=80.0).contains(&chwr[i])
+                && flow[i] >= 0.0
+                && chwr[i] - chws[i] >= MIN_DT_F
+        })
+        .map(|i| (i, tons(flow[i], chwr[i], chws[i])))
+        .filter(|(_, t)| *t >= MIN_TONS)
+        .map(|(i, t)| (i, kw[i] / t, t))
+        .filter(|(_, k, _)| *k > 0.0 && *k < 5.0)
+        .collect();
+    if loaded.len() < MIN_SAMPLES {
+        let mut f = Finding::not_judged(spec, "fewer than ten samples with the chiller running loaded");
+        f.judged = loaded.len();
+        return Outcome::Findings(vec![f]);
+    }
+    let total: f64 = loaded.iter().map(|p| weights[p.0]).sum();
+    let median = weighted_quantile(&mut loaded.iter().map(|p| (p.1, weights[p.0])).collect(), 0.5);
+    let tons_median = weighted_quantile(&mut loaded.iter().map(|p| (p.2, weights[p.0])).collect(), 0.5);
+    let peak = loaded.iter().map(|p| p.2).fold(f64::NEG_INFINITY, f64::max);
+    // a hair of tolerance: kW/ton is a ratio of decimals stored in binary
+    const EPS: f64 = 1e-9;
+    let inefficient: Vec<u32> =
+        loaded.iter().filter(|p| p.1 > INEFFICIENT_RATIO * design + EPS).map(|p| p.0 as u32).collect();
+    // + 0.0: an empty float sum is -0.0, which would print as "-0"
+    let ineff_h: f64 = inefficient.iter().map(|&i| weights[i as usize]).sum::<f64>() + 0.0;
+    let pct = if total > 0.0 { 100.0 * ineff_h / total } else { 0.0 };
+    let ratio = median / design;
+    let severity = severity_of(ratio + EPS, WARN_RATIO, FAULT_RATIO);
+    let mut metrics = BTreeMap::new();
+    metrics.insert("kw_per_ton_median".into(), (median * 1000.0).round() / 1000.0);
+    metrics.insert("design_kw_per_ton".into(), design);
+    metrics.insert("kw_per_ton_ratio".into(), round2(ratio));
+    metrics.insert("tons_median".into(), round2(tons_median));
+    metrics.insert("load_factor_median_pct".into(), round2(100.0 * tons_median / peak));
+    metrics.insert("pct_hours_inefficient".into(), round2(pct));
+    metrics.insert("n_running".into(), loaded.len() as f64);
+    metrics.insert("running_hours".into(), round2(total));
+    let summary = format!(
+        "median {median:.2} kW/ton against a design of {design:.2} ({pct:.0} % of loaded running time above {:.2}); median load {tons_median:.0} tons",
+        INEFFICIENT_RATIO * design
+    );
+    let flagged = if severity >= Severity::Warn { inefficient } else { Vec::new() };
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(loaded.len())])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::testing::{every, numbers, outcome, run, shuffled_with_duplicates, H, MINUTE, MONDAY};
+
+    /// A week at 15 minutes: on 6:00-18:00 making 200-300 tons at `kwpt(hour)` kW/ton, off
+    /// (3 kW standby, no flow) otherwise.
+    fn chiller(kwpt: impl Fn(f64) -> f64) -> Frame {
+        let n = 7 * 96;
+        let ts = every(MONDAY, 15 * MINUTE, n);
+        let hour: Vec<f64> = (0..n).map(|i| (i % 96) as f64 / 4.0).collect();
+        let on: Vec<bool> = hour.iter().map(|h| (6.0..18.0).contains(h)).collect();
+        let tons: Vec<f64> = hour.iter().map(|h| 200.0 + 100.0 * ((h - 6.0) / 12.0).clamp(0.0, 1.0)).collect();
+        Frame::from_rows(
+            &ts,
+            &[
+                ("power", (0..n).map(|i| if on[i] { kwpt(hour[i]) * tons[i] } else { 3.0 }).collect()),
+                ("chw_flow", (0..n).map(|i| if on[i] { 600.0 } else { 0.0 }).collect()),
+                ("chw_supply_temp", vec![44.0; n]),
+                ("chw_return_temp", (0..n).map(|i| if on[i] { 44.0 + 24.0 * tons[i] / 600.0 } else { 44.5 }).collect()),
+            ],
+        )
+    }
+
+    #[test]
+    fn an_efficient_chiller_is_ok_and_a_degraded_one_faults() {
+        let r = run(&RULE, &chiller(|_| 0.6), &Params::default());
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert_eq!((r.metrics["kw_per_ton_median"], r.metrics["pct_hours_inefficient"]), (0.6, 0.0));
+        assert_eq!(r.judged, 7 * 48);
+        let r = run(&RULE, &chiller(|_| 1.4), &Params::default());
+        assert_eq!(r.severity, Severity::Fault);
+        assert_eq!((r.metrics["pct_hours_inefficient"], r.flagged.len()), (100.0, 7 * 48));
+    }
+
+    #[test]
+    fn the_ratios_at_their_boundaries() {
+        let sev = |k: f64, p: &Params| run(&RULE, &chiller(move |_| k), p).severity;
+        let d = Params::default();
+        assert_eq!(sev(1.02, &d), Severity::Warn);
+        assert_eq!(sev(1.019, &d), Severity::Ok);
+        assert_eq!(sev(1.275, &d), Severity::Fault);
+        assert_eq!(sev(1.274, &d), Severity::Warn);
+        assert_eq!(sev(1.02, &numbers(&[("design_kw_per_ton", 0.9)])), Severity::Ok);
+        assert_eq!(sev(0.72, &numbers(&[("design_kw_per_ton", 0.6)])), Severity::Warn);
+        // inefficient samples: above 1.15 x design; half the day at 1.0, half at 0.6
+        let r = run(&RULE, &chiller(|h| if h < 12.0 { 1.0 } else { 0.6 }), &Params::default());
+        assert_eq!(r.metrics["pct_hours_inefficient"], 50.0);
+        let r = run(&RULE, &chiller(|h| if h < 12.0 { 0.9775 } else { 0.6 }), &Params::default());
+        assert_eq!(r.metrics["pct_hours_inefficient"], 0.0);
+    }
+
+    #[test]
+    fn stopped_and_unloaded_samples_are_not_judged() {
+        // the off hours' standby draw at no flow is never judged
+        let r = run(&RULE, &chiller(|_| 0.6), &Params::default());
+        assert_eq!(r.metrics["n_running"], (7 * 48) as f64);
+        // a trickle of load (under 5 tons) with a high kW/ton is not judged either
+        let mut f = chiller(|_| 0.6);
+        let flow = f.cols.get_mut("chw_flow").unwrap();
+        for (i, q) in flow.iter_mut().enumerate() {
+            if i % 96 < 24 {
+                *q = 5.0;
+            }
+        }
+        let chwr = f.cols.get_mut("chw_return_temp").unwrap();
+        for (i, t) in chwr.iter_mut().enumerate() {
+            if i % 96 < 24 {
+                *t = 60.0;
+            }
+        }
+        let power = f.cols.get_mut("power").unwrap();
+        for (i, p) in power.iter_mut().enumerate() {
+            if i % 96 < 24 {
+                *p = 40.0;
+            }
+        }
+        assert_eq!(run(&RULE, &f, &Params::default()).metrics["n_running"], (7 * 48) as f64);
+    }
+
+    #[test]
+    fn uneven_sampling_gaps_and_disorder() {
+        // a high kW/ton logged every minute for 20 minutes each morning, an efficient one every
+        // 15 minutes after: by count three in ten, by time a twentieth
+        let mut ts = Vec::new();
+        for d in 0..7 {
+            let day = MONDAY + d * 24 * H;
+            ts.extend((0..20).map(|m| day + 6 * H + m * MINUTE));
+            ts.extend((0..46).map(|k| day + 6 * H + 30 * MINUTE + k * 15 * MINUTE));
+        }
+        let n = ts.len();
+        let early = |t: i64| (t - MONDAY) % (24 * H) < 6 * H + 20 * MINUTE;
+        let f = Frame::from_rows(
+            &ts,
+            &[
+                ("power", ts.iter().map(|&t| if early(t) { 1.5 * 300.0 } else { 0.6 * 300.0 }).collect()),
+                ("chw_flow", vec![600.0; n]),
+                ("chw_supply_temp", vec![44.0; n]),
+                ("chw_return_temp", vec![56.0; n]),
+            ],
+        );
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!((r.severity, r.metrics["kw_per_ton_median"]), (Severity::Ok, 0.6));
+        assert!(r.metrics["pct_hours_inefficient"] < 6.0, "{:?}", r.metrics);
+        // a gap and disorder
+        let base = chiller(|h| if h < 9.0 { 1.4 } else { 0.6 });
+        let keep: Vec<usize> = (0..base.len()).filter(|i| !(96..288).contains(i)).collect();
+        let gappy = Frame::from_rows(
+            &keep.iter().map(|&i| base.ts[i]).collect::<Vec<_>>(),
+            &base.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect::<Vec<_>>(),
+        );
+        let (a, b) = (run(&RULE, &base, &Params::default()), run(&RULE, &gappy, &Params::default()));
+        assert_eq!(
+            (a.metrics["pct_hours_inefficient"], a.metrics["kw_per_ton_median"]),
+            (b.metrics["pct_hours_inefficient"], b.metrics["kw_per_ton_median"])
+        );
+        let m = run(&RULE, &shuffled_with_duplicates(&base), &Params::default());
+        assert_eq!((a.severity, &a.metrics, &a.flagged), (m.severity, &m.metrics, &m.flagged));
+    }
+
+    #[test]
+    fn missing_inputs_skip_and_degenerate_frames_do_not_panic() {
+        let f = Frame::from_rows(&[0, H], &[("power", vec![100.0, 100.0]), ("chw_supply_temp", vec![44.0, 44.0])]);
+        assert_eq!(
+            outcome(&RULE, &f, &Params::default()),
+            Outcome::Skipped { missing: vec!["chw_return_temp".into(), "chw_flow".into()] }
+        );
+        let one = |v: f64| vec![v];
+        for f in [
+            Frame::default(),
+            Frame::from_rows(
+                &[0],
+                &[
+                    ("power", one(100.0)),
+                    ("chw_supply_temp", one(44.0)),
+                    ("chw_return_temp", one(54.0)),
+                    ("chw_flow", one(600.0)),
+                ],
+            ),
+            Frame::from_rows(
+                &every(0, H, 20),
+                &[
+                    ("power", vec![100.0; 20]),
+                    ("chw_supply_temp", vec![44.0; 20]),
+                    ("chw_return_temp", vec![44.0; 20]),
+                    ("chw_flow", vec![600.0; 20]),
+                ],
+            ),
+        ] {
+            let o = outcome(&RULE, &f, &Params::default());
+            if let Outcome::Findings(v) = o {
+                assert_eq!(v[0].severity, Severity::Info);
+            }
+        }
+    }
+}

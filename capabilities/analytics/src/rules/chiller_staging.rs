@@ -24,7 +24,7 @@ use crate::chiller::{chiller_running, looks_like_loop, tons};
 use crate::cycles;
 use crate::engine::{
     round2, severity_of, weighted_quantile, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule,
-    RuleSpec, Severity,
+    RuleSpec,
 };
 
 /// The rule as the engine runs it.
@@ -285,6 +285,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 mod tests {
     use super::*;
     use crate::engine::testing::{every, numbers, outcome, run, shuffled_with_duplicates, H, MINUTE, MONDAY};
+    use crate::engine::Severity;
 
     /// Days at `step` minutes: the chiller on by `on(t)` (hours since Monday 00:00) at
     /// `kw(t)` kW and making `load(t)` tons on 600 gpm; 5 kW standby when off.

@@ -20,9 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{
-    round2, severity_of, Finding, Frame, Inputs, Outcome, ParamValue, Params, Rule, RuleSpec, Severity,
-};
+use crate::engine::{round2, severity_of, Finding, Frame, Inputs, Outcome, ParamValue, Params, Rule, RuleSpec};
 use crate::pump_speed::{analyze, Band, NEAR_FULL_PCT};
 use crate::rules::hw_pump_dp_reset::{floor_tol_param, near_min_param};
 
@@ -152,6 +150,7 @@ mod tests {
     use super::*;
     use crate::engine::testing::{every, numbers, outcome, run, shuffled_with_duplicates, with, H, MINUTE, MONDAY};
     use crate::engine::ParamValue;
+    use crate::engine::Severity;
 
     /// A week at 15 minutes: the pumps on 6:00-18:00 by their status at `speed(hour)`, parked at
     /// `parked` % when stopped; a setpoint of `sp(hour)` psi.

@@ -3,7 +3,7 @@
 //! leaving water approaches wet-bulb by an approach that grows with load and shrinks with fan
 //! speed; chilled- and condenser-water setpoints are reset in a healthy plant.
 
-use crate::common::{lag, Clock, Table, Unit};
+use crate::common::{lag, Clock, CoolingLockout, Table, Unit};
 use crate::rng::{Ar1, Rng};
 use crate::weather::Weather;
 
@@ -98,11 +98,12 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, ch_equip:
     let (mut chws, mut chwr, mut cws, mut cwr) = (55.0f64, 58.0f64, 78.0f64, 78.0f64);
     let (a_load, a_plr, a_t, a_off) = (lag(20.0), lag(30.0), lag(6.0), lag(90.0));
 
+    let mut lockout = CoolingLockout::default();
     for k in 0..clock.total() {
         let (wd, hour) = clock.when(k);
-        let on = wd < 5 && (5.0..19.0).contains(&hour);
-        let occ = wd < 5 && (6.0..18.0).contains(&hour);
         let (oat, wb) = (w.oat[k], w.wb[k]);
+        let on = wd < 5 && (5.0..19.0).contains(&hour) && lockout.enabled(oat);
+        let occ = wd < 5 && (6.0..18.0).contains(&hour);
         let sun = w.solar(k, 14.0);
         let ln = 1.0 + load_noise.step(&mut rng);
         let raw = if occ { 130.0 + 11.0 * (oat - 65.0) + 110.0 * sun } else { 60.0 + 6.0 * (oat - 65.0) + 40.0 * sun };

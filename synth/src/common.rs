@@ -93,3 +93,35 @@ pub struct Unit {
 pub fn lag(tau: f64) -> f64 {
     1.0 - (-1.0 / tau).exp()
 }
+
+/// A chiller plant's outdoor-air lockout: a healthy plant leaves the cooling to the air side's
+/// economizers below 55 °F outdoors and enables again above 58 °F, so a plant generated over a
+/// year does not run its chillers through the winter at a few percent of their capacity.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CoolingLockout {
+    locked: bool,
+}
+
+impl CoolingLockout {
+    /// Whether the plant may run at this outdoor temperature (°F).
+    pub fn enabled(&mut self, oat: f64) -> bool {
+        if oat < 55.0 {
+            self.locked = true;
+        } else if oat > 58.0 {
+            self.locked = false;
+        }
+        !self.locked
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CoolingLockout;
+
+    #[test]
+    fn the_cooling_lockout_holds_between_its_two_temperatures() {
+        let mut l = CoolingLockout::default();
+        let seen: Vec<bool> = [70.0, 56.0, 54.9, 56.0, 58.0, 58.1, 56.0].iter().map(|&t| l.enabled(t)).collect();
+        assert_eq!(seen, [true, true, false, false, false, true, true]);
+    }
+}

@@ -290,6 +290,19 @@ fn simulate_loop(load: &[f64], bypass: bool, clock: &Clock, seed: u64, name: &st
     t
 }
 
+/// The healthy units alone: `HP__healthy` (air-source), `WSHP__two_stage` (water-source, two
+/// stages) and the loop it rejects to, `LOOP__healthy`; for the plant-year benchmark.
+pub fn healthy(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
+    let hp = simulate_room(&[HEALTHY], w, clock, seed, "HP__healthy").remove(0);
+    let (staged, load) = simulate_staged(0.3, 10.0, w, clock, seed, "WSHP__two_stage");
+    let source = simulate_loop(&load, false, clock, seed, "LOOP__healthy");
+    vec![
+        Unit { equip: "HP__healthy".into(), class: "HEAT_PUMP", scenario: "healthy", label: "", table: hp },
+        Unit { equip: "WSHP__two_stage".into(), class: "HEAT_PUMP", scenario: "two_stage", label: "", table: staged },
+        Unit { equip: "LOOP__healthy".into(), class: "SOURCE_LOOP", scenario: "healthy", label: "", table: source },
+    ]
+}
+
 /// Build the heat-pump dataset's units.
 pub fn build(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
     let mut out = Vec::new();

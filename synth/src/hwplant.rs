@@ -176,6 +176,12 @@ fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, equip: &str) 
     t
 }
 
+/// The healthy plant alone, `PLANT__healthy`; for the plant-year benchmark.
+pub fn healthy(w: &Weather, clock: &Clock, seed: u64) -> Unit {
+    let table = simulate(&HEALTHY, w, clock, seed, "PLANT__healthy");
+    Unit { equip: "PLANT__healthy".into(), class: "HW_PLANT", scenario: "healthy", label: "", table }
+}
+
 /// Build the hot-water dataset's units: `PLANT__<scenario>` per scenario.
 pub fn build(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
     scenarios()

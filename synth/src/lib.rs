@@ -389,22 +389,34 @@ pub fn g36_year(days: u32, step_minutes: u32, seed: u64) -> Generated {
     finish(info, seed, start_day, &clock, units)
 }
 
-/// One healthy chilled-water plant (`CH__healthy` and `TOWER__healthy`) over a long span at a
-/// fine step, for benchmarks of the plant rules. The returned `info` has id "plant-year".
+/// One healthy building's plants over a long span at a fine step, for benchmarks of the plant
+/// rules: a chiller and its tower (`CH__healthy`, `TOWER__healthy`), a lead and lag chiller
+/// pair (`CH1__well_staged`, `CH2__well_staged`), a hot-water plant (`PLANT__healthy`), an
+/// air-source heat pump (`HP__healthy`), a two-stage water-source one (`WSHP__two_stage`) and
+/// its source loop (`LOOP__healthy`): every plant rule has a unit to judge. The returned `info`
+/// has id "plant-year".
 pub fn plant_year(days: u32, step_minutes: u32, seed: u64) -> Generated {
     let (info, clock, start_day, w) = long_span(
         "plant-year",
-        "One healthy chilled-water plant over a long span",
-        "A healthy chiller and its cooling tower at a fine step, for benchmarks.",
+        "One healthy building's plants over a long span",
+        "Healthy chillers, a tower, a hot-water plant, heat pumps and a source loop at a fine step, for benchmarks.",
         (days, step_minutes),
         seed,
         true,
     );
     let (ch, ct) = chw::simulate(&chw::PlantCfg::default(), &w, &clock, seed, "CH__healthy");
-    let units = vec![
+    let mut units = vec![
         Unit { equip: "CH__healthy".into(), class: "CHILLER", scenario: "healthy", label: "", table: ch },
         Unit { equip: "TOWER__healthy".into(), class: "COOLING_TOWER", scenario: "healthy", label: "", table: ct },
     ];
+    // the staging dataset's healthy plant
+    let pair = staging::simulate(&staging::PlantCfg::default(), &w, &clock, seed, "PLANT__well_staged");
+    for (j, table) in pair.into_iter().enumerate() {
+        let equip = format!("CH{}__well_staged", j + 1);
+        units.push(Unit { equip, class: "CHILLER", scenario: "well_staged", label: "", table });
+    }
+    units.push(hwplant::healthy(&w, &clock, seed));
+    units.extend(heatpump::healthy(&w, &clock, seed));
     finish(info, seed, start_day, &clock, units)
 }
 

@@ -19,7 +19,7 @@
 //! evaporator flow. A stopped chiller draws a standby 2 kW and its isolated barrel drifts toward
 //! the plant room.
 
-use crate::common::{lag, Clock, Table, Unit};
+use crate::common::{lag, Clock, CoolingLockout, Table, Unit};
 use crate::rng::{Ar1, Rng};
 use crate::weather::Weather;
 
@@ -138,11 +138,12 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, equip: &s
     let (mut load_f, mut want_up, mut want_down) = (50.0f64, 0usize, 0usize);
     let (a_load, a_t, a_off) = (lag(20.0), lag(6.0), lag(90.0));
     let s = cfg.staging;
+    let mut lockout = CoolingLockout::default();
     for k in 0..clock.total() {
         let (wd, hour) = clock.when(k);
-        let scheduled = wd < 5 && hour >= 5.0 && hour < s.until;
-        let occ = wd < 5 && (6.0..18.0).contains(&hour);
         let oat = w.oat[k];
+        let scheduled = wd < 5 && hour >= 5.0 && hour < s.until && lockout.enabled(oat);
+        let occ = wd < 5 && (6.0..18.0).contains(&hour);
         let sun = w.solar(k, 14.0);
         // the afternoon load reaches `peak` chillers on a warm sunny day
         let raw = if occ {

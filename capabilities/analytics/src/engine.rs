@@ -858,7 +858,8 @@ pub fn weighted_quantile(pairs: &mut Vec<(f64, f64)>, q: f64) -> f64 {
     if pairs.is_empty() {
         return f64::NAN;
     }
-    pairs.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // unstable: ties hold one value, so their order cannot change the answer
+    pairs.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
     let total: f64 = pairs.iter().map(|p| p.1).sum();
     let target = q.clamp(0.0, 1.0) * total;
     let mut cum = 0.0;

@@ -429,10 +429,36 @@ fn rules_year_child() {
     println!("{} {} {} {}", took.as_secs_f64() * 1e3, r.findings.len(), rows, peak.saturating_sub(before));
 }
 
+/// The plant-side rules: hot water, chilled water, heat pumps and source loops, DX and compressors.
+const PLANT_RULES: [&str; 21] = [
+    "boiler_short_cycle",
+    "boiler_summer_lockout",
+    "hw_plant_deltat",
+    "hw_pump_dp_reset",
+    "hw_pump_summer_lockout",
+    "chiller_approach_fouling",
+    "chiller_efficiency",
+    "chiller_staging",
+    "chiller_staging_fleet",
+    "chw_plant_reset",
+    "chw_supply_tracking",
+    "chw_pump_dp_reset",
+    "condenser_bypass_leak",
+    "heatpump_defrost",
+    "hp_capacity_shortfall",
+    "hp_mode_vs_need",
+    "hp_room_imbalance",
+    "source_loop_deltat",
+    "dx_indoor_airflow",
+    "compressor_short_cycle",
+    "compressor_staging",
+];
+
 /// `camber-bench rules-g36-year` / `rules-plant-year`: each rule alone on one G36 air handler
-/// and its six boxes (the fleet rules with the system's topology), or on one chilled-water plant
-/// (a chiller and its tower), over a year at 1 minute, engine only. Prints one `rule ms
-/// findings` line per rule, after the run's bookkeeping alone as `(trust)`.
+/// and its six boxes (the fleet rules with the system's topology), or on one building's plants
+/// ([`camber_synth::plant_year`]), over a year at 1 minute, engine only. Prints one `rule ms
+/// findings` line per rule, after the run's bookkeeping alone as `(trust)`, and then every rule
+/// together as `(all) ms findings warned`.
 fn rules_year_of_child(plant: bool) {
     use camber_analytics::config::RunConfig;
     use camber_analytics::run::{run, EquipFrame, RunRequest};
@@ -452,7 +478,24 @@ fn rules_year_of_child(plant: bool) {
     let classes: Vec<String> =
         frames.iter().map(|f| f.class.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let mut v = RunConfig::store_backed("bench", &classes, None);
-    if !plant {
+    if plant {
+        // the lead and lag chillers are one plant, the lone chiller another; the chillers read
+        // the tower's outdoor temperature
+        let plant_of = |e: &str| if e == "CH__healthy" { "PLANT__healthy" } else { "PLANT__well_staged" };
+        let parents: serde_json::Map<String, serde_json::Value> = frames
+            .iter()
+            .filter(|f| f.class == "CHILLER")
+            .map(|f| (f.equip.clone(), json!(plant_of(&f.equip))))
+            .collect();
+        v["topology"] = json!({"parents": parents});
+        v["shared_oat"] = json!({"equip": "TOWER__healthy", "role": "oat"});
+        // what rule_run's preparation does with shared_oat (the units share one clock here)
+        let oat =
+            frames.iter().find(|f| f.equip == "TOWER__healthy").and_then(|f| f.frame.col("oat")).map(<[f64]>::to_vec);
+        for f in frames.iter_mut().filter(|f| f.class == "CHILLER") {
+            f.frame.cols.insert("oat".into(), oat.clone().unwrap_or_default());
+        }
+    } else {
         let parents: serde_json::Map<String, serde_json::Value> =
             frames.iter().filter(|f| f.class == "VAV").map(|f| (f.equip.clone(), json!("AHU__healthy"))).collect();
         v["topology"] = json!({"parents": parents});
@@ -475,6 +518,26 @@ fn rules_year_of_child(plant: bool) {
         let out = run(&cfg, &req, &frames, &[]).unwrap();
         println!("{id} {} {}", t.elapsed().as_secs_f64() * 1e3, out.findings.len());
     }
+    // the plant rules (issue 14's 21) together, then every rule that applies, each in one run
+    if plant {
+        let req = RunRequest {
+            min_trust: 0.5,
+            rules: Some(PLANT_RULES.iter().map(|r| r.to_string()).collect()),
+            ..Default::default()
+        };
+        let t = Instant::now();
+        let out = run(&cfg, &req, &frames, &[]).unwrap();
+        println!("(plant) {} {}", t.elapsed().as_secs_f64() * 1e3, out.findings.len());
+    }
+    let t = Instant::now();
+    let out = run(&cfg, &RunRequest { min_trust: 0.5, ..Default::default() }, &frames, &[]).unwrap();
+    let warned: Vec<&str> = out
+        .findings
+        .iter()
+        .filter(|f| f.finding.severity >= camber_analytics::Severity::Warn && f.declined.is_empty())
+        .map(|f| f.id.as_str())
+        .collect();
+    println!("(all) {} {} {} {}", t.elapsed().as_secs_f64() * 1e3, out.findings.len(), warned.len(), warned.join(","));
 }
 
 /// Each rule alone on a system-year (`rules-g36-year` or `rules-plant-year`), reported.
@@ -489,7 +552,19 @@ fn report_year(me: &std::path::Path, child: &str, what: &str) {
         })
         .collect();
     let trust = per.iter().find(|p| p.0 == "(trust)").map_or(0.0, |p| p.1);
-    per.retain(|p| p.0 != "(trust)");
+    let all = per.iter().find(|p| p.0 == "(all)").map_or(0.0, |p| p.1);
+    let plant = per.iter().find(|p| p.0 == "(plant)").map(|p| p.1);
+    // the together run's findings and how many of them warn or fault
+    let all_counts = lines.lines().find_map(|l| l.strip_prefix("(all) ")).map_or(String::new(), |l| {
+        let w: Vec<&str> = l.split_whitespace().collect();
+        format!(
+            "{} findings, {} warn or fault {}",
+            w.get(1).unwrap_or(&"?"),
+            w.get(2).unwrap_or(&"?"),
+            w.get(3).unwrap_or(&"")
+        )
+    });
+    per.retain(|p| !p.0.starts_with('('));
     per.sort_by(|a, b| b.1.total_cmp(&a.1));
     let top: Vec<String> = per.iter().take(6).map(|(r, t)| format!("{r} {t:.0} ms")).collect();
     println!(
@@ -498,6 +573,10 @@ fn report_year(me: &std::path::Path, child: &str, what: &str) {
         top.join(", "),
         per.last().map_or(0.0, |p| p.1)
     );
+    if let Some(ms) = plant {
+        println!("  the {} plant rules together on it, one run: {ms:.0} ms", PLANT_RULES.len());
+    }
+    println!("  the {} rules together on it, one run: {all:.0} ms ({all_counts})", per.len());
 }
 
 /// The rule engine and the run capabilities.
@@ -519,7 +598,11 @@ fn rules_benchmarks() {
 
     // each rule alone on a system-year at 1 minute
     report_year(&me, "rules-g36-year", "one G36 air handler and its 6 boxes");
-    report_year(&me, "rules-plant-year", "one chilled-water plant (a chiller and its tower)");
+    report_year(
+        &me,
+        "rules-plant-year",
+        "one building's plants (3 chillers, a tower, a boiler plant, 2 heat pumps, a source loop)",
+    );
 
     // through the sandbox: the demo store's synthetic buildings
     let dir = tempfile::tempdir().unwrap();

@@ -5,7 +5,8 @@
 //! the fewest starts it allows), else on its power above `run_frac` of its 95th-percentile draw
 //! (or above `min_power_kw`), per observed day. With the chilled-water flow and both loop
 //! temperatures, the cooling it makes (tons) while running is read against its own observed
-//! peak: the share of running time below `low_load_pct` of that peak. Warn at
+//! peak (over a span of two months or more, the peak of each sample's own month): the share of
+//! running time below `low_load_pct` of that peak. Warn at
 //! `max_starts_per_day` starts a day or a third of the running time at low load; fault at twice
 //! the starts or half the running time. A trend coarser than `max_interval_min` hides cycles
 //! shorter than its interval, so the count is then a floor, and the finding says so.
@@ -119,10 +120,15 @@ struct Load {
     judged: Vec<u32>,
     judged_hours: f64,
     low_hours: f64,
+    /// The stretches of the span each read against its own peak (1: the whole span).
+    windows: usize,
 }
 
 /// The load factor over the running samples `on`, when the flow and both temperatures are
-/// trended and at least [`MIN_SAMPLES`] running samples make cooling.
+/// trended and at least [`MIN_SAMPLES`] running samples make cooling. Each sample is read against
+/// the peak of its own stretch of the span: the whole span up to two months, else equal
+/// stretches of about a month ([`peak_windows`]), so a chiller carrying a spring building's load
+/// is not read as idling against its August peak.
 fn load_factor(frame: &Frame, on: &[bool], weights: &[f64], low_load_pct: f64) -> Option<Load> {
     let (flow, chwr, chws) = (frame.col("chw_flow")?, frame.col("chw_return_temp")?, frame.col("chw_supply_temp")?);
     let running: Vec<(usize, f64)> = (0..frame.len())
@@ -134,9 +140,15 @@ fn load_factor(frame: &Frame, on: &[bool], weights: &[f64], low_load_pct: f64) -
         return None;
     }
     let peak = running.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
-    let pairs: Vec<(f64, f64)> = running.iter().map(|&(i, t)| (100.0 * t / peak, weights[i])).collect();
+    let (windows, window_of) = peak_windows(frame);
+    let mut peaks = vec![0.0f64; windows];
+    for &(i, t) in &running {
+        peaks[window_of(i)] = peaks[window_of(i)].max(t);
+    }
+    let factor = |i: usize, t: f64| 100.0 * t / peaks[window_of(i)];
+    let pairs: Vec<(f64, f64)> = running.iter().map(|&(i, t)| (factor(i, t), weights[i])).collect();
     let total: f64 = pairs.iter().map(|p| p.1).sum();
-    let low: Vec<u32> = running.iter().filter(|&&(_, t)| 100.0 * t / peak < low_load_pct).map(|p| p.0 as u32).collect();
+    let low: Vec<u32> = running.iter().filter(|&&(i, t)| factor(i, t) < low_load_pct).map(|p| p.0 as u32).collect();
     // + 0.0: an empty float sum is -0.0, which would print as "-0"
     let low_hours: f64 = low.iter().map(|&i| weights[i as usize]).sum::<f64>() + 0.0;
     let tons_w: Vec<(f64, f64)> = running.iter().map(|&(i, t)| (t, weights[i])).collect();
@@ -149,7 +161,20 @@ fn load_factor(frame: &Frame, on: &[bool], weights: &[f64], low_load_pct: f64) -
         judged: running.iter().map(|p| p.0 as u32).collect(),
         judged_hours: total,
         low_hours,
+        windows,
     })
+}
+
+/// The stretches a chiller's peak is read on: one for a span under two months (a season's
+/// fortnight, as the reference reads it), else `floor(days / 30)` equal ones; and the stretch of
+/// each sample.
+fn peak_windows(frame: &Frame) -> (usize, impl Fn(usize) -> usize + '_) {
+    const DAY_NS: f64 = 86_400e9;
+    let (first, last) = (frame.ts.first().copied().unwrap_or(0), frame.ts.last().copied().unwrap_or(0));
+    let span = (last - first) as f64;
+    let n = ((span / DAY_NS / 30.0).floor() as usize).max(1);
+    let width = span / n as f64;
+    (n, move |i: usize| if n == 1 { 0 } else { (((frame.ts[i] - first) as f64 / width) as usize).min(n - 1) })
 }
 
 /// Evaluate one equipment's frame.
@@ -212,6 +237,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             l.spread_pct
         ));
     }
+    if let Some(l) = load.as_ref().filter(|l| l.windows > 1) {
+        caveats.push(format!(
+            "a span of {} months: each running sample's load is read against the peak of its own month, so a season's lighter load is not taken for a chiller idling",
+            l.windows
+        ));
+    }
     if load.is_none() {
         caveats.push("no load factor: it needs the chilled-water flow and supply and return temperatures with at least ten running samples making cooling".into());
     }
@@ -232,8 +263,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             metrics.insert("load_factor_median_pct".into(), round2(l.median_pct));
             metrics.insert("low_load_pct".into(), round2(l.low_pct));
             metrics.insert("load_spread_pct".into(), round2(l.spread_pct));
+            let of = if l.windows > 1 { "its month's observed peak" } else { "its observed peak" };
             format!(
-                ", load factor median {:.0} % of its observed peak ({:.0} % of running time below {low_load_pct:.0} %)",
+                ", load factor median {:.0} % of {of} ({:.0} % of running time below {low_load_pct:.0} %)",
                 l.median_pct, l.low_pct
             )
         }
@@ -342,6 +374,24 @@ mod tests {
         assert_eq!(left_on.severity, Severity::Fault, "{}", left_on.summary);
         assert!(left_on.metrics["low_load_pct"] > 60.0, "{:?}", left_on.metrics);
         assert_eq!(left_on.metrics["runtime_pct"], 100.0);
+    }
+
+    #[test]
+    fn a_season_is_read_month_by_month() {
+        // 120 days whose load grows from a fifth of the summer's to all of it, month by month:
+        // read against the season's peak, the spring months idle; against each month's, none do
+        let season = |t: f64| day_load(t) * (0.2 + 0.8 * (t / 24.0 / 120.0).min(1.0));
+        let r = run(&RULE, &plant(120, 15, daytime, season), &Params::default());
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert!(r.summary.contains("its month's observed peak"), "{}", r.summary);
+        assert!(r.caveats.iter().any(|c| c.contains("a span of 3 months")), "{:?}", r.caveats);
+        // the same season with the chiller left on at 30 tons nights and weekends still faults
+        let left_on = |t: f64| if daytime(t) { season(t) } else { 30.0 };
+        let r = run(&RULE, &plant(120, 15, |_| true, left_on), &Params::default());
+        assert_eq!(r.severity, Severity::Fault, "{}", r.summary);
+        // under two months the span is one stretch, as the reference reads it
+        let r = run(&RULE, &plant(59, 15, daytime, season), &Params::default());
+        assert!(r.summary.contains("of its observed peak") && !r.caveats.iter().any(|c| c.contains("months")));
     }
 
     #[test]

@@ -127,7 +127,7 @@ pub(super) fn spec() -> DetectorSpec {
         side: Side::Both,
         description: "A coil valve passing water while commanded shut: the valve-shut air rise across each coil against the unit's own mixed-air-matched baseline, a fall for the cooling coil and a rise for the heating coil.",
         judged_basis: "fan-on samples with the coil valves shut",
-        kind: Kind::CoilLeak,
+        kind: Kind { fit, evaluate },
     }
 }
 

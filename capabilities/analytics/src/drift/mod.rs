@@ -59,6 +59,22 @@ pub struct DetectorSpec {
     kind: Kind,
 }
 
+/// How a detector fits a baseline and judges a window against it: its module's two functions,
+/// so a new detector is a module and a line in [`all`], not an arm in a central match.
+#[derive(Clone, Copy)]
+pub(crate) struct Kind {
+    /// The baseline's parts (one per comparison) on a known-good window.
+    pub fit: fn(&DetectorSpec, &Frame, &Params) -> Result<Vec<Part>, FitError>,
+    /// The finding on a current window against the baseline.
+    pub evaluate: fn(&DetectorSpec, &Baseline, &Frame, &Params) -> Outcome,
+}
+
+impl std::fmt::Debug for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Kind")
+    }
+}
+
 impl ParamDecl for DetectorSpec {
     fn decl_id(&self) -> &str {
         self.id
@@ -78,13 +94,6 @@ impl DetectorSpec {
     pub fn finding_id(&self, equip: &str) -> String {
         format!("{}:{}@{}", self.drift_family, self.id, equip)
     }
-}
-
-/// Which implementation a spec runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Pump(pump::Signal, pump::Loop),
-    CoilLeak,
 }
 
 /// Every detector, sorted by id.
@@ -229,10 +238,7 @@ impl FitError {
 
 /// Fit the detector's baseline on a known-good window.
 pub fn fit(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Baseline, FitError> {
-    let parts = match spec.kind {
-        Kind::Pump(s, l) => vec![pump::fit(spec, s, l, frame, params)?],
-        Kind::CoilLeak => coil_leak::fit(spec, frame, params)?,
-    };
+    let parts = (spec.kind.fit)(spec, frame, params)?;
     if parts.iter().all(|p| p.fit.is_none()) {
         let why: Vec<String> = parts
             .iter()
@@ -260,10 +266,7 @@ pub fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, params:
             &format!("the baseline's format {} is not the one this build reads ({BASELINE_FORMAT})", baseline.format),
         )]);
     }
-    match spec.kind {
-        Kind::Pump(s, l) => pump::evaluate(spec, s, l, baseline, frame, params),
-        Kind::CoilLeak => coil_leak::evaluate(spec, baseline, frame, params),
-    }
+    (spec.kind.evaluate)(spec, baseline, frame, params)
 }
 
 /// Fit on the baseline window and judge the current one, in one call (the baseline is not kept).

@@ -269,7 +269,7 @@ pub(super) fn spec(s: Signal, l: Loop) -> DetectorSpec {
         side: def(s).side,
         description,
         judged_basis,
-        kind: Kind::Pump(s, l),
+        kind: Kind { fit: fit_spec, evaluate: evaluate_spec },
     }
 }
 
@@ -444,6 +444,28 @@ fn learn_vfd_floor(speeds: &mut [f64]) -> Option<f64> {
     let q90 = loadfit::quantile_in_place(speeds, 0.90);
     let near = speeds.iter().filter(|v| (*v - floor).abs() <= 1.0).count() as f64 / speeds.len() as f64;
     (near >= 0.10 && q90 >= floor + 20.0).then(|| (floor * 10.0).round() / 10.0)
+}
+
+/// The signal and loop a pump detector's id names.
+fn variant(id: &str) -> (Signal, Loop) {
+    let l = if id.starts_with("hw_") { Loop::Hw } else { Loop::Chw };
+    let s = [Signal::Flow, Signal::Head, Signal::DeltaT, Signal::Dp, Signal::Power]
+        .into_iter()
+        .find(|&s| spec(s, l).id == id)
+        .unwrap_or(Signal::Flow);
+    (s, l)
+}
+
+/// [`fit`] for the detector a spec names.
+fn fit_spec(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Vec<super::Part>, super::FitError> {
+    let (s, l) = variant(spec.id);
+    fit(spec, s, l, frame, params).map(|p| vec![p])
+}
+
+/// [`evaluate`] for the detector a spec names.
+fn evaluate_spec(spec: &DetectorSpec, baseline: &super::Baseline, frame: &Frame, params: &Params) -> Outcome {
+    let (s, l) = variant(spec.id);
+    evaluate(spec, s, l, baseline, frame, params)
 }
 
 /// Fit the comparison on a baseline window.

@@ -20,6 +20,7 @@
 //! untuned starting points and it never changes the severity.
 
 mod coil_leak;
+pub mod families;
 pub mod loadfit;
 mod pump;
 

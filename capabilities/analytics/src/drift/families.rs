@@ -240,14 +240,11 @@ mod tests {
         assert_eq!(default_for("COOLING_TOWER"), Some("tower"));
         assert_eq!(default_for("HW_PLANT"), Some("boiler"));
         assert_eq!(default_for("SOMETHING_ELSE"), None);
-        // the built pump detectors run; every detector a family names is a detector or missing
+        // the built pump detectors run; every detector a family names is built or named missing
         let pump = family("pump").unwrap();
         assert_eq!(pump.built().len(), 5);
         for f in all() {
             assert_eq!(f.built().len() + f.missing().len(), f.detectors.len(), "{}", f.name);
-            for d in f.built() {
-                assert!(f.detectors.iter().any(|x| x.0 == d.id));
-            }
         }
     }
 

@@ -23,6 +23,7 @@ mod coil_leak;
 pub mod families;
 pub mod loadfit;
 mod pump;
+pub mod run;
 
 use std::collections::BTreeMap;
 

@@ -206,7 +206,7 @@ pub fn by_locus(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding)]
     let signals = judged.iter().map(|(d, f)| (d.to_string(), (f.severity, f.summary.clone()))).collect();
     let mut drifting: Vec<&(&str, &Finding)> =
         judged.iter().copied().filter(|(_, f)| f.severity >= Severity::Warn).collect();
-    drifting.sort_by(|a, b| b.1.severity.cmp(&a.1.severity));
+    drifting.sort_by_key(|d| std::cmp::Reverse(d.1.severity));
     let mut loci: Vec<String> = Vec::new();
     for (d, _) in &drifting {
         let l = family.locus(d).to_string();

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::families::{Diagnosis, DriftFamily};
 use super::{Baseline, DetectorSpec, FitError};
-use crate::engine::{Finding, Frame, Outcome, Params, Severity};
+use crate::engine::{Finding, Frame, Outcome, Params};
 use crate::run::EquipFrame;
 
 /// A window `[start, end]` in stored ns; either end open.
@@ -206,6 +206,9 @@ fn declined_finding(spec: &DetectorSpec, below: &[(String, f64)], floor: f64) ->
     f
 }
 
+/// A detector's fit on the twin, or why there is none (with the twin's untrusted inputs).
+type TwinFit = Result<Baseline, (FitError, Vec<(String, f64)>)>;
+
 /// Run one family. `iso` writes a stored time as the caller shows it (for the baseline source).
 pub fn run_family(run: &FamilyRun, iso: &dyn Fn(Option<i64>) -> String) -> FamilyResult {
     let fam = run.family;
@@ -214,7 +217,7 @@ pub fn run_family(run: &FamilyRun, iso: &dyn Fn(Option<i64>) -> String) -> Famil
     let mut out = FamilyResult::default();
     let defaults = Params::default();
     // a twin's baseline is fitted once per detector and serves every member
-    let twin_fits: BTreeMap<&str, Result<Baseline, (FitError, Vec<(String, f64)>)>> = match &run.source {
+    let twin_fits: BTreeMap<&str, TwinFit> = match &run.source {
         Source::Twin { frame, window, .. } => {
             let window_frame = slice(frame, *window);
             detectors
@@ -425,6 +428,7 @@ mod tests {
     use super::super::families::family;
     use super::super::tests::{frame, noise, H, T0};
     use super::*;
+    use crate::engine::Severity;
 
     /// A chilled-water pump over `n` hours from hour `start`: flow ten times its speed, less
     /// `deficit(i)` gpm.

@@ -96,6 +96,8 @@ pub struct RunConfig {
     pub not_built: Vec<String>,
     /// Which equipment serves which (`topology`), for the fleet rules' groups.
     pub topology: Option<crate::fleet::Topology>,
+    /// The `drift` section: the families the drift capability runs, and their baselines.
+    pub drift: Option<crate::drift::section::DriftSection>,
 }
 
 /// The rule ids of the reference toolkit (camber-toolkit 0.110.0's rule_params) that this
@@ -400,8 +402,10 @@ impl RunConfig {
             None | Some(Value::Null) => None,
             Some(t) => Some(crate::fleet::Topology::from_value(t)?),
         };
+        let drift = crate::drift::section::DriftSection::from_value(top.get("drift"))?;
         inherit(&mut rules);
         Ok(RunConfig {
+            drift,
             topology,
             facility_id,
             equipment,

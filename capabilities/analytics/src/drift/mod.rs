@@ -24,6 +24,7 @@ pub mod families;
 pub mod loadfit;
 mod pump;
 pub mod run;
+pub mod section;
 
 use std::collections::BTreeMap;
 

@@ -2,9 +2,11 @@
 //! worst first), `finding_detail` (one finding of the same run in full: parameters and where
 //! each came from, flagged time spans per condition, the evidence chart that applies) and
 //! `sensor_trust` (the trust score of each point the run reads, scored on the same frames by
-//! the same function the trust floor uses, and the configured reference comparisons).
+//! the same function the trust floor uses, and the configured reference comparisons); and
+//! `drift` (the equipment against its own known-good behaviour, on the same frames and floor).
 
 mod detail;
+mod drift;
 mod prepare;
 mod run;
 mod schemas;
@@ -62,6 +64,24 @@ fn plugin() -> Plugin {
                 .input_schema(schemas::sensor_trust_input())
                 .output_schema(schemas::sensor_trust_output())
                 .cost("reads every trend"),
+        )
+        .capability(
+            Capability::new("drift", drift::drift)
+                .title("Drift from known-good behaviour")
+                .description(
+                    "Slow performance drift (a tower fouling, a coil valve starting to pass, a pump losing head, a \
+                     fan losing efficiency): each equipment's current window judged at matched conditions against a \
+                     baseline, either a known-good baseline [start, end] you give (fitted for this call, never \
+                     saved; current defaults to everything after it) or the run config's drift section (a \
+                     known-good twin, a period, or frozen baselines; read, never written). Returns per-equipment \
+                     diagnoses (severity and where the drift is), the findings worst first \
+                     (<family>:<detector>@<equip>, the drift in the signal's units and in baseline sigmas), and \
+                     the equipment not evaluated and why (not a clean bill of health). Families default to one per \
+                     stored class; pass families [{equip_class, family}] to choose. Pages of 25 per list.",
+                )
+                .input_schema(schemas::drift_input())
+                .output_schema(schemas::drift_output())
+                .cost("long-running"),
         )
 }
 

@@ -48,10 +48,27 @@ fn when(args: &Value, key: &str) -> Result<Option<i64>, CapError> {
         .transpose()
 }
 
-fn to_frame(f: &store::Frame) -> Frame {
+/// A frame the store read, as the engine's.
+pub fn to_frame(f: &store::Frame) -> Frame {
     let ts = store::frame_times(f);
     let cols = f.roles.iter().cloned().zip(f.values.iter().cloned()).collect();
     Frame { ts, cols }
+}
+
+/// The refusal of a window that holds no stored sample: `not_found` naming the facility's
+/// first and last sample (`Err` when the store cannot say).
+pub fn no_sample(fid: &str, argument: &str) -> Result<CapError, CapError> {
+    let span = store::facilities()?.facilities.into_iter().find(|f| f.facility_id == fid);
+    let (first, last) = span.map_or((None, None), |f| (f.first_ns, f.last_ns));
+    let (f, l) = (first.map(iso_from_ns), last.map(iso_from_ns));
+    Ok(CapError::not_found(
+        format!(
+            "the window holds no stored sample of facility '{fid}': its data runs from {} to {}",
+            f.clone().unwrap_or_else(|| "-".into()),
+            l.clone().unwrap_or_else(|| "-".into())
+        ),
+        json!({"argument": argument, "first": f, "last": l}),
+    ))
 }
 
 /// Prepare the run the arguments ask for. `extra_floor` is a caller's higher `min_trust`.
@@ -112,17 +129,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     let grid =
         if list.is_empty() { Vec::new() } else { store::read_grid(&fid, &list, start, end, config.resample_ns)? };
     if (start.is_some() || end.is_some()) && grid.iter().all(|g| g.frame.len == 0) {
-        let span = store::facilities()?.facilities.into_iter().find(|f| f.facility_id == fid);
-        let (first, last) = span.map_or((None, None), |f| (f.first_ns, f.last_ns));
-        let (f, l) = (first.map(iso_from_ns), last.map(iso_from_ns));
-        return Err(CapError::not_found(
-            format!(
-                "the window holds no stored sample of facility '{fid}': its data runs from {} to {}",
-                f.clone().unwrap_or_else(|| "-".into()),
-                l.clone().unwrap_or_else(|| "-".into())
-            ),
-            json!({"argument": if start.is_some() { "start" } else { "end" }, "first": f, "last": l}),
-        ));
+        return Err(no_sample(&fid, if start.is_some() { "start" } else { "end" })?);
     }
     let shared: Option<(String, Vec<i64>, Vec<f64>)> = config.shared_oat.as_ref().and_then(|(e, role)| {
         let g = grid.iter().find(|g| &g.equip == e)?;

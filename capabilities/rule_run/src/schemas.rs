@@ -130,3 +130,39 @@ pub fn sensor_trust_output() -> Value {
         "references": {"type": "array", "items": reference()}
     }})
 }
+
+pub fn drift_input() -> Value {
+    let pair = |d: &str| json!({"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": ["string", "null"], "maxLength": 40}, "description": d});
+    let mut m = paged(serde_json::Map::new());
+    m.insert("facility_id".into(), json!({"type": "string", "minLength": 1, "maxLength": 200}));
+    m.insert("equips".into(), json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "minItems": 1, "maxItems": 500}));
+    m.insert("baseline".into(), pair("[start, end] of a known-good period of the same equipment (site wall clock), fitted for this call and never saved; omit to use the run config's drift section"));
+    m.insert("current".into(), pair("[start, end] to judge (default: everything after the baseline, or the run config's current window); either end may be null"));
+    m.insert("families".into(), json!({"type": "array", "minItems": 1, "maxItems": 20,
+        "description": "which drift family judges which stored equipment class (default: one per stored class: AHU -> ahu, VAV -> vav, CHILLER -> chiller, COOLING_TOWER -> tower, HW_PLANT -> boiler, PUMP -> pump, DX -> dx)",
+        "items": {"type": "object", "additionalProperties": false, "required": ["equip_class", "family"], "properties": {
+            "equip_class": {"type": "string", "minLength": 1, "maxLength": 100},
+            "family": {"type": "string", "enum": camber_analytics::drift::families::names()}}}}));
+    object(&["facility_id"], m)
+}
+
+pub fn drift_output() -> Value {
+    let counts = json!({"type": "object", "required": ["fault", "warn", "info", "ok"]});
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+    "required": ["facility_id", "source", "families", "counts", "declined", "n_findings", "findings", "n_diagnoses", "diagnoses", "n_unevaluated", "unevaluated"],
+    "properties": {
+        "facility_id": {"type": "string"},
+        "source": {"type": "string", "enum": ["baseline_period", "frozen_baselines"], "description": "a baseline window the call gave, or the run config's drift section"},
+        "families": {"type": "array", "items": {"type": "object", "required": ["equip_class", "family", "label", "baseline", "current", "reference", "equipment"]}},
+        "counts": counts, "declined": {"type": "integer"}, "n_findings": {"type": "integer"},
+        "findings": {"type": "array", "description": "worst first", "items": {"type": "object",
+            "required": ["finding_id", "family", "detector", "equip", "equip_class", "severity", "summary", "caveats", "metrics", "judged_samples", "judged_basis", "flagged_samples", "share", "baseline_source"],
+            "properties": {"finding_id": {"type": "string", "description": "<family>:<detector>@<equip>"}, "severity": {"type": "string", "enum": SEVERITY},
+                "baseline_source": {"type": "string", "description": "period:<start>..<end>, reference:<equip> or frozen"}}}},
+        "n_diagnoses": {"type": "integer"},
+        "diagnoses": {"type": "array", "description": "per equipment and family: where the drift is (locus) and how bad", "items": {"type": "object",
+            "required": ["family", "equip", "severity", "locus", "loci", "summary", "caveats", "signals"]}},
+        "n_unevaluated": {"type": "integer"},
+        "unevaluated": {"type": "array", "items": {"type": "object", "required": ["family", "equip", "reason", "roles_required"]}}
+    }})
+}

@@ -92,6 +92,35 @@ enum Command {
         #[command(subcommand)]
         command: DatasetsCommand,
     },
+    /// Drift baselines: fit the ones a run config's drift section compares against
+    Drift {
+        #[command(subcommand)]
+        command: DriftCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum DriftCommand {
+    /// Fit the drift baselines of a facility's run config on a known-good window and write them
+    /// to a file (atomically) that the config's drift.store can name
+    Fit {
+        /// The facility
+        facility: String,
+        #[arg(long, value_name = "DIR")]
+        store: PathBuf,
+        /// The run config with the drift section (JSON or YAML)
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// Where to write the baselines (JSON)
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+        /// The known-good window (site wall clock); default the config's drift.baseline
+        #[arg(long, num_args = 2, value_names = ["START", "END"])]
+        baseline: Option<Vec<String>>,
+        /// The trust floor: a detector whose inputs score below it is not fitted
+        #[arg(long, default_value_t = 0.5)]
+        min_trust: f64,
+    },
 }
 
 #[derive(Args)]
@@ -427,7 +456,57 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Ok(0)
         }
         Command::Datasets { command } => datasets(command),
+        Command::Drift { command: DriftCommand::Fit { facility, store, config, out, baseline, min_trust } } => {
+            drift_fit(&facility, &store, &config, &out, baseline, min_trust)
+        }
     }
+}
+
+/// `camber drift fit`: fit, report what was and was not fitted, write the file whole.
+fn drift_fit(
+    fid: &str,
+    store: &Path,
+    config: &Path,
+    out_file: &Path,
+    baseline: Option<Vec<String>>,
+    min_trust: f64,
+) -> Result<i32, Failure> {
+    if !(0.0..=1.0).contains(&min_trust) {
+        return Err(format!("--min-trust must be between 0 and 1, got {min_trust}").into());
+    }
+    let s = StoreDir::open(store).ok_or("--store: no store directory there")?;
+    if !s.facility_ids().unwrap_or_default().iter().any(|f| f == fid) {
+        return Err(format!("the store holds no facility '{fid}'").into());
+    }
+    // the config is read without its drift.store: the file being written is not read back
+    let text = std::fs::read_to_string(config).map_err(|e| format!("--config cannot be read ({})", e.kind()))?;
+    let name = config.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut value = camber_registry::runconfig::parse_text(&name, &text).map_err(|e| format!("--config: {e}"))?;
+    if let Some(d) = value.get_mut("drift").and_then(Value::as_object_mut) {
+        d.remove("store");
+    }
+    let configs = camber_registry::runconfig::RunConfigs::from_values(vec![(name, value)])?;
+    let window = baseline.map(|v| (v[0].clone(), v[1].clone()));
+    let t0 = std::time::Instant::now();
+    let fitted = camber_registry::driftfit::fit(&s, &configs, fid, window, min_trust)?;
+    let b = &fitted.baselines;
+    for (equip, detector, why) in &fitted.left {
+        out!("not fitted: {detector} on {equip}: {why}")?;
+    }
+    let text = serde_json::to_string_pretty(b).map_err(|e| format!("cannot write the baselines: {e}"))?;
+    camber_store::writer::write_atomic(out_file, text.as_bytes())
+        .map_err(|e| format!("--out cannot be written ({})", e.kind()))?;
+    let equips: BTreeSet<&str> = b.entries.iter().map(|e| e.equip.as_str()).collect();
+    out!(
+        "fitted {} baseline(s) on {} equipment of {fid} over {} .. {} in {:.2} s; wrote {}",
+        b.entries.len(),
+        equips.len(),
+        b.window.0.as_deref().unwrap_or("-"),
+        b.window.1.as_deref().unwrap_or("-"),
+        t0.elapsed().as_secs_f64(),
+        out_file.display()
+    )?;
+    Ok(0)
 }
 
 fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, Failure> {

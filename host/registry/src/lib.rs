@@ -7,6 +7,7 @@
 pub mod access;
 pub mod capability;
 pub mod context;
+pub mod driftfit;
 pub mod licence;
 pub mod pipeline;
 pub mod policy;

@@ -56,8 +56,14 @@ impl RunConfigs {
             let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "the config".into());
             let bytes = std::fs::read(p).map_err(|e| format!("--config: {name} cannot be read ({})", e.kind()))?;
             let text = String::from_utf8(bytes.clone()).map_err(|_| format!("--config: {name} is not UTF-8 text"))?;
-            let value = parse_text(&name, &text).map_err(|e| format!("--config: {e}"))?;
-            let parsed = RunConfig::from_value(&value).map_err(|e| format!("--config: {name}: {e}"))?;
+            let mut value = parse_text(&name, &text).map_err(|e| format!("--config: {e}"))?;
+            let mut parsed = RunConfig::from_value(&value).map_err(|e| format!("--config: {name}: {e}"))?;
+            if let Some(file) = parsed.drift.as_ref().and_then(|d| d.store.clone()) {
+                let (frozen, bytes) = read_frozen(p, &file).map_err(|e| format!("--config: {name}: {e}"))?;
+                digests.push(sha256_hex(&bytes));
+                value["drift"]["frozen"] = frozen;
+                parsed = RunConfig::from_value(&value).map_err(|e| format!("--config: {name}: {e}"))?;
+            }
             if let Some(fid) = &parsed.facility_id {
                 if out.loaded.iter().any(|l| l.parsed.facility_id.as_deref() == Some(fid)) {
                     return Err(format!("--config: {name} names facility '{fid}', which another config already names"));
@@ -72,6 +78,17 @@ impl RunConfigs {
         Ok(out)
     }
 
+    /// Configs given as parsed values (a command that edits one before use), checked as
+    /// [`RunConfigs::load`] checks files, without reading a `drift.store`.
+    pub fn from_values(values: Vec<(String, Value)>) -> Result<RunConfigs, String> {
+        let mut out = RunConfigs::default();
+        for (name, value) in values {
+            let parsed = RunConfig::from_value(&value).map_err(|e| format!("--config: {name}: {e}"))?;
+            out.loaded.push(Loaded { name, value, parsed });
+        }
+        Ok(out)
+    }
+
     /// The caller's config for a facility: the one that names it, or a single config that
     /// names no facility.
     pub fn for_facility(&self, fid: &str) -> Option<&Loaded> {
@@ -82,6 +99,21 @@ impl RunConfigs {
             }
         })
     }
+}
+
+/// The frozen drift baselines a config's `drift.store` names (relative to the config's folder),
+/// read once at startup so a call never opens a file: the parsed file and its bytes (for the
+/// configs' digest). A file that cannot be read, or is not a frozen-baselines file, is an error.
+fn read_frozen(config: &std::path::Path, file: &str) -> Result<(Value, Vec<u8>), String> {
+    let path = config.parent().map_or_else(|| PathBuf::from(file), |d| d.join(file));
+    let shown = path.file_name().map_or_else(|| file.to_string(), |n| n.to_string_lossy().into_owned());
+    let bytes = std::fs::read(&path).map_err(|e| format!("drift.store '{shown}' cannot be read ({})", e.kind()))?;
+    let v: Value = serde_json::from_slice(&bytes).map_err(|e| format!("drift.store '{shown}' is not JSON: {e}"))?;
+    let kind = camber_analytics::drift::run::FROZEN_KIND;
+    if v.get("kind").and_then(Value::as_str) != Some(kind) {
+        return Err(format!("drift.store '{shown}' is not a frozen-baselines file (camber drift fit writes one)"));
+    }
+    Ok((v, bytes))
 }
 
 /// The reference toolkit's run templates for its catalog datasets, as

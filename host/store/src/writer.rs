@@ -118,7 +118,8 @@ fn sync_dir(dir: &Path) {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// Write a file whole or not at all: a temporary beside it, synced, then renamed over it.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let tmp = path.with_file_name(format!(
         ".{}.{}.tmp",
         path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(),

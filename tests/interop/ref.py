@@ -11,6 +11,9 @@ implementation, camber-toolkit 0.110.0). Each subcommand prints one JSON documen
                              (or the run config CONFIG): seconds, findings (rule, equip,
                              severity), labels, the config's rules
   score STORE ID             the reference's own `camber datasets score` of dataset ID
+  drift STORE FID ID ARGS    the reference's drift on facility FID with ARGS (JSON), under
+                             dataset ID's template: seconds, source, findings (id, rule,
+                             equip, severity), diagnoses (family, equip, severity), labels
 """
 
 import json
@@ -79,6 +82,31 @@ def rule_run(store, fid, dataset_id, config=None):
     return {"seconds": seconds, "findings": found, "labels": labels, "rules": rules}
 
 
+def drift(store, fid, dataset_id, args):
+    import tempfile
+    import time
+
+    from camber.capabilities import CallContext, Caps, default_registry
+
+    camber = sys.prefix + "/bin/camber"
+    with tempfile.TemporaryDirectory() as d:
+        cfg = d + "/template.json"
+        subprocess.run([camber, "datasets", "config", dataset_id, "--store", store, "--out", cfg],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ctx = CallContext(store=store, allowed_facilities=frozenset([fid]), config=cfg,
+                          caps=Caps(max_seconds=900, max_rows=100000, max_bytes=100_000_000))
+        t = time.time()
+        res = default_registry().call("drift", {"facility_id": fid, **args}, ctx)
+        seconds = time.time() - t
+    entries = json.load(open(store + "/_facilities.json"))
+    labels = entries[fid]["dataset"].get("labels") or {}
+    found = [{"id": f.get("finding_id", ""), "rule": f["rule"], "equip": f["equip"], "severity": f["severity"]}
+             for f in res.data["findings"]]
+    diagnoses = [{"family": g["family"], "equip": g["equip"], "severity": g["severity"]} for g in res.data["diagnoses"]]
+    return {"seconds": seconds, "source": res.data["source"], "findings": found, "diagnoses": diagnoses,
+            "labels": labels, "unevaluated": len(res.data["unevaluated"])}
+
+
 def score(store, dataset_id):
     camber = sys.prefix + "/bin/camber"
     out = subprocess.run([camber, "datasets", "score", dataset_id, "--store", store, "--json"],
@@ -98,6 +126,8 @@ def main():
         out = call(rest[0], "facilities", {}, rest[1:])
     elif cmd == "rule_run":
         out = rule_run(rest[0], rest[1], rest[2], rest[3] if len(rest) > 3 else None)
+    elif cmd == "drift":
+        out = drift(rest[0], rest[1], rest[2], json.loads(rest[3]))
     elif cmd == "score":
         out = score(rest[0], rest[1])
     elif cmd == "write":

@@ -850,6 +850,73 @@ fn reference_benchmarks() {
     for x in a.symmetric_difference(&b) {
         println!("  only in {}: {} on {}", if a.contains(x) { "the reference" } else { "camber" }, x.0, x.1);
     }
+    drift_benchmarks(&reg, &store);
+}
+
+/// `drift` side by side with the reference: a one-week baseline window on the G36 cause-chain
+/// fleet (the speed target), and the chilled-water multi plant's template drift section
+/// (its tower family against the known-good twin), each unit at warn or worse against the labels.
+fn drift_benchmarks(reg: &camber_registry::Registry, store: &std::path::Path) {
+    let cases: [(&str, &str, serde_json::Value); 2] = [
+        ("ds-synthetic-g36-rcx-chains", "synthetic-g36-rcx-chains", json!({"baseline": ["2025-04-28", "2025-05-04"]})),
+        ("ds-synthetic-chw-plant-multi", "synthetic-chw-plant-multi", json!({})),
+    ];
+    for (fid, id, args) in cases {
+        let theirs = camber_tests::reference(&["drift", store.to_str().unwrap(), fid, id, &args.to_string()]);
+        let ctx = CallContext::new(store, [fid.to_string()]);
+        let mut call_args = args.clone();
+        call_args["facility_id"] = json!(fid);
+        call_args["limit"] = json!(1000);
+        let mut times = Vec::new();
+        let mut ours = None;
+        for _ in 0..10 {
+            let t = Instant::now();
+            ours = Some(reg.call("drift", &call_args, &ctx));
+            times.push(t.elapsed());
+        }
+        let (p50, _, _) = stats(times);
+        let labels = theirs["labels"].as_object().cloned().unwrap_or_default();
+        let flagged = |v: &serde_json::Value| -> std::collections::BTreeSet<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .filter(|f| matches!(f["severity"].as_str(), Some("warn" | "fault")))
+                .filter_map(|f| f["equip"].as_str().map(str::to_string))
+                .collect()
+        };
+        let score = |units: &std::collections::BTreeSet<String>| {
+            let faulty: Vec<&String> =
+                labels.iter().filter(|(_, l)| l.as_str().is_some_and(|l| !l.is_empty())).map(|(k, _)| k).collect();
+            let found = faulty.iter().filter(|u| units.contains(**u)).count();
+            let alarms: Vec<&String> =
+                units.iter().filter(|u| labels.get(*u).and_then(|l| l.as_str()) == Some("")).collect();
+            format!(
+                "{found} of {} labelled units at warn or worse, {} on healthy units{}",
+                faulty.len(),
+                alarms.len(),
+                if alarms.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", alarms.iter().map(|a| a.as_str()).collect::<Vec<_>>().join(", "))
+                }
+            )
+        };
+        match ours {
+            Some(Ok(r)) => println!(
+                "drift {fid} {}: reference {:.2} s, {} finding(s), {}; camber median of 10 {}, {} finding(s), {} unevaluated, {}",
+                if args.get("baseline").is_some() { "with a one-week baseline" } else { "with its template's drift section" },
+                theirs["seconds"].as_f64().unwrap_or(f64::NAN),
+                theirs["findings"].as_array().map_or(0, Vec::len),
+                score(&flagged(&theirs["findings"])),
+                ms(p50),
+                r.data["n_findings"],
+                r.data["n_unevaluated"],
+                score(&flagged(&r.data["findings"]))
+            ),
+            Some(Err(e)) => println!("drift {fid}: camber refused: {}", e.message),
+            None => {}
+        }
+    }
 }
 
 /// `(rule, equip, severity)` of a findings list; a fleet finding stands for each unit it

@@ -735,10 +735,11 @@ fn judge_leg(
         Signal::SuctionPressure => {
             if let Some(sh) = shift(CHWS) {
                 metrics.insert("chw_supply_shift_f".into(), sh);
-                if severity >= Severity::Warn
+                let confound = severity >= Severity::Warn
                     && sh.abs() >= params.number(spec, "chw_confound_f")
-                    && !regressed_on(CHWS)
-                {
+                    && !regressed_on(CHWS);
+                metrics.insert("chw_supply_confound".into(), if confound { 1.0 } else { 0.0 });
+                if confound {
                     caveats.push(format!("the chilled-water supply also moved {sh:+.1} °F over the same windows: some or all of this suction-pressure move may be a chilled-water reset rather than an evaporator fault; check the setpoint history first"));
                 }
             }

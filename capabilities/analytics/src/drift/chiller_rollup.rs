@@ -235,6 +235,10 @@ fn evaporator_side(findings: &[(&str, &Finding)]) -> SideRead {
                     if overfed { "overfed" } else { "starved" }
                 )),
                 Some(_) => s.caveats.push("the superheat and the suction pressure disagree on the feed (one reads overfed, the other starved): the evaporator's feed is ambiguous; check the sensors and the expansion valve first".into()),
+                None if metric(f, "chw_supply_confound") == Some(1.0) => s.caveats.push(format!(
+                    "the suction pressure moved with the chilled-water supply {:+.1} °F off the baseline's and the superheat steady: likely a chilled-water reset, not an evaporator fault; check the setpoint history before acting",
+                    metric(f, "chw_supply_shift_f").unwrap_or(f64::NAN)
+                )),
                 None if widening && !overfed => s.caveats.push("the evaporator approach widened and the suction pressure fell together with the superheat steady: the evaporator's heat transfer (fouling), not its feed".into()),
                 None => {}
             }

@@ -394,7 +394,24 @@ fn a_pressure_is_matched_on_its_heat_sink_or_leaving_water() {
     // a chilled-water reset moves the suction pressure with no fault
     let reset = run(Signal::SuctionPressure, 0.0, 2.0, &Params::default());
     assert_eq!(reset.severity, Severity::Ok, "{}", reset.summary);
-    assert_eq!(reset.metrics["chw_supply_shift_f"], 2.0);
+    assert_eq!((reset.metrics["chw_supply_shift_f"], reset.metrics["chw_supply_confound"]), (2.0, 0.0));
+    // a baseline on a fixed chilled-water setpoint cannot match on it: a reset then reads as drift
+    // and the finding says the supply moved
+    let mut base = window(Signal::SuctionPressure, 300, 0, 0.0, 0.0);
+    base.cols.insert(CHWS.into(), vec![44.0; 300]);
+    base.cols.insert(CHWR.into(), (0..300).map(|i| 44.0 + dt(i)).collect());
+    base.cols.insert(SUCTION.into(), (0..300).map(|i| 60.0 - 0.02 * load(i) + 0.6 * noise(i)).collect());
+    let mut cur = window(Signal::SuctionPressure, 150, 300, 0.0, 0.0);
+    cur.cols.insert(CHWS.into(), vec![46.0; 150]);
+    cur.cols.insert(CHWR.into(), (300..450).map(|i| 46.0 + dt(i)).collect());
+    cur.cols.insert(SUCTION.into(), (300..450).map(|i| 63.0 - 0.02 * load(i) + 0.6 * noise(i)).collect());
+    let f = one(judge(&spec(Signal::SuctionPressure), &base, &cur, &Params::default()));
+    assert_eq!(
+        (f.severity, f.metrics["chw_supply_confound"], f.metrics["chw_supply_shift_f"]),
+        (Severity::Warn, 1.0, 2.0)
+    );
+    assert!(f.caveats.iter().any(|c| c.contains("chilled-water reset")), "{:?}", f.caveats);
+    assert!(f.caveats.iter().any(|c| c.contains("could not be identified in the baseline")), "{:?}", f.caveats);
     assert!(close(reset.metrics["suction_pressure_covariate_slope"], 1.5072, 1e-3));
 }
 

@@ -111,6 +111,15 @@ fn superheat_and_suction_pressure_are_read_as_one_feed_axis() {
     let d = diag("evaporator", &[&approach(Fine, Warn), &sp_down, &f(SUPERHEAT, Fine, &[])]);
     assert_eq!(d.locus, "evaporator");
     assert!(d.caveats.iter().any(|c| c.contains("heat transfer (fouling), not its feed")), "{:?}", d.caveats);
+    // a suction rise beside a chilled-water reset the baseline could not match on (the
+    // simulator's chw_reset): a caveat that it is likely the reset
+    let reset = f(
+        SUCTION,
+        Warn,
+        &[("suction_pressure_drift_psi", 3.0), ("chw_supply_confound", 1.0), ("chw_supply_shift_f", 2.0)],
+    );
+    let d = diag("evaporator", &[&reset, &f(SUPERHEAT, Fine, &[])]);
+    assert!(d.caveats.iter().any(|c| c.contains("likely a chilled-water reset")), "{:?}", d.caveats);
     // the condenser leg does not count on this side
     assert_eq!(diag("evaporator", &[&approach(Fault, Fine)]).severity, Fine);
 }

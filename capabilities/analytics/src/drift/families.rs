@@ -75,7 +75,12 @@ pub fn all() -> &'static [DriftFamily] {
             detectors: &[("boiler_efficiency_drift", "boiler")],
             diagnose: by_locus,
         },
-        DriftFamily { name: "chiller", label: "Chiller drift", detectors: CHILLER, diagnose: by_locus },
+        DriftFamily {
+            name: "chiller",
+            label: "Chiller drift",
+            detectors: CHILLER,
+            diagnose: super::chiller_rollup::chiller,
+        },
         DriftFamily {
             name: "condenser",
             label: "Condenser heat-rejection drift",
@@ -85,7 +90,7 @@ pub fn all() -> &'static [DriftFamily] {
                 ("cooling_tower_approach_drift", "tower"),
                 ("chiller_head_pressure_drift", "condenser"),
             ],
-            diagnose: by_locus,
+            diagnose: super::chiller_rollup::condenser,
         },
         DriftFamily {
             name: "dx",
@@ -105,7 +110,7 @@ pub fn all() -> &'static [DriftFamily] {
                 ("chiller_superheat_drift", "evaporator"),
                 ("chiller_suction_pressure_drift", "evaporator"),
             ],
-            diagnose: by_locus,
+            diagnose: super::chiller_rollup::evaporator,
         },
         DriftFamily {
             name: "hw_pump",

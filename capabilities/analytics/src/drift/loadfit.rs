@@ -51,6 +51,26 @@ pub struct LoadFit {
     /// First and last fitted sample (naive local ns).
     pub start: i64,
     pub end: i64,
+    /// A second regressor, when the signal was fitted on a measured condition besides its load.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covariate: Option<Covariate>,
+}
+
+/// A second regressor of a [`LoadFit`]: a measured condition the signal follows as well as its
+/// load (the entering condenser water for a head pressure, the leaving chilled water for a
+/// suction pressure), so a window is judged at matched load and matched condition. The fit is
+/// `signal = intercept + slope * load + self.slope * (condition - self.reference)`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Covariate {
+    /// The role the condition was read from.
+    pub role: String,
+    /// Signal units per condition unit.
+    pub slope: f64,
+    /// The baseline's mean condition, to which the intercept refers.
+    pub reference: f64,
+    /// The condition's range over the fitted samples.
+    pub min: f64,
+    pub max: f64,
 }
 
 /// The samples of a frame that may be fitted or scored: the gate keeps them, both signals have a
@@ -120,7 +140,7 @@ impl LoadFit {
             return Err("the fit is degenerate: no residual degrees of freedom".into());
         }
         let ssr: f64 = idx.iter().map(|&i| (y[i as usize] - intercept - slope * x[i as usize]).powi(2)).sum();
-        let sigma = (ssr / dof as f64).sqrt();
+        let sigma = negligible_to_zero((ssr / dof as f64).sqrt(), my);
         if !sigma.is_finite() || !intercept.is_finite() || !slope.is_finite() {
             return Err("the fit is degenerate: it has no finite solution".into());
         }
@@ -140,7 +160,113 @@ impl LoadFit {
             step_seconds,
             start: ts[idx[0] as usize],
             end: ts[idx[idx.len() - 1] as usize],
+            covariate: None,
         })
+    }
+
+    /// Fit `y` against the load `x` and a condition `c` (read from `role`) over the samples `idx`
+    /// (ascending; each with `c` present). The condition must have moved: its 5-95 % spread at
+    /// least `min_cov_span` and above zero, or its effect is not identified and there is no fit.
+    /// The load is handled as in [`LoadFit::fit`]: a range narrower than `min_span` has no slope,
+    /// and with `level_fallback` the fit is a level in the load (still sloped in the condition).
+    #[allow(clippy::too_many_arguments)]
+    pub fn fit_with_covariate(
+        ts: &[i64],
+        x: &[f64],
+        y: &[f64],
+        c: (&str, &[f64]),
+        idx: &[u32],
+        min_span: f64,
+        level_fallback: bool,
+        min_cov_span: f64,
+    ) -> Result<LoadFit, String> {
+        let (role, c) = c;
+        if idx.len() < MIN_FIT_SAMPLES {
+            return Err(format!("only {} usable sample(s) in the baseline window (need {MIN_FIT_SAMPLES})", idx.len()));
+        }
+        let mut cs: Vec<f64> = idx.iter().map(|&i| c[i as usize]).collect();
+        if cs.iter().any(|v| !v.is_finite()) {
+            return Err(format!("{role} is missing on some of the samples to fit"));
+        }
+        let spread = quantile_in_place(&mut cs, 0.95) - quantile_in_place(&mut cs, 0.05);
+        if spread.is_nan() || spread <= 0.0 || spread < min_cov_span {
+            return Err(format!("its 5-95 % spread was only {spread:.2} (need {min_cov_span})"));
+        }
+        let n = idx.len() as f64;
+        let (mut lo, mut hi, mut mx, mut my, mut mc) = (f64::INFINITY, f64::NEG_INFINITY, 0.0, 0.0, 0.0);
+        for &i in idx {
+            let xv = x[i as usize];
+            lo = lo.min(xv);
+            hi = hi.max(xv);
+            mx += xv;
+            my += y[i as usize];
+            mc += c[i as usize];
+        }
+        mx /= n;
+        my /= n;
+        mc /= n;
+        let span = hi - lo;
+        let has_slope = span >= min_span;
+        if !has_slope && !level_fallback {
+            return Err(format!("the load range is only {span:.3} wide (need {min_span} to identify a slope)"));
+        }
+        let (mut sxx, mut sxc, mut scc, mut sxy, mut scy, mut syy) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+        for &i in idx {
+            let (dx, dy, dc) = (x[i as usize] - mx, y[i as usize] - my, c[i as usize] - mc);
+            sxx += dx * dx;
+            sxc += dx * dc;
+            scc += dc * dc;
+            sxy += dx * dy;
+            scy += dc * dy;
+            syy += dy * dy;
+        }
+        let (slope, gamma, n_par) = if has_slope {
+            let det = sxx * scc - sxc * sxc;
+            if det.is_nan() || det <= 1e-9 * sxx * scc {
+                return Err("the fit is degenerate: the load and the condition move together".into());
+            }
+            ((sxy * scc - scy * sxc) / det, (scy * sxx - sxy * sxc) / det, 3usize)
+        } else {
+            (0.0, scy / scc, 2usize)
+        };
+        let intercept = my - slope * mx;
+        let dof = idx.len().saturating_sub(n_par);
+        if dof < 1 {
+            return Err("the fit is degenerate: no residual degrees of freedom".into());
+        }
+        let resid = |i: usize| y[i] - intercept - slope * x[i] - gamma * (c[i] - mc);
+        let ssr: f64 = idx.iter().map(|&i| resid(i as usize).powi(2)).sum();
+        let sigma = negligible_to_zero((ssr / dof as f64).sqrt(), my);
+        if !sigma.is_finite() || !intercept.is_finite() || !slope.is_finite() || !gamma.is_finite() {
+            return Err("the fit is degenerate: it has no finite solution".into());
+        }
+        let (cmin, cmax) = (cs[0], cs[cs.len() - 1]);
+        let (resid_lag1, step_seconds) = lag1(ts, idx, resid);
+        Ok(LoadFit {
+            model: if has_slope { Model::Linear } else { Model::Level },
+            n: idx.len(),
+            slope,
+            intercept,
+            sigma,
+            r2: (syy > 0.0).then(|| 1.0 - ssr / syy),
+            load_min: lo,
+            load_max: hi,
+            load_band: if has_slope { 0.0 } else { (min_span - span).max(0.0) / 2.0 },
+            resid_lag1,
+            step_seconds,
+            start: ts[idx[0] as usize],
+            end: ts[idx[idx.len() - 1] as usize],
+            covariate: Some(Covariate { role: role.to_string(), slope: gamma, reference: mc, min: cmin, max: cmax }),
+        })
+    }
+
+    /// `y` referred to the baseline's mean condition `c` (unchanged without a covariate), so
+    /// [`LoadFit::predict`] at the load alone is its expectation.
+    pub fn adjust(&self, y: f64, c: f64) -> f64 {
+        match &self.covariate {
+            Some(cv) => y - cv.slope * (c - cv.reference),
+            None => y,
+        }
     }
 
     /// The signal the baseline expects at load `x`.
@@ -156,6 +282,16 @@ impl LoadFit {
     /// Whether `x` lies within the load range the baseline was fitted on.
     pub fn covers(&self, x: f64) -> bool {
         x >= self.load_min && x <= self.load_max
+    }
+}
+
+/// A residual scatter that is only rounding error (a signal that never moved) as zero, so the
+/// finding says the baseline had no scatter instead of judging drifts in units of 1e-16.
+fn negligible_to_zero(sigma: f64, level: f64) -> f64 {
+    if sigma <= 1e-9 * level.abs().max(1.0) {
+        0.0
+    } else {
+        sigma
     }
 }
 
@@ -464,5 +600,33 @@ mod tests {
         let spike: Vec<f64> = (0..n).map(|i| noise(i) + if i == 30 { -1000.0 } else { 0.0 }).collect();
         let s = score(&f, &ts(n), &x, &spike, &idx).unwrap();
         assert!(cusum(&f, &ts(n), &s, Side::Both, &p).unwrap().first.is_none());
+    }
+
+    #[test]
+    fn a_covariate_is_recovered_and_refused_when_it_never_moved() {
+        let n = 60;
+        let x: Vec<f64> = (0..n).map(|i| 50.0 + ((i * 31) % 59) as f64).collect();
+        let c: Vec<f64> = (0..n).map(|i| 70.0 + 10.0 * ((i * 17) % 43) as f64 / 43.0).collect();
+        let y: Vec<f64> =
+            (0..n).map(|i| 100.0 + 0.5 * x[i] + 3.0 * c[i] + if i % 2 == 0 { 0.2 } else { -0.2 }).collect();
+        let idx = usable(&x, &y, &vec![true; n], 0.0, (-1e9, 1e9));
+        let f = LoadFit::fit_with_covariate(&ts(n), &x, &y, ("cw_supply_temp", &c), &idx, 10.0, true, 2.0).unwrap();
+        let cv = f.covariate.clone().unwrap();
+        assert!((f.slope - 0.5).abs() < 0.01 && (cv.slope - 3.0).abs() < 0.05, "{f:?}");
+        assert!((f.sigma - 0.2).abs() < 0.02, "{}", f.sigma);
+        // referred to the mean condition, the adjusted signal sits on the load line
+        let i = 7;
+        assert!((f.adjust(y[i], c[i]) - f.predict(x[i])).abs() < 0.5);
+        assert_eq!(LoadFit::fit(&ts(n), &x, &y, &idx, 10.0, true).unwrap().adjust(5.0, 99.0), 5.0);
+        // a condition that never moved is not identified; one that moves with the load is degenerate
+        let flat = vec![80.0; n];
+        let e = LoadFit::fit_with_covariate(&ts(n), &x, &y, ("cw_supply_temp", &flat), &idx, 10.0, true, 2.0);
+        assert!(e.unwrap_err().contains("spread was only 0.00"));
+        let tied: Vec<f64> = x.iter().map(|v| v / 10.0).collect();
+        let e = LoadFit::fit_with_covariate(&ts(n), &x, &y, ("cw_supply_temp", &tied), &idx, 10.0, true, 2.0);
+        assert!(e.unwrap_err().contains("move together"));
+        // a constant signal has no scatter, not a rounding error's worth
+        let k = vec![3.7; n];
+        assert_eq!(LoadFit::fit(&ts(n), &x, &k, &idx, 10.0, true).unwrap().sigma, 0.0);
     }
 }

@@ -14,11 +14,20 @@
 //!   speed), `pump_head_drift` (head at matched speed), `loop_deltat_drift` (loop ΔT at matched
 //!   flow), `loop_dp_drift` (loop differential pressure at matched flow) and `pump_power_drift`
 //!   (pump power at matched flow); the hot-water ones carry an `hw_` prefix.
+//! - `chiller`, `condenser` and `evaporator` (a chiller's two heat exchangers and its
+//!   refrigerant circuit, each at matched tons): `chiller_approach_drift` (condenser and
+//!   evaporator approach), `chiller_cw_range_drift` (condenser-water range),
+//!   `chiller_head_pressure_drift` and `chiller_suction_pressure_drift` (the refrigerant
+//!   pressures, at matched heat-sink or leaving-water temperature too), `chiller_subcooling_drift`
+//!   and `chiller_superheat_drift`; [`chiller_rollup`] says which part of the machine they point
+//!   at together.
 //!
 //! Besides the period verdict each detector runs a tabular CUSUM over the current window
 //! (`<signal>_sustained_alarm`): whether the shift opened and stayed open. Its settings are
 //! untuned starting points and it never changes the severity.
 
+mod chiller;
+pub mod chiller_rollup;
 mod coil_leak;
 pub mod families;
 pub mod loadfit;
@@ -102,6 +111,7 @@ impl DetectorSpec {
 /// Every detector, sorted by id.
 pub fn all() -> Vec<DetectorSpec> {
     let mut v = vec![coil_leak::spec()];
+    v.extend(chiller::SIGNALS.iter().map(|&s| chiller::spec(s)));
     for l in [pump::Loop::Chw, pump::Loop::Hw] {
         for s in [pump::Signal::Flow, pump::Signal::Head, pump::Signal::DeltaT, pump::Signal::Dp, pump::Signal::Power] {
             v.push(pump::spec(s, l));
@@ -172,6 +182,10 @@ pub struct Part {
     /// setpoint).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confound_median: Option<f64>,
+    /// What the fit decided that the finding should repeat (a condition the fit could not use,
+    /// and why).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Part {
@@ -190,6 +204,7 @@ impl Part {
             signal_range: None,
             scale_p95: None,
             confound_median: None,
+            notes: Vec::new(),
         }
     }
 }

@@ -43,6 +43,12 @@ fn every_detector_declares_itself_consistently() {
     assert_eq!(
         ids,
         [
+            "chiller_approach_drift",
+            "chiller_cw_range_drift",
+            "chiller_head_pressure_drift",
+            "chiller_subcooling_drift",
+            "chiller_suction_pressure_drift",
+            "chiller_superheat_drift",
             "coil_leak_drift",
             "hw_loop_deltat_drift",
             "hw_loop_dp_drift",
@@ -61,6 +67,8 @@ fn every_detector_declares_itself_consistently() {
         assert!(s.families.iter().all(|f| crate::family::family_of(f) == Some(*f)), "{}: unknown family", s.id);
         let fam = if s.id == "coil_leak_drift" {
             "ahu"
+        } else if s.id.starts_with("chiller_") {
+            "chiller"
         } else if s.id.starts_with("hw_") {
             "hw_pump"
         } else {
@@ -74,7 +82,12 @@ fn every_detector_declares_itself_consistently() {
             }
         }
         let d = Params::default();
-        assert!(d.number(s, "warn_sigma") <= d.number(s, "fault_sigma"), "{}", s.id);
+        let (ws, fs) = if s.id == "chiller_approach_drift" {
+            ("drift_warn_sigma", "drift_fault_sigma")
+        } else {
+            ("warn_sigma", "fault_sigma")
+        };
+        assert!(d.number(s, ws) <= d.number(s, fs), "{}", s.id);
         assert_eq!(spec(s.id).map(|x| x.id), Some(s.id));
         // a hot-water twin has its chilled-water detector's parameters
         if let Some(chw) = s.id.strip_prefix("hw_") {
@@ -84,7 +97,7 @@ fn every_detector_declares_itself_consistently() {
     }
     assert!(spec("coil_valve_drift").is_none());
     let counts: Vec<usize> = specs.iter().map(|s| s.params.len()).collect();
-    assert_eq!(counts, [15, 11, 12, 11, 11, 11, 11, 12, 11, 11, 11]);
+    assert_eq!(counts, [10, 10, 13, 10, 13, 10, 15, 11, 12, 11, 11, 11, 11, 12, 11, 11, 11]);
 }
 
 #[test]

@@ -23,7 +23,9 @@ fn lists_rules_with_parameters_and_detail_on_request() {
     assert!(rows[0]["params"][0].get("basis").is_none());
     let built = camber_analytics::rules::all().len();
     assert!(built >= 24);
-    assert!(r.text.starts_with(&format!("{n} match ({built} rule(s), 11 drift detector(s)")), "{}", r.text);
+    let detectors = camber_analytics::drift::all().len();
+    assert_eq!(detectors, 18);
+    assert!(r.text.starts_with(&format!("{n} match ({built} rule(s), {detectors} drift detector(s)")), "{}", r.text);
     // a fleet rule says so
     let two = call(json!({"rules": ["sat_rogue_zone_census", "airflow_tracking"]})).unwrap();
     let judges: Vec<&Value> = two.data["rules"].as_array().unwrap().iter().map(|x| &x["judges"]).collect();

@@ -539,7 +539,7 @@ fn timestamps_are_hourly_from_the_reference_start() {
     // 2024-01-01 00:00 is what ref.py uses; a Monday
     assert_eq!(crate::engine::weekday(T0), 0);
     assert_eq!(window(Signal::Power, Loop::Chw, 3, 5, 0.0).ts, vec![T0 + 5 * H, T0 + 6 * H, T0 + 7 * H]);
-    assert_eq!(all().len(), 11);
+    assert_eq!(all().len(), 18);
     assert!(spec("hw_pump_power_drift").is_some());
 }
 

@@ -27,6 +27,9 @@
 //!
 //! Only samples with the supply fan running are judged when its status is trended. The floors are
 //! the reference's screening levels: a warning needs both the unit floor and the sigma floor.
+//! Unlike the reference, the fitted slope is kept unrounded: the reference rounds it to six
+//! decimals, which on a load in cfm (thousands) moves a filter or static drift by up to about
+//! 0.005 inH2O.
 //!
 //! [`diagnose`] is the family's roll-up: it splits the unit into its fan, air path (filter and
 //! duct static), coils and outdoor air, and reads a fan-power excess against the filter and the

@@ -72,6 +72,11 @@ pub struct AhuCfg {
     pub extend_min: f64,
     /// Design supply airflow, cfm.
     pub design_cfm: f64,
+    /// Growth of the cooling valve's leakage (% of equivalent opening per day) after
+    /// `leak_from_day`: a valve seat wearing over the weeks.
+    pub leak_per_day: f64,
+    /// Day of the span (from its first sample) the leakage starts to grow.
+    pub leak_from_day: f64,
 }
 
 impl Default for AhuCfg {
@@ -86,6 +91,8 @@ impl Default for AhuCfg {
             always_on: false,
             extend_min: 0.0,
             design_cfm: 12_000.0,
+            leak_per_day: 0.0,
+            leak_from_day: 0.0,
         }
     }
 }
@@ -98,6 +105,17 @@ fn cooling_coil(t_in: f64, v: f64) -> f64 {
     }
     let g = (1.0 - (-3.0 * v / 100.0).exp()) / (1.0 - (-3.0f64).exp());
     t_in - (t_in - 44.0) * 0.9 * g
+}
+
+/// The cooling valve's leakage (% of equivalent opening) at simulated minute `k`: the fixed
+/// leak, plus its growth since `leak_from_day` (none during the spin-up).
+#[inline]
+fn leak_at(cfg: &AhuCfg, clock: &Clock, k: usize) -> f64 {
+    if cfg.leak_per_day == 0.0 {
+        return cfg.leak;
+    }
+    let day = (k as f64 - clock.spin as f64) / 1440.0;
+    cfg.leak + cfg.leak_per_day * (day - cfg.leak_from_day).max(0.0)
 }
 
 /// Simulate one air handler and return its sampled points.
@@ -172,7 +190,7 @@ pub fn simulate(cfg: &AhuCfg, w: &Weather, clock: &Clock, seed: u64, equip: &str
             let f = (0.03 + 0.97 * damper / 100.0).min(1.0);
             mat = f * oat + (1.0 - f) * ra;
             let t_heat = mat + 42.0 * htg / 100.0;
-            let t_cool = cooling_coil(t_heat, clg.max(cfg.leak));
+            let t_cool = cooling_coil(t_heat, clg.max(leak_at(cfg, clock, k)));
             sat += (t_cool + 1.0 - sat) * a_sat;
             cfm = cfg.design_cfm * (0.35 + 0.6 * load).min(1.0);
             speed = (8.0 + 92.0 * cfm / cfg.design_cfm).clamp(20.0, 100.0);
@@ -263,3 +281,22 @@ pub fn build(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
         })
         .collect()
 }
+
+/// The leak-drift dataset's two units: a healthy air handler and its twin whose cooling valve
+/// starts to pass water after two weeks and passes more every day.
+pub fn build_leak_drift(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
+    let grow = AhuCfg { leak_per_day: LEAK_PER_DAY, leak_from_day: LEAK_FROM_DAY, ..AhuCfg::default() };
+    [("healthy", "", AhuCfg::default()), ("growing_cool_leak", "growing_cool_valve_leak", grow)]
+        .into_iter()
+        .map(|(sc, label, cfg)| {
+            let equip = format!("AHU__{sc}");
+            let table = simulate(&cfg, w, clock, seed, &equip);
+            Unit { equip, class: "AHU", scenario: sc, label, table }
+        })
+        .collect()
+}
+
+/// The growing leak: from day 14 of the span, 0.5 % of equivalent valve opening more each day.
+pub const LEAK_FROM_DAY: f64 = 14.0;
+/// See [`LEAK_FROM_DAY`].
+pub const LEAK_PER_DAY: f64 = 0.5;

@@ -292,7 +292,25 @@ fn info_hwplant() -> DatasetInfo {
     }
 }
 
-fn recipes() -> [Recipe; 6] {
+fn info_leak_drift() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-ahu-leak-drift",
+        title: "Synthetic air handler whose cooling valve starts to leak",
+        summary: "Two economizer air handlers over eight weeks of spring weather: a healthy unit and its twin, whose \
+                  cooling valve seals for two weeks and then passes more water every day (0.5 % of equivalent \
+                  opening a day from day 14, about 21 % by the end), so the valve-shut air rise across the coil \
+                  falls week by week. A drift dataset: fit on the first two weeks, judge the last two.",
+        default_seed: 733,
+        step_minutes: 15,
+        days: 56,
+        fault_types: vec![(
+            "growing_cool_valve_leak",
+            "the chilled-water valve passes more water every day while commanded shut: the coil cools the air more and more with the valve at 0%",
+        )],
+    }
+}
+
+fn recipes() -> [Recipe; 7] {
     [
         Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
         Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
@@ -300,6 +318,7 @@ fn recipes() -> [Recipe; 6] {
         Recipe { info: info_staging, start: (2025, 7, 14), wetbulb: false, build: staging::build },
         Recipe { info: info_heatpump, start: (2025, 1, 13), wetbulb: false, build: heatpump::build },
         Recipe { info: info_hwplant, start: (2025, 4, 14), wetbulb: false, build: hwplant::build },
+        Recipe { info: info_leak_drift, start: (2025, 3, 31), wetbulb: false, build: ahu::build_leak_drift },
     ]
 }
 

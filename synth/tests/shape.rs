@@ -36,7 +36,7 @@ fn range(role: &str) -> (f64, f64) {
 
 fn expected_roles(ds: &str, class: &str) -> Vec<&'static str> {
     match (ds, class) {
-        ("synthetic-ahu-economizer", "AHU") => vec![
+        ("synthetic-ahu-economizer" | "synthetic-ahu-leak-drift", "AHU") => vec![
             "oat",
             "outdoor_rh",
             "return_air_temp",
@@ -155,7 +155,8 @@ fn catalogue() {
             "synthetic-chw-plant",
             "synthetic-chiller-staging",
             "synthetic-heat-pump-winter",
-            "synthetic-hw-plant"
+            "synthetic-hw-plant",
+            "synthetic-ahu-leak-drift"
         ]
     );
     assert!(generate("no-such-dataset", None).is_none());

@@ -378,7 +378,7 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         .iter()
         .map(|d| {
             json!({"family": d.family, "equip": d.equip, "severity": severity_str(d.severity), "locus": d.locus,
-                   "loci": d.loci, "summary": d.summary, "caveats": d.caveats,
+                   "loci": d.loci, "summary": d.summary, "causes": d.causes, "caveats": d.caveats,
                    "signals": d.signals.iter().map(|(k, (s, t))| (k.clone(), json!({"severity": severity_str(*s), "summary": t}))).collect::<serde_json::Map<_, _>>()})
         })
         .collect();

@@ -161,7 +161,7 @@ pub fn drift_output() -> Value {
                 "baseline_source": {"type": "string", "description": "period:<start>..<end>, reference:<equip> or frozen"}}}},
         "n_diagnoses": {"type": "integer"},
         "diagnoses": {"type": "array", "description": "per equipment and family: where the drift is (locus) and how bad", "items": {"type": "object",
-            "required": ["family", "equip", "severity", "locus", "loci", "summary", "caveats", "signals"]}},
+            "required": ["family", "equip", "severity", "locus", "loci", "summary", "causes", "caveats", "signals"]}},
         "n_unevaluated": {"type": "integer"},
         "unevaluated": {"type": "array", "items": {"type": "object", "required": ["family", "equip", "reason", "roles_required"]}}
     }})

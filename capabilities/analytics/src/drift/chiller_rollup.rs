@@ -288,6 +288,7 @@ fn side_diagnosis(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding
         locus,
         loci,
         summary,
+        causes: s.drifting.iter().map(|r| r.cause.clone()).collect(),
         signals: s.signals,
         caveats: dedup(s.caveats),
     }
@@ -393,6 +394,10 @@ pub fn chiller(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding)])
     }
     caveats.extend(missing_caveats(family, findings));
     let severity = [cond.severity, evap.severity, charge_judged].into_iter().flatten().max().unwrap_or(Severity::Info);
+    let causes: Vec<String> = sides
+        .iter()
+        .flat_map(|(_, side, cs)| cs.iter().map(move |c| format!("{}: {c}", side.replace('_', " "))))
+        .collect();
     let summary = if sides.is_empty() {
         format!("{equip}: no chiller drift on {} check(s)", signals.len())
     } else {
@@ -410,6 +415,7 @@ pub fn chiller(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding)])
         locus: locus.into(),
         loci: sides.iter().map(|(_, s, _)| s.to_string()).collect(),
         summary,
+        causes,
         signals,
         caveats: dedup(caveats),
     }

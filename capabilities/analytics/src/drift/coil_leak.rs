@@ -315,6 +315,7 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
             score_metrics(&mut metrics, &prefix, "f", fit, &score, alarm.as_ref());
             metrics.insert(format!("{prefix}_n_out_of_scope"), outside as f64);
             metrics.insert(format!("{prefix}_n_valve_shut"), usable.len() as f64);
+            metrics.insert(format!("{prefix}_grade"), super::ahu::grade_rank(severity));
             let mut r: Vec<f64> = score.idx.iter().map(|&i| rise[i as usize]).collect();
             metrics.insert(format!("{prefix}_rise_median_f"), loadfit::round4(loadfit::median_in_place(&mut r)));
             let mut c = Vec::new();

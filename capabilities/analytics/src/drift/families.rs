@@ -67,7 +67,7 @@ pub fn all() -> &'static [DriftFamily] {
                 ("coil_valve_drift", "coil_valve"),
                 ("coil_leak_drift", "coil_valve"),
             ],
-            diagnose: by_locus,
+            diagnose: super::ahu::diagnose,
         },
         DriftFamily {
             name: "boiler",
@@ -146,7 +146,7 @@ pub fn all() -> &'static [DriftFamily] {
             name: "vav",
             label: "VAV zone-terminal drift",
             detectors: &[("vav_airflow_drift", "airflow"), ("vav_reheat_valve_drift", "reheat_valve")],
-            diagnose: by_locus,
+            diagnose: super::vav::diagnose,
         },
     ];
     FAMILIES
@@ -193,8 +193,12 @@ pub struct Diagnosis {
     pub summary: String,
     /// Each judged detector: its severity and summary.
     pub signals: BTreeMap<String, (Severity, String)>,
-    /// The detectors that could not judge, and why.
+    /// The detectors that could not judge, and why, and what the roll-up adds.
     pub caveats: Vec<String>,
+    /// The likely causes, worst first, from a family roll-up that names them (`ahu`, `vav`);
+    /// empty from [`by_locus`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<String>,
 }
 
 /// The default roll-up: the worst judged finding sets the severity; the loci of the detectors
@@ -227,7 +231,17 @@ pub fn by_locus(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding)]
             (locus, format!("{equip}: {} ({d}): {}", family.locus(d).replace('_', " "), f.summary))
         }
     };
-    Diagnosis { family: family.name.into(), equip: equip.into(), severity, locus, loci, summary, signals, caveats }
+    Diagnosis {
+        family: family.name.into(),
+        equip: equip.into(),
+        severity,
+        locus,
+        loci,
+        summary,
+        signals,
+        caveats,
+        causes: Vec::new(),
+    }
 }
 
 #[cfg(test)]

@@ -9,7 +9,15 @@
 //! The detectors and their drift families (the prefix of a finding id,
 //! `<family>:<detector>@<equip>`):
 //! - `ahu`: `coil_leak_drift`, a coil valve passing water while commanded shut, seen as a shift
-//!   in the valve-shut air rise across the coil at matched mixed air (each coil a condition).
+//!   in the valve-shut air rise across the coil at matched mixed air (each coil a condition);
+//!   `fan_efficiency_drift` (fan power at matched airflow), `filter_loading_drift` (filter DP at
+//!   matched airflow), `duct_static_drift` (duct static at matched airflow, net of a setpoint
+//!   reset), `economizer_damper_drift` (outdoor-air fraction at matched damper command) and
+//!   `coil_valve_drift` (each coil's valve at matched air ΔT, each coil a condition), in `ahu.rs`
+//!   with the family's roll-up.
+//! - `vav`: `vav_airflow_drift` (the box damper at matched commanded airflow) and
+//!   `vav_reheat_valve_drift` (the reheat valve at matched reheat duty), in `vav.rs` with the
+//!   family's roll-up.
 //! - `pump` (chilled water) and `hw_pump` (hot water): `pump_flow_drift` (flow at matched pump
 //!   speed), `pump_head_drift` (head at matched speed), `loop_deltat_drift` (loop ΔT at matched
 //!   flow), `loop_dp_drift` (loop differential pressure at matched flow) and `pump_power_drift`
@@ -26,14 +34,17 @@
 //! (`<signal>_sustained_alarm`): whether the shift opened and stayed open. Its settings are
 //! untuned starting points and it never changes the severity.
 
+mod ahu;
 mod chiller;
 pub mod chiller_rollup;
 mod coil_leak;
 pub mod families;
 pub mod loadfit;
+mod matched;
 mod pump;
 pub mod run;
 pub mod section;
+mod vav;
 
 use std::collections::BTreeMap;
 
@@ -110,7 +121,16 @@ impl DetectorSpec {
 
 /// Every detector, sorted by id.
 pub fn all() -> Vec<DetectorSpec> {
-    let mut v = vec![coil_leak::spec()];
+    let mut v = vec![
+        coil_leak::spec(),
+        ahu::air_spec(ahu::Air::Fan),
+        ahu::air_spec(ahu::Air::Filter),
+        ahu::air_spec(ahu::Air::Static),
+        ahu::econ_spec(),
+        ahu::coil_valve_spec(),
+        vav::airflow_spec(),
+        vav::reheat_spec(),
+    ];
     v.extend(chiller::SIGNALS.iter().map(|&s| chiller::spec(s)));
     for l in [pump::Loop::Chw, pump::Loop::Hw] {
         for s in [pump::Signal::Flow, pump::Signal::Head, pump::Signal::DeltaT, pump::Signal::Dp, pump::Signal::Power] {
@@ -186,6 +206,10 @@ pub struct Part {
     /// and why).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// The share (0-1) of the baseline's otherwise-usable samples a detector's conditioning gate
+    /// left out (an economizer's near-equal outdoor and return air, a coil's economizer hours).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded_share: Option<f64>,
 }
 
 impl Part {
@@ -205,6 +229,7 @@ impl Part {
             scale_p95: None,
             confound_median: None,
             notes: Vec::new(),
+            excluded_share: None,
         }
     }
 }

@@ -50,6 +50,11 @@ fn every_detector_declares_itself_consistently() {
             "chiller_suction_pressure_drift",
             "chiller_superheat_drift",
             "coil_leak_drift",
+            "coil_valve_drift",
+            "duct_static_drift",
+            "economizer_damper_drift",
+            "fan_efficiency_drift",
+            "filter_loading_drift",
             "hw_loop_deltat_drift",
             "hw_loop_dp_drift",
             "hw_pump_flow_drift",
@@ -59,16 +64,20 @@ fn every_detector_declares_itself_consistently() {
             "loop_dp_drift",
             "pump_flow_drift",
             "pump_head_drift",
-            "pump_power_drift"
+            "pump_power_drift",
+            "vav_airflow_drift",
+            "vav_reheat_valve_drift"
         ]
     );
     for s in &specs {
         assert!(!s.families.is_empty() && !s.description.is_empty() && !s.judged_basis.is_empty(), "{}", s.id);
         assert!(s.families.iter().all(|f| crate::family::family_of(f) == Some(*f)), "{}: unknown family", s.id);
-        let fam = if s.id == "coil_leak_drift" {
+        let fam = if s.families.contains(&"air_handler") {
             "ahu"
         } else if s.id.starts_with("chiller_") {
             "chiller"
+        } else if s.id.starts_with("vav_") {
+            "vav"
         } else if s.id.starts_with("hw_") {
             "hw_pump"
         } else {
@@ -95,9 +104,18 @@ fn every_detector_declares_itself_consistently() {
             assert_eq!(serde_json::to_value(&s.params).unwrap(), serde_json::to_value(&twin.params).unwrap());
         }
     }
-    assert!(spec("coil_valve_drift").is_none());
+    // every detector a family names is built, and sits in the family it reports under
+    for f in super::families::all() {
+        for (id, _) in f.detectors {
+            if let Some(d) = spec(id) {
+                assert!(f.name == d.drift_family || !["ahu", "vav"].contains(&f.name), "{id} in {}", f.name);
+            }
+        }
+    }
+    assert!(super::families::family("ahu").unwrap().missing().is_empty());
+    assert!(super::families::family("vav").unwrap().missing().is_empty());
     let counts: Vec<usize> = specs.iter().map(|s| s.params.len()).collect();
-    assert_eq!(counts, [10, 10, 13, 10, 13, 10, 15, 11, 12, 11, 11, 11, 11, 12, 11, 11, 11]);
+    assert_eq!(counts, [10, 10, 13, 10, 13, 10, 15, 12, 10, 10, 10, 9, 11, 12, 11, 11, 11, 11, 12, 11, 11, 11, 10, 13]);
 }
 
 #[test]

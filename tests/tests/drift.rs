@@ -13,12 +13,13 @@ use serde_json::{json, Value};
 
 const HW: &str = "ds-synthetic-hw-plant";
 const CHW: &str = "ds-synthetic-chw-plant";
+const LEAK: &str = "ds-synthetic-ahu-leak-drift";
 
 fn store() -> &'static tempfile::TempDir {
     static S: OnceLock<tempfile::TempDir> = OnceLock::new();
     S.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
-        for d in ["synthetic-hw-plant", "synthetic-chw-plant"] {
+        for d in ["synthetic-hw-plant", "synthetic-chw-plant", "synthetic-ahu-leak-drift"] {
             camber_store::synthetic::ingest(dir.path(), d, None, false, std::time::Duration::from_secs(30)).unwrap();
         }
         dir
@@ -26,7 +27,7 @@ fn store() -> &'static tempfile::TempDir {
 }
 
 fn ctx() -> CallContext {
-    CallContext::new(store().path(), [HW.to_string(), CHW.to_string()])
+    CallContext::new(store().path(), [HW.to_string(), CHW.to_string(), LEAK.to_string()])
 }
 
 fn call(args: Value, c: &CallContext) -> Result<CapabilityResult, CapError> {
@@ -190,4 +191,35 @@ fn baselines_frozen_by_camber_drift_fit_are_read_and_a_foreign_file_is_refused()
     std::fs::write(dir.path().join("not.json"), "{\"kind\": \"other\"}").unwrap();
     let e = with_config(dir.path(), &hw_pump_config(json!({"store": "not.json"})), "bad.json").err().unwrap();
     assert!(e.contains("not a frozen-baselines file"), "{e}");
+}
+
+#[test]
+fn a_cooling_valve_that_starts_to_leak_is_found_and_its_healthy_twin_is_not() {
+    // camber-synth's drifting building: fit on its first two weeks, judge its last two
+    let r = call(
+        json!({"facility_id": LEAK, "baseline": ["2025-03-31", "2025-04-13"], "current": ["2025-05-12", "2025-05-25"], "limit": 100}),
+        &ctx(),
+    )
+    .unwrap();
+    let d = &r.data;
+    assert_eq!(d["families"][0]["family"], "ahu");
+    let findings = d["findings"].as_array().unwrap();
+    let leak =
+        findings.iter().find(|f| f["finding_id"] == "ahu:coil_leak_drift@AHU__growing_cool_leak").expect("judged");
+    assert_eq!(leak["severity"], "fault", "{leak}");
+    assert!(
+        leak["metrics"].as_object().unwrap().iter().any(|(k, v)| k.ends_with("drift_f") && v.as_f64().unwrap() < -3.0),
+        "{leak}"
+    );
+    // the twin: no drift at warn or worse, and its diagnosis is steady
+    let twin: Vec<&Value> = findings.iter().filter(|f| f["equip"] == "AHU__healthy").collect();
+    assert!(!twin.is_empty());
+    assert!(twin.iter().all(|f| f["severity"] != "warn" && f["severity"] != "fault"), "{twin:?}");
+    let diag = |e: &str| d["diagnoses"].as_array().unwrap().iter().find(|g| g["equip"] == e).cloned();
+    assert_eq!(diag("AHU__healthy").unwrap()["locus"], "steady");
+    let bad = diag("AHU__growing_cool_leak").unwrap();
+    assert_eq!(bad["severity"], "fault");
+    assert_eq!(bad["locus"], "coil", "{bad}");
+    // the finding is stated in the text with its fact
+    assert!(r.text.contains("AHU__growing_cool_leak") && r.text.contains("@drift"), "{}", r.text);
 }

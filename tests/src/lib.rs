@@ -110,3 +110,63 @@ pub fn reference(args: &[&str]) -> serde_json::Value {
 }
 
 pub mod fuzz;
+
+/// The headless browser `cargo xtask test` provides (`CAMBER_TEST_BROWSER`, else `chromium`).
+pub fn browser() -> PathBuf {
+    let b = std::env::var_os("CAMBER_TEST_BROWSER").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("chromium"));
+    assert!(
+        b.is_file() || std::process::Command::new(&b).arg("--version").output().is_ok(),
+        "no headless browser at {}: run the tests with `cargo xtask test`",
+        b.display()
+    );
+    b
+}
+
+/// Open a local HTML file in the headless browser, as a person's browser would: a screenshot
+/// (PNG bytes) at `width` x `height` and the page's DOM after it loaded.
+pub fn render(html: &Path, width: u32, height: u32) -> (Vec<u8>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let shot = dir.path().join("page.png");
+    let url = format!("file://{}", html.display());
+    let common = |c: &mut std::process::Command| {
+        c.args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", dir.path().join("profile").display()));
+    };
+    let mut c = std::process::Command::new(browser());
+    common(&mut c);
+    c.arg(format!("--screenshot={}", shot.display())).arg(format!("--window-size={width},{height}")).arg(&url);
+    let out = c.output().expect("the browser runs");
+    assert!(shot.is_file(), "no screenshot: {}", String::from_utf8_lossy(&out.stderr));
+    let mut c = std::process::Command::new(browser());
+    common(&mut c);
+    c.arg("--dump-dom").arg(&url);
+    let dom = c.output().expect("the browser runs");
+    (std::fs::read(&shot).unwrap(), String::from_utf8_lossy(&dom.stdout).into_owned())
+}
+
+/// How many distinct colours a PNG screenshot holds (a blank page has one or two).
+pub fn distinct_colours(png_bytes: &[u8]) -> usize {
+    let decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("a frame");
+    let px = info.color_type.samples();
+    let mut seen = std::collections::HashSet::new();
+    for p in buf[..info.buffer_size()].chunks(px) {
+        seen.insert(p.to_vec());
+        if seen.len() > 1000 {
+            break;
+        }
+    }
+    seen.len()
+}

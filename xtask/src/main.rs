@@ -189,6 +189,29 @@ fn python_env() -> Result<PathBuf, String> {
     Ok(python)
 }
 
+/// A headless browser for the report's rendering test: `chromium` on the PATH, else Debian's
+/// package installed with apt-get (as root, or through sudo). Returns its path.
+fn browser() -> Result<PathBuf, String> {
+    let find = || {
+        std::env::var_os("PATH")
+            .and_then(|p| std::env::split_paths(&p).map(|d| d.join("chromium")).find(|c| c.is_file()))
+    };
+    if let Some(b) = find() {
+        return Ok(b);
+    }
+    eprintln!("xtask: installing a headless browser for the report test (Debian's chromium)");
+    let root = Command::new("id").arg("-u").output().ok().is_some_and(|o| o.stdout.starts_with(b"0"));
+    for step in [&["apt-get", "update", "-qq"][..], &["apt-get", "install", "-y", "-qq", "chromium"][..]] {
+        let mut c = if root { Command::new(step[0]) } else { Command::new("sudo") };
+        if !root {
+            c.arg(step[0]);
+        }
+        c.args(&step[1..]).env("DEBIAN_FRONTEND", "noninteractive");
+        run(c, &step.join(" "))?;
+    }
+    find().ok_or_else(|| "apt-get installed chromium but it is not on the PATH".to_string())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (cmd, rest) = args.split_first().map(|(c, r)| (c.as_str(), r)).unwrap_or(("help", &[]));
@@ -202,8 +225,10 @@ fn main() -> ExitCode {
             run(c, "camber demo")
         }),
         "test" => build(false, true).and_then(|_| python_env()).and_then(|python| {
+            let chromium = browser()?;
             let mut c = cargo();
             c.env("CAMBER_TEST_PYTHON", python);
+            c.env("CAMBER_TEST_BROWSER", chromium);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
             c.args(["test", "--workspace"]);
             for k in TEST_COMPONENTS.iter().chain(REFUSED_COMPONENTS) {

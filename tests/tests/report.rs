@@ -1,0 +1,40 @@
+//! The report a person opens, rendered in a real headless browser: not blank, the issue titles
+//! and the evidence charts in the page, nothing fetched.
+
+use std::collections::BTreeMap;
+
+use camber_report::{page, Chart, Series};
+use camber_tests::{distinct_colours, render};
+use serde_json::json;
+
+#[test]
+fn a_report_page_renders_with_its_issues_and_charts() {
+    let report = json!({
+        "title": "RCx report: test building", "site": "Test", "period": ["2025-04-28", "2025-05-18"], "from_config": false,
+        "kpis": {"annual_cost_usd": 1500.0, "issues": 1},
+        "issues": [{"key": "k1", "rank": 1, "title": "Cooling valve passes water while shut", "cause": "valve seat", "equip": "AHU-1",
+                    "severity": "fault", "rules": ["leaking_valve"], "finding_ids": ["leaking_valve@AHU-1"], "annual_cost_usd": 1500.0,
+                    "cost_basis_note": "", "hours": 40.0, "pct_runtime": 12.0, "confidence": "high", "why": ["inputs trusted"], "conditional_on": []}]
+    });
+    let ts: Vec<i64> = (0..200).map(|i| i * 3_600_000_000_000).collect();
+    let mut charts = BTreeMap::new();
+    charts.insert(
+        "k1".to_string(),
+        Chart {
+            title: "leaking_valve@AHU-1".into(),
+            series: vec![Series {
+                role: "supply_air_temp".into(),
+                ts: ts.clone(),
+                values: ts.iter().map(|t| 55.0 + ((t / 3_600_000_000_000) % 24) as f64 / 4.0).collect(),
+            }],
+            spans: vec![(20 * 3_600_000_000_000, 30 * 3_600_000_000_000)],
+        },
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("report.html");
+    std::fs::write(&file, page(&report, &[], &charts)).unwrap();
+    let (png, dom) = render(&file, 1200, 1400);
+    assert!(distinct_colours(&png) > 20, "the screenshot is blank");
+    assert!(dom.contains("Cooling valve passes water while shut"), "{dom}");
+    assert!(dom.contains("<svg") && dom.contains("polyline"), "the chart is in the page");
+}

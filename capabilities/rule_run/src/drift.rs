@@ -227,12 +227,130 @@ fn row(f: &DriftFinding) -> Value {
     r
 }
 
+/// A drift run's results, before they are paged and worded.
+pub struct DriftRun {
+    /// `baseline_period` or `frozen_baselines`.
+    pub source: &'static str,
+    /// Each family run, as data.
+    pub families: Vec<Value>,
+    pub findings: Vec<DriftFinding>,
+    pub diagnoses: Vec<camber_analytics::drift::families::Diagnosis>,
+    pub unevaluated: Vec<Unevaluated>,
+    /// Detectors the families name that this build has not got.
+    pub missing_detectors: BTreeSet<&'static str>,
+    /// The run config's banners.
+    pub banners: Vec<String>,
+}
+
 /// The `drift` capability.
 pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let fid = args["facility_id"].as_str().unwrap_or_default().to_string();
     let rc = store::run_config(&fid)?;
     let config = RunConfig::from_value(&rc["config"])
         .map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
+    let DriftRun {
+        source,
+        families: fams,
+        findings,
+        diagnoses,
+        unevaluated,
+        missing_detectors,
+        banners: config_banners,
+    } = run_drift(args, &fid, &config, &rc, ctx)?;
+
+    let limit = camber_sdk::count_arg(args, "limit", 25);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
+    let mut counts = BTreeMap::from([("fault", 0usize), ("warn", 0), ("info", 0), ("ok", 0)]);
+    for f in &findings {
+        *counts.entry(severity_str(f.finding.severity)).or_default() += 1;
+    }
+    let declined = findings.iter().filter(|f| !f.declined.is_empty()).count();
+    let total = findings.len();
+    let (finding_page, n1) = page(findings.iter().collect::<Vec<_>>(), "findings", offset, limit, "worst first");
+    let diag_rows: Vec<Value> = diagnoses
+        .iter()
+        .map(|d| {
+            json!({"family": d.family, "equip": d.equip, "severity": severity_str(d.severity), "locus": d.locus,
+                   "loci": d.loci, "summary": d.summary, "causes": d.causes, "caveats": d.caveats,
+                   "signals": d.signals.iter().map(|(k, (s, t))| (k.clone(), json!({"severity": severity_str(*s), "summary": t}))).collect::<serde_json::Map<_, _>>()})
+        })
+        .collect();
+    let n_diag = diag_rows.len();
+    let (diag_page, n2) = page(diag_rows, "diagnoses", offset, limit, "worst first");
+    let unev_rows: Vec<Value> = unevaluated
+        .iter()
+        .map(|u| json!({"family": u.family, "equip": u.equip, "reason": u.reason, "roles_required": u.roles_required}))
+        .collect();
+    let n_unev = unev_rows.len();
+    let (unev_page, n3) = page(unev_rows, "unevaluated", offset, limit, "sorted");
+
+    let words = source.replace('_', " ");
+    let mut facts = vec![json!({
+        "id": "F1@drift", "kind": "drift_counts", "facility_id": fid, "value": total, "counts": counts,
+        "declined": declined, "unevaluated": n_unev, "families": fams.len(), "source": source,
+        "text": format!("Drift on {fid} ({words}): {} family run(s), {total} finding(s): {} fault, {} warn, {} info, {} ok; {declined} check(s) declined by the trust floor; {n_unev} equipment not evaluated",
+            fams.len(), counts["fault"], counts["warn"], counts["info"], counts["ok"]),
+    })];
+    let mut text = vec![format!(
+        "Drift on {} against its {words}: {} fault and {} warn finding(s) of {total}, {declined} check(s) declined by the trust floor and {n_unev} equipment not evaluated [F1@drift].",
+        name(&fid), counts["fault"], counts["warn"]
+    )];
+    for (k, f) in finding_page.iter().enumerate() {
+        let id = format!("F{}@drift", k + 2);
+        let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), one(&f.finding.summary));
+        facts.push(json!({"id": id, "kind": "finding", "finding_id": f.id, "rule": f.detector, "family": f.family,
+                          "equip": f.equip, "value": severity_str(f.finding.severity), "text": fact_text}));
+        if k < 5 && f.finding.severity >= Severity::Warn {
+            text.push(format!("{fact_text} [{id}]."));
+        }
+    }
+    for (k, d) in diagnoses.iter().skip(offset).take(limit).enumerate() {
+        let id = format!("D{}@drift", k + 1);
+        facts.push(json!({"id": id, "kind": "diagnosis", "family": d.family, "equip": d.equip,
+                          "value": severity_str(d.severity), "locus": d.locus, "text": one(&d.summary)}));
+    }
+    let mut banners = config_banners;
+    if source == "baseline_period" {
+        banners.push("Drift is measured against the baseline window given, fitted for this call and not kept: it is a known-good baseline only if the equipment was healthy then.".into());
+    }
+    if declined > 0 {
+        let mut inputs: Vec<String> = findings.iter().flat_map(|f| f.declined.iter().map(|(r, _)| r.clone())).collect();
+        inputs.sort();
+        inputs.dedup();
+        banners.push(format!(
+            "{declined} check(s) declined: an input scored below the trust floor (untrusted inputs {}); a declined check is not a pass",
+            inputs.join(", ")
+        ));
+    }
+    if !missing_detectors.is_empty() {
+        banners.push(format!(
+            "not built in this server, so not run: {}",
+            missing_detectors.into_iter().collect::<Vec<_>>().join(", ")
+        ));
+    }
+    let data = json!({
+        "facility_id": fid,
+        "source": source,
+        "families": fams,
+        "counts": counts,
+        "declined": declined,
+        "n_findings": total,
+        "findings": finding_page.iter().map(|f| row(f)).collect::<Vec<_>>(),
+        "n_diagnoses": n_diag,
+        "diagnoses": diag_page,
+        "n_unevaluated": n_unev,
+        "unevaluated": unev_page,
+    });
+    let mut out = Output::new(data, text.join(" "), facts);
+    out.banners = banners;
+    out.pages.extend([n1, n2, n3].into_iter().flatten());
+    Ok(out)
+}
+
+/// Run the drift the arguments ask for on `fid` under its run config (`rc` as the host gave it):
+/// shared by `drift` and `rcx_report`, which runs the config's drift section.
+pub fn run_drift(args: &Value, fid: &str, config: &RunConfig, rc: &Value, ctx: &Context) -> Result<DriftRun, CapError> {
+    let fid = fid.to_string();
     let points = store::points(&fid)?;
     if points.is_empty() {
         return Err(CapError::not_found(format!("facility '{fid}' has no stored data"), json!({"facility_id": fid})));
@@ -240,8 +358,8 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let classes: BTreeSet<String> = points.iter().map(|p| p.equip_class.clone()).collect();
     let stored: BTreeSet<String> = points.iter().map(|p| p.equip.clone()).collect();
     let class_of: BTreeMap<&str, &str> = points.iter().map(|p| (p.equip.as_str(), p.equip_class.as_str())).collect();
-    let (plans, source) = plans(args, &fid, &config, &classes)?;
-    let frozen = frozen(&fid, &config)?;
+    let (plans, source) = plans(args, &fid, config, &classes)?;
+    let frozen = frozen(&fid, config)?;
     if source == "frozen_baselines" && frozen.is_none() && plans.iter().any(|p| p.reference.is_none()) {
         return Err(CapError::invalid(format!(
             "the run config's drift section for '{fid}' declares no reference and names no frozen baselines (drift.store): give a baseline window, declare a reference, or fit baselines with camber drift fit"
@@ -364,95 +482,9 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     diagnoses
         .sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| (&a.family, &a.equip).cmp(&(&b.family, &b.equip))));
     unevaluated.sort_by(|a, b| (&a.family, &a.equip).cmp(&(&b.family, &b.equip)));
-
-    let limit = camber_sdk::count_arg(args, "limit", 25);
-    let offset = camber_sdk::count_arg(args, "offset", 0);
-    let mut counts = BTreeMap::from([("fault", 0usize), ("warn", 0), ("info", 0), ("ok", 0)]);
-    for f in &findings {
-        *counts.entry(severity_str(f.finding.severity)).or_default() += 1;
-    }
-    let declined = findings.iter().filter(|f| !f.declined.is_empty()).count();
-    let total = findings.len();
-    let (finding_page, n1) = page(findings.iter().collect::<Vec<_>>(), "findings", offset, limit, "worst first");
-    let diag_rows: Vec<Value> = diagnoses
-        .iter()
-        .map(|d| {
-            json!({"family": d.family, "equip": d.equip, "severity": severity_str(d.severity), "locus": d.locus,
-                   "loci": d.loci, "summary": d.summary, "causes": d.causes, "caveats": d.caveats,
-                   "signals": d.signals.iter().map(|(k, (s, t))| (k.clone(), json!({"severity": severity_str(*s), "summary": t}))).collect::<serde_json::Map<_, _>>()})
-        })
-        .collect();
-    let n_diag = diag_rows.len();
-    let (diag_page, n2) = page(diag_rows, "diagnoses", offset, limit, "worst first");
-    let unev_rows: Vec<Value> = unevaluated
-        .iter()
-        .map(|u| json!({"family": u.family, "equip": u.equip, "reason": u.reason, "roles_required": u.roles_required}))
-        .collect();
-    let n_unev = unev_rows.len();
-    let (unev_page, n3) = page(unev_rows, "unevaluated", offset, limit, "sorted");
-
-    let words = source.replace('_', " ");
-    let mut facts = vec![json!({
-        "id": "F1@drift", "kind": "drift_counts", "facility_id": fid, "value": total, "counts": counts,
-        "declined": declined, "unevaluated": n_unev, "families": fams.len(), "source": source,
-        "text": format!("Drift on {fid} ({words}): {} family run(s), {total} finding(s): {} fault, {} warn, {} info, {} ok; {declined} check(s) declined by the trust floor; {n_unev} equipment not evaluated",
-            fams.len(), counts["fault"], counts["warn"], counts["info"], counts["ok"]),
-    })];
-    let mut text = vec![format!(
-        "Drift on {} against its {words}: {} fault and {} warn finding(s) of {total}, {declined} check(s) declined by the trust floor and {n_unev} equipment not evaluated [F1@drift].",
-        name(&fid), counts["fault"], counts["warn"]
-    )];
-    for (k, f) in finding_page.iter().enumerate() {
-        let id = format!("F{}@drift", k + 2);
-        let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), one(&f.finding.summary));
-        facts.push(json!({"id": id, "kind": "finding", "finding_id": f.id, "rule": f.detector, "family": f.family,
-                          "equip": f.equip, "value": severity_str(f.finding.severity), "text": fact_text}));
-        if k < 5 && f.finding.severity >= Severity::Warn {
-            text.push(format!("{fact_text} [{id}]."));
-        }
-    }
-    for (k, d) in diagnoses.iter().skip(offset).take(limit).enumerate() {
-        let id = format!("D{}@drift", k + 1);
-        facts.push(json!({"id": id, "kind": "diagnosis", "family": d.family, "equip": d.equip,
-                          "value": severity_str(d.severity), "locus": d.locus, "text": one(&d.summary)}));
-    }
-    let mut banners: Vec<String> = rc["banners"]
+    let banners: Vec<String> = rc["banners"]
         .as_array()
         .map(|a| a.iter().filter_map(|b| b.as_str().map(str::to_string)).collect())
         .unwrap_or_default();
-    if source == "baseline_period" {
-        banners.push("Drift is measured against the baseline window given, fitted for this call and not kept: it is a known-good baseline only if the equipment was healthy then.".into());
-    }
-    if declined > 0 {
-        let mut inputs: Vec<String> = findings.iter().flat_map(|f| f.declined.iter().map(|(r, _)| r.clone())).collect();
-        inputs.sort();
-        inputs.dedup();
-        banners.push(format!(
-            "{declined} check(s) declined: an input scored below the trust floor (untrusted inputs {}); a declined check is not a pass",
-            inputs.join(", ")
-        ));
-    }
-    if !missing_detectors.is_empty() {
-        banners.push(format!(
-            "not built in this server, so not run: {}",
-            missing_detectors.into_iter().collect::<Vec<_>>().join(", ")
-        ));
-    }
-    let data = json!({
-        "facility_id": fid,
-        "source": source,
-        "families": fams,
-        "counts": counts,
-        "declined": declined,
-        "n_findings": total,
-        "findings": finding_page.iter().map(|f| row(f)).collect::<Vec<_>>(),
-        "n_diagnoses": n_diag,
-        "diagnoses": diag_page,
-        "n_unevaluated": n_unev,
-        "unevaluated": unev_page,
-    });
-    let mut out = Output::new(data, text.join(" "), facts);
-    out.banners = banners;
-    out.pages.extend([n1, n2, n3].into_iter().flatten());
-    Ok(out)
+    Ok(DriftRun { source, families: fams, findings, diagnoses, unevaluated, missing_detectors, banners })
 }

@@ -19,6 +19,7 @@ pub mod family;
 pub mod fleet;
 pub mod heatpump;
 pub mod hw_plant;
+pub mod mv;
 pub mod psychro;
 pub mod pump_speed;
 pub mod rules;

@@ -477,3 +477,39 @@ fn timing_two_years_hourly() {
     println!("two years hourly ({} samples): {per:.2} ms per meter; {}", f.ts.len(), r[1].finding.summary);
     assert_eq!(r.len(), 2);
 }
+
+/// The comparison with the reference: reads the CSV `scripts/mv-reference.py` writes (the path
+/// in `MV_REFERENCE_CSV`) and prints this engine's figures on the same meter, for the JSON the
+/// script prints (`cargo test --release -p camber-analytics --lib mv::tests::reference_csv --
+/// --ignored --nocapture`).
+#[test]
+#[ignore]
+fn reference_csv() {
+    let Ok(path) = std::env::var("MV_REFERENCE_CSV") else {
+        println!("set MV_REFERENCE_CSV to the CSV scripts/mv-reference.py wrote");
+        return;
+    };
+    let text = std::fs::read_to_string(path).unwrap();
+    let (mut ts, mut e, mut o) = (Vec::new(), Vec::new(), Vec::new());
+    for line in text.lines().skip(1) {
+        let f: Vec<&str> = line.split(',').collect();
+        ts.push(camber_common::time::ns_from_iso(f[0]).unwrap());
+        e.push(f[2].parse::<f64>().unwrap());
+        o.push(f[3].parse::<f64>().unwrap());
+    }
+    let frame = Frame::from_rows(&ts, &[("energy_rate", e), ("oat", o)]);
+    for kernel in ["g14", "exact"] {
+        let en = entry(
+            json!({"class": "M", "period": ["2022-01-01", "2022-12-31"], "reporting_period": ["2023-01-01", "2023-12-31"], "method": "forecast", "kernel": kernel}),
+        );
+        let r = run_meter(&en, 0, "CHW-METER-1", &frame, None);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(
+                &json!({"kernel": kernel, "mv_baseline": r[0].metrics, "mv_savings": r[1].metrics})
+            )
+            .unwrap()
+        );
+        assert_eq!(r.len(), 2);
+    }
+}

@@ -98,6 +98,10 @@ pub struct RunConfig {
     pub topology: Option<crate::fleet::Topology>,
     /// The `drift` section: the families the drift capability runs, and their baselines.
     pub drift: Option<crate::drift::section::DriftSection>,
+    /// The `mv` section: the M&V entries mv_summary measures.
+    pub mv: Option<crate::mv::MvSection>,
+    /// `units.system`: the unit system M&V savings are also stated in.
+    pub units_system: Option<crate::mv::UnitSystem>,
 }
 
 /// The rule ids of the reference toolkit (camber-toolkit 0.110.0's rule_params) that this
@@ -403,9 +407,20 @@ impl RunConfig {
             Some(t) => Some(crate::fleet::Topology::from_value(t)?),
         };
         let drift = crate::drift::section::DriftSection::from_value(top.get("drift"))?;
+        let mv = crate::mv::MvSection::from_value(top.get("mv"))?;
+        let units_system = match top.get("units").and_then(|u| u.get("system")) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(crate::mv::UnitSystem::parse(s)?),
+            Some(_) => return Err("units.system must be 'ip' or 'si'".into()),
+        };
+        if let Some(m) = &mv {
+            crate::mv::run::check_units(m, units_system)?;
+        }
         inherit(&mut rules);
         Ok(RunConfig {
             drift,
+            mv,
+            units_system,
             topology,
             facility_id,
             equipment,

@@ -3,10 +3,12 @@
 //! each came from, flagged time spans per condition, the evidence chart that applies) and
 //! `sensor_trust` (the trust score of each point the run reads, scored on the same frames by
 //! the same function the trust floor uses, and the configured reference comparisons); and
-//! `drift` (the equipment against its own known-good behaviour, on the same frames and floor).
+//! `drift` (the equipment against its own known-good behaviour, on the same frames and floor);
+//! and `mv_summary` (measured savings with their uncertainty, from the config's M&V entries).
 
 mod detail;
 mod drift;
+mod mv;
 mod prepare;
 mod run;
 mod schemas;
@@ -82,6 +84,23 @@ fn plugin() -> Plugin {
                 .input_schema(schemas::drift_input())
                 .output_schema(schemas::drift_output())
                 .cost("long-running"),
+        )
+        .capability(
+            Capability::new("mv_summary", mv::mv_summary)
+                .title("Measured savings (M&V)")
+                .description(
+                    "Did the fix save anything: the M&V entries of the caller's run config for the facility (its mv \
+                     section: a meter class and role, a baseline period, a reporting period, the method) measured on \
+                     the meters' own trend, per ASHRAE Guideline 14 at the daily tier. Returns per meter the \
+                     baseline model (2P/3P/4P/5P change-point against daily mean outdoor air) with R2, CV(RMSE), \
+                     NMBE and the acceptance verdict; the avoided energy in the meter's own units (and the config's \
+                     unit system when it names one), savings % and the 90 % uncertainty; re-baselining triggers and \
+                     method proposals; and which meters declined and why. A baseline that fails acceptance makes its \
+                     savings for information only, and the text says so. Needs a run config with an mv section.",
+                )
+                .input_schema(schemas::mv_summary_input())
+                .output_schema(schemas::mv_summary_output())
+                .cost("seconds"),
         )
 }
 

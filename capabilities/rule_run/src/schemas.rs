@@ -166,3 +166,28 @@ pub fn drift_output() -> Value {
         "unevaluated": {"type": "array", "items": {"type": "object", "required": ["family", "equip", "reason", "roles_required"]}}
     }})
 }
+
+pub fn mv_summary_input() -> Value {
+    let mut m = paged(serde_json::Map::new());
+    m.insert("facility_id".into(), json!({"type": "string", "minLength": 1, "maxLength": 200}));
+    m.insert("equips".into(), json!({"type": "array", "items": {"type": "string", "minLength": 1, "maxLength": 200}, "minItems": 1, "maxItems": 500, "description": "only these meters"}));
+    object(&["facility_id"], m)
+}
+
+pub fn mv_summary_output() -> Value {
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+    "required": ["facility_id", "entries", "meters", "kinds", "counts", "declined", "declined_meters", "n_findings", "findings"],
+    "properties": {
+        "facility_id": {"type": "string"},
+        "entries": {"type": "integer", "minimum": 0, "description": "mv entries configured"},
+        "meters": {"type": "array", "items": {"type": "string"}},
+        "kinds": {"type": "object", "required": ["mv_baseline", "mv_savings", "mv_trigger", "mv_method_proposal", "other"]},
+        "counts": {"type": "object", "required": ["fault", "warn", "info", "ok"]},
+        "declined": {"type": "integer", "minimum": 0},
+        "declined_meters": {"type": "array", "items": {"type": "object", "required": ["meter", "reason"]}},
+        "n_findings": {"type": "integer"},
+        "findings": {"type": "array", "description": "mv_baseline (the model, its Guideline 14 statistics and verdict), mv_savings (avoided energy, savings %, the 90 % uncertainty), mv_trigger and mv_method_proposal, worst first",
+            "items": {"type": "object", "required": ["finding_id", "kind", "meter", "severity", "summary", "caveats", "metrics", "judged_days"],
+                "properties": {"finding_id": {"type": "string", "description": "<kind>@<meter>"}, "severity": {"type": "string", "enum": SEVERITY}}}}
+    }})
+}

@@ -292,6 +292,9 @@ struct Item<'a> {
     spans: Option<Spans>,
     /// The finding flagged any sample.
     flagged_any: bool,
+    /// The references at warn or fault on a point it reads, as the run matched them:
+    /// (equipment, role).
+    refs: Vec<(String, String)>,
     /// The sensor causes it leans on (indices).
     causes: BTreeSet<usize>,
     cost: FaultCost,
@@ -428,6 +431,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
             units: if fleet { rf.members.clone() } else { vec![rf.equip.clone()] },
             spans,
             flagged_any: !rf.finding.flagged.is_empty(),
+            refs: rf.conditional_on.iter().map(|x| (x.equip.clone(), x.role.clone())).collect(),
             causes: BTreeSet::new(),
             cost,
             drift: false,
@@ -460,6 +464,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
             units: vec![df.equip.clone()],
             spans,
             flagged_any: !df.finding.flagged.is_empty(),
+            refs: Vec::new(),
             causes: BTreeSet::new(),
             cost,
             drift: true,
@@ -479,11 +484,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
         );
         let idx = causes.len();
         for it in items.iter_mut() {
-            let conditional = run
-                .findings
-                .iter()
-                .find(|f| f.id == it.id)
-                .is_some_and(|f| f.conditional_on.iter().any(|x| x.equip == r.equip && x.role == r.role));
+            let conditional = it.refs.iter().any(|(e, role)| *e == r.equip && *role == r.role);
             let drift_reads = it.drift && it.equip == r.equip && it.reads.contains(&r.role.as_str());
             if conditional || drift_reads {
                 it.causes.insert(idx);

@@ -40,10 +40,20 @@ impl EquipTimes {
         EquipTimes { ts, running: None, gate: "none".into() }
     }
 
-    /// How long each sample stands for, in ns (as [`Frame::weights_hours`]).
+    /// How long each sample stands for, in ns: the spacing to the next sample, capped at 1.5
+    /// typical spacings (the median gap), as [`Frame::weights_hours`] weighs judged time.
     pub fn weights_ns(&self) -> Vec<i64> {
-        let f = Frame { ts: self.ts.clone(), cols: Default::default() };
-        f.weights_hours().iter().map(|h| (h * NS_PER_HOUR as f64).round() as i64).collect()
+        let mut gaps: Vec<i64> = self.ts.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
+        let typical = if gaps.is_empty() {
+            NS_PER_HOUR
+        } else {
+            let mut sorted = gaps.clone();
+            let mid = sorted.len() / 2;
+            *sorted.select_nth_unstable(mid).1
+        };
+        gaps.push(typical);
+        let cap = typical.saturating_mul(3) / 2;
+        gaps.into_iter().map(|d| d.min(cap)).collect()
     }
 
     /// The running hours (`None` without a run signal).
@@ -159,6 +169,14 @@ mod tests {
         // indices off the axis are ignored, not a panic
         assert!(t.spans(&[99], false).is_empty());
         assert!(EquipTimes::default().spans(&[0], true).is_empty());
+    }
+
+    #[test]
+    fn sample_spans_weigh_as_the_engine_weighs_judged_time() {
+        let ts = vec![0, 15 * 60_000_000_000, 30 * 60_000_000_000, 5 * H, 5 * H + 15 * 60_000_000_000];
+        let f = Frame { ts: ts.clone(), cols: Default::default() };
+        let ours: Vec<f64> = EquipTimes::ungated(ts).weights_ns().iter().map(|w| *w as f64 / H as f64).collect();
+        assert_eq!(ours, f.weights_hours());
     }
 
     #[test]

@@ -271,7 +271,7 @@ pub struct RcxReport {
     pub issues: Vec<Issue>,
     pub sections: Vec<Section>,
     pub fact_index: Vec<Fact>,
-    pub appendix_a: Vec<AppendixEntry>,
+    pub appendix: Vec<AppendixEntry>,
 }
 
 /// A finding as the grouping sees it: a rule_run or a drift finding.
@@ -954,7 +954,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
         o.title.clone()
     };
     let sections = sections(input, &ranked);
-    let (fact_index, appendix_a) = facts::index(input, &kpis, &ranked, &gaps);
+    let (fact_index, appendix) = facts::index(input, &kpis, &ranked, &gaps);
     RcxReport {
         facility_id: input.facility_id.to_string(),
         title,
@@ -965,7 +965,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
         issues: ranked,
         sections,
         fact_index,
-        appendix_a,
+        appendix,
     }
 }
 

@@ -22,6 +22,7 @@ pub mod hw_plant;
 pub mod mv;
 pub mod psychro;
 pub mod pump_speed;
+pub mod rcx;
 pub mod rules;
 pub mod run;
 pub mod setpoint;

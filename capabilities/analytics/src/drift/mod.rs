@@ -29,6 +29,8 @@
 //!   pressures, at matched heat-sink or leaving-water temperature too), `chiller_subcooling_drift`
 //!   and `chiller_superheat_drift`; [`chiller_rollup`] says which part of the machine they point
 //!   at together.
+//! - `boiler`: `boiler_efficiency_drift`, the gas input per unit of heat delivered at matched load
+//!   and return-water temperature, corroborated by the gas burned at matched outdoor air.
 //! - `tower`: `cooling_tower_approach_drift` (the approach at matched load; the `chiller` and
 //!   `condenser` families run it too) and `cooling_tower_fan_effort_drift` (the fan speed at
 //!   matched load and wet bulb: a controlled tower that fouls keeps its approach).
@@ -38,6 +40,7 @@
 //! untuned starting points and it never changes the severity.
 
 mod ahu;
+mod boiler;
 mod chiller;
 pub mod chiller_rollup;
 mod coil_leak;
@@ -126,6 +129,7 @@ impl DetectorSpec {
 /// Every detector, sorted by id.
 pub fn all() -> Vec<DetectorSpec> {
     let mut v = vec![
+        boiler::spec(),
         coil_leak::spec(),
         ahu::air_spec(ahu::Air::Fan),
         ahu::air_spec(ahu::Air::Filter),

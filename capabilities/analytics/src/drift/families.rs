@@ -100,7 +100,7 @@ pub fn all() -> &'static [DriftFamily] {
                 ("dx_indoor_airflow_drift", "indoor_airflow"),
                 ("discharge_superheat_drift", "compressor"),
             ],
-            diagnose: by_locus,
+            diagnose: super::dx::diagnose,
         },
         DriftFamily {
             name: "evaporator",

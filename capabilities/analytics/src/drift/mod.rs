@@ -31,6 +31,11 @@
 //!   at together.
 //! - `boiler`: `boiler_efficiency_drift`, the gas input per unit of heat delivered at matched load
 //!   and return-water temperature, corroborated by the gas burned at matched outdoor air.
+//! - `dx`: `dx_refrigerant_charge_drift` (the liquid subcooling at matched outdoor and return
+//!   air), `dx_indoor_airflow_drift` (the coil's temperature split at matched return air and dew
+//!   point) and `discharge_superheat_drift` (the compressor's discharge superheat), each either
+//!   way; the rules `dx_refrigerant_charge` and `dx_indoor_airflow` judge the first two readings
+//!   against nameplate targets instead.
 //! - `tower`: `cooling_tower_approach_drift` (the approach at matched load; the `chiller` and
 //!   `condenser` families run it too) and `cooling_tower_fan_effort_drift` (the fan speed at
 //!   matched load and wet bulb: a controlled tower that fouls keeps its approach).
@@ -44,6 +49,7 @@ mod boiler;
 mod chiller;
 pub mod chiller_rollup;
 mod coil_leak;
+mod dx;
 pub mod families;
 pub mod loadfit;
 mod matched;
@@ -140,6 +146,7 @@ pub fn all() -> Vec<DetectorSpec> {
         vav::reheat_spec(),
     ];
     v.extend(chiller::SIGNALS.iter().map(|&s| chiller::spec(s)));
+    v.extend(dx::specs());
     v.extend(tower::specs());
     for l in [pump::Loop::Chw, pump::Loop::Hw] {
         for s in [pump::Signal::Flow, pump::Signal::Head, pump::Signal::DeltaT, pump::Signal::Dp, pump::Signal::Power] {

@@ -54,7 +54,10 @@ fn every_detector_declares_itself_consistently() {
             "coil_valve_drift",
             "cooling_tower_approach_drift",
             "cooling_tower_fan_effort_drift",
+            "discharge_superheat_drift",
             "duct_static_drift",
+            "dx_indoor_airflow_drift",
+            "dx_refrigerant_charge_drift",
             "economizer_damper_drift",
             "fan_efficiency_drift",
             "filter_loading_drift",
@@ -82,6 +85,8 @@ fn every_detector_declares_itself_consistently() {
             "tower"
         } else if s.id.starts_with("boiler_") {
             "boiler"
+        } else if s.id.starts_with("dx_") || s.id == "discharge_superheat_drift" {
+            "dx"
         } else if s.families.contains(&"air_handler") {
             "ahu"
         } else if s.id.starts_with("chiller_") {
@@ -127,7 +132,10 @@ fn every_detector_declares_itself_consistently() {
     let counts: Vec<usize> = specs.iter().map(|s| s.params.len()).collect();
     assert_eq!(
         counts,
-        [9, 10, 10, 13, 10, 13, 10, 15, 12, 12, 10, 10, 10, 10, 9, 11, 12, 11, 11, 11, 11, 12, 11, 11, 11, 10, 13]
+        [
+            9, 10, 10, 13, 10, 13, 10, 15, 12, 12, 10, 10, 10, 10, 11, 10, 10, 9, 11, 12, 11, 11, 11, 11, 12, 11, 11,
+            11, 10, 13
+        ]
     );
 }
 

@@ -122,6 +122,7 @@ fn heat_source(frame: &Frame) -> Option<&'static str> {
     ["hw_flow", "hw_pump_speed"].into_iter().find(|r| col(frame, r).is_some())
 }
 
+/// Fit the ratio on the heat (and return water) and the gas signature on the outdoor air.
 fn fit(spec: &DetectorSpec, frame: &Frame, _params: &Params) -> Result<Vec<Part>, FitError> {
     let missing = Needs::of(&spec.inputs).missing(frame);
     if !missing.is_empty() {
@@ -210,6 +211,7 @@ fn gas_rise(sig: Option<&LoadFit>, frame: &Frame, p: &Prepared) -> Option<f64> {
     (n >= MIN_SAMPLES && expected > 0.0).then(|| (actual - expected) / expected)
 }
 
+/// Judge a current window's ratio, then read its gas at matched weather to attribute a rise.
 fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, params: &Params) -> Outcome {
     let (part, fit) = match fitted(spec, baseline, "ratio") {
         Ok(pf) => pf,

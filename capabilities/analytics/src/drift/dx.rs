@@ -22,8 +22,9 @@
 //!   compressor fed too little or too-hot gas (a low charge, a restriction, a starved
 //!   evaporator), a fall liquid reaching it (an overcharge, an overfeeding valve).
 //!
-//! A drift must clear both its °F floor and its sigma floor. Unlike the reference, every one of
-//! them runs the sustained-shift check. The floors are screening levels characterized by the
+//! A drift must clear both its °F floor and its sigma floor. A baseline needs at least 30
+//! samples and a score 10, whatever `min_baseline_samples` and `min_samples` say below them (the
+//! shared fit's floors). Unlike the reference, every one of them runs the sustained-shift check. The floors are screening levels characterized by the
 //! reference on laboratory heat pumps, not on field units.
 
 use std::collections::BTreeMap;
@@ -37,6 +38,7 @@ use super::{
 use crate::dx::{self, CHARGE_LOW_F, CORROBORATE_SH_F, SPLIT_BOUNDS};
 use crate::engine::{Finding, Frame, Inputs, Needs, Outcome, Params, Severity};
 
+/// Which of the three DX detectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Which {
     Charge,
@@ -54,6 +56,7 @@ const TON_GATES: (f64, f64) = (5.0, 10.0);
 const DSH: &str = "discharge_superheat_temp";
 const DEW: &str = "return_air_dewpoint_temp";
 
+/// A DX detector's declaration.
 fn spec(w: Which) -> DetectorSpec {
     let (id, families, inputs, floors) = match w {
         Which::Charge => (
@@ -162,6 +165,7 @@ pub(super) fn specs() -> [DetectorSpec; 3] {
     [spec(Which::Charge), spec(Which::Airflow), spec(Which::DischargeSuperheat)]
 }
 
+/// The detector a spec names.
 fn which(spec: &DetectorSpec) -> Which {
     match spec.id {
         "dx_indoor_airflow_drift" => Which::Airflow,
@@ -289,6 +293,7 @@ fn fit_part(
     part
 }
 
+/// Fit the detector's reading on its conditions, with the readings that corroborate it.
 fn fit_spec(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Vec<Part>, FitError> {
     let w = which(spec);
     let missing = Needs::of(&spec.inputs).missing(frame);
@@ -409,6 +414,7 @@ fn wording(w: Which, metric: &str, load: &str, cov: Option<&str>) -> Wording {
     }
 }
 
+/// Judge a current window on the conditions its baseline was fitted on.
 fn evaluate_spec(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, params: &Params) -> Outcome {
     let w = which(spec);
     let missing = Needs::of(&spec.inputs).missing(frame);

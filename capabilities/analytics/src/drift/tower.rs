@@ -41,6 +41,7 @@ use super::{
 use crate::engine::{as_percent, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, Params, Severity};
 use crate::psychro;
 
+/// Which of the two tower detectors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Signal {
     Approach,
@@ -140,6 +141,7 @@ const TON_GATES: (f64, f64) = (5.0, 10.0);
 const RANGE_GATES: (f64, f64) = (0.5, 2.0);
 
 /// The detector's declaration.
+/// A tower detector's declaration.
 fn spec(s: Signal) -> DetectorSpec {
     match s {
         Signal::Approach => {
@@ -221,6 +223,7 @@ pub(super) fn specs() -> [DetectorSpec; 2] {
     [spec(Signal::Approach), spec(Signal::FanEffort)]
 }
 
+/// The detector a spec names.
 fn signal(spec: &DetectorSpec) -> Signal {
     if spec.id == "cooling_tower_fan_effort_drift" {
         Signal::FanEffort
@@ -315,6 +318,7 @@ fn high_fan_share(p: &Prepared) -> Option<f64> {
     (!v.is_empty()).then(|| v.iter().filter(|&&f| f >= HIGH_FAN_PCT).count() as f64 / v.len() as f64)
 }
 
+/// Fit the detector's one comparison on a known-good window, recording the load it read.
 fn fit_spec(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Vec<Part>, FitError> {
     let s = signal(spec);
     let p = prepare(s, spec, frame, params, None).map_err(FitError::Missing)?;
@@ -384,6 +388,7 @@ fn fit_spec(spec: &DetectorSpec, frame: &Frame, params: &Params) -> Result<Vec<P
     Ok(vec![part])
 }
 
+/// The comparison's name and metric prefix.
 fn prefix(s: Signal) -> &'static str {
     match s {
         Signal::Approach => "tower_approach",
@@ -403,6 +408,7 @@ fn matched(load: Load, wet_bulb: bool) -> &'static str {
     }
 }
 
+/// Judge a current window on the load and wet bulb its baseline was fitted on.
 fn evaluate_spec(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, params: &Params) -> Outcome {
     let s = signal(spec);
     let (part, fit) = match fitted(spec, baseline, prefix(s)) {

@@ -49,6 +49,9 @@ pub struct PlantCfg {
     pub cw: CwSp,
     /// Tower approach multiplier (1 = clean fill).
     pub fouling: f64,
+    /// A fill that fouls over time: from day `.0` of the span to day `.1` the multiplier grows
+    /// linearly from `fouling` to `.2`, and stays there (`None`: constant).
+    pub fouling_ramp: Option<(f64, f64, f64)>,
     /// Label of the chiller.
     pub ch_label: &'static str,
     /// Label of the tower.
@@ -61,8 +64,28 @@ impl Default for PlantCfg {
             chw: ChwSp::Reset(44.0, 50.0),
             cw: CwSp::Reset(7.0, 65.0, 85.0),
             fouling: 1.0,
+            fouling_ramp: None,
             ch_label: "",
             ct_label: "",
+        }
+    }
+}
+
+impl PlantCfg {
+    /// The approach multiplier on day `day` of the span (fractional; negative in the spin-up).
+    pub fn fouling_on(&self, day: f64) -> f64 {
+        match self.fouling_ramp {
+            None => self.fouling,
+            Some((from, to, end)) => {
+                let x = if to > from {
+                    ((day - from) / (to - from)).clamp(0.0, 1.0)
+                } else if day >= from {
+                    1.0
+                } else {
+                    0.0
+                };
+                self.fouling + (end - self.fouling) * x
+            }
         }
     }
 }
@@ -134,7 +157,8 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, ch_equip:
             let cop = 0.6 * (t_evap + 459.67) / lift * (1.0 - 0.35 * (1.0 - plr).powi(2));
             kw = load * 3.517 / cop + 8.0;
             let rej = load + kw / 3.517;
-            let a_full = (3.5 + 5.5 * rej / TOWER_TONS) * cfg.fouling;
+            let day = (k as f64 - clock.spin as f64) / 1440.0;
+            let a_full = (3.5 + 5.5 * rej / TOWER_TONS) * cfg.fouling_on(day);
             let a_req = cw_sp - wb;
             let s = if a_req <= 0.0 { 1.0 } else { (a_full / a_req).powf(1.0 / 0.6) };
             let target = if s >= 1.0 {
@@ -178,6 +202,33 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, ch_equip:
         }
     }
     (ch, ct)
+}
+
+/// The fouling tower's fill: clean for two weeks, then fouling a little more every day until the
+/// end of week six, when its approach at full fan is 1.8 times a clean tower's.
+pub const FOULING_FROM_DAY: f64 = 14.0;
+/// See [`FOULING_FROM_DAY`].
+pub const FOULING_TO_DAY: f64 = 42.0;
+/// See [`FOULING_FROM_DAY`].
+pub const FOULING_END: f64 = 1.8;
+
+/// Build the tower-fouling drift dataset's units: two identical plants' towers, `TOWER__clean`
+/// and `TOWER__fouling` (whose fill fouls from [`FOULING_FROM_DAY`]), each recording its tower
+/// points (the chillers that load them are simulated, not recorded).
+pub fn build_fouling_drift(w: &Weather, clock: &Clock, seed: u64) -> Vec<Unit> {
+    let fouling = PlantCfg {
+        fouling_ramp: Some((FOULING_FROM_DAY, FOULING_TO_DAY, FOULING_END)),
+        ct_label: "tower_fouling_over_time",
+        ..PlantCfg::default()
+    };
+    [("clean", PlantCfg::default()), ("fouling", fouling)]
+        .into_iter()
+        .map(|(sc, cfg)| {
+            // each plant's own noise, as a plant of its own
+            let (_, ct) = simulate(&cfg, w, clock, seed, &format!("CH__{sc}"));
+            Unit { equip: format!("TOWER__{sc}"), class: "COOLING_TOWER", scenario: sc, label: cfg.ct_label, table: ct }
+        })
+        .collect()
 }
 
 /// Build the plant dataset's units: per scenario `CH__<scenario>` then `TOWER__<scenario>`.

@@ -310,7 +310,26 @@ fn info_leak_drift() -> DatasetInfo {
     }
 }
 
-fn recipes() -> [Recipe; 7] {
+fn info_tower_drift() -> DatasetInfo {
+    DatasetInfo {
+        id: "synthetic-tower-fouling-drift",
+        title: "Synthetic cooling tower whose fill fouls over the weeks",
+        summary: "Two identical chilled-water plants' cooling towers over six weeks of summer weather, each under a \
+                  leaving-water controller (wet bulb plus 7 °F): a clean tower and its twin, whose fill stays clean \
+                  for two weeks and then fouls a little more every day (its approach at full fan 1.8 times a clean \
+                  one's by day 42), so it spends more fan for the same heat and wet bulb, and, once its fan is flat \
+                  out, holds a wider approach. A drift dataset: fit on days 0-13, judge days 28-41.",
+        default_seed: 877,
+        step_minutes: 15,
+        days: 42,
+        fault_types: vec![(
+            "tower_fouling_over_time",
+            "the tower fill fouls more every day: more fan speed for the same heat and wet bulb, then a wider approach at full fan",
+        )],
+    }
+}
+
+fn recipes() -> [Recipe; 8] {
     [
         Recipe { info: info_ahu, start: (2025, 4, 28), wetbulb: false, build: ahu::build },
         Recipe { info: info_g36, start: (2025, 4, 28), wetbulb: false, build: g36::build },
@@ -319,6 +338,7 @@ fn recipes() -> [Recipe; 7] {
         Recipe { info: info_heatpump, start: (2025, 1, 13), wetbulb: false, build: heatpump::build },
         Recipe { info: info_hwplant, start: (2025, 4, 14), wetbulb: false, build: hwplant::build },
         Recipe { info: info_leak_drift, start: (2025, 3, 31), wetbulb: false, build: ahu::build_leak_drift },
+        Recipe { info: info_tower_drift, start: (2025, 6, 23), wetbulb: true, build: chw::build_fouling_drift },
     ]
 }
 

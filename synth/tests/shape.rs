@@ -88,7 +88,7 @@ fn expected_roles(ds: &str, class: &str) -> Vec<&'static str> {
             "cond_approach_temp",
             "evap_approach_temp",
         ],
-        ("synthetic-chw-plant", "COOLING_TOWER") => {
+        ("synthetic-chw-plant" | "synthetic-tower-fouling-drift", "COOLING_TOWER") => {
             vec!["cw_supply_temp", "cw_return_temp", "cw_flow", "tower_fan_speed", "oat", "wetbulb_temp"]
         }
         other => panic!("unexpected class {other:?}"),
@@ -156,7 +156,8 @@ fn catalogue() {
             "synthetic-chiller-staging",
             "synthetic-heat-pump-winter",
             "synthetic-hw-plant",
-            "synthetic-ahu-leak-drift"
+            "synthetic-ahu-leak-drift",
+            "synthetic-tower-fouling-drift"
         ]
     );
     assert!(generate("no-such-dataset", None).is_none());

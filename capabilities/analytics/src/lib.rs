@@ -13,6 +13,7 @@ pub mod chiller;
 pub mod config;
 pub mod cycles;
 pub mod drift;
+pub mod dx;
 pub mod economizer;
 pub mod engine;
 pub mod family;

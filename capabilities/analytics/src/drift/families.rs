@@ -73,7 +73,7 @@ pub fn all() -> &'static [DriftFamily] {
             name: "boiler",
             label: "Boiler combustion-efficiency drift",
             detectors: &[("boiler_efficiency_drift", "boiler")],
-            diagnose: by_locus,
+            diagnose: with_attribution,
         },
         DriftFamily {
             name: "chiller",
@@ -100,7 +100,7 @@ pub fn all() -> &'static [DriftFamily] {
                 ("dx_indoor_airflow_drift", "indoor_airflow"),
                 ("discharge_superheat_drift", "compressor"),
             ],
-            diagnose: by_locus,
+            diagnose: super::dx::diagnose,
         },
         DriftFamily {
             name: "evaporator",
@@ -140,7 +140,7 @@ pub fn all() -> &'static [DriftFamily] {
             name: "tower",
             label: "Cooling-tower drift",
             detectors: &[("cooling_tower_approach_drift", "tower"), ("cooling_tower_fan_effort_drift", "tower")],
-            diagnose: by_locus,
+            diagnose: with_attribution,
         },
         DriftFamily {
             name: "vav",
@@ -186,7 +186,8 @@ pub struct Diagnosis {
     /// The worst judged finding's severity (`ok` when every judged one is).
     pub severity: Severity,
     /// Where the drift is: `steady` (nothing drifted), the locus of the worst drifting detector
-    /// (`fan`, `condenser` ...), or `several` when drifts at warn or worse point at more than one.
+    /// (`fan`, `condenser` ...), or `several` when drifts at warn or worse point at more than one;
+    /// a family's own roll-up may say more (`sensor`, `unknown`, `refrigerant_circuit`).
     pub locus: String,
     /// Every locus at warn or worse, worst first.
     pub loci: Vec<String>,
@@ -242,6 +243,33 @@ pub fn by_locus(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding)]
         caveats,
         causes: Vec::new(),
     }
+}
+
+/// The roll-up of the plant families (`boiler`, `tower`), whose detectors say when a symptom is
+/// a sensor's rather than the equipment's (metric `attribution_sensor` 1: a boiler's heat
+/// metering, a tower's leaving-water sensor; the finding is then info) or that they could not
+/// tell the two apart (`attribution_unconfirmed` 1). On top of [`by_locus`]: the worst drift
+/// names the family's locus, or `unknown` when its detector could not confirm the equipment;
+/// with nothing at warn or worse, a sensor attribution names the `sensor`; beside a drift it is
+/// a caveat to check that sensor first.
+pub fn with_attribution(family: &DriftFamily, equip: &str, findings: &[(&str, &Finding)]) -> Diagnosis {
+    let mut d = by_locus(family, equip, findings);
+    let says = |f: &Finding, key: &str| f.judged > 0 && f.metrics.get(key) == Some(&1.0);
+    let sensor: Vec<&(&str, &Finding)> = findings.iter().filter(|(_, f)| says(f, "attribution_sensor")).collect();
+    if d.severity >= Severity::Warn {
+        let worst = findings.iter().find(|(_, f)| f.judged > 0 && f.severity == d.severity);
+        if let Some((id, f)) = worst.filter(|(_, f)| says(f, "attribution_unconfirmed")) {
+            d.locus = "unknown".into();
+            d.summary = format!("{equip}: unconfirmed ({id}): {}", f.summary);
+        }
+        for (id, f) in sensor {
+            d.caveats.push(format!("{id} reads its own shift as a sensor's, not the equipment's: {}", f.summary));
+        }
+    } else if let Some((id, f)) = sensor.first() {
+        d.locus = "sensor".into();
+        d.summary = format!("{equip}: sensor ({id}): {}", f.summary);
+    }
+    d
 }
 
 #[cfg(test)]

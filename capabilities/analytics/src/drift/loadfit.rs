@@ -391,6 +391,24 @@ pub fn score(fit: &LoadFit, ts: &[i64], x: &[f64], y: &[f64], idx: &[u32]) -> Op
     })
 }
 
+/// A window's signal referred to the baseline's mean condition (`c` the condition's column, one
+/// value per row), so [`score`] judges it at matched load and matched condition; the signal as
+/// it is for a baseline without a covariate.
+pub fn adjusted(fit: &LoadFit, y: &[f64], c: Option<&[f64]>) -> Vec<f64> {
+    match (&fit.covariate, c) {
+        (Some(_), Some(c)) => y.iter().zip(c).map(|(&y, &c)| fit.adjust(y, c)).collect(),
+        _ => y.to_vec(),
+    }
+}
+
+/// Whether more than a tenth of the scored samples ran at a condition (`c`, one value per row)
+/// outside the range the baseline covered; false for a baseline without a covariate.
+pub fn covariate_extrapolated(fit: &LoadFit, c: &[f64], score: &Score) -> bool {
+    let Some(cv) = &fit.covariate else { return false };
+    let off = score.idx.iter().filter(|&&i| c.get(i as usize).is_none_or(|v| *v < cv.min || *v > cv.max)).count();
+    !score.idx.is_empty() && off as f64 / score.idx.len() as f64 > EXTRAPOLATED_SHARE
+}
+
 /// The least-squares slope of the residuals against elapsed days, per month; `None` with fewer
 /// than three samples or no time spread.
 fn trend_per_month(ts: &[i64], idx: &[u32], resid: &[f64]) -> Option<f64> {
@@ -628,5 +646,25 @@ mod tests {
         // a constant signal has no scatter, not a rounding error's worth
         let k = vec![3.7; n];
         assert_eq!(LoadFit::fit(&ts(n), &x, &k, &idx, 10.0, true).unwrap().sigma, 0.0);
+    }
+
+    #[test]
+    fn a_window_is_referred_to_the_baselines_condition() {
+        let n = 60;
+        let x: Vec<f64> = (0..n).map(|i| 50.0 + ((i * 31) % 59) as f64).collect();
+        let c: Vec<f64> = (0..n).map(|i| 70.0 + 10.0 * ((i * 17) % 43) as f64 / 43.0).collect();
+        let y: Vec<f64> = (0..n).map(|i| 0.5 * x[i] + 3.0 * c[i] + if i % 2 == 0 { 0.2 } else { -0.2 }).collect();
+        let idx = usable(&x, &y, &vec![true; n], 0.0, (-1e9, 1e9));
+        let f = LoadFit::fit_with_covariate(&ts(n), &x, &y, ("wetbulb_temp", &c), &idx, 10.0, true, 2.0).unwrap();
+        // the same unit ten degrees wetter and 1 unit worse: the adjusted window reads the 1
+        let wetter: Vec<f64> = c.iter().map(|v| v + 10.0).collect();
+        let worse: Vec<f64> = (0..n).map(|i| y[i] + 3.0 * 10.0 + 1.0).collect();
+        let s = score(&f, &ts(n), &x, &adjusted(&f, &worse, Some(&wetter)), &idx).unwrap();
+        assert!((s.drift - 1.0).abs() < 0.1, "{}", s.drift);
+        assert!(covariate_extrapolated(&f, &wetter, &s) && !covariate_extrapolated(&f, &c, &s));
+        // a baseline without a covariate leaves the signal alone
+        let plain = LoadFit::fit(&ts(n), &x, &y, &idx, 10.0, true).unwrap();
+        assert_eq!(adjusted(&plain, &worse, Some(&wetter)), worse);
+        assert!(!covariate_extrapolated(&plain, &wetter, &s));
     }
 }

@@ -29,21 +29,34 @@
 //!   pressures, at matched heat-sink or leaving-water temperature too), `chiller_subcooling_drift`
 //!   and `chiller_superheat_drift`; [`chiller_rollup`] says which part of the machine they point
 //!   at together.
+//! - `boiler`: `boiler_efficiency_drift`, the gas input per unit of heat delivered at matched load
+//!   and return-water temperature, corroborated by the gas burned at matched outdoor air.
+//! - `dx`: `dx_refrigerant_charge_drift` (the liquid subcooling at matched outdoor and return
+//!   air), `dx_indoor_airflow_drift` (the coil's temperature split at matched return air and dew
+//!   point) and `discharge_superheat_drift` (the compressor's discharge superheat), each either
+//!   way; the rules `dx_refrigerant_charge` and `dx_indoor_airflow` judge the first two readings
+//!   against nameplate targets instead.
+//! - `tower`: `cooling_tower_approach_drift` (the approach at matched load; the `chiller` and
+//!   `condenser` families run it too) and `cooling_tower_fan_effort_drift` (the fan speed at
+//!   matched load and wet bulb: a controlled tower that fouls keeps its approach).
 //!
 //! Besides the period verdict each detector runs a tabular CUSUM over the current window
 //! (`<signal>_sustained_alarm`): whether the shift opened and stayed open. Its settings are
 //! untuned starting points and it never changes the severity.
 
 mod ahu;
+mod boiler;
 mod chiller;
 pub mod chiller_rollup;
 mod coil_leak;
+mod dx;
 pub mod families;
 pub mod loadfit;
 mod matched;
 mod pump;
 pub mod run;
 pub mod section;
+mod tower;
 mod vav;
 
 use std::collections::BTreeMap;
@@ -122,6 +135,7 @@ impl DetectorSpec {
 /// Every detector, sorted by id.
 pub fn all() -> Vec<DetectorSpec> {
     let mut v = vec![
+        boiler::spec(),
         coil_leak::spec(),
         ahu::air_spec(ahu::Air::Fan),
         ahu::air_spec(ahu::Air::Filter),
@@ -132,6 +146,8 @@ pub fn all() -> Vec<DetectorSpec> {
         vav::reheat_spec(),
     ];
     v.extend(chiller::SIGNALS.iter().map(|&s| chiller::spec(s)));
+    v.extend(dx::specs());
+    v.extend(tower::specs());
     for l in [pump::Loop::Chw, pump::Loop::Hw] {
         for s in [pump::Signal::Flow, pump::Signal::Head, pump::Signal::DeltaT, pump::Signal::Dp, pump::Signal::Power] {
             v.push(pump::spec(s, l));
@@ -210,6 +226,11 @@ pub struct Part {
     /// left out (an economizer's near-equal outdoor and return air, a coil's economizer hours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded_share: Option<f64>,
+    /// Other baseline statistics a detector compares the current window with, by name (a tower's
+    /// share of hours at high fan speed, the offset between two sensors of one stream); only
+    /// finite values are kept.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stats: BTreeMap<String, f64>,
 }
 
 impl Part {
@@ -230,6 +251,14 @@ impl Part {
             confound_median: None,
             notes: Vec::new(),
             excluded_share: None,
+            stats: BTreeMap::new(),
+        }
+    }
+
+    /// Keep a baseline statistic when it is a finite number.
+    fn stat(&mut self, name: &str, v: Option<f64>) {
+        if let Some(v) = v.filter(|v| v.is_finite()) {
+            self.stats.insert(name.to_string(), v);
         }
     }
 }
@@ -398,6 +427,44 @@ fn cv_positive(col: &[f64], keep: &[bool]) -> Option<f64> {
     let mean = v.iter().sum::<f64>() / n;
     let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
     Some(var.sqrt() / mean)
+}
+
+/// Load gates that scale with the equipment: `(min_load, min_span)` at a tenth and a fifth of the
+/// 95th percentile of the positive loads kept, capped at `caps` (a full-size machine's absolute
+/// gates), and the caps themselves when no load is positive.
+fn size_relative_gates(load: &[f64], keep: &[bool], caps: (f64, f64)) -> (f64, f64) {
+    p95_positive(load, keep).map_or(caps, |c| ((0.10 * c).min(caps.0), (0.20 * c).min(caps.1)))
+}
+
+/// The baseline part `name` and its fit, or the finding that says why there is none.
+fn fitted<'a>(spec: &DetectorSpec, baseline: &'a Baseline, name: &str) -> Result<(&'a Part, &'a LoadFit), Outcome> {
+    let Some(part) = baseline.parts.iter().find(|p| p.name == name) else {
+        return Err(Outcome::Findings(vec![not_judged(spec, &format!("the baseline holds no {name} fit"))]));
+    };
+    match part.fit.as_ref() {
+        Some(f) => Ok((part, f)),
+        None => Err(Outcome::Findings(vec![not_judged(
+            spec,
+            &format!("no baseline: {}", part.declined.as_deref().unwrap_or("it was not fitted")),
+        )])),
+    }
+}
+
+/// Why a current window gave too few samples to score against `fit`: a level baseline's band
+/// missed them, or too few were usable (`unusable` names the gate that emptied the window).
+fn why_unscored(fit: &LoadFit, x: &[f64], idx: &[u32], min: usize, unusable: impl FnOnce() -> String) -> String {
+    if idx.is_empty() {
+        return unusable();
+    }
+    if idx.len() >= min && fit.model == Model::Level {
+        let inside = idx.iter().filter(|&&i| fit.in_scope(x[i as usize])).count();
+        return format!(
+            "only {inside} sample(s) ran inside the flat baseline's band {:.4} to {:.4} (need {min})",
+            fit.load_min - fit.load_band,
+            fit.load_max + fit.load_band
+        );
+    }
+    format!("only {} usable sample(s) in the current window (need {min})", idx.len())
 }
 
 /// The warn and fault floors of a detector: in the signal's unit and in baseline sigmas.

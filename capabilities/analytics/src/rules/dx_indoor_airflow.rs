@@ -19,28 +19,25 @@
 //! and the finding says so. The verdict is in the metrics: `airflow_low`, `airflow_high` or
 //! `split_low` at 1. The flagged samples are the cooling samples when the finding warns.
 //!
-//! The reference's second mode, the split against a fault-free baseline of the same unit at
-//! matched return-air conditions, belongs with the drift comparisons; its parameters (from
-//! `freeze_if_missing` to `min_baseline_samples`) are declared so a reference config runs
-//! unchanged, and do not change this check.
+//! The comparison with a fault-free period of the same unit, at matched return-air conditions,
+//! is the drift detector `dx_indoor_airflow_drift` (family `dx`); its parameters (from
+//! `freeze_if_missing` to `min_baseline_samples`) are declared here as well, so a config written
+//! for the reference runs unchanged, and do not change this check.
 
 use std::collections::BTreeMap;
 
+use crate::dx::{self, SPLIT_BOUNDS};
 use crate::engine::{
     round2, weighted_quantile, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity,
 };
 
-/// The split (°F) a cooling coil can show (above the first, up to the second); outside it the
-/// reading is not a coil's split.
-pub const SPLIT_BOUNDS: (f64, f64) = (0.0, 45.0);
-
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
 
-const BASELINE_ONLY: &str = "Used only when comparing with a fault-free baseline of the unit, not by this check.";
-
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
+    let [warn_f, fault_f, warn_sigma, fault_sigma] =
+        dx::baseline_params("split", (1.5, (1.0, 4.0)), (3.0, (2.0, 8.0)), (2.0, (1.0, 4.0)), (4.0, (2.0, 8.0)));
     RuleSpec {
         id: "dx_indoor_airflow",
         families: &["dx", "heat_pump"],
@@ -55,8 +52,8 @@ pub fn spec() -> RuleSpec {
             ParamSpec::flag(
                 "freeze_if_missing",
                 true,
-                "a first comparison with no stored baseline fits one on the fault-free period it is given",
-                "Keep it on for the first run on a known-good period, then off, so a faulty period can never become the baseline. Used only when comparing with a fault-free baseline of the unit.",
+                "the reference's comparison with no stored baseline fits one from the fault-free period it is given",
+                "Declared so a config written for the reference runs unchanged; the drift detector dx_indoor_airflow_drift fits its baseline on the window a drift run names, and this check does not use it.",
             ),
             ParamSpec {
                 name: "targets",
@@ -75,54 +72,12 @@ pub fn spec() -> RuleSpec {
                 "a target split is read off a chart to a few degrees; about 3 °F either side is the usual allowance",
                 "Use the tolerance the chart or the installation manual gives. A warning outside it, a fault outside twice it.",
             ),
-            ParamSpec::number(
-                "warn_f",
-                1.5,
-                "°F (median split residual against the baseline)",
-                (1.0, 4.0),
-                "a split drifting by 1.5 °F at matched conditions is past a healthy coil's wander",
-                BASELINE_ONLY,
-            ),
-            ParamSpec::number(
-                "fault_f",
-                3.0,
-                "°F (median split residual against the baseline)",
-                (2.0, 8.0),
-                "3 °F of drift is an airflow fault of about a fifth of the rated air",
-                BASELINE_ONLY,
-            ),
-            ParamSpec::number(
-                "warn_sigma",
-                2.0,
-                "σ (standard deviations of the baseline residual)",
-                (1.0, 4.0),
-                "two of the baseline's own standard deviations, so a noisy unit is not flagged for its scatter",
-                BASELINE_ONLY,
-            ),
-            ParamSpec::number(
-                "fault_sigma",
-                4.0,
-                "σ (standard deviations of the baseline residual)",
-                (2.0, 8.0),
-                "four standard deviations, well clear of the warning",
-                BASELINE_ONLY,
-            ),
-            ParamSpec::number(
-                "min_samples",
-                10.0,
-                "count (cooling-mode rows)",
-                (5.0, 200.0),
-                "ten cooling readings give a median a stray sample cannot move far",
-                "Raise it on a trend with many short cooling runs; fewer cooling readings than this decline the check.",
-            ),
-            ParamSpec::number(
-                "min_baseline_samples",
-                30.0,
-                "count (cooling-mode rows)",
-                (20.0, 1000.0),
-                "a baseline fitted on fewer readings than this is not stable",
-                BASELINE_ONLY,
-            ),
+            warn_f,
+            fault_f,
+            warn_sigma,
+            fault_sigma,
+            dx::min_samples_param(),
+            dx::min_baseline_samples_param(),
             ParamSpec::number(
                 "min_split_f",
                 8.0,
@@ -144,25 +99,16 @@ pub fn spec() -> RuleSpec {
     }
 }
 
-/// Whether each sample is cooling operation, from whichever gates are trended.
+/// Whether each sample is cooling operation with a coil's split: the gates [`dx::cooling`]
+/// reads, and a split within [`SPLIT_BOUNDS`].
 fn cooling(frame: &Frame, split: &[f64]) -> Vec<bool> {
-    let (comp, rv, fan) =
-        (frame.col("compressor_status"), frame.col("reversing_valve_cmd"), frame.col("supply_fan_status"));
-    (0..frame.len())
-        .map(|i| {
-            comp.is_none_or(|c| c[i] > 0.5)
-                && rv.is_none_or(|r| r[i] < 0.5)
-                && fan.is_none_or(|f| f[i] > 0.5)
-                && split[i] > SPLIT_BOUNDS.0
-                && split[i] <= SPLIT_BOUNDS.1
-        })
-        .collect()
+    dx::cooling(frame).into_iter().zip(split).map(|(c, &s)| c && s > SPLIT_BOUNDS.0 && s <= SPLIT_BOUNDS.1).collect()
 }
 
 /// Evaluate one equipment's frame against its target split (or, with none, the wide band).
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (rat, sat) = (frame.required("return_air_temp"), frame.required("supply_air_temp"));
-    let split: Vec<f64> = rat.iter().zip(sat).map(|(r, s)| r - s).collect();
+    let split = dx::split(rat, sat);
     let keep = cooling(frame, &split);
     let rows: Vec<u32> = (0..frame.len()).filter(|&i| keep[i]).map(|i| i as u32).collect();
     let min_samples = params.number(spec, "min_samples");

@@ -4,8 +4,8 @@ implementation (camber-toolkit 0.110.0) packages for its catalog datasets.
 
 Kept per dataset: the time grid, the equipment classes, the rules with the template's tuned
 parameters (a run leaves out those this server has not built, and its banner names them), and
-the sections other capabilities read (topology, shared_oat, drift, mv, report.rcx references and
-loads). Dropped: the prose (`_comment`, per-rule `basis` notes) and the store path.
+the sections other capabilities read (topology, shared_oat, drift, mv, and the report options
+rcx_report reads: references, loads, prices, cost parameters, top_n). Dropped: the prose (`_comment`, per-rule `basis` notes) and the store path.
 
 Added (ADDITIONS): rules camber runs where the reference's template leaves a labelled fault to no
 rule, with the topology they need. synthetic-chw-plant-multi's two over-staged chillers are found
@@ -71,10 +71,14 @@ def main():
         for key in ("topology", "shared_oat", "drift", "mv"):
             if key in t:
                 entry[key] = t[key]
-        rcx = (t.get("report") or {}).get("rcx") or {}
-        kept = {k: rcx[k] for k in ("references", "loads") if k in rcx}
-        if kept:
-            entry["report"] = {"rcx": kept}
+        # the report options rcx_report reads, as the template writes them (under report.rcx, or
+        # the older report level for loads, prices and cost parameters)
+        report = t.get("report") or {}
+        rcx = report.get("rcx") or {}
+        kept = {k: rcx[k] for k in ("references", "loads", "price", "cost_params", "top_n") if k in rcx}
+        top = {k: report[k] for k in ("loads", "price", "cost_params") if k in report and k not in kept}
+        if kept or top:
+            entry["report"] = {**top, **({"rcx": kept} if kept else {})}
         extra = added.get(path.stem, {})
         entry["rules"] += [r for r in extra.get("rules", []) if r not in entry["rules"]]
         if "topology" in extra and "topology" not in entry:

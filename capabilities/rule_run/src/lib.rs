@@ -4,12 +4,14 @@
 //! `sensor_trust` (the trust score of each point the run reads, scored on the same frames by
 //! the same function the trust floor uses, and the configured reference comparisons); and
 //! `drift` (the equipment against its own known-good behaviour, on the same frames and floor);
-//! and `mv_summary` (measured savings with their uncertainty, from the config's M&V entries).
+//! `mv_summary` (measured savings with their uncertainty, from the config's M&V entries); and
+//! `rcx_report` (the rule run and the drift section grouped into ranked, costed issues).
 
 mod detail;
 mod drift;
 mod mv;
 mod prepare;
+mod rcx;
 mod run;
 mod schemas;
 mod trust;
@@ -101,6 +103,25 @@ fn plugin() -> Plugin {
                 .input_schema(schemas::mv_summary_input())
                 .output_schema(schemas::mv_summary_output())
                 .cost("seconds"),
+        )
+        .capability(
+            Capability::new("rcx_report", rcx::rcx_report)
+                .title("The RCx report: what is wrong, how sure, what it costs")
+                .description(
+                    "The facility's issues ranked, each with its cause, equipment, severity, the rules and the \
+                     finding_ids behind it (pass them to finding_detail), its annual cost or why it is uncosted \
+                     (\"uncosted: needs X\"), its flagged hours and share of runtime, a confidence (H/M/L, the \
+                     weakest of input trust, mapping, assumptions, sample size and corroboration) with its reasons, \
+                     and what it is conditional on (a sensor issue ranks just above the first issue that leans on \
+                     it); the KPIs (annual cost, costed and uncosted issues, cost at risk, coverage, declined \
+                     checks); the section list; and the report's fact index (K1@summary, I1@<key>, C1@<key> ...), \
+                     to cite. Runs the rule run and the run config's drift section. top_n issues (default the \
+                     config's, else 8; offset for the next), and the first 20 rows of appendix A (declines and data \
+                     gaps; limit for more). No file is written: `camber report` draws the same report as a page.",
+                )
+                .input_schema(schemas::rcx_report_input())
+                .output_schema(schemas::rcx_report_output())
+                .cost("long-running"),
         )
 }
 

@@ -191,3 +191,32 @@ pub fn mv_summary_output() -> Value {
                 "properties": {"finding_id": {"type": "string", "description": "<kind>@<meter>"}, "severity": {"type": "string", "enum": SEVERITY}}}}
     }})
 }
+
+pub fn rcx_report_input() -> Value {
+    let mut m = base_props();
+    m.insert("top_n".into(), json!({"type": "integer", "minimum": 1, "maximum": 50, "description": "issues to return (default: the config's, else 8); offset for the next ones"}));
+    m.insert(
+        "offset".into(),
+        json!({"type": "integer", "minimum": 0, "description": "ranked issues (and appendix A rows) to skip"}),
+    );
+    m.insert("limit".into(), json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "appendix A rows (declines and data gaps) to return (default 20)"}));
+    object(&["facility_id"], m)
+}
+
+pub fn rcx_report_output() -> Value {
+    json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "additionalProperties": false,
+    "required": ["facility_id", "title", "site", "period", "from_config", "top_n", "kpis", "n_issues", "issues", "sections", "fact_index", "n_appendix", "appendix", "drift"],
+    "properties": {
+        "facility_id": {"type": "string"}, "title": {"type": "string"}, "site": {"type": "string"},
+        "period": {"type": "array", "items": {"type": "string"}}, "from_config": {"type": "boolean"}, "top_n": {"type": "integer"},
+        "kpis": {"type": "object", "required": ["annual_cost_usd", "n_costed", "at_risk_usd", "n_issues", "n_uncosted", "n_conditional", "coverage_pct", "n_declined"]},
+        "n_issues": {"type": "integer"},
+        "issues": {"type": "array", "description": "ranked: severity, unconditional before conditional, costed before uncosted, cost, confidence, key; a sensor issue just above the first issue conditional on it",
+            "items": {"type": "object", "required": ["key", "rank", "title", "cause", "equip", "severity", "rules", "finding_ids", "annual_cost_usd", "cost_basis_note", "hours", "pct_runtime", "confidence", "why", "conditional_on", "fact"]}},
+        "sections": {"type": "array", "items": {"type": "object", "required": ["id", "title"]}},
+        "fact_index": {"type": "array", "items": {"type": "object", "required": ["id", "kind", "equip", "text"]}, "description": "the report's facts (K1@summary, I1@<issue key>, C1@<issue key>, ...), each also in the result's facts"},
+        "n_appendix": {"type": "integer"},
+        "appendix": {"type": "array", "description": "appendix A: declined checks and data gaps", "items": {"type": "object", "required": ["kind", "equip", "text", "fact"]}},
+        "drift": {"type": ["object", "null"], "description": "the run config's drift section, when it has one: what it ran against and how many findings it gave"}
+    }})
+}

@@ -11,6 +11,8 @@ implementation, camber-toolkit 0.110.0). Each subcommand prints one JSON documen
                              (or the run config CONFIG): seconds, findings (rule, equip,
                              severity), labels, the config's rules
   score STORE ID             the reference's own `camber datasets score` of dataset ID
+  rcx STORE FID ID           the reference's rcx_report on facility FID with dataset ID's
+                             template: seconds, issues (rank, key, equip, rule, cost)
   drift STORE FID ID ARGS    the reference's drift on facility FID with ARGS (JSON), under
                              dataset ID's template: seconds, source, findings (id, rule,
                              equip, severity), diagnoses (family, equip, severity), labels
@@ -107,6 +109,27 @@ def drift(store, fid, dataset_id, args):
             "labels": labels, "unevaluated": len(res.data["unevaluated"])}
 
 
+def rcx(store, fid, dataset_id):
+    import tempfile
+    import time
+
+    from camber.capabilities import CallContext, Caps, default_registry
+
+    camber = sys.prefix + "/bin/camber"
+    with tempfile.TemporaryDirectory() as d:
+        cfg = d + "/template.json"
+        subprocess.run([camber, "datasets", "config", dataset_id, "--store", store, "--out", cfg],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        ctx = CallContext(store=store, allowed_facilities=frozenset([fid]), config=cfg,
+                          caps=Caps(max_seconds=900, max_rows=100000, max_bytes=100_000_000))
+        t = time.time()
+        res = default_registry().call("rcx_report", {"facility_id": fid}, ctx)
+        seconds = time.time() - t
+    issues = [{"rank": i["rank"], "key": i["key"], "equip": i["equip"], "rules": i["rules"],
+               "annual_cost_usd": i["annual_cost_usd"]} for i in res.data["issues"]]
+    return {"seconds": seconds, "issues": issues, "kpis": res.data["kpis"]}
+
+
 def score(store, dataset_id):
     camber = sys.prefix + "/bin/camber"
     out = subprocess.run([camber, "datasets", "score", dataset_id, "--store", store, "--json"],
@@ -126,6 +149,8 @@ def main():
         out = call(rest[0], "facilities", {}, rest[1:])
     elif cmd == "rule_run":
         out = rule_run(rest[0], rest[1], rest[2], rest[3] if len(rest) > 3 else None)
+    elif cmd == "rcx":
+        out = rcx(rest[0], rest[1], rest[2])
     elif cmd == "drift":
         out = drift(rest[0], rest[1], rest[2], json.loads(rest[3]))
     elif cmd == "score":

@@ -92,6 +92,31 @@ enum Command {
         #[command(subcommand)]
         command: DatasetsCommand,
     },
+    /// Write a facility's RCx report as one self-contained HTML page (the rcx_report data,
+    /// with an evidence chart per issue)
+    Report {
+        /// The facility
+        facility: String,
+        #[arg(long, value_name = "DIR")]
+        store: PathBuf,
+        /// A run config (JSON or YAML); default the dataset's template or the store's defaults
+        #[arg(long, value_name = "FILE")]
+        config: Vec<PathBuf>,
+        /// Where to write the page
+        #[arg(long, value_name = "FILE", default_value = "report.html")]
+        out: PathBuf,
+        /// Window start and end (site wall clock)
+        #[arg(long)]
+        start: Option<String>,
+        #[arg(long)]
+        end: Option<String>,
+        /// Issues to rank (default: the config's, else 8)
+        #[arg(long)]
+        top_n: Option<u32>,
+        /// The trust floor
+        #[arg(long, default_value_t = 0.5)]
+        min_trust: f64,
+    },
     /// Drift baselines: fit the ones a run config's drift section compares against
     Drift {
         #[command(subcommand)]
@@ -456,6 +481,32 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Ok(0)
         }
         Command::Datasets { command } => datasets(command),
+        Command::Report { facility, store, config, out, start, end, top_n, min_trust } => {
+            let access = AccessArgs {
+                store: Some(store.clone()),
+                allow: vec![facility.clone()],
+                allow_all_active: false,
+                config,
+                min_trust,
+            };
+            let mut ctx = context(&access)?;
+            ctx.caller = "report".into();
+            let reg = load_registry(&cli.capabilities)?;
+            let t0 = std::time::Instant::now();
+            let window = json!({"start": start, "end": end, "top_n": top_n});
+            let w = crate::report::write(&reg, &ctx, &store, &facility, &window, &out)?;
+            out!(
+                "wrote {} ({} issue(s), {} chart(s)) in {:.2} s",
+                out.display(),
+                w.issues.len(),
+                w.charts,
+                t0.elapsed().as_secs_f64()
+            )?;
+            for line in crate::report::summary(&w, 5) {
+                out!("{line}")?;
+            }
+            Ok(0)
+        }
         Command::Drift { command: DriftCommand::Fit { facility, store, config, out, baseline, min_trust } } => {
             drift_fit(&facility, &store, &config, &out, baseline, min_trust)
         }
@@ -660,10 +711,25 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
                     out!("NOTICE: {b}")?;
                 }
                 out!("{}", r.text)?;
-                out!("{}\n", serde_json::to_string(&r.data).unwrap_or_default())?;
+                out!("  ({} bytes of data; --json on `camber call` prints it)\n", r.data.to_string().len())?;
             }
             Err(e) => out!("refused: {}: {}\n", e.code, e.message)?,
         }
+    }
+    // the answer the product exists to give, for one building, as a page a person opens
+    let page =
+        store.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new(".")).join("camber-demo-report.html");
+    out!("$ camber report {} --store {} --out {}", fids[0], store.display(), page.display())?;
+    let w = crate::report::write(&reg, &ctx, store, &fids[0], &json!({}), &page)?;
+    out!(
+        "the RCx report of {} is at {} ({} issue(s), {} evidence chart(s)); the top issues:",
+        fids[0],
+        page.display(),
+        w.issues.len(),
+        w.charts
+    )?;
+    for line in crate::report::summary(&w, 5) {
+        out!("{line}")?;
     }
     Ok(0)
 }

@@ -5,6 +5,7 @@
 
 mod backend;
 mod cli;
+mod report;
 
 fn main() {
     std::process::exit(cli::main());

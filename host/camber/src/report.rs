@@ -1,0 +1,124 @@
+//! `camber report`: the RCx report a person opens. It asks the registry for `rcx_report` (so
+//! the report passes the same policy as an assistant's call: the allowlist, the licence wall,
+//! the trust floor, no-persist), asks `finding_detail` for each ranked issue's evidence chart
+//! (the roles it names, the flagged spans), reads those trends from the store, and writes one
+//! self-contained HTML page with `camber_report::page`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use camber_common::time::ns_from_iso;
+use camber_registry::{CallContext, Registry};
+use camber_report::{Chart, Series};
+use camber_store::StoreDir;
+
+/// What a written report holds, for the command's summary.
+pub struct Written {
+    pub issues: Vec<Value>,
+    pub kpis: Value,
+    pub charts: usize,
+}
+
+/// The evidence chart of one issue: `finding_detail` on its first finding says which roles and
+/// which spans; the trend comes from the store on the run's grid.
+fn chart_for(
+    reg: &Registry,
+    ctx: &CallContext,
+    store: &StoreDir,
+    fid: &str,
+    issue: &Value,
+    window: &Value,
+) -> Option<Chart> {
+    let finding = issue["finding_ids"].as_array()?.iter().filter_map(Value::as_str).find(|f| !f.contains(':'))?;
+    let mut args = json!({"facility_id": fid, "finding_id": finding, "limit": 1000});
+    for k in ["start", "end"] {
+        if let Some(v) = window.get(k).filter(|v| v.is_string()) {
+            args[k] = v.clone();
+        }
+    }
+    let d = reg.call("finding_detail", &args, ctx).ok()?.data;
+    let equip = d["equip"].as_str()?.to_string();
+    let roles: Vec<String> =
+        d["chart"]["roles"].as_array()?.iter().filter_map(|r| r.as_str().map(str::to_string)).collect();
+    if roles.is_empty() {
+        return None;
+    }
+    let at = |v: &Value| v.as_str().and_then(ns_from_iso);
+    let spans: Vec<(i64, i64)> = d["violations"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|s| Some((at(&s["start"])?, at(&s["end"])?)))
+        .collect();
+    let step = (d["run"]["resample_minutes"].as_f64().unwrap_or(60.0) * 60e9) as i64;
+    let (start, end) = (at(&d["run"]["window"]["start"]), at(&d["run"]["window"]["end"]));
+    let grid = store.read_grid(fid, std::slice::from_ref(&equip), start, end, step).ok()?;
+    let g = grid.into_iter().find(|g| g.equip == equip)?;
+    let series = roles
+        .iter()
+        .filter_map(|r| {
+            let k = g.frame.roles.iter().position(|x| x == r)?;
+            Some(Series { role: r.clone(), ts: g.frame.ts.clone(), values: g.frame.values[k].clone() })
+        })
+        .collect();
+    Some(Chart { title: format!("{finding}: {}", d["chart"]["kind"].as_str().unwrap_or("evidence")), series, spans })
+}
+
+/// Build the report of `fid` and write it to `out`.
+pub fn write(
+    reg: &Registry,
+    ctx: &CallContext,
+    store: &Path,
+    fid: &str,
+    window: &Value,
+    out: &Path,
+) -> Result<Written, String> {
+    let mut args = json!({"facility_id": fid});
+    for k in ["start", "end", "top_n"] {
+        if let Some(v) = window.get(k).filter(|v| !v.is_null()) {
+            args[k] = v.clone();
+        }
+    }
+    let r = reg.call("rcx_report", &args, ctx).map_err(|e| format!("rcx_report: {}: {}", e.code, e.message))?;
+    let s = StoreDir::open(store).ok_or("--store: no store directory there")?;
+    let issues: Vec<Value> = r.data["issues"].as_array().cloned().unwrap_or_default();
+    let mut charts = BTreeMap::new();
+    for i in &issues {
+        if let (Some(key), Some(c)) = (i["key"].as_str(), chart_for(reg, ctx, &s, fid, i, window)) {
+            charts.insert(key.to_string(), c);
+        }
+    }
+    let html = camber_report::page(&r.data, &r.banners, &charts);
+    camber_store::writer::write_atomic(out, html.as_bytes())
+        .map_err(|e| format!("--out cannot be written ({})", e.kind()))?;
+    Ok(Written { issues, kpis: r.data["kpis"].clone(), charts: charts.len() })
+}
+
+/// A few readable lines about the top issues.
+pub fn summary(w: &Written, top: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    if let Some(c) = w.kpis.get("annual_cost_usd").and_then(Value::as_f64) {
+        lines.push(format!("  costed issues: ${} a year in all", camber_common::text::thousands(c.round() as u64)));
+    }
+    for i in w.issues.iter().take(top) {
+        let cost = match i["annual_cost_usd"].as_f64() {
+            Some(c) => format!("${} a year", camber_common::text::thousands(c.round() as u64)),
+            None => i["cost_basis_note"].as_str().unwrap_or("uncosted").to_string(),
+        };
+        lines.push(format!(
+            "  {}. [{}] {} on {}: {} (confidence {})",
+            i["rank"],
+            i["severity"].as_str().unwrap_or(""),
+            i["title"].as_str().unwrap_or(""),
+            i["equip"].as_str().unwrap_or(""),
+            cost,
+            i["confidence"].as_str().unwrap_or("-")
+        ));
+    }
+    if w.issues.is_empty() {
+        lines.push("  no issue at warn or fault".into());
+    }
+    lines
+}

@@ -97,6 +97,11 @@ fn demo_writes_a_store_and_runs_calls() {
     let n = camber_synth::datasets().len();
     assert!(text.contains(&format!("{n} facilities are visible")), "{text}");
     assert!(text.contains("refused: not_found"), "{text}");
+    // it ends with the report a person opens, and says where it is and what it found
+    assert!(text.contains("the RCx report of ds-synthetic-ahu-economizer is at"), "{text}");
+    let page = std::fs::read_to_string(dir.path().join("camber-demo-report.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("Issues, ranked"));
+    assert!(text.lines().any(|l| l.trim_start().starts_with("1. [")), "{text}");
     // a second run reuses its own store; a foreign non-empty directory is refused
     assert!(camber().args(["demo", "--store"]).arg(&store).status().unwrap().success());
     let other = dir.path().join("other");

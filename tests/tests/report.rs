@@ -3,8 +3,9 @@
 
 use std::collections::BTreeMap;
 
+use camber_registry::CallContext;
 use camber_report::{page, Chart, Series};
-use camber_tests::{distinct_colours, render};
+use camber_tests::{camber_bin, distinct_colours, full_registry, render};
 use serde_json::json;
 
 #[test]
@@ -37,4 +38,44 @@ fn a_report_page_renders_with_its_issues_and_charts() {
     assert!(distinct_colours(&png) > 20, "the screenshot is blank");
     assert!(dom.contains("Cooling valve passes water while shut"), "{dom}");
     assert!(dom.contains("<svg") && dom.contains("polyline"), "the chart is in the page");
+}
+
+#[test]
+fn camber_report_writes_the_rcx_report_a_browser_shows() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    camber_store::synthetic::ingest(
+        &store,
+        "synthetic-ahu-economizer",
+        None,
+        false,
+        std::time::Duration::from_secs(30),
+    )
+    .unwrap();
+    let fid = "ds-synthetic-ahu-economizer";
+    let page = dir.path().join("report.html");
+    let out = std::process::Command::new(camber_bin())
+        .args(["report", fid, "--store"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&page)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("wrote") && said.contains("issue(s)"), "{said}");
+    // the page holds what rcx_report returns, drawn: every ranked issue's title, and charts
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let r = full_registry().call("rcx_report", &json!({"facility_id": fid}), &ctx).unwrap();
+    let issues = r.data["issues"].as_array().unwrap();
+    assert!(!issues.is_empty(), "the economizer building has faults");
+    let (png, dom) = render(&page, 1200, 1600);
+    assert!(distinct_colours(&png) > 50, "the screenshot is blank");
+    for i in issues {
+        let title = i["title"].as_str().unwrap();
+        assert!(dom.contains(&camber_report::escape(title)), "{title} is not in the page");
+    }
+    assert!(dom.matches("<svg").count() >= 1, "no evidence chart");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<script") && !html.contains("https://"), "the page fetches or runs nothing");
 }

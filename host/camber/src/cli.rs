@@ -711,7 +711,7 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
                     out!("NOTICE: {b}")?;
                 }
                 out!("{}", r.text)?;
-                out!("  ({} bytes of data; --json on `camber call` prints it)\n", r.data.to_string().len())?;
+                out!("  ({} bytes of data: `camber call` prints them whole)\n", r.data.to_string().len())?;
             }
             Err(e) => out!("refused: {}: {}\n", e.code, e.message)?,
         }

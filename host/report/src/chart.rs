@@ -35,10 +35,12 @@ const MAX_POINTS: usize = 1600;
 const LEFT: f64 = 10.0;
 const TOP: f64 = 26.0;
 
-/// The chart as SVG text, `width` by `height` pixels (the plot area leaves room for the legend).
-pub fn svg(c: &Chart, width: f64, height: f64) -> String {
+/// The chart as SVG text, `width` pixels wide with a plot `plot_h` pixels high; the legend (a
+/// line per role) adds to the height, so many roles never squash the plot.
+pub fn svg(c: &Chart, width: f64, plot_h: f64) -> String {
     let legend_h = 16.0 * c.series.len().max(1) as f64;
-    let plot_h = (height - TOP - legend_h - 24.0).max(40.0);
+    let plot_h = plot_h.max(40.0);
+    let height = TOP + plot_h + 34.0 + legend_h;
     let plot_w = width - 2.0 * LEFT;
     let (t0, t1) =
         c.series.iter().flat_map(|s| s.ts.iter().copied()).fold((i64::MAX, i64::MIN), |(a, b), t| (a.min(t), b.max(t)));
@@ -99,8 +101,11 @@ pub fn svg(c: &Chart, width: f64, height: f64) -> String {
         let colour = COLOURS[k % COLOURS.len()];
         let finite: Vec<f64> = s.values.iter().copied().filter(|v| v.is_finite()).collect();
         let (lo, hi) = finite.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
-        let span = if hi > lo { hi - lo } else { 1.0 };
-        let y = |v: f64| TOP + plot_h - 4.0 - (plot_h - 8.0) * (v - lo) / span;
+        // a role that barely moves (a setpoint's rounding) is not stretched to the full height:
+        // its range is at least 2 % of its magnitude, centred on it
+        let span = (hi - lo).max(0.02 * hi.abs().max(lo.abs())).max(1e-9);
+        let base = if hi - lo < span { (hi + lo) / 2.0 - span / 2.0 } else { lo };
+        let y = |v: f64| TOP + plot_h - 4.0 - (plot_h - 8.0) * (v - base) / span;
         let step = s.ts.len().div_ceil(MAX_POINTS).max(1);
         // a gap (a missing sample) breaks the line
         let mut run: Vec<String> = Vec::new();
@@ -130,7 +135,7 @@ pub fn svg(c: &Chart, width: f64, height: f64) -> String {
             i += step;
         }
         doc = flush(&mut run, doc);
-        let ly = TOP + plot_h + 18.0 + 16.0 * k as f64;
+        let ly = TOP + plot_h + 28.0 + 16.0 * k as f64;
         let label = if finite.is_empty() {
             format!("{} (no samples)", s.role)
         } else {
@@ -213,7 +218,7 @@ mod tests {
 
     #[test]
     fn lines_legends_and_shaded_spans_are_drawn_and_text_is_escaped() {
-        let s = svg(&chart(vec![(5 * H, 8 * H), (30 * H, 31 * H)]), 640.0, 260.0);
+        let s = svg(&chart(vec![(5 * H, 8 * H), (30 * H, 31 * H)]), 640.0, 180.0);
         assert!(s.starts_with("<svg"), "{s}");
         // the gap in the valve splits its line in two
         assert_eq!(s.matches("<polyline").count(), 3, "{s}");

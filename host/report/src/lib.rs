@@ -64,6 +64,23 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// How a KPI is labelled on the page; `None` for one the page leaves out.
+fn kpi_label(name: &str) -> Option<String> {
+    let label = match name {
+        "annual_cost_usd" => "annual cost of the costed issues",
+        "n_costed" => "costed issues",
+        "at_risk_usd" => "cost at risk (conditional on a sensor)",
+        "n_issues" => "issues",
+        "n_uncosted" => "uncosted issues",
+        "n_conditional" => "conditional issues",
+        "n_cost_conditional" => return None,
+        "coverage_pct" => "input coverage",
+        "n_declined" => "declined checks",
+        other => return Some(other.replace('_', " ")),
+    };
+    Some(label.to_string())
+}
+
 /// A cost as dollars a year, or the reason there is none.
 fn cost(issue: &Value) -> String {
     match issue["annual_cost_usd"].as_f64() {
@@ -107,19 +124,15 @@ pub fn page(report: &Value, banners: &[String], charts: &BTreeMap<String, Chart>
     h.push_str("<h2>At a glance</h2><div class=\"kpis\">");
     if let Some(k) = report["kpis"].as_object() {
         for (name, v) in k {
-            let shown = if name.contains("cost") && v.is_number() {
+            let Some(label) = kpi_label(name) else { continue };
+            let shown = if name.ends_with("_usd") && v.is_number() {
                 format!("${}", camber_common::text::thousands(v.as_f64().unwrap_or(0.0).round() as u64))
-            } else if name.contains("coverage") && v.is_number() {
+            } else if name.ends_with("_pct") && v.is_number() {
                 format!("{:.0} %", v.as_f64().unwrap_or(0.0))
             } else {
                 text(v)
             };
-            let _ = write!(
-                h,
-                "<div class=\"kpi\"><b>{}</b><span>{}</span></div>",
-                escape(&shown),
-                escape(&name.replace('_', " "))
-            );
+            let _ = write!(h, "<div class=\"kpi\"><b>{}</b><span>{}</span></div>", escape(&shown), escape(&label));
         }
     }
     h.push_str("</div>");
@@ -166,7 +179,7 @@ pub fn page(report: &Value, banners: &[String], charts: &BTreeMap<String, Chart>
             if ids.is_empty() { escape(&text(&i["rules"])) } else { ids.join(" ") }
         );
         if let Some(c) = charts.get(key) {
-            let _ = write!(h, "<div class=\"chart\">{}</div>", chart::svg(c, 1040.0, 250.0));
+            let _ = write!(h, "<div class=\"chart\">{}</div>", chart::svg(c, 1040.0, 180.0));
         }
         h.push_str("</section>");
     }
@@ -199,7 +212,7 @@ mod tests {
     fn the_page_holds_the_issues_their_costs_and_charts_and_escapes_what_it_is_given() {
         let report = json!({
             "title": "RCx report <hq>", "site": "HQ", "period": ["2025-04-28", "2025-05-18"], "from_config": true,
-            "kpis": {"annual_cost_usd": 12345.4, "issues": 2, "coverage_pct": 87.2},
+            "kpis": {"annual_cost_usd": 12345.4, "n_issues": 2, "n_costed": 1, "coverage_pct": 87.2},
             "issues": [
                 {"key": "a1b2", "rank": 1, "title": "Cooling valve leaks", "cause": "valve seat", "equip": "AHU-1", "severity": "fault",
                  "rules": ["leaking_valve"], "finding_ids": ["leaking_valve@AHU-1"], "annual_cost_usd": 4200.0, "cost_basis_note": "",
@@ -230,6 +243,7 @@ mod tests {
         assert!(p.contains("$4,200 a year"), "{p}");
         assert!(p.contains("uncosted: needs the box"));
         assert!(p.contains("$12,345") && p.contains("87 %"));
+        assert!(p.contains("<b>1</b><span>costed issues</span>"), "a count is not dollars: {p}");
         assert_eq!(p.matches("<svg").count(), 1, "one issue has a chart");
         assert!(p.contains("a banner &amp; more"));
         assert!(p.contains("declined -- untrusted input(s): oat (trust 0.20)"));

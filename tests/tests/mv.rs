@@ -64,7 +64,7 @@ fn call_with(cfg: &Value) -> Result<CapabilityResult, CapError> {
     let cfg_dir = tempfile::tempdir().unwrap();
     let path = cfg_dir.path().join("mv.json");
     std::fs::write(&path, cfg.to_string()).unwrap();
-    let configs = RunConfigs::load(&[path]).map_err(|e| CapError::invalid(e))?;
+    let configs = RunConfigs::load(&[path]).map_err(CapError::invalid)?;
     let mut c = CallContext::new(&dir.path().join("store"), [FID.to_string()]);
     c.config_digest = configs.digest.clone();
     c.run_configs = Arc::new(configs);

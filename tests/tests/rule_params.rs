@@ -45,10 +45,11 @@ fn lists_rules_with_parameters_and_detail_on_request() {
 fn filters_and_refusals() {
     let r = call(json!({"rules": ["leaking_valve"]})).unwrap();
     assert_eq!(r.data["count"], 1);
-    // every word must match: both tower rules have an approach parameter
+    // every word must match: both tower rules have an approach parameter, and so does the tower's
+    // approach drift detector
     let r = call(json!({"query": "cooling_tower approach"})).unwrap();
     let ids: Vec<&str> = r.data["rules"].as_array().unwrap().iter().map(|x| x["rule"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["condenser_water_reset", "cooling_tower_approach"]);
+    assert_eq!(ids, ["condenser_water_reset", "cooling_tower_approach", "cooling_tower_approach_drift"]);
     let r = call(json!({"query": "min_effort"})).unwrap();
     assert_eq!(r.data["count"], 1);
     let e = call(json!({"rules": ["no_such_rule"]})).unwrap_err();

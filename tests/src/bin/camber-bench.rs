@@ -603,6 +603,7 @@ fn rules_benchmarks() {
         "rules-plant-year",
         "one building's plants (3 chillers, a tower, a boiler plant, 2 heat pumps, a source loop)",
     );
+    mv_benchmark();
 
     // through the sandbox: the demo store's synthetic buildings
     let dir = tempfile::tempdir().unwrap();
@@ -851,6 +852,116 @@ fn reference_benchmarks() {
         println!("  only in {}: {} on {}", if a.contains(x) { "the reference" } else { "camber" }, x.0, x.1);
     }
     drift_benchmarks(&reg, &store);
+    rcx_benchmarks(&reg, &store);
+}
+
+/// `rcx_report` side by side with the reference on its cause-chain fleet and its sensor-bias
+/// building, and `camber report` (the page with its charts) timed as a person runs it.
+fn rcx_benchmarks(reg: &camber_registry::Registry, store: &std::path::Path) {
+    for (fid, id) in [
+        ("ds-synthetic-g36-rcx-chains", "synthetic-g36-rcx-chains"),
+        ("ds-synthetic-ahu-sensor-bias", "synthetic-ahu-sensor-bias"),
+    ] {
+        let theirs = camber_tests::reference(&["rcx", store.to_str().unwrap(), fid, id]);
+        let ctx = CallContext::new(store, [fid.to_string()]);
+        let args = json!({"facility_id": fid});
+        let first = Instant::now();
+        let ours = reg.call("rcx_report", &args, &ctx).unwrap();
+        let first = first.elapsed();
+        let mut times = Vec::new();
+        for _ in 0..10 {
+            let t = Instant::now();
+            reg.call("rcx_report", &args, &ctx).unwrap();
+            times.push(t.elapsed());
+        }
+        let (p50, _, _) = stats(times);
+        let keys = |v: &serde_json::Value| -> Vec<String> {
+            v.as_array().into_iter().flatten().filter_map(|i| i["key"].as_str().map(str::to_string)).collect()
+        };
+        let costs = |v: &serde_json::Value| -> Vec<String> {
+            v.as_array()
+                .into_iter()
+                .flatten()
+                .map(|i| i["annual_cost_usd"].as_f64().map_or("-".into(), |c| format!("{c:.2}")))
+                .collect()
+        };
+        println!(
+            "rcx_report {fid}: reference {:.1} s, issues {:?}, costs {:?}; camber first {}, median of 10 {}, issues {:?}, costs {:?}",
+            theirs["seconds"].as_f64().unwrap_or(f64::NAN),
+            keys(&theirs["issues"]),
+            costs(&theirs["issues"]),
+            ms(first),
+            ms(p50),
+            keys(&ours.data["issues"]),
+            costs(&ours.data["issues"])
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let page = dir.path().join("report.html");
+        let mut runs = Vec::new();
+        for _ in 0..3 {
+            let t = Instant::now();
+            let out = Command::new(camber_tests::target_dir().join("release").join("camber"))
+                .args(["report", fid, "--store"])
+                .arg(store)
+                .arg("--out")
+                .arg(&page)
+                .env("CAMBER_CACHE_DIR", camber_tests::target_dir().join("camber-cwasm-cache-release"))
+                .output()
+                .unwrap();
+            runs.push(t.elapsed());
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        }
+        let (p50, _, _) = stats(runs);
+        let size = std::fs::metadata(&page).map_or(0, |m| m.len());
+        println!(
+            "  camber report {fid} (the whole command: registry load, rcx_report, each chart's finding_detail and trend, the page): median of 3 {}, {} KiB",
+            ms(p50),
+            size / 1024
+        );
+    }
+}
+
+/// The M&V engine on two years of hourly data (one meter: a 5P signature against a seasonal
+/// outdoor air, cut 12 % in the second year): baseline, savings and the 90 % band, engine only.
+fn mv_benchmark() {
+    use camber_analytics::mv::{self, Meter, MvSection};
+    const H: i64 = 3_600_000_000_000;
+    let n = 2 * 365 * 24;
+    let t0 = 19_358 * 24 * H; // 2023-01-01
+    let ts: Vec<i64> = (0..n as i64).map(|i| t0 + i * H).collect();
+    let tau = 2.0 * std::f64::consts::PI;
+    let oat: Vec<f64> = (0..n)
+        .map(|i| 55.0 - 22.0 * (tau * i as f64 / 24.0 / 365.0).cos() + 8.0 * (tau * (i % 24) as f64 / 24.0).sin())
+        .collect();
+    let rate: Vec<f64> = oat
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| {
+            let base = 100.0 + 2.0 * (47.0 - t).max(0.0) + 3.0 * (t - 66.0).max(0.0);
+            let cut = if i >= 365 * 24 { 0.88 } else { 1.0 };
+            base * cut * (1.0 + 0.03 * ((i * 7919 % 101) as f64 / 101.0 - 0.5))
+        })
+        .collect();
+    let frame = camber_analytics::Frame::from_rows(&ts, &[("energy_rate", rate), ("oat", oat)]);
+    let entry = json!([{"class": "METER", "period": ["2023-01-01", "2023-12-31"],
+                        "reporting_period": ["2024-01-01", "2024-12-30"], "method": "forecast"}]);
+    let section = MvSection::from_value(Some(&entry)).unwrap().unwrap();
+    let meters = [Meter { name: "M-1", class: "METER", frame: &frame }];
+    let mut times = Vec::new();
+    let mut out = None;
+    for _ in 0..20 {
+        let t = Instant::now();
+        out = Some(mv::run(&section, &meters, None));
+        times.push(t.elapsed());
+    }
+    let (p50, _, _) = stats(times);
+    let out = out.unwrap();
+    let saving =
+        out.results.iter().find(|r| r.kind == "mv_savings").map_or("none".to_string(), |r| r.finding.summary.clone());
+    println!(
+        "mv: two years of hourly data (17,520 rows) through baseline, savings and the 90 % band, engine only: median of 20 {}; {saving}",
+        ms(p50)
+    );
 }
 
 /// `drift` side by side with the reference: a one-week baseline window on the G36 cause-chain

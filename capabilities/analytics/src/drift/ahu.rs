@@ -41,8 +41,8 @@ use super::families::{Diagnosis, DriftFamily};
 use super::loadfit::Side;
 use super::matched::{self, Comparison, Series};
 use super::{
-    col, cusum_params, grade, median_kept, not_judged, running, sigma_params, Baseline, DetectorSpec, FitError, Floors,
-    Kind, Part, Wording,
+    col, cusum_params, grade, median_kept, not_judged, running, sigma_params, Baseline, Coil, DetectorSpec, FitError,
+    Floors, Kind, Part, Wording, COILS,
 };
 use crate::engine::{as_percent, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Severity};
 
@@ -446,27 +446,7 @@ fn evaluate_econ(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, params
 
 // ---------------------------------------------------------------- coil valves
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Coil {
-    Cooling,
-    Heating,
-}
-
-const COILS: [Coil; 2] = [Coil::Cooling, Coil::Heating];
-
 impl Coil {
-    fn name(self) -> &'static str {
-        match self {
-            Coil::Cooling => "cooling",
-            Coil::Heating => "heating",
-        }
-    }
-    fn valve(self) -> &'static str {
-        match self {
-            Coil::Cooling => "cool_valve",
-            Coil::Heating => "heat_valve",
-        }
-    }
     /// The air entering and leaving in the order whose difference is positive when the coil works.
     fn warm_cool(self) -> (&'static str, &'static str) {
         match self {

@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 
 use super::loadfit::{self, LoadFit, Side};
 use super::{
-    col, cusum_params, flagged, grade, not_judged, score_caveats, score_metrics, sigma_params, Baseline, DetectorSpec,
-    FitError, Floors, Kind, Part, Wording,
+    col, cusum_params, flagged, grade, not_judged, score_caveats, score_metrics, sigma_params, Baseline, Coil,
+    DetectorSpec, FitError, Floors, Kind, Part, Wording, COILS,
 };
 use crate::engine::{
     as_percent, assumed_occupied, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Severity,
@@ -28,25 +28,7 @@ const MIXED_RANGE: (f64, f64) = (30.0, 120.0);
 const LEAVING_RANGE: (f64, f64) = (30.0, 140.0);
 const RISE_RANGE: (f64, f64) = (-60.0, 60.0);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Coil {
-    Cooling,
-    Heating,
-}
-
 impl Coil {
-    fn name(self) -> &'static str {
-        match self {
-            Coil::Cooling => "cooling",
-            Coil::Heating => "heating",
-        }
-    }
-    fn valve(self) -> &'static str {
-        match self {
-            Coil::Cooling => "cool_valve",
-            Coil::Heating => "heat_valve",
-        }
-    }
     fn other_valve(self) -> &'static str {
         match self {
             Coil::Cooling => "heat_valve",
@@ -73,8 +55,6 @@ impl Coil {
         }
     }
 }
-
-const COILS: [Coil; 2] = [Coil::Cooling, Coil::Heating];
 
 /// The detector's declaration.
 pub(super) fn spec() -> DetectorSpec {

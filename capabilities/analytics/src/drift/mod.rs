@@ -356,6 +356,34 @@ pub fn not_judged(spec: &DetectorSpec, why: &str) -> Finding {
 
 // ---------------------------------------------------------------- shared by the detectors
 
+/// An air handler's coil, as the coil detectors (`coil_leak_drift`, `coil_valve_drift`) judge
+/// each one apart; each detector's module adds what it reads of a coil.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Coil {
+    Cooling,
+    Heating,
+}
+
+/// Both coils, cooling first.
+const COILS: [Coil; 2] = [Coil::Cooling, Coil::Heating];
+
+impl Coil {
+    /// The coil's name in part names and metrics (`cooling`, `heating`).
+    fn name(self) -> &'static str {
+        match self {
+            Coil::Cooling => "cooling",
+            Coil::Heating => "heating",
+        }
+    }
+    /// Its valve's role.
+    fn valve(self) -> &'static str {
+        match self {
+            Coil::Cooling => "cool_valve",
+            Coil::Heating => "heat_valve",
+        }
+    }
+}
+
 /// A role's column, when it has the frame's length and holds any sample.
 fn col<'a>(frame: &'a Frame, role: &str) -> Option<&'a [f64]> {
     frame.col(role).filter(|c| c.len() == frame.len())

@@ -197,6 +197,17 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                     b.rho.unwrap_or(0.0)
                 ));
             }
+            // a setpoint reset the cooling way that the supply air follows is a reset, even when
+            // the cooling hours judged lie where it sits at its floor (hot weather asks for the
+            // coldest air)
+            Kind::Reset if mean_dev.is_some_and(|d| d.abs() < SP_DEVIATION_F) && !resetting => {
+                resetting = true;
+                notes.push(format!(
+                    "the setpoint {} and the supply air follows it ({:+.1} °F on average): a reset, at its floor in the cooling hours judged",
+                    b.label,
+                    mean_dev.unwrap_or(0.0)
+                ));
+            }
             Kind::Reset => notes.push(format!("the setpoint {}", b.label)),
             Kind::Insufficient => {}
         }
@@ -229,6 +240,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         (Some("reset"), Some(s)) => format!("falls {:.2} °F per °F of outdoor air", -s),
         (Some("rising_with_load"), Some(s)) => {
             format!("rises {s:.2} °F per °F of outdoor air: rising with load, not a reset")
+        }
+        (Some(_), Some(s)) if resetting => {
+            format!("is flat against outdoor air over the cooling hours judged (slope {s:+.2})")
         }
         (Some(_), Some(s)) => format!("is flat against outdoor air (slope {s:+.2}): no reset"),
         _ => "was not fitted on outdoor air".to_string(),
@@ -335,6 +349,24 @@ mod tests {
         let f = run(&RULE, &with(base, "supply_air_temp_sp", wrong), &Params::default());
         assert_eq!(f.severity, Severity::Info, "{}", f.summary);
         assert!(f.summary.contains("wrong way"), "{}", f.summary);
+    }
+
+    #[test]
+    fn a_reset_setpoint_the_supply_air_follows_is_a_reset_at_its_floor_in_hot_weather() {
+        // the cooling hours all lie where an outdoor-air reset sits at its 55 °F floor (the
+        // day's outdoor air swings 60 to 90 °F; the setpoint reaches its floor at 75 °F), but on
+        // the milder hours it moves: flat supply air over the cooling hours is that floor
+        let sp = |oat: f64| 55.0 + 5.0 * ((75.0 - oat) / 15.0).clamp(0.0, 1.0);
+        let base = frame(14, |oat, _| sp(oat));
+        let oat = base.col("oat").unwrap().to_vec();
+        let valve: Vec<f64> = oat.iter().map(|&o| if o >= 76.0 { 40.0 } else { 0.0 }).collect();
+        let f = with(with(base, "supply_air_temp_sp", oat.iter().map(|&o| sp(o)).collect()), "cool_valve", valve);
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert!(r.summary.contains("at its floor"), "{}", r.summary);
+        // the same setpoint with the supply air pinned 3 °F below it all day is no reset
+        let cold = with(f.clone(), "supply_air_temp", oat.iter().map(|&o| sp(o) - 3.0).collect());
+        assert_eq!(run(&RULE, &cold, &Params::default()).severity, Severity::Warn);
     }
 
     #[test]

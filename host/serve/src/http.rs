@@ -225,21 +225,35 @@ fn json_response(status: StatusCode, v: &Value) -> Response {
 }
 
 fn status(code: StatusCode, msg: &str) -> Response {
-    json_response(code, &jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, msg))
+    status_for(code, msg, Value::Null)
+}
+
+/// A transport refusal that answers the request's id when the body let it be read.
+fn status_for(code: StatusCode, msg: &str, id: Value) -> Response {
+    json_response(code, &jsonrpc::error(id, jsonrpc::INVALID_REQUEST, msg))
+}
+
+/// The id of a JSON-RPC request body, when it can be read (else null).
+fn readable_id(body: &[u8]) -> Value {
+    serde_json::from_slice::<Value>(body)
+        .ok()
+        .and_then(|v| v.get("id").filter(|id| id.is_string() || id.is_number()).cloned())
+        .unwrap_or(Value::Null)
 }
 
 async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let id = readable_id(&body);
     if !st.origin_ok(&headers) {
-        return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
+        return status_for(StatusCode::FORBIDDEN, "this Origin may not call this server", id);
     }
     let caller = match st.caller(&headers) {
         Ok(c) => c,
         Err(r) => return *r,
     };
     if let Some(v) = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
-        if !mcp::supported(v) {
+        if !mcp::supported(v) && !mcp::OLDER.contains(&v) {
             let v = st.svc.redactor().redact_sent(&camber_common::text::name(v));
-            return status(StatusCode::BAD_REQUEST, &format!("unsupported MCP-Protocol-Version {v}"));
+            return status_for(StatusCode::BAD_REQUEST, &format!("unsupported MCP-Protocol-Version {v}"), id);
         }
     }
     let msg = match jsonrpc::parse(&body) {
@@ -257,32 +271,33 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     if is_initialize {
         let mut session = Session::new(&label, allowed);
         let action = mcp::handle_contained(&st.svc, msg, &mut session);
-        let id = match camber_common::ids::random_hex() {
-            Ok(id) => id,
-            Err(why) => return status(StatusCode::INTERNAL_SERVER_ERROR, &why),
+        let sid = match camber_common::ids::random_hex() {
+            Ok(s) => s,
+            Err(why) => return status_for(StatusCode::INTERNAL_SERVER_ERROR, &why, id),
         };
-        if !st.sessions.lock().unwrap_or_else(|p| p.into_inner()).open(id.clone(), session, &owner, Instant::now()) {
-            return status(
+        if !st.sessions.lock().unwrap_or_else(|p| p.into_inner()).open(sid.clone(), session, &owner, Instant::now()) {
+            return status_for(
                 StatusCode::TOO_MANY_REQUESTS,
                 "this caller's MCP sessions are all running calls and at the limit: end one (DELETE) or wait for a call to finish",
+                id,
             );
         }
         let mut r = match action {
             Action::Reply(v) => json_response(StatusCode::OK, &v),
             _ => StatusCode::ACCEPTED.into_response(),
         };
-        if let Ok(h) = HeaderValue::from_str(&id) {
+        if let Ok(h) = HeaderValue::from_str(&sid) {
             r.headers_mut().insert("mcp-session-id", h);
         }
         return r;
     }
     let Some(sid) = sid else {
-        return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id: initialize first");
+        return status_for(StatusCode::BAD_REQUEST, "missing MCP-Session-Id: initialize first", id);
     };
     let (action, session) = {
         let mut sessions = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
         let Some(s) = sessions.get(&sid, &owner, Instant::now()) else {
-            return status(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again");
+            return status_for(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again", id);
         };
         // the presenting token's own allowlist, every request
         s.session.allowed = allowed.clone();

@@ -115,17 +115,18 @@ impl Service {
     ) -> Result<CapabilityResult, CapError> {
         let t0 = Instant::now();
         let r = self.backend.call(name, args, Caller { label: caller, allowed, cancel: cancel.clone() });
+        // a call the caller cancelled is logged as that, not as the timeout it stopped by
+        let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         let outcome = match &r {
             Ok(_) => "ok".to_string(),
+            Err(_) if cancelled => "cancelled".to_string(),
             Err(e) => e.code.to_string(),
         };
-        let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         log::line(format!(
-            "camber: call {} caller={} outcome={}{} {:.1} ms",
+            "camber: call {} caller={} outcome={} {:.1} ms",
             self.redactor().redact_sent(&camber_common::text::one_line(name)),
             camber_common::text::one_line(caller),
             outcome,
-            if cancelled { " (cancelled)" } else { "" },
             t0.elapsed().as_secs_f64() * 1e3
         ));
         r

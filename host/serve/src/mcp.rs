@@ -32,6 +32,11 @@ pub fn negotiate(requested: Option<&str>) -> Revision {
     REVISIONS.iter().copied().find(|r| Some(r.version) == requested).unwrap_or(REVISIONS[0])
 }
 
+/// Older revisions a client may name in its `MCP-Protocol-Version` header within a session
+/// negotiated on a newer one (the reference TypeScript server accepts them: the header is the
+/// client's, the session's revision governs).
+pub const OLDER: &[&str] = &["2025-03-26", "2024-11-05"];
+
 /// Whether a `MCP-Protocol-Version` header names a revision spoken here.
 pub fn supported(version: &str) -> bool {
     REVISIONS.iter().any(|r| r.version == version)

@@ -212,6 +212,42 @@ fn browser() -> Result<PathBuf, String> {
     find().ok_or_else(|| "apt-get installed chromium but it is not on the PATH".to_string())
 }
 
+/// `cargo xtask new-capability NAME [--dir DIR]`: a capability crate a third party starts from
+/// (its own workspace; the SDK of this checkout by path; an example handler with its
+/// description, schemas, facts and a unit test), written to DIR (default `./cap_NAME`), which
+/// must not exist yet. It builds with `cargo build --release --target wasm32-wasip2` as it is.
+fn new_capability(args: &[String]) -> Result<(), String> {
+    let usage = "usage: cargo xtask new-capability NAME [--dir DIR]";
+    let name = args.first().filter(|a| !a.starts_with("--")).ok_or(usage)?.clone();
+    let ok = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
+        && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !ok {
+        return Err(format!("'{name}' is not a capability name: snake_case, starting with a letter"));
+    }
+    let dir = match args.iter().position(|a| a == "--dir") {
+        Some(i) => PathBuf::from(args.get(i + 1).ok_or(usage)?),
+        None => PathBuf::from(format!("cap_{name}")),
+    };
+    if dir.exists() {
+        return Err(format!("{} exists: name a new directory with --dir", dir.display()));
+    }
+    let sdk = root().join("sdk");
+    let fill = |t: &str| t.replace("{{name}}", &name).replace("{{sdk}}", &sdk.display().to_string());
+    std::fs::create_dir_all(dir.join("src")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for (file, text) in [
+        ("Cargo.toml", include_str!("../template/Cargo.toml.in")),
+        ("src/lib.rs", include_str!("../template/lib.rs.in")),
+        ("README.md", include_str!("../template/README.md.in")),
+    ] {
+        std::fs::write(dir.join(file), fill(text)).map_err(|e| format!("cannot write {file}: {e}"))?;
+    }
+    eprintln!(
+        "xtask: wrote the capability crate cap_{name} in {}; build it with `cargo build --release --target wasm32-wasip2` there (see its README.md)",
+        dir.display()
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (cmd, rest) = args.split_first().map(|(c, r)| (c.as_str(), r)).unwrap_or(("help", &[]));
@@ -245,6 +281,7 @@ fn main() -> ExitCode {
             c.args(rest);
             run(c, "the benchmarks")
         }),
+        "new-capability" => ensure_wasm_target().and_then(|()| new_capability(rest)),
         "fuzz" => build(true, false).map(|_| ()).and_then(|()| {
             let mut c = cargo();
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache-release"));
@@ -253,7 +290,7 @@ fn main() -> ExitCode {
             run(c, "the fuzz run")
         }),
         _ => {
-            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both]>");
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--dir DIR]>");
             return ExitCode::from(2);
         }
     };

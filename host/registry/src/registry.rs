@@ -104,6 +104,13 @@ impl Registry {
                 parse(&d.output_schema, "output_schema")?,
                 &format!("{file}: {}.output_schema", d.name),
             )?;
+            // an assistant picks a tool by its description: a capability without one is refused
+            if d.description.trim().is_empty() {
+                return Err(format!(
+                    "{file}: capability '{}' has no description: an assistant could not tell what it is for (set .description(...))",
+                    d.name
+                ));
+            }
             entries.push(CapabilityEntry {
                 own_output: d.own_output,
                 name: d.name,

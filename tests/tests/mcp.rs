@@ -268,3 +268,32 @@ fn a_large_result_crosses_the_wire_once() {
         data.len()
     );
 }
+
+#[test]
+fn a_client_that_asks_for_log_messages_gets_the_calls_log_line_without_its_arguments() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    let init = srv.recv();
+    assert!(init["result"]["capabilities"]["logging"].is_object(), "{init}");
+    // before setLevel: no messages, only the result
+    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "quiet"}}}));
+    assert_eq!(srv.recv()["id"], 2);
+    srv.send(json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "loud"}}));
+    assert_eq!(srv.recv()["error"]["code"], -32602);
+    srv.send(json!({"jsonrpc": "2.0", "id": 4, "method": "logging/setLevel", "params": {"level": "info"}}));
+    assert_eq!(srv.recv()["result"], json!({}));
+    srv.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "a-secret-value"}}}));
+    let m = srv.recv();
+    assert_eq!(m["method"], "notifications/message", "{m}");
+    assert_eq!(m["params"]["level"], "info");
+    let line = m["params"]["data"].as_str().unwrap();
+    assert!(line.contains("call echo") && line.contains("outcome=ok"), "{line}");
+    assert!(!line.contains("a-secret-value"), "no argument value is logged: {line}");
+    assert_eq!(srv.recv()["id"], 5);
+    // at warning, a successful call's info line is not sent
+    srv.send(json!({"jsonrpc": "2.0", "id": 6, "method": "logging/setLevel", "params": {"level": "warning"}}));
+    srv.recv();
+    srv.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}));
+    assert_eq!(srv.recv()["id"], 7);
+}

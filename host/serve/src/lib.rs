@@ -113,6 +113,18 @@ impl Service {
         allowed: Option<&BTreeSet<String>>,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<CapabilityResult, CapError> {
+        self.call_logged(name, args, caller, allowed, cancel).0
+    }
+
+    /// [`Service::call`], with the line it logged (for a client that asked for log messages).
+    pub fn call_logged(
+        &self,
+        name: &str,
+        args: &Value,
+        caller: &str,
+        allowed: Option<&BTreeSet<String>>,
+        cancel: Option<Arc<AtomicBool>>,
+    ) -> (Result<CapabilityResult, CapError>, String) {
         let t0 = Instant::now();
         let r = self.backend.call(name, args, Caller { label: caller, allowed, cancel: cancel.clone() });
         // a call the caller cancelled is logged as that, not as the timeout it stopped by
@@ -122,13 +134,14 @@ impl Service {
             Err(_) if cancelled => "cancelled".to_string(),
             Err(e) => e.code.to_string(),
         };
-        log::line(format!(
+        let line = format!(
             "camber: call {} caller={} outcome={} {:.1} ms",
             self.redactor().redact_sent(&camber_common::text::one_line(name)),
             camber_common::text::one_line(caller),
             outcome,
             t0.elapsed().as_secs_f64() * 1e3
-        ));
-        r
+        );
+        log::line(line.clone());
+        (r, line)
     }
 }

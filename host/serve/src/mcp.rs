@@ -57,12 +57,27 @@ pub struct Session {
     pub caller: String,
     /// The caller's own allowlist (intersected with the server's), when it has one.
     pub allowed: Option<BTreeSet<String>>,
+    /// The least severe log level the client asked for with `logging/setLevel` (its index in
+    /// [`LOG_LEVELS`]); `None`: no log messages.
+    pub log_level: Option<usize>,
 }
 
 impl Session {
     pub fn new(caller: &str, allowed: Option<BTreeSet<String>>) -> Session {
-        Session { revision: REVISIONS[0], initialized: false, caller: caller.to_string(), allowed }
+        Session { revision: REVISIONS[0], initialized: false, caller: caller.to_string(), allowed, log_level: None }
     }
+}
+
+/// MCP's log levels (RFC 5424's), least severe first.
+pub const LOG_LEVELS: [&str; 8] = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"];
+
+/// A `notifications/message` of `level` carrying `line` when the session asked for that level
+/// or a less severe one.
+fn log_message(session: &Session, level: &str, line: &str) -> Option<Value> {
+    let at = LOG_LEVELS.iter().position(|l| *l == level)?;
+    (session.log_level? <= at).then(|| {
+        jsonrpc::notification("notifications/message", json!({"level": level, "logger": "camber", "data": line}))
+    })
 }
 
 /// A `tools/call` to run off the transport's thread.
@@ -189,12 +204,21 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
             session.revision = rev;
             reply(json!({
                 "protocolVersion": rev.version,
-                "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}},
+                "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "logging": {}},
                 "serverInfo": {"name": "camber", "title": "camber-rs", "version": env!("CARGO_PKG_VERSION")},
                 "instructions": INSTRUCTIONS,
             }))
         }
         "ping" => reply(json!({})),
+        "logging/setLevel" => {
+            match params.get("level").and_then(Value::as_str).and_then(|l| LOG_LEVELS.iter().position(|x| *x == l)) {
+                Some(i) => {
+                    session.log_level = Some(i);
+                    reply(json!({}))
+                }
+                None => fail(INVALID_PARAMS, &format!("level must be one of {}", LOG_LEVELS.join(", "))),
+            }
+        }
         "tools/list" => {
             let offset = match params.get("cursor") {
                 None | Some(Value::Null) => 0,
@@ -335,7 +359,14 @@ pub fn run_call(
             json!({"progressToken": token, "progress": 0, "total": 1, "message": format!("running {}", job.name)}),
         ));
     }
-    let outcome = svc.call(&job.name, &job.args, &session.caller, session.allowed.as_ref(), Some(cancel.clone()));
+    let (outcome, line) =
+        svc.call_logged(&job.name, &job.args, &session.caller, session.allowed.as_ref(), Some(cancel.clone()));
+    // the line the server logged for the call (capability, caller, outcome, time; never the
+    // arguments), to a client that asked for log messages
+    let level = if outcome.is_ok() { "info" } else { "warning" };
+    if let Some(m) = log_message(session, level, &line) {
+        notify(m);
+    }
     if cancel.load(std::sync::atomic::Ordering::Relaxed) {
         return None;
     }

@@ -222,4 +222,30 @@ fn a_cooling_valve_that_starts_to_leak_is_found_and_its_healthy_twin_is_not() {
     assert_eq!(bad["locus"], "coil", "{bad}");
     // the finding is stated in the text with its fact
     assert!(r.text.contains("AHU__growing_cool_leak") && r.text.contains("@drift"), "{}", r.text);
+    // and finding_detail gives it in full: its flagged spans on the current window, its chart
+    let d = full_registry()
+        .call(
+            "finding_detail",
+            &json!({"facility_id": LEAK, "finding_id": "ahu:coil_leak_drift@AHU__growing_cool_leak",
+                    "baseline": ["2025-03-31", "2025-04-13"], "current": ["2025-05-12", "2025-05-25"]}),
+            &ctx(),
+        )
+        .unwrap();
+    assert_eq!(d.data["severity"], "fault");
+    assert_eq!(d.data["family"], "ahu");
+    let spans = d.data["violations"].as_array().unwrap();
+    assert!(!spans.is_empty() && spans.iter().all(|s| s["start"].as_str().unwrap() >= "2025-05-12"), "{spans:?}");
+    assert!(d.data["chart"]["roles"].as_array().unwrap().iter().any(|r| r == "mixed_air_temp"), "{}", d.data["chart"]);
+    assert!(d.text.contains("[F2@finding_detail"), "{}", d.text);
+    // a drift id the run does not have is not_found, naming the run's
+    let e = full_registry()
+        .call(
+            "finding_detail",
+            &json!({"facility_id": LEAK, "finding_id": "ahu:coil_leak_drift@AHU__nope",
+                                        "baseline": ["2025-03-31", "2025-04-13"]}),
+            &ctx(),
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+    assert!(e.message.contains("AHU__growing_cool_leak"), "{}", e.message);
 }

@@ -106,10 +106,106 @@ fn fleet_axis(f: &RunFinding, frames: &[EquipFrame]) -> Frame {
     Frame { ts, cols: Default::default() }
 }
 
+/// Whether an id names a drift finding: `<family>:<detector>@<equip>`.
+fn is_drift_id(id: &str) -> bool {
+    id.split_once('@').is_some_and(|(head, _)| head.contains(':'))
+}
+
+/// A drift finding in full: the drift run the arguments make (their baseline and current
+/// windows, else the run config's drift section), the finding, and its flagged spans on its
+/// family's current window.
+fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapError> {
+    use camber_analytics::config::RunConfig;
+    let fid = args["facility_id"].as_str().unwrap_or_default().to_string();
+    let rc = camber_sdk::store::run_config(&fid)?;
+    let config = RunConfig::from_value(&rc["config"])
+        .map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
+    let mut dargs = json!({"facility_id": fid, "limit": 1000});
+    for k in ["baseline", "current", "equips"] {
+        if let Some(v) = args.get(k) {
+            dargs[k] = v.clone();
+        }
+    }
+    let d = crate::drift::run_drift(&dargs, &fid, &config, &rc, ctx)?;
+    let Some(f) = d.findings.iter().find(|f| f.id == want) else {
+        let ids: Vec<String> = d.findings.iter().map(|f| f.id.clone()).collect();
+        return Err(CapError::not_found(
+            format!(
+                "this drift run has no finding {}; pass the baseline and current windows of the drift call. Its findings include {}",
+                name(want),
+                if ids.is_empty() { "none".into() } else { ids.iter().take(10).map(|i| name(i)).collect::<Vec<_>>().join(", ") }
+            ),
+            json!({"argument": "finding_id", "unknown": [want], "available": ids.into_iter().take(50).collect::<Vec<_>>()}),
+        ));
+    };
+    let family = d.families.iter().find(|x| x["family"] == f.family.as_str()).cloned().unwrap_or(Value::Null);
+    let at = |v: &Value| v.as_str().and_then(camber_common::time::ns_from_iso);
+    let (start, end) = (at(&family["current"][0]), at(&family["current"][1]));
+    // the flagged samples index the family's current window of the equipment's grid
+    let grid = camber_sdk::store::read_grid(&fid, std::slice::from_ref(&f.equip), start, end, config.resample_ns)?;
+    let frame =
+        grid.iter().find(|g| g.equip == f.equip).map(|g| crate::prepare::to_frame(&g.frame)).unwrap_or_default();
+    let step = config.resample_ns;
+    let limit = camber_sdk::count_arg(args, "limit", 50);
+    let offset = camber_sdk::count_arg(args, "offset", 0);
+    let (violations, n1) =
+        page(span_rows(&frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
+    let w = frame.weights_hours();
+    let flagged_h = round2(f.finding.flagged.iter().filter_map(|&i| w.get(i as usize)).sum::<f64>());
+    let spec = camber_analytics::drift::spec(&f.detector);
+    let roles: Vec<&str> = spec
+        .as_ref()
+        .map(|s| s.inputs.roles().into_iter().filter(|r| frame.col(r).is_some()).collect())
+        .unwrap_or_default();
+    let share = (f.finding.judged > 0)
+        .then(|| (10_000.0 * f.finding.flagged.len() as f64 / f.finding.judged as f64).round() / 100.0);
+    let fact_text = format!("{} is {}: {}", name(&f.id), severity_str(f.finding.severity), one(&f.finding.summary));
+    let facts = vec![
+        json!({"id": "F1@finding_detail", "kind": "finding", "finding_id": f.id, "value": severity_str(f.finding.severity), "text": fact_text.clone()}),
+        json!({"id": "F2@finding_detail", "kind": "judged", "value": f.finding.judged, "flagged": f.finding.flagged.len(), "share": share,
+               "text": format!("{} of {} {} flagged ({} h flagged), against {}", f.finding.flagged.len(), f.finding.judged, f.finding.judged_basis, flagged_h, f.baseline_source)}),
+    ];
+    let text = format!(
+        "{fact_text} [F1@finding_detail]. {} of {} {} were flagged, {flagged_h} h in all, against {} [F2@finding_detail].",
+        f.finding.flagged.len(),
+        f.finding.judged,
+        f.finding.judged_basis,
+        f.baseline_source
+    );
+    let window = json!({"start": start.map(iso_from_ns), "end": end.map(iso_from_ns)});
+    let data = json!({
+        "facility_id": fid,
+        "run": {"source": rc["source"], "from_config": rc["from_config"], "resample_minutes": step as f64 / 60e9,
+                "min_trust": rc["min_trust"], "window": window, "equipment": 1},
+        "finding_id": f.id, "rule": f.detector, "equip": f.equip,
+        "severity": severity_str(f.finding.severity), "summary": f.finding.summary, "caveats": f.finding.caveats,
+        "metrics": metrics_json(&f.finding.metrics),
+        "params": [],
+        "judged_samples": f.finding.judged, "judged_basis": f.finding.judged_basis,
+        "judged_hours": round2(f.finding.judged as f64 * step as f64 / NS_PER_HOUR_F),
+        "flagged_samples": f.finding.flagged.len(), "flagged_hours": flagged_h, "share": share,
+        "violations": violations,
+        "violations_note": if f.finding.flagged.is_empty() { json!(format!("none of the {} {} was flagged", f.finding.judged, f.finding.judged_basis)) } else { Value::Null },
+        "conditions": [],
+        "conditional_on": [],
+        "declined": f.declined.iter().map(|(r, s)| json!({"role": r, "trust": s})).collect::<Vec<_>>(),
+        "chart": {"kind": "timeseries", "roles": roles, "highlight": "flagged spans", "baseline_source": f.baseline_source},
+        "family": f.family,
+        "baseline_source": f.baseline_source,
+    });
+    let mut out = Output::new(data, text, facts);
+    out.banners = d.banners;
+    out.pages.extend(n1);
+    Ok(out)
+}
+
 pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
+    let want = args["finding_id"].as_str().unwrap_or_default();
+    if is_drift_id(want) {
+        return drift_detail(args, ctx, want);
+    }
     let p = prepare(args, ctx, None)?;
     let result = execute(args, &p)?;
-    let want = args["finding_id"].as_str().unwrap_or_default();
     let Some(f) = result.findings.iter().find(|f| f.id == want) else {
         let ids: Vec<String> = result.findings.iter().map(|f| f.id.clone()).collect();
         let shown: Vec<String> = ids.iter().take(10).map(|i| name(i)).collect();

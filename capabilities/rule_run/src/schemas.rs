@@ -40,7 +40,13 @@ pub fn rule_run_input() -> Value {
 
 pub fn finding_detail_input() -> Value {
     let mut m = run_props();
-    m.insert("finding_id".into(), json!({"type": "string", "minLength": 3, "maxLength": 400, "description": "a finding_id from rule_run, e.g. leaking_valve@AHU-1"}));
+    m.insert("finding_id".into(), json!({"type": "string", "minLength": 3, "maxLength": 400, "description": "a finding_id from rule_run (leaking_valve@AHU-1), or from drift or rcx_report (tower:cooling_tower_fan_effort_drift@CT-1)"}));
+    let pair = |d: &str| json!({"type": "array", "minItems": 2, "maxItems": 2, "items": {"type": ["string", "null"], "maxLength": 40}, "description": d});
+    m.insert(
+        "baseline".into(),
+        pair("a drift finding: the baseline window of the drift call (omit for the run config's drift section)"),
+    );
+    m.insert("current".into(), pair("a drift finding: the current window of the drift call"));
     m.insert(
         "limit".into(),
         json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "time spans per list (default 50)"}),
@@ -116,6 +122,8 @@ pub fn finding_detail_output() -> Value {
         "conditional_on": {"type": "array", "items": reference()}, "declined": {"type": "array"},
         "chart": {"type": "object", "required": ["kind", "roles"]},
         "group": {"type": ["string", "null"]}, "members": {"type": "array", "items": {"type": "string"}},
+        "family": {"type": "string", "description": "a drift finding: its drift family"},
+        "baseline_source": {"type": "string", "description": "a drift finding: what it was compared with"},
         "equips": {"type": "array", "items": {"type": "string"}, "description": "a fleet finding: the units it implicates, worst first"}
     }})
 }

@@ -21,8 +21,9 @@ pub struct Written {
     pub charts: usize,
 }
 
-/// The evidence chart of one issue: `finding_detail` on its first finding says which roles and
-/// which spans; the trend comes from the store on the run's grid.
+/// The evidence chart of one issue: `finding_detail` on its first finding (a rule's or a drift
+/// detector's) says which roles and which spans; the trend comes from the store on the run's
+/// grid.
 fn chart_for(
     reg: &Registry,
     ctx: &CallContext,
@@ -31,7 +32,7 @@ fn chart_for(
     issue: &Value,
     window: &Value,
 ) -> Option<Chart> {
-    let finding = issue["finding_ids"].as_array()?.iter().filter_map(Value::as_str).find(|f| !f.contains(':'))?;
+    let finding = issue["finding_ids"].as_array()?.iter().find_map(Value::as_str)?;
     let mut args = json!({"facility_id": fid, "finding_id": finding, "limit": 1000});
     for k in ["start", "end"] {
         if let Some(v) = window.get(k).filter(|v| v.is_string()) {

@@ -224,6 +224,16 @@ pub fn advice(rule: &str, root: &Finding) -> (String, String, String) {
             "Check the point's sensor, wiring and mapping: the findings that read it are conditional until it is trusted.".into(),
         );
     }
+    // a drift finding (`<family>:<detector>`): the equipment against its own known-good behaviour
+    if let Some((family, detector)) = rule.split_once(':').filter(|(f, _)| crate::drift::families::family(f).is_some())
+    {
+        let what = detector.trim_end_matches("_drift").replace('_', " ");
+        return (
+            format!("{} drifting from its known-good baseline", humanize(&what)),
+            format!("{family} drift: {}", root.summary.split(':').next().unwrap_or(&root.summary).trim()),
+            "Inspect what the drift points at (the finding's cause) before the next season, then refit or refreeze the baseline once it is put right.".into(),
+        );
+    }
     let Some((_, title, cause, action)) = TABLE.iter().find(|(r, ..)| *r == rule) else {
         return (humanize(rule), String::new(), String::new());
     };
@@ -251,6 +261,22 @@ pub fn advice(rule: &str, root: &Finding) -> (String, String, String) {
 mod tests {
     use super::*;
     use crate::engine::Severity;
+
+    #[test]
+    fn a_drift_finding_is_titled_by_its_detector() {
+        let f = Finding::of(
+            "x",
+            "",
+            crate::engine::Severity::Fault,
+            "fan effort is 37.8 pts (10.4σ) above its baseline at matched load: fouled fill",
+        );
+        let (title, cause, action) = advice("tower:cooling_tower_fan_effort_drift", &f);
+        assert_eq!(title, "Cooling tower fan effort drifting from its known-good baseline");
+        assert!(cause.starts_with("tower drift: fan effort is 37.8 pts"), "{cause}");
+        assert!(!action.is_empty());
+        // not a drift family: the table or the id in words
+        assert_eq!(advice("nofamily:thing", &f).0, "Nofamily:thing");
+    }
 
     #[test]
     fn titles_causes_and_actions() {

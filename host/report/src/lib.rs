@@ -247,7 +247,8 @@ mod tests {
         assert_eq!(p.matches("<svg").count(), 1, "one issue has a chart");
         assert!(p.contains("a banner &amp; more"));
         assert!(p.contains("declined -- untrusted input(s): oat (trust 0.20)"));
-        assert!(!p.contains("<script") && !p.contains("http://") || p.contains("http://www.w3.org/2000/svg"));
-        assert!(!p.contains("https://"), "nothing is fetched");
+        // nothing runs and nothing is fetched: the only address is the SVG namespace
+        assert!(!p.contains("<script"));
+        assert!(!p.replace("http://www.w3.org/2000/svg", "").contains("http"), "nothing is fetched");
     }
 }

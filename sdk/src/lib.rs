@@ -84,6 +84,18 @@ pub fn unknown_selection(
     )
 }
 
+/// Tell the host how far the call's work has gone: `done` of `total` units (equipment, rules)
+/// are finished, `message` says what was just finished. A client watching the call sees it
+/// as progress; the host passes on only what rises, so report as often as is natural (once
+/// per unit). Never fails; outside a component (a native unit test) it does nothing.
+pub fn progress(done: usize, total: usize, message: &str) {
+    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+    #[cfg(target_family = "wasm")]
+    bindings::camber::capability::progress::report(clamp(done), clamp(total), message);
+    #[cfg(not(target_family = "wasm"))]
+    let _ = (clamp(done), clamp(total), message);
+}
+
 #[doc(hidden)]
 pub use plugin::__guest;
 

@@ -47,6 +47,11 @@ pub fn test_components_dir() -> PathBuf {
     built(target_dir().join("camber-test-components"))
 }
 
+/// Components built against an older, compatible version of the contract (they must load).
+pub fn compat_components_dir() -> PathBuf {
+    built(target_dir().join("camber-compat-components"))
+}
+
 /// Components the host must refuse at load.
 pub fn refused_components_dir() -> PathBuf {
     built(target_dir().join("camber-refused-components"))

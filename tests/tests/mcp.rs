@@ -297,3 +297,69 @@ fn a_client_that_asks_for_log_messages_gets_the_calls_log_line_without_its_argum
     srv.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}));
     assert_eq!(srv.recv()["id"], 7);
 }
+
+/// Send a `tools/call` with a progress token; the progress notifications for it (their
+/// params) and the response.
+fn call_watched(srv: &mut Server, id: u64, name: &str, args: Value) -> (Vec<Value>, Value) {
+    srv.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args, "_meta": {"progressToken": format!("t{id}")}}}));
+    let mut notes = Vec::new();
+    loop {
+        let m = srv.recv();
+        if m["id"] == id {
+            return (notes, m);
+        }
+        if m["method"] == "notifications/progress" {
+            assert_eq!(m["params"]["progressToken"], format!("t{id}"), "{m}");
+            notes.push(m["params"].clone());
+        }
+    }
+}
+
+/// The progress values of `notes`, checked to rise strictly from 0 to 100 of 100.
+fn rising(notes: &[Value]) -> Vec<u64> {
+    let values: Vec<u64> = notes.iter().map(|n| n["progress"].as_u64().unwrap()).collect();
+    assert!(notes.iter().all(|n| n["total"] == 100), "{notes:?}");
+    assert_eq!(values.first(), Some(&0), "{values:?}");
+    assert_eq!(values.last(), Some(&100), "{values:?}");
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "progress must only rise: {values:?}");
+    values
+}
+
+#[test]
+fn progress_comes_from_the_guest_as_its_work_goes_and_only_rises() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    srv.recv();
+    // rule_run reports each equipment as it goes: far more than a start and an end
+    let (notes, reply) = call_watched(&mut srv, 2, "rule_run", json!({"facility_id": "ds-synthetic-chw-plant"}));
+    assert_eq!(reply["result"]["isError"], false, "{reply}");
+    let values = rising(&notes);
+    assert!(values.len() >= 10, "one notification per equipment of the plant: {values:?}");
+    let messages: Vec<&str> = notes.iter().filter_map(|n| n["message"].as_str()).collect();
+    assert!(messages.iter().any(|m| m.starts_with("rules: CH__healthy (")), "{messages:?}");
+    // drift and sensor_trust report too
+    for (name, prefix) in [("sensor_trust", "trust: "), ("drift", "drift: ")] {
+        let args = json!({"facility_id": "ds-synthetic-chw-plant", "baseline": ["2025-07-01", "2025-07-10"]});
+        let args = if name == "drift" { args } else { json!({"facility_id": "ds-synthetic-chw-plant"}) };
+        let (notes, reply) = call_watched(&mut srv, 3, name, args);
+        assert_eq!(reply["result"]["isError"], false, "{name}: {reply}");
+        assert!(rising(&notes).len() > 3, "{name}: {notes:?}");
+        assert!(notes.iter().filter_map(|n| n["message"].as_str()).any(|m| m.starts_with(prefix)), "{name}: {notes:?}");
+    }
+    // a guest that reports 100,000 times, up and down, with long multi-line text naming the
+    // store's path: each whole percent once, rising, one short line, no path
+    let root = s.path().to_str().unwrap();
+    let (notes, reply) =
+        call_watched(&mut srv, 4, "progress_spam", json!({"n": 100_000, "text": format!("reading {root}/x")}));
+    assert_eq!(reply["result"]["structuredContent"]["reported"], 100_000, "{reply}");
+    let values = rising(&notes);
+    assert!(values.len() <= 102, "{} notifications", values.len());
+    for m in notes.iter().filter_map(|n| n["message"].as_str()) {
+        assert!(!m.contains('\n') && m.chars().count() <= 160, "{m:?}");
+        assert!(!m.contains(root), "the store's path reached the client: {m}");
+    }
+    // no token: no notification at all
+    srv.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "progress_spam", "arguments": {"n": 10}}}));
+    assert_eq!(srv.recv()["id"], 5);
+}

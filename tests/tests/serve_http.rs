@@ -493,3 +493,81 @@ fn a_panic_in_the_host_is_that_calls_internal_error_over_http() {
     assert_eq!(v["result"]["task"]["status"]["state"], "TASK_STATE_FAILED", "{v}");
     assert!(!v.to_string().contains("/srv/camber"), "{v}");
 }
+
+/// The JSON-RPC messages of an SSE body, in order.
+fn sse_messages(body: &[u8]) -> Vec<Value> {
+    String::from_utf8_lossy(body)
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: ").or_else(|| l.strip_prefix("data:")))
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| serde_json::from_str(d.trim()).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_watched_call_streams_its_progress_then_its_result_and_a_dropped_stream_cancels_it() {
+    let srv = start();
+    let auth = format!("Bearer {}", srv.token);
+    let sid = initialize(&srv, &srv.token);
+    let call = |accept: &str, id: u64, token: bool| {
+        let mut params = json!({"name": "rule_run", "arguments": {"facility_id": "ds-synthetic-chw-plant"}});
+        if token {
+            params["_meta"] = json!({"progressToken": id});
+        }
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params});
+        let h = [
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+            ("Accept", accept),
+            ("MCP-Session-Id", sid.as_str()),
+        ];
+        http(&srv.addr, "POST", "/mcp", &h, body.to_string().as_bytes())
+    };
+    let (st, hs, body) = call("application/json, text/event-stream", 7, true);
+    assert_eq!(st, 200);
+    assert_eq!(header(&hs, "content-type"), Some("text/event-stream"));
+    let msgs = sse_messages(&body);
+    let (last, notes) = msgs.split_last().unwrap();
+    assert_eq!(last["id"], 7, "the response comes last: {last}");
+    assert_eq!(last["result"]["isError"], false);
+    let values: Vec<u64> = notes
+        .iter()
+        .map(|n| {
+            assert_eq!(n["method"], "notifications/progress");
+            assert_eq!(n["params"]["progressToken"], 7, "the token as sent, a number: {n}");
+            n["params"]["progress"].as_u64().unwrap()
+        })
+        .collect();
+    assert!(values.len() >= 10 && values[0] == 0 && values.last() == Some(&100), "{values:?}");
+    assert!(values.windows(2).all(|w| w[0] < w[1]), "{values:?}");
+    // a client that reads only JSON, or sent no token, gets one JSON response as before
+    for (accept, token) in [("application/json", true), ("application/json, text/event-stream", false)] {
+        let (st, hs, body) = call(accept, 8, token);
+        assert_eq!((st, header(&hs, "content-type")), (200, Some("application/json")), "{accept} {token}");
+        let v: Value = serde_json::from_slice(&body).unwrap();
+        assert_eq!(v["id"], 8);
+    }
+    // a watched slow call whose client hangs up mid-stream is stopped
+    {
+        let mut s = TcpStream::connect(&srv.addr).unwrap();
+        let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 3000}, "_meta": {"progressToken": "slow"}}}).to_string();
+        let req = format!("POST /mcp HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nMCP-Session-Id: {sid}\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        s.write_all(req.as_bytes()).unwrap();
+        // the stream opens (the start notification) before the client leaves
+        let mut first = [0u8; 64];
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        assert!(s.read(&mut first).unwrap() > 0);
+        assert!(String::from_utf8_lossy(&first).starts_with("HTTP/1.1 200"));
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        if let Some(l) = srv.log.lock().unwrap().iter().find(|l| l.contains("call sleep")).cloned() {
+            break l;
+        }
+        assert!(std::time::Instant::now() < deadline, "the slow call never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(line.contains("outcome=cancelled "), "{line}");
+    let ms: f64 = line.rsplit(' ').nth(1).unwrap().parse().unwrap();
+    assert!(ms < 2900.0, "the guest ran on after the client left: {line}");
+}

@@ -20,6 +20,8 @@ const COMPONENTS: &[&str] = &[
 ];
 /// Components only the tests load: misbehaving at call time, and refused at load.
 const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
+/// Components built against an older, compatible version of the contract, which must load.
+const COMPAT_COMPONENTS: &[&str] = &["cap_wit020"];
 const REFUSED_COMPONENTS: &[&str] = &["cap_badschema", "cap_oldwit"];
 
 /// The workspace root: found from the working directory at run time (a binary built from
@@ -155,6 +157,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
     if with_tests {
         build_components(TEST_COMPONENTS, &[target_dir().join("camber-test-components")])?;
         build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
+        build_components(COMPAT_COMPONENTS, &[target_dir().join("camber-compat-components")])?;
     }
     let mut c = cargo();
     c.args(["build", "-p", "camber"]);
@@ -267,7 +270,7 @@ fn main() -> ExitCode {
             c.env("CAMBER_TEST_BROWSER", chromium);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
             c.args(["test", "--workspace"]);
-            for k in TEST_COMPONENTS.iter().chain(REFUSED_COMPONENTS) {
+            for k in TEST_COMPONENTS.iter().chain(REFUSED_COMPONENTS).chain(COMPAT_COMPONENTS) {
                 c.args(["--exclude", k]);
             }
             c.args(rest);

@@ -261,7 +261,21 @@ pub fn run(
     frames: &[EquipFrame],
     others: &[EquipFrame],
 ) -> Result<RunResult, EngineError> {
+    run_watched(config, req, frames, others, &mut |_, _, _| {})
+}
+
+/// [`run`], telling `watch` how far it has gone, so a caller can show progress: before each
+/// equipment and each fleet rule `(finished, total, the one starting)` (`total` counts the
+/// equipment and the fleet rules), and `(total, total, "done")` at the end.
+pub fn run_watched(
+    config: &RunConfig,
+    req: &RunRequest,
+    frames: &[EquipFrame],
+    others: &[EquipFrame],
+    watch: &mut dyn FnMut(usize, usize, &str),
+) -> Result<RunResult, EngineError> {
     let selected = selected_rules(config, req)?;
+    let total = frames.len() + selected.iter().filter(|(r, ..)| r.is_fleet()).count();
     // only the roles the selected rules read are scored (each as sensor_trust scores it)
     let read: Vec<&str> = selected.iter().flat_map(|(_, spec, _)| spec.inputs.roles()).collect();
     let trust: BTreeMap<String, BTreeMap<String, Trust>> = frames
@@ -271,7 +285,8 @@ pub fn run(
     let references = compare_references(config, frames, others);
     let mut findings = Vec::new();
     let mut skipped = Vec::new();
-    for e in frames {
+    for (done, e) in frames.iter().enumerate() {
+        watch(done, total, &e.equip);
         let scores = trust.get(&e.equip);
         for (rule, spec, params) in &selected {
             if rule.is_fleet() || !applies(spec, &e.class) {
@@ -347,12 +362,14 @@ pub fn run(
             }
         }
     }
-    for (rule, spec, params) in selected.iter().filter(|(r, ..)| r.is_fleet()) {
+    for (k, (rule, spec, params)) in selected.iter().filter(|(r, ..)| r.is_fleet()).enumerate() {
+        watch(frames.len() + k, total, spec.id);
         let ctx = FleetRun { config, req, frames, trust: &trust, references: &references };
         ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
     }
     // a heat pump whose room fights defers the cause of its capacity finding to the room's
     rules::hp_capacity_shortfall::defer_to_room_fight(&mut findings);
+    watch(total, total, "done");
     findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
     Ok(RunResult { findings, skipped, trust, references })
 }

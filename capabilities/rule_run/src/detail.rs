@@ -126,7 +126,7 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
             dargs[k] = v.clone();
         }
     }
-    let d = crate::drift::run_drift(&dargs, &fid, &config, &rc, ctx)?;
+    let d = crate::drift::run_drift(&dargs, &fid, &config, &rc, ctx, crate::progress::Phase::only("drift"))?;
     let Some(f) = d.findings.iter().find(|f| f.id == want) else {
         let ids: Vec<String> = d.findings.iter().map(|f| f.id.clone()).collect();
         return Err(CapError::not_found(
@@ -205,7 +205,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         return drift_detail(args, ctx, want);
     }
     let p = prepare(args, ctx, None)?;
-    let result = execute(args, &p)?;
+    let result = execute(args, &p, crate::progress::Phase::only("rules"))?;
     let Some(f) = result.findings.iter().find(|f| f.id == want) else {
         let ids: Vec<String> = result.findings.iter().map(|f| f.id.clone()).collect();
         let shown: Vec<String> = ids.iter().take(10).map(|i| name(i)).collect();

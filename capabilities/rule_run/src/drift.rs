@@ -2,13 +2,15 @@
 //! caller names a known-good `baseline` window (fitted for this call, never saved; the current
 //! window defaults to everything after it), or the run config's `drift` section says what each
 //! family is compared with (a known-good twin, a period, or baselines frozen by `camber drift
-//! fit`, read and never written). Each family's detectors run with [`drift::run::run_family`].
+//! fit`, read and never written). Each family's detectors run with [`drift::run::run_family_watched`].
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use camber_analytics::config::RunConfig;
 use camber_analytics::drift::families::{self, DriftFamily};
-use camber_analytics::drift::run::{run_family, DriftFinding, FamilyRun, FrozenBaselines, Source, Unevaluated, Window};
+use camber_analytics::drift::run::{
+    run_family_watched, DriftFinding, FamilyRun, FrozenBaselines, Source, Unevaluated, Window,
+};
 use camber_analytics::drift::section::{DriftReference, WrittenWindow};
 use camber_analytics::family::class_matches;
 use camber_analytics::run::{with_shared, EquipFrame};
@@ -18,6 +20,7 @@ use camber_sdk::{name, page, store, unknown_selection, CapError, Context, Output
 use serde_json::{json, Value};
 
 use crate::prepare::{no_sample, strings, to_frame};
+use crate::progress::Phase;
 use crate::run::{metrics_json, one, severity_str};
 
 /// One family the call runs: what it judges, against what, over which windows.
@@ -256,7 +259,7 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         unevaluated,
         missing_detectors,
         banners: config_banners,
-    } = run_drift(args, &fid, &config, &rc, ctx)?;
+    } = run_drift(args, &fid, &config, &rc, ctx, Phase::only("drift"))?;
 
     let limit = camber_sdk::count_arg(args, "limit", 25);
     let offset = camber_sdk::count_arg(args, "offset", 0);
@@ -349,7 +352,16 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
 
 /// Run the drift the arguments ask for on `fid` under its run config (`rc` as the host gave it):
 /// shared by `drift` and `rcx_report`, which runs the config's drift section.
-pub fn run_drift(args: &Value, fid: &str, config: &RunConfig, rc: &Value, ctx: &Context) -> Result<DriftRun, CapError> {
+/// Run the drift families the arguments (or the config's drift section) ask for, reporting
+/// each member equipment as `phase` of the call.
+pub fn run_drift(
+    args: &Value,
+    fid: &str,
+    config: &RunConfig,
+    rc: &Value,
+    ctx: &Context,
+    phase: Phase,
+) -> Result<DriftRun, CapError> {
     let fid = fid.to_string();
     let points = store::points(&fid)?;
     if points.is_empty() {
@@ -427,11 +439,13 @@ pub fn run_drift(args: &Value, fid: &str, config: &RunConfig, rc: &Value, ctx: &
     let (mut findings, mut diagnoses, mut unevaluated, mut fams) =
         (Vec::new(), Vec::new(), Vec::<Unevaluated>::new(), Vec::new());
     let mut missing_detectors: BTreeSet<&str> = BTreeSet::new();
+    let in_call = |f: &EquipFrame, class: &str| {
+        class_matches(&f.class, class) && (wanted.is_empty() || wanted.contains(&f.equip))
+    };
+    let total: usize = plans.iter().map(|p| frames.iter().filter(|f| in_call(f, &p.class)).count()).sum();
+    let mut before = 0;
     for p in &plans {
-        let members: Vec<&EquipFrame> = frames
-            .iter()
-            .filter(|f| class_matches(&f.class, &p.class) && (wanted.is_empty() || wanted.contains(&f.equip)))
-            .collect();
+        let members: Vec<&EquipFrame> = frames.iter().filter(|f| in_call(f, &p.class)).collect();
         let twin = match &p.reference {
             Some(DriftReference::Equip { equip, .. }) => frames.iter().find(|f| &f.equip == equip),
             _ => None,
@@ -462,7 +476,10 @@ pub fn run_drift(args: &Value, fid: &str, config: &RunConfig, rc: &Value, ctx: &
             min_trust: rc["min_trust"].as_f64().unwrap_or(ctx.min_trust),
             step_ns: config.resample_ns,
         };
-        let r = run_family(&run, &iso);
+        let r = run_family_watched(&run, &iso, &mut |i, equip| {
+            phase.report(before + i, total, &format!("{} on {equip}", p.family.name))
+        });
+        before += members.len();
         fams.push(json!({
             "equip_class": p.class, "family": p.family.name, "label": p.family.label,
             "baseline": [p.baseline.0.map(show), p.baseline.1.map(show)],
@@ -478,6 +495,7 @@ pub fn run_drift(args: &Value, fid: &str, config: &RunConfig, rc: &Value, ctx: &
         diagnoses.extend(r.diagnoses);
         unevaluated.extend(r.unevaluated);
     }
+    phase.report(total, total, "done");
     findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
     diagnoses
         .sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| (&a.family, &a.equip).cmp(&(&b.family, &b.equip))));

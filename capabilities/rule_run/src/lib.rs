@@ -11,6 +11,7 @@ mod detail;
 mod drift;
 mod mv;
 mod prepare;
+mod progress;
 mod rcx;
 mod run;
 mod schemas;

@@ -13,12 +13,13 @@ use serde_json::{json, Value};
 
 use crate::drift::run_drift;
 use crate::prepare::prepare;
+use crate::progress::Phase;
 use crate::run::{declined_banner, execute};
 
 /// The `rcx_report` capability.
 pub fn rcx_report(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let p = prepare(args, ctx, None)?;
-    let result = execute(args, &p)?;
+    let result = execute(args, &p, Phase { k: 0, of: 2, label: "rules" })?;
     let fid = p.fid.clone();
     let rc = store::run_config(&fid)?;
     let mut banners = p.banners.clone();
@@ -31,7 +32,7 @@ pub fn rcx_report(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             if let Some(e) = args.get("equips") {
                 dargs["equips"] = e.clone();
             }
-            match run_drift(&dargs, &fid, &p.config, &rc, ctx) {
+            match run_drift(&dargs, &fid, &p.config, &rc, ctx, Phase { k: 1, of: 2, label: "drift" }) {
                 Ok(d) => Some(d),
                 Err(e) => {
                     banners.push(format!("the run config's drift section did not run: {}", e.message));

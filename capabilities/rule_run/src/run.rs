@@ -4,12 +4,13 @@ use std::collections::BTreeMap;
 
 use camber_analytics::config::{params_from_json, rule_spec};
 use camber_analytics::engine::EngineError;
-use camber_analytics::run::{run, RefResult, RunFinding, RunRequest, RunResult};
+use camber_analytics::run::{run_watched, RefResult, RunFinding, RunRequest, RunResult};
 use camber_analytics::Severity;
 use camber_sdk::{name, page, CapError, Context, Output};
 use serde_json::{json, Value};
 
 use crate::prepare::{prepare, run_block, strings, Prepared};
+use crate::progress::Phase;
 
 /// The request the arguments make: rules, parameter overrides, the floor.
 pub fn request(args: &Value, p: &Prepared) -> Result<RunRequest, CapError> {
@@ -35,10 +36,11 @@ pub fn request(args: &Value, p: &Prepared) -> Result<RunRequest, CapError> {
     Ok(RunRequest { rules, params, min_trust: p.min_trust })
 }
 
-/// Run the rules the arguments ask for.
-pub fn execute(args: &Value, p: &Prepared) -> Result<RunResult, CapError> {
+/// Run the rules the arguments ask for, reporting each equipment as `phase` of the call.
+pub fn execute(args: &Value, p: &Prepared, phase: Phase) -> Result<RunResult, CapError> {
     let req = request(args, p)?;
-    run(&p.config, &req, &p.frames, &p.others).map_err(engine_error)
+    run_watched(&p.config, &req, &p.frames, &p.others, &mut |done, total, what| phase.report(done, total, what))
+        .map_err(engine_error)
 }
 
 /// The caller's error for an engine error: a rule the config does not run is `not_found` on
@@ -177,7 +179,7 @@ pub fn reference_banners(r: &RunResult, listed: &[&RunFinding]) -> Vec<String> {
 
 pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let p = prepare(args, ctx, None)?;
-    let result = execute(args, &p)?;
+    let result = execute(args, &p, Phase::only("rules"))?;
     let min = parse_severity(args.get("min_severity").and_then(Value::as_str).unwrap_or("ok"));
     let limit = camber_sdk::count_arg(args, "limit", 25);
     let offset = camber_sdk::count_arg(args, "offset", 0);

@@ -22,7 +22,23 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     }
     let selected = selected_rules(&p.config, &RunRequest { min_trust: p.min_trust, ..Default::default() })
         .map_err(crate::run::engine_error)?;
-    let scores = camber_analytics::run::trust_of(&p.frames, p.config.resample_ns);
+    // scored one equipment at a time, so a caller watching sees each one go
+    let phase = crate::progress::Phase::only("trust");
+    let scores: std::collections::BTreeMap<String, _> = p
+        .frames
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            phase.report(i, p.frames.len(), &e.equip);
+            (
+                e.equip.clone(),
+                camber_analytics::run::trust_of(std::slice::from_ref(e), p.config.resample_ns)
+                    .remove(&e.equip)
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    phase.report(p.frames.len(), p.frames.len(), "done");
     let references = camber_analytics::run::compare_references(&p.config, &p.frames, &p.others);
     let mut rows: Vec<(String, String, Trust, Vec<&'static str>)> = Vec::new();
     for e in &p.frames {

@@ -53,6 +53,7 @@ impl Backend for RegistryBackend {
             ctx.allowed = ctx.allowed.intersection(a).cloned().collect();
         }
         ctx.cancel = caller.cancel;
+        ctx.progress = caller.progress;
         self.registry.call(name, args, &ctx)
     }
 

@@ -44,6 +44,9 @@ pub struct CallContext {
     pub run_configs: Arc<crate::runconfig::RunConfigs>,
     /// Set to stop the running guest at once (an MCP cancel, a dropped client).
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Where the guest's progress reports go, their text already cleaned and redacted
+    /// (`None`: nobody is watching the call).
+    pub progress: Option<camber_common::progress::ProgressSink>,
     /// Known local roots taken out of every message.
     pub redactor: Arc<Redactor>,
 }
@@ -60,6 +63,7 @@ impl CallContext {
             config_digest: String::new(),
             run_configs: Arc::new(crate::runconfig::RunConfigs::default()),
             cancel: None,
+            progress: None,
             redactor: Arc::new(Redactor::new(Vec::new())),
         }
     }

@@ -17,6 +17,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use camber_common::progress::{Progress, ProgressSink};
 use camber_common::redact::Sent;
 use camber_common::text::{one_line, summary_line, thousands};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
@@ -174,6 +175,7 @@ pub(crate) fn run(
         ctx: &wit_ctx,
         max_seconds: ctx.limits.max_seconds,
         cancel: ctx.cancel.clone(),
+        progress: ctx.progress.clone().map(|sink| redacted(sink, ctx.redactor.clone())),
     };
     let (outcome, access) = runtime.call(pre, call, access);
     if let Some(e) = access.error {
@@ -188,6 +190,12 @@ pub(crate) fn run(
         Some(Ok(v)) => CapError { code: code_from_wit(e.code), message: e.message, data: Some(v) }.into(),
         Some(Err(_)) => CapError::internal(format!("capability '{name}' returned error data that is not JSON")).into(),
     })
+}
+
+/// A progress sink that takes the server's local roots out of a guest's message first: a
+/// report's text reaches the caller as any other guest text does.
+fn redacted(sink: ProgressSink, redactor: Arc<camber_common::redact::Redactor>) -> ProgressSink {
+    Arc::new(move |p: &Progress| sink(&Progress { message: redactor.redact(&p.message), ..p.clone() }))
 }
 
 /// What the way a guest ended means for the call.

@@ -1,4 +1,4 @@
-//! The `camber:capability` imports (`store`, `run-config`, `catalog`), bound to the call in
+//! The `camber:capability` imports (`store`, `run-config`, `catalog`, `progress`), bound to the call in
 //! progress. The runtime owns
 //! only the glue: each import is forwarded to the call's [`HostAccess`], the access state the
 //! registry builds for one call (which facilities it may read, what it did read, the first
@@ -8,6 +8,7 @@
 use std::any::Any;
 
 use crate::bindings::camber::capability::catalog as wit_catalog;
+use crate::bindings::camber::capability::progress as wit_progress;
 use crate::bindings::camber::capability::run_config as wit_run_config;
 use crate::bindings::camber::capability::store as wit_store;
 use crate::bindings::camber::capability::types as wit;
@@ -189,5 +190,11 @@ impl wit_run_config::Host for CallState {
 impl wit_catalog::Host for CallState {
     fn dataset_catalog(&mut self) -> String {
         self.access.catalog()
+    }
+}
+
+impl wit_progress::Host for CallState {
+    fn report(&mut self, done: u32, total: u32, message: String) {
+        CallState::report(self, done, total, &message);
     }
 }

@@ -18,6 +18,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use camber_common::canonical::sha256_hex;
+use camber_common::progress::{Progress, ProgressSink};
 
 pub mod bindings;
 pub mod hostfns;
@@ -28,7 +29,23 @@ pub use hostfns::{HostAccess, NoAccess};
 pub use bindings::camber::capability::types as wit;
 
 /// The version of the WIT package (`wit/capability.wit`) this host implements.
-pub const WIT_VERSION: &str = "0.2.0";
+pub const WIT_VERSION: &str = "0.2.1";
+
+/// Whether a component built against `version` of the contract loads here: the same
+/// version, or an older one of the same `0.2` line (each of its changes was additive, and the
+/// linker matches `0.2.0` imports to `0.2.1` definitions).
+pub fn loads_wit(version: &str) -> bool {
+    let parse = |v: &str| -> Option<(u32, u32, u32)> {
+        let mut it = v.split('.').map(|n| n.parse::<u32>().ok());
+        let t = (it.next()??, it.next()??, it.next()??);
+        it.next().is_none().then_some(t)
+    };
+    match (parse(version), parse(WIT_VERSION)) {
+        (Some((0, mi, pa)), Some((0, hmi, hpa))) => mi == hmi && pa <= hpa,
+        (Some((ma, mi, _)), Some((hma, hmi, _))) => ma == hma && ma > 0 && mi <= hmi,
+        _ => false,
+    }
+}
 pub use bindings::{Capability as WitCapability, CapabilityPre};
 
 /// Limits that hold for every guest call.
@@ -106,6 +123,16 @@ impl ResourceLimiter for Limiter {
     }
 }
 
+impl CallState {
+    /// Pass one guest report on, cleaned (see [`Progress::clean`]); nothing when nobody
+    /// watches the call.
+    pub(crate) fn report(&self, done: u32, total: u32, message: &str) {
+        if let (Some(sink), Some(p)) = (&self.progress, Progress::clean(done, total, message)) {
+            sink(&p);
+        }
+    }
+}
+
 /// The state of one call's `Store`.
 pub struct CallState {
     wasi: WasiCtx,
@@ -115,6 +142,8 @@ pub struct CallState {
     pub access: Box<dyn HostAccess>,
     deadline: Instant,
     cancel: Option<Arc<AtomicBool>>,
+    /// Where the guest's progress reports go (`None`: nobody is watching).
+    progress: Option<ProgressSink>,
     pub stopped: Option<Stop>,
 }
 
@@ -258,7 +287,7 @@ impl Runtime {
                 name.strip_prefix("camber:capability/").and_then(|n| n.split_once('@')).map(|(_, v)| v.to_string())
             })
             .collect();
-        if let Some(other) = versions.iter().find(|v| v.as_str() != WIT_VERSION) {
+        if let Some(other) = versions.iter().find(|v| !loads_wit(v)) {
             return Err(format!(
                 "{file}: built against camber:capability@{other}, but this host loads camber:capability@{WIT_VERSION}: rebuild it with the current camber-sdk"
             ));
@@ -278,6 +307,7 @@ impl Runtime {
         access: Box<dyn HostAccess>,
         max_seconds: f64,
         cancel: Option<Arc<AtomicBool>>,
+        progress: Option<ProgressSink>,
         stderr: MemoryOutputPipe,
     ) -> Store<CallState> {
         let wasi =
@@ -290,6 +320,7 @@ impl Runtime {
             access,
             deadline,
             cancel,
+            progress,
             stopped: None,
         };
         let mut store = Store::new(&self.engine, state);
@@ -316,10 +347,11 @@ impl Runtime {
         access: Box<dyn HostAccess>,
         max_seconds: f64,
         cancel: Option<Arc<AtomicBool>>,
+        progress: Option<ProgressSink>,
         f: impl FnOnce(&WitCapability, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
         let stderr = MemoryOutputPipe::new(8 * 1024);
-        let mut store = self.new_store(access, max_seconds, cancel, stderr.clone());
+        let mut store = self.new_store(access, max_seconds, cancel, progress, stderr.clone());
         self.active.fetch_add(1, Ordering::AcqRel);
         self.ensure_ticker();
         let result = match pre.instantiate(&mut store) {
@@ -332,7 +364,7 @@ impl Runtime {
 
     /// `describe()` and `prompts()` of a component, for loading.
     pub fn describe(&self, pre: &CapabilityPre<CallState>) -> Result<(Vec<wit::Descriptor>, Vec<wit::Prompt>), String> {
-        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 30.0, None, |inst, store| {
+        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 30.0, None, None, |inst, store| {
             let d = inst.call_describe(&mut *store)?;
             let p = inst.call_prompts(&mut *store)?;
             Ok((d, p))
@@ -347,7 +379,7 @@ impl Runtime {
         name: &str,
         args: &[(String, String)],
     ) -> Result<Result<String, wit::CapError>, String> {
-        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 10.0, None, |inst, store| {
+        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 10.0, None, None, |inst, store| {
             inst.call_get_prompt(&mut *store, name, args)
         });
         r.map_err(|e| trap_text(&e, &stderr))
@@ -361,10 +393,11 @@ impl Runtime {
         call: GuestCall<'_>,
         access: A,
     ) -> (GuestOutcome, A) {
-        let GuestCall { name, arguments, ctx, max_seconds, cancel } = call;
-        let (r, store, stderr) = self.with_instance(pre, Box::new(access), max_seconds, cancel, |inst, store| {
-            inst.call_call(&mut *store, name, arguments, ctx)
-        });
+        let GuestCall { name, arguments, ctx, max_seconds, cancel, progress } = call;
+        let (r, store, stderr) =
+            self.with_instance(pre, Box::new(access), max_seconds, cancel, progress, |inst, store| {
+                inst.call_call(&mut *store, name, arguments, ctx)
+            });
         let state = store.into_data();
         let outcome = match r {
             Ok(ret) => GuestOutcome::Returned(ret),
@@ -401,6 +434,8 @@ pub struct GuestCall<'a> {
     pub ctx: &'a wit::CallContext,
     pub max_seconds: f64,
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Where the guest's progress reports go.
+    pub progress: Option<ProgressSink>,
 }
 
 impl Drop for Runtime {
@@ -462,3 +497,17 @@ pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()>
 
 /// The set of facility ids one call may read.
 pub type FacilitySet = BTreeSet<String>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_of_an_older_additive_version_load_and_others_do_not() {
+        assert!(loads_wit(WIT_VERSION));
+        assert!(loads_wit("0.2.0"), "0.2.1 only added the progress import");
+        for v in ["0.1.0", "0.3.0", "0.2.2", "1.0.0", "0.2", "0.2.0.1", "x.y.z", ""] {
+            assert!(!loads_wit(v), "{v}");
+        }
+    }
+}

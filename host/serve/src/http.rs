@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::Router;
@@ -25,7 +26,7 @@ use super::auth::{Caller, Tokens};
 use super::jsonrpc::{self, Incoming};
 use super::log;
 use super::mcp::{self, Action, Session};
-use super::workers::{CallFailed, Workers};
+use super::workers::{CallFailed, CancelOnDrop, Workers};
 use super::Service;
 
 /// How the HTTP server is set up.
@@ -328,8 +329,15 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
             if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
                 s.inflight.insert(key.clone(), flag.clone());
             }
-            let reply =
-                st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, &|_n| {})).await;
+            // a client watching the call (a progress token, or log messages asked for) that
+            // reads event streams gets the call's notifications as they come, then the result
+            if accepts_stream(&headers) && (job.progress_token.is_some() || session.log_level.is_some()) {
+                return streamed_call(st, sid, key, flag, job, session);
+            }
+            let reply = st
+                .workers
+                .run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, Arc::new(|_n| {})))
+                .await;
             if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
                 s.inflight.remove(&key);
                 s.last_used = Instant::now();
@@ -341,6 +349,67 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
             }
         }
     }
+}
+
+/// Whether the client reads a response as an event stream (`Accept: text/event-stream`).
+fn accepts_stream(headers: &HeaderMap) -> bool {
+    headers.get_all("accept").iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).any(|m| {
+        let m = m.split(';').next().unwrap_or("").trim();
+        m.eq_ignore_ascii_case("text/event-stream")
+    })
+}
+
+/// One JSON-RPC message as an SSE `message` event.
+fn sse_event(v: &Value) -> Event {
+    Event::default().event("message").data(serde_json::to_string(v).unwrap_or_default())
+}
+
+/// Answer a `tools/call` as an SSE stream: each notification the call sends (progress, log
+/// messages) as its event, then the response, then the stream ends. The call runs on a
+/// blocking worker as any other; a client that drops the stream cancels it, as one that drops
+/// a plain request does.
+fn streamed_call(
+    st: Arc<AppState>,
+    sid: String,
+    key: String,
+    flag: Arc<AtomicBool>,
+    job: mcp::CallJob,
+    session: Session,
+) -> Response {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let notify: mcp::Notify = {
+        let tx = tx.clone();
+        Arc::new(move |v: Value| {
+            let _ = tx.send(v);
+        })
+    };
+    let guard = CancelOnDrop::new(flag.clone());
+    let id = job.id.clone();
+    tokio::spawn(async move {
+        let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, notify)).await;
+        if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
+            s.inflight.remove(&key);
+            s.last_used = Instant::now();
+        }
+        match reply {
+            Ok(Some(v)) => {
+                let _ = tx.send(v);
+            }
+            Ok(None) => {}
+            Err(CallFailed) => {
+                let _ = tx.send(mcp::internal_error(id));
+            }
+        }
+    });
+    let events = futures_util::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
+        let v = rx.recv().await?;
+        if v.get("id").is_some() {
+            // the response: the call is over, the stream's end cancels nothing
+            guard.disarm();
+        }
+        Some((Ok::<Event, std::convert::Infallible>(sse_event(&v)), (rx, guard)))
+    });
+    Sse::new(events).into_response()
 }
 
 async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {

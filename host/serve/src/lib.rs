@@ -21,6 +21,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use camber_common::progress::ProgressSink;
 use camber_common::redact::Redactor;
 use camber_common::{CapError, CapabilityResult};
 
@@ -55,6 +56,8 @@ pub struct Caller<'a> {
     pub label: &'a str,
     pub allowed: Option<&'a BTreeSet<String>>,
     pub cancel: Option<Arc<AtomicBool>>,
+    /// Where the guest's progress reports go, when the client watches the call.
+    pub progress: Option<ProgressSink>,
 }
 
 /// What the adapters serve: the registry and its policy, behind the one seam the serving
@@ -113,10 +116,11 @@ impl Service {
         allowed: Option<&BTreeSet<String>>,
         cancel: Option<Arc<AtomicBool>>,
     ) -> Result<CapabilityResult, CapError> {
-        self.call_logged(name, args, caller, allowed, cancel).0
+        self.call_logged(name, args, caller, allowed, cancel, None).0
     }
 
-    /// [`Service::call`], with the line it logged (for a client that asked for log messages).
+    /// [`Service::call`], with the guest's progress reports to `progress`, and the line it
+    /// logged (for a client that asked for log messages).
     pub fn call_logged(
         &self,
         name: &str,
@@ -124,9 +128,10 @@ impl Service {
         caller: &str,
         allowed: Option<&BTreeSet<String>>,
         cancel: Option<Arc<AtomicBool>>,
+        progress: Option<ProgressSink>,
     ) -> (Result<CapabilityResult, CapError>, String) {
         let t0 = Instant::now();
-        let r = self.backend.call(name, args, Caller { label: caller, allowed, cancel: cancel.clone() });
+        let r = self.backend.call(name, args, Caller { label: caller, allowed, cancel: cancel.clone(), progress });
         // a call the caller cancelled is logged as that, not as the timeout it stopped by
         let cancelled = cancel.is_some_and(|c| c.load(Ordering::Relaxed));
         let outcome = match &r {

@@ -8,6 +8,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use camber_common::progress::{Percent, Progress, ProgressSink};
 use camber_common::{CapError, ErrorCode};
 
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
@@ -344,23 +345,44 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
     }
 }
 
-/// Run a `tools/call` job: progress notifications go through `notify` when the client sent a
-/// progress token; `None` when the call was cancelled (a cancelled request gets no response).
+/// Where a call's notifications go: progress and log messages, as JSON-RPC notifications. It
+/// runs on the call's worker thread, so it queues and returns.
+pub type Notify = Arc<dyn Fn(Value) + Send + Sync>;
+
+/// A `notifications/progress` at `percent` of 100.
+fn progress_note(token: &Value, percent: u32, message: Option<&str>) -> Value {
+    let mut p = json!({"progressToken": token, "progress": percent, "total": 100});
+    if let Some(m) = message.filter(|m| !m.is_empty()) {
+        p["message"] = json!(m);
+    }
+    jsonrpc::notification("notifications/progress", p)
+}
+
+/// Run a `tools/call` job. When the client sent a progress token, progress goes through
+/// `notify` as the guest reports it: 0 at the start, each whole percent the guest's reports
+/// reach (with what it just finished), 100 at the end. `None` when the call was cancelled (a
+/// cancelled request gets no response).
 pub fn run_call(
     svc: &Service,
     job: &CallJob,
     session: &Session,
     cancel: Arc<AtomicBool>,
-    notify: &dyn Fn(Value),
+    notify: Notify,
 ) -> Option<Value> {
-    if let Some(token) = &job.progress_token {
-        notify(jsonrpc::notification(
-            "notifications/progress",
-            json!({"progressToken": token, "progress": 0, "total": 1, "message": format!("running {}", job.name)}),
-        ));
+    let percent = Arc::new(Percent::new());
+    let sink: Option<ProgressSink> = job.progress_token.clone().map(|token| {
+        let (notify, percent) = (notify.clone(), percent.clone());
+        Arc::new(move |p: &Progress| {
+            if let Some(pc) = percent.offer(p) {
+                notify(progress_note(&token, pc, Some(&p.message)));
+            }
+        }) as ProgressSink
+    });
+    if let (Some(token), Some(pc)) = (&job.progress_token, percent.rise(0)) {
+        notify(progress_note(token, pc, Some(&format!("running {}", job.name))));
     }
     let (outcome, line) =
-        svc.call_logged(&job.name, &job.args, &session.caller, session.allowed.as_ref(), Some(cancel.clone()));
+        svc.call_logged(&job.name, &job.args, &session.caller, session.allowed.as_ref(), Some(cancel.clone()), sink);
     // the line the server logged for the call (capability, caller, outcome, time; never the
     // arguments), to a client that asked for log messages
     let level = if outcome.is_ok() { "info" } else { "warning" };
@@ -374,11 +396,8 @@ pub fn run_call(
         let name = svc.redactor().redact_sent(&camber_common::text::one_line(&job.name));
         return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
     }
-    if let Some(token) = &job.progress_token {
-        notify(jsonrpc::notification(
-            "notifications/progress",
-            json!({"progressToken": token, "progress": 1, "total": 1}),
-        ));
+    if let (Some(token), Some(pc)) = (&job.progress_token, percent.rise(100)) {
+        notify(progress_note(token, pc, None));
     }
     Some(jsonrpc::result(job.id.clone(), call_result(outcome, session.revision)))
 }

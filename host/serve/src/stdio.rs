@@ -55,8 +55,8 @@ fn spawn_worker(pool: &Arc<Pool>) {
             let job = p.jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
             let Ok((job, session, cancel)) = job else { break };
             let send = p.send.clone();
-            let notify = move |v: Value| send(&v);
-            let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, &session, cancel, &notify)));
+            let notify: mcp::Notify = Arc::new(move |v: Value| send(&v));
+            let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, &session, cancel, notify)));
             p.inflight.lock().unwrap_or_else(|e| e.into_inner()).remove(&job.id.to_string());
             match reply {
                 Ok(Some(r)) => (p.send)(&r),

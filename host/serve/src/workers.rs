@@ -16,8 +16,21 @@ use super::Service;
 pub struct CallFailed;
 
 /// Sets a call's cancel flag when dropped: when the client disconnects, axum drops the
-/// handler's future and the guest stops at its next epoch tick.
-struct CancelOnDrop(Arc<AtomicBool>, bool);
+/// handler's future (or a streamed response's body) and the guest stops at its next epoch
+/// tick.
+pub struct CancelOnDrop(Arc<AtomicBool>, bool);
+
+impl CancelOnDrop {
+    /// Cancel the call behind `flag` when this is dropped armed.
+    pub fn new(flag: Arc<AtomicBool>) -> CancelOnDrop {
+        CancelOnDrop(flag, false)
+    }
+
+    /// The call is over: dropping this cancels nothing.
+    pub fn disarm(&mut self) {
+        self.1 = true;
+    }
+}
 
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
@@ -46,7 +59,7 @@ impl Workers {
         cancel: Arc<AtomicBool>,
         f: impl FnOnce(&Service, Arc<AtomicBool>) -> T + Send + 'static,
     ) -> Result<T, CallFailed> {
-        let mut guard = CancelOnDrop(cancel.clone(), false);
+        let mut guard = CancelOnDrop::new(cancel.clone());
         let permit = self.permits.clone().acquire_owned().await.map_err(|_| CallFailed)?;
         let svc = self.svc.clone();
         let r = tokio::task::spawn_blocking(move || {
@@ -54,7 +67,7 @@ impl Workers {
             catch_unwind(AssertUnwindSafe(|| f(&svc, cancel)))
         })
         .await;
-        guard.1 = true;
+        guard.disarm();
         match r {
             Ok(Ok(v)) => Ok(v),
             Ok(Err(_)) => {

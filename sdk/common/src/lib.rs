@@ -10,6 +10,7 @@ pub mod error;
 #[cfg(feature = "os")]
 pub mod ids;
 pub mod page;
+pub mod progress;
 pub mod redact;
 pub mod result;
 pub mod roles;

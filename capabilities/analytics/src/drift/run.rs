@@ -211,6 +211,16 @@ type TwinFit = Result<Baseline, (FitError, Vec<(String, f64)>)>;
 
 /// Run one family. `iso` writes a stored time as the caller shows it (for the baseline source).
 pub fn run_family(run: &FamilyRun, iso: &dyn Fn(Option<i64>) -> String) -> FamilyResult {
+    run_family_watched(run, iso, &mut |_, _| {})
+}
+
+/// [`run_family`], telling `watch` each member as its turn comes (its index among the
+/// members, and its id), so a caller can show progress.
+pub fn run_family_watched(
+    run: &FamilyRun,
+    iso: &dyn Fn(Option<i64>) -> String,
+    watch: &mut dyn FnMut(usize, &str),
+) -> FamilyResult {
     let fam = run.family;
     let detectors = fam.built();
     let source_label = run.source.label(iso);
@@ -243,7 +253,8 @@ pub fn run_family(run: &FamilyRun, iso: &dyn Fn(Option<i64>) -> String) -> Famil
         r.dedup();
         r
     };
-    for m in run.members {
+    for (i, m) in run.members.iter().enumerate() {
+        watch(i, &m.equip);
         if let Source::Twin { equip, .. } = &run.source {
             if m.equip == *equip {
                 out.unevaluated.push(Unevaluated {

@@ -53,6 +53,7 @@ impl camber_sdk::bindings::Guest for Hostile {
             desc("read_other", any.clone()),
             desc("echo", any.clone()),
             desc("sleep", any.clone()),
+            desc("progress_spam", any.clone()),
             desc("frame", any.clone()),
             desc("read_then_panic", any),
         ]
@@ -125,6 +126,19 @@ impl camber_sdk::bindings::Guest for Hostile {
                     x = std::hint::black_box(x.wrapping_add(1));
                 }
                 ok(json!({"slept_ms": ms}), "slept", json!([]))
+            }
+            "progress_spam" => {
+                // n reports that go up and down, each with a multi-line, over-long message
+                // carrying the caller's text, then one with nothing to measure
+                let n = args.get("n").and_then(Value::as_u64).unwrap_or(0) as u32;
+                let text = args.get("text").and_then(Value::as_str).unwrap_or("");
+                for i in 0..n {
+                    let done = if i % 2 == 0 { i } else { i / 3 };
+                    let message = format!("{text}\nstep {i} {}", "y".repeat(300));
+                    camber_sdk::bindings::camber::capability::progress::report(done, n, &message);
+                }
+                camber_sdk::bindings::camber::capability::progress::report(5, 0, "nothing to measure");
+                ok(json!({"reported": n}), "reported", json!([]))
             }
             "read_then_panic" => {
                 let fid = args["facility_id"].as_str().unwrap_or_default();

@@ -175,3 +175,31 @@ pub fn distinct_colours(png_bytes: &[u8]) -> usize {
     }
     seen.len()
 }
+
+/// What the official Python client pinned to the stateless revision saw (its script's JSON),
+/// checked the same way over either transport.
+pub fn check_modern_client(v: &serde_json::Value) {
+    assert_eq!(v["protocol"], "2026-07-28");
+    assert_eq!(v["initialize_sent"], false, "no handshake");
+    assert_eq!(v["discover"]["supportedVersions"][0], "2026-07-28", "{v}");
+    assert_eq!(v["discover"]["has_instructions"], true);
+    assert_eq!(v["server_name"], "camber");
+    assert_eq!(v["server_info_on_every_result"], true);
+    for list in ["tools/list", "prompts/list"] {
+        assert_eq!(v["lists"][list]["cacheScope"], "public", "{list}");
+        assert!(v["lists"][list]["ttlMs"].as_u64().is_some_and(|t| t > 0), "{list}");
+    }
+    for (method, types) in v["result_types"].as_object().unwrap() {
+        assert_eq!(types, &serde_json::json!(["complete"]), "{method}");
+    }
+    for name in ["facilities", "points", "coverage", "dataset_search", "dataset_entry", "check_citations", "rule_run"] {
+        assert_eq!(v["tools"][name]["is_error"], false, "{name}: {}", v["tools"][name]);
+        assert_eq!(v["tools"][name]["valid"], true, "{name}");
+    }
+    assert!(v["refusal"]["text"].as_str().unwrap().starts_with("not_allowed: "));
+    assert_eq!(v["prompts"].as_object().unwrap().len(), 8);
+    let unsupported = &v["raw"]["unsupported_version"];
+    assert_eq!(unsupported["code"], -32022, "{unsupported}");
+    assert_eq!(unsupported["data"]["requested"], "1999-01-01");
+    assert_eq!(unsupported["data"]["supported"][0], "2026-07-28");
+}

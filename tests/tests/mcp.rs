@@ -44,6 +44,51 @@ fn the_official_python_client_lists_calls_and_gets_everything() {
     assert_eq!(v["protocol"], "2025-11-25");
 }
 
+#[test]
+fn the_official_python_client_pinned_to_2026_07_28_works_without_a_handshake() {
+    let s = store();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_modern_client.py");
+    let out = Command::new(python())
+        .arg(script)
+        .args(["stdio", camber_bin().to_str().unwrap(), s.path().to_str().unwrap(), "ds-synthetic-chw-plant"])
+        .env("CAMBER_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    camber_tests::check_modern_client(&serde_json::from_slice(&out.stdout).unwrap());
+}
+
+#[test]
+fn a_stateless_request_with_a_bad_envelope_or_a_removed_method_gets_the_revisions_error() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    // no capabilities in the envelope
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}}));
+    let r = srv.recv();
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("clientCapabilities"), "{r}");
+    // ping and logging/setLevel are not of this revision
+    for (id, m) in [(2, "ping"), (3, "logging/setLevel")] {
+        srv.send(json!({"jsonrpc": "2.0", "id": id, "method": m, "params": {"_meta": meta, "level": "info"}}));
+        assert_eq!(srv.recv()["error"]["code"], -32601, "{m}");
+    }
+    // a log level asked for in the request's own envelope gets that call's log line
+    let mut logged = meta.clone();
+    logged["io.modelcontextprotocol/logLevel"] = json!("info");
+    logged["io.modelcontextprotocol/clientInfo"] = json!({"name": "watcher", "version": "1"});
+    srv.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "hidden"}, "_meta": logged}}));
+    let m = srv.recv();
+    assert_eq!(m["method"], "notifications/message", "{m}");
+    let line = m["params"]["data"].as_str().unwrap();
+    assert!(line.contains("caller=mcp:stdio/watcher") && !line.contains("hidden"), "{line}");
+    let r = srv.recv();
+    assert_eq!((r["id"].clone(), r["result"]["resultType"].clone()), (json!(4), json!("complete")), "{r}");
+    // and the handshake revisions still work on the same connection
+    srv.send(json!({"jsonrpc": "2.0", "id": 5, "method": "ping"}));
+    assert_eq!(srv.recv()["result"], json!({}));
+}
+
 struct Server {
     child: Child,
     stdin: ChildStdin,

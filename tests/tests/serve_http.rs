@@ -201,6 +201,61 @@ fn the_official_clients_work_over_http() {
 }
 
 #[test]
+fn the_official_python_client_pinned_to_2026_07_28_works_over_http_without_a_session() {
+    let srv = start_with(false);
+    let out = Command::new(python())
+        .arg(script("mcp_modern_client.py"))
+        .args(["http", &format!("http://{}/mcp", srv.addr), &srv.token, "ds-synthetic-chw-plant"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    camber_tests::check_modern_client(&v);
+    let raw = &v["raw"];
+    assert_eq!(
+        (raw["unsupported_version"]["status"].clone(), raw["header_mismatch"]["status"].clone()),
+        (json!(400), json!(400))
+    );
+    assert_eq!(raw["header_mismatch"]["code"], -32020, "{raw}");
+    assert_eq!(raw["discover"]["session_id"], Value::Null, "no session is opened");
+    // the headers route what the body asks: each of them checked
+    let auth = format!("Bearer {}", srv.token);
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}, "_meta": meta}});
+    let post = |hs: &[(&str, &str)]| {
+        let mut h = vec![
+            ("Authorization", auth.as_str()),
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+        ];
+        h.extend_from_slice(hs);
+        let (st, _, body) = http(&srv.addr, "POST", "/mcp", &h, call.to_string().as_bytes());
+        (st, serde_json::from_slice::<Value>(&body).unwrap_or(Value::Null))
+    };
+    let v26 = ("MCP-Protocol-Version", "2026-07-28");
+    let (st, r) = post(&[v26, ("Mcp-Method", "tools/call"), ("Mcp-Name", "points")]);
+    assert_eq!((st, r["result"]["isError"].clone()), (200, json!(false)), "{r}");
+    // a name sent base64-encoded, as a client sends one that is not plain ASCII
+    let (st, _) = post(&[v26, ("Mcp-Method", "tools/call"), ("Mcp-Name", "=?base64?cG9pbnRz?=")]);
+    assert_eq!(st, 200);
+    for hs in [
+        vec![v26, ("Mcp-Method", "tools/list"), ("Mcp-Name", "points")],
+        vec![v26, ("Mcp-Method", "tools/call"), ("Mcp-Name", "facilities")],
+        vec![v26, ("Mcp-Method", "tools/call")],
+        vec![v26, ("Mcp-Method", "tools/call"), ("Mcp-Name", "points"), ("Mcp-Name", "points")],
+        vec![("MCP-Protocol-Version", "2026-07-29"), ("Mcp-Method", "tools/call"), ("Mcp-Name", "points")],
+    ] {
+        let (st, r) = post(&hs);
+        assert_eq!((st, r["error"]["code"].clone(), r["id"].clone()), (400, json!(-32020), json!(9)), "{hs:?}: {r}");
+    }
+    // no session to get or end
+    for m in ["GET", "DELETE"] {
+        let (st, hs, _) = http(&srv.addr, m, "/mcp", &[("Authorization", &auth), v26], b"");
+        assert_eq!((st, header(&hs, "allow")), (405, Some("POST")), "{m}");
+    }
+}
+
+#[test]
 fn http_bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
     let srv = start();
     let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();

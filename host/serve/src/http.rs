@@ -195,6 +195,15 @@ pub fn loopback_origin(origin: &str) -> bool {
 }
 
 impl AppState {
+    /// A call of session `sid` ended: no longer in flight, and the session used now.
+    fn call_ended(&self, sid: Option<&str>, key: &str) {
+        let Some(sid) = sid else { return };
+        if let Some(s) = self.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(sid) {
+            s.inflight.remove(key);
+            s.last_used = Instant::now();
+        }
+    }
+
     fn origin_ok(&self, headers: &HeaderMap) -> bool {
         let Some(origin) = headers.get("origin").and_then(|o| o.to_str().ok()) else { return true };
         self.origins.iter().any(|o| o.trim_end_matches('/').eq_ignore_ascii_case(origin)) || loopback_origin(origin)
@@ -251,20 +260,24 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Ok(c) => c,
         Err(r) => return *r,
     };
-    if let Some(v) = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok()) {
-        if !mcp::supported(v) && !mcp::OLDER.contains(&v) {
-            let v = st.svc.redactor().redact_sent(&camber_common::text::name(v));
-            return status_for(StatusCode::BAD_REQUEST, &format!("unsupported MCP-Protocol-Version {v}"), id);
-        }
-    }
+    let header_version = headers.get("mcp-protocol-version").map(|v| v.to_str().unwrap_or(""));
+    // the stateless revision: a version header that names no handshake revision (whatever it
+    // names: the envelope then says what is wrong)
+    let stateless = header_version.is_some_and(|v| !mcp::handshake_version(v));
     let msg = match jsonrpc::parse(&body) {
         Ok(m) => m,
         // a refused request with a valid id is answered as a request; the rest is a bad body
-        Err(e) if !e["id"].is_null() => return json_response(StatusCode::OK, &e),
+        Err(e) if !e["id"].is_null() && !stateless => return json_response(StatusCode::OK, &e),
         Err(e) => return json_response(StatusCode::BAD_REQUEST, &e),
     };
     let label = caller.as_ref().map(|c| format!("mcp:{}", c.label)).unwrap_or_else(|| "mcp:http".into());
     let allowed: Option<BTreeSet<String>> = caller.as_ref().map(|c| c.allowed.clone());
+    let stateless = stateless
+        || (headers.get("mcp-session-id").is_none()
+            && matches!(&msg, Incoming::Request { method, params, .. } if mcp::is_stateless(method, params)));
+    if stateless {
+        return stateless_post(st, &headers, msg, Session::new(&label, allowed)).await;
+    }
     let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_default();
     let is_initialize = matches!(&msg, Incoming::Request { method, .. } if method == "initialize");
     let sid = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
@@ -295,7 +308,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     let Some(sid) = sid else {
         return status_for(StatusCode::BAD_REQUEST, "missing MCP-Session-Id: initialize first", id);
     };
-    let (action, session) = {
+    let action = {
         let mut sessions = st.sessions.lock().unwrap_or_else(|p| p.into_inner());
         let Some(s) = sessions.get(&sid, &owner, Instant::now()) else {
             return status_for(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again", id);
@@ -309,45 +322,13 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
                 flag.store(true, Ordering::SeqCst);
             }
         }
-        (action, s.session.clone())
+        action
     };
     match action {
         Action::Reply(v) => json_response(StatusCode::OK, &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
-        Action::Prompt(job) => {
-            let flag = Arc::new(AtomicBool::new(false));
-            let id = job.id.clone();
-            match st.workers.run(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
-                Ok(v) => json_response(StatusCode::OK, &v),
-                Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
-            }
-        }
-        Action::Call(job) => {
-            let flag = Arc::new(AtomicBool::new(false));
-            let key = job.id.to_string();
-            let id = job.id.clone();
-            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
-                s.inflight.insert(key.clone(), flag.clone());
-            }
-            // a client watching the call (a progress token, or log messages asked for) that
-            // reads event streams gets the call's notifications as they come, then the result
-            if accepts_stream(&headers) && (job.progress_token.is_some() || session.log_level.is_some()) {
-                return streamed_call(st, sid, key, flag, job, session);
-            }
-            let reply = st
-                .workers
-                .run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, Arc::new(|_n| {})))
-                .await;
-            if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
-                s.inflight.remove(&key);
-                s.last_used = Instant::now();
-            }
-            match reply {
-                Ok(Some(v)) => json_response(StatusCode::OK, &v),
-                Ok(None) => StatusCode::ACCEPTED.into_response(),
-                Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
-            }
-        }
+        Action::Prompt(job) => prompt_response(&st, job).await,
+        Action::Call(job) => call_response(st, &headers, Some(sid), job).await,
     }
 }
 
@@ -370,11 +351,10 @@ fn sse_event(v: &Value) -> Event {
 /// a plain request does.
 fn streamed_call(
     st: Arc<AppState>,
-    sid: String,
+    sid: Option<String>,
     key: String,
     flag: Arc<AtomicBool>,
     job: mcp::CallJob,
-    session: Session,
 ) -> Response {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
     let notify: mcp::Notify = {
@@ -386,11 +366,8 @@ fn streamed_call(
     let guard = CancelOnDrop::new(flag.clone());
     let id = job.id.clone();
     tokio::spawn(async move {
-        let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, &session, cancel, notify)).await;
-        if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(&sid) {
-            s.inflight.remove(&key);
-            s.last_used = Instant::now();
-        }
+        let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, notify)).await;
+        st.call_ended(sid.as_deref(), &key);
         match reply {
             Ok(Some(v)) => {
                 let _ = tx.send(v);
@@ -412,6 +389,118 @@ fn streamed_call(
     Sse::new(events).into_response()
 }
 
+/// The HTTP status of a stateless request's JSON-RPC error: 400 for a request that is
+/// malformed, mismatched or of another revision, 404 for an unknown method, else 200.
+fn stateless_status(reply: &Value) -> StatusCode {
+    match reply["error"]["code"].as_i64() {
+        Some(jsonrpc::PARSE_ERROR | jsonrpc::INVALID_REQUEST | jsonrpc::INVALID_PARAMS) => StatusCode::BAD_REQUEST,
+        Some(mcp::HEADER_MISMATCH | mcp::UNSUPPORTED_VERSION) => StatusCode::BAD_REQUEST,
+        Some(jsonrpc::METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        _ => StatusCode::OK,
+    }
+}
+
+/// The value of a routing header, once: `None` when absent, an error when repeated. A value
+/// sent as `=?base64?...?=` (how a client sends a name that is not plain ASCII) is decoded.
+fn routing_header(headers: &HeaderMap, name: &str) -> Result<Option<String>, String> {
+    let mut all = headers.get_all(name).iter();
+    let Some(v) = all.next() else { return Ok(None) };
+    if all.next().is_some() {
+        return Err(format!("the {name} header is sent more than once"));
+    }
+    let text = String::from_utf8_lossy(v.as_bytes()).trim().to_string();
+    match text.strip_prefix("=?base64?").and_then(|t| t.strip_suffix("?=")) {
+        Some(b64) => {
+            use base64::Engine;
+            let bytes = base64::engine::general_purpose::STANDARD
+                .decode(b64)
+                .map_err(|_| format!("the {name} header is not valid base64"))?;
+            String::from_utf8(bytes).map(Some).map_err(|_| format!("the {name} header is not UTF-8"))
+        }
+        None => Ok(Some(text)),
+    }
+}
+
+/// The stateless revision's header rung: `MCP-Protocol-Version` and `Mcp-Method` name what
+/// the body names, and `Mcp-Name` the tool or prompt of a `tools/call` or `prompts/get`
+/// (`-32020` otherwise), so a proxy routing on headers routes what the server runs.
+fn headers_match(headers: &HeaderMap, method: &str, params: &Value, env: &mcp::Envelope) -> Result<(), mcp::Refusal> {
+    let mismatch = |m: String| (mcp::HEADER_MISMATCH, m, None);
+    let want = |name: &str, body: Option<&str>, what: &str| -> Result<(), mcp::Refusal> {
+        let got = routing_header(headers, name).map_err(&mismatch)?;
+        if got.as_deref() != body {
+            return Err(mismatch(format!("the {name} header does not match the request body's {what}")));
+        }
+        Ok(())
+    };
+    want("mcp-protocol-version", Some(&env.version), "protocol version")?;
+    want("mcp-method", Some(method), "method")?;
+    if matches!(method, "tools/call" | "prompts/get") {
+        want("mcp-name", params.get("name").and_then(Value::as_str), "name")?;
+    }
+    Ok(())
+}
+
+/// A POST of the stateless revision: no session; the headers checked against the body; a
+/// call answered as JSON, or as an event stream when the client watches it.
+async fn stateless_post(st: Arc<AppState>, headers: &HeaderMap, msg: Incoming, base: Session) -> Response {
+    let (id, method, params) = match msg {
+        Incoming::Request { id, method, params } => (id, method, params),
+        // a notification (a cancel has no use here: a client cancels by closing its request)
+        _ => return StatusCode::ACCEPTED.into_response(),
+    };
+    let action = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        mcp::handle_stateless(&st.svc, id.clone(), &method, params.clone(), &base, &|env| {
+            headers_match(headers, &method, &params, env)
+        })
+    }))
+    .unwrap_or_else(|_| {
+        log::line("camber: a request panicked in the server; answered internal");
+        Action::Reply(mcp::internal_error(id.clone()))
+    });
+    match action {
+        Action::Reply(v) => json_response(stateless_status(&v), &v),
+        Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
+        Action::Prompt(job) => prompt_response(&st, job).await,
+        Action::Call(job) => call_response(st, headers, None, job).await,
+    }
+}
+
+/// Run a `prompts/get` on a worker.
+async fn prompt_response(st: &AppState, job: mcp::PromptJob) -> Response {
+    let flag = Arc::new(AtomicBool::new(false));
+    let id = job.id.clone();
+    match st.workers.run(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
+        Ok(v) => json_response(StatusCode::OK, &v),
+        Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
+    }
+}
+
+/// Run a `tools/call` on a worker, in the session `sid` (its in-flight calls, for a cancel)
+/// when it has one: one JSON response, or an event stream when the client watches the call.
+async fn call_response(st: Arc<AppState>, headers: &HeaderMap, sid: Option<String>, job: mcp::CallJob) -> Response {
+    let flag = Arc::new(AtomicBool::new(false));
+    let key = job.id.to_string();
+    let id = job.id.clone();
+    if let Some(sid) = &sid {
+        if let Some(s) = st.sessions.lock().unwrap_or_else(|p| p.into_inner()).map.get_mut(sid) {
+            s.inflight.insert(key.clone(), flag.clone());
+        }
+    }
+    // a client watching the call (a progress token, or log messages asked for) that reads
+    // event streams gets the call's notifications as they come, then the result
+    if accepts_stream(headers) && (job.progress_token.is_some() || job.session.log_level.is_some()) {
+        return streamed_call(st, sid, key, flag, job);
+    }
+    let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, Arc::new(|_n| {}))).await;
+    st.call_ended(sid.as_deref(), &key);
+    match reply {
+        Ok(Some(v)) => json_response(StatusCode::OK, &v),
+        Ok(None) => StatusCode::ACCEPTED.into_response(),
+        Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
+    }
+}
+
 async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     if !st.origin_ok(&headers) {
         return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
@@ -420,6 +509,12 @@ async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
         Ok(c) => c.map(|c| c.id).unwrap_or_default(),
         Err(r) => return *r,
     };
+    let version = headers.get("mcp-protocol-version").map(|v| v.to_str().unwrap_or(""));
+    if version.is_some_and(|v| !mcp::handshake_version(v)) {
+        let mut r = post_only("the stateless revision has no session to end: POST requests");
+        r.headers_mut().insert("allow", HeaderValue::from_static("POST"));
+        return r;
+    }
     let Some(sid) = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) else {
         return status(StatusCode::BAD_REQUEST, "missing MCP-Session-Id");
     };
@@ -430,8 +525,19 @@ async fn mcp_delete(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Resp
     }
 }
 
-async fn mcp_get() -> Response {
-    (StatusCode::METHOD_NOT_ALLOWED, "this server opens no stream of its own: POST requests").into_response()
+/// 405, naming the one method `/mcp` takes for what was asked.
+fn post_only(msg: &'static str) -> Response {
+    let mut r = (StatusCode::METHOD_NOT_ALLOWED, msg).into_response();
+    r.headers_mut().insert("allow", HeaderValue::from_static("POST, DELETE"));
+    r
+}
+
+async fn mcp_get(headers: HeaderMap) -> Response {
+    let mut r = post_only("this server opens no stream of its own: POST requests");
+    if headers.get("mcp-protocol-version").is_some_and(|v| !mcp::handshake_version(v.to_str().unwrap_or(""))) {
+        r.headers_mut().insert("allow", HeaderValue::from_static("POST"));
+    }
+    r
 }
 
 async fn agent_card(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {

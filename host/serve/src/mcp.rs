@@ -1,6 +1,8 @@
 //! The Model Context Protocol over the registry, independent of the transport: version
-//! negotiation, `initialize`, `ping`, `tools/*`, `prompts/*`, cancellation and progress. A
-//! `tools/call` comes back as a [`CallJob`] for the transport to run on a worker thread.
+//! negotiation, `initialize`, `ping`, `tools/*`, `prompts/*`, cancellation and progress, and
+//! the stateless revision 2026-07-28 (`server/discover`, a `_meta` envelope on every request,
+//! no session). A `tools/call` comes back as a [`CallJob`] for the transport to run on a
+//! worker thread.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::AtomicBool;
@@ -21,16 +23,150 @@ pub struct Revision {
     pub version: &'static str,
     /// Tools carry `title` and `outputSchema`, results `structuredContent`.
     pub structured: bool,
+    /// No `initialize` and no session: every request carries its revision and the client's
+    /// capabilities in `_meta`; results carry `resultType` and the server's identity, list
+    /// results their cache hints; `ping` and `logging/setLevel` are gone (a request asks for
+    /// log messages in its own `_meta`).
+    pub stateless: bool,
 }
 
 /// The revisions this server speaks, newest first.
-pub const REVISIONS: &[Revision] =
-    &[Revision { version: "2025-11-25", structured: true }, Revision { version: "2025-06-18", structured: true }];
+pub const REVISIONS: &[Revision] = &[
+    Revision { version: "2026-07-28", structured: true, stateless: true },
+    Revision { version: "2025-11-25", structured: true, stateless: false },
+    Revision { version: "2025-06-18", structured: true, stateless: false },
+];
 
-/// The revision to answer a client asking for `requested`: the same one when spoken here,
-/// else the newest (the client then decides whether it can go on).
+/// The revisions an `initialize` can agree on.
+fn handshake() -> impl Iterator<Item = Revision> {
+    REVISIONS.iter().copied().filter(|r| !r.stateless)
+}
+
+/// The revision to answer a client's `initialize` asking for `requested`: the same one when
+/// spoken here with a handshake, else the newest that has one (the client then decides
+/// whether it can go on).
 pub fn negotiate(requested: Option<&str>) -> Revision {
-    REVISIONS.iter().copied().find(|r| Some(r.version) == requested).unwrap_or(REVISIONS[0])
+    let newest = handshake().next().unwrap_or(REVISIONS[0]);
+    handshake().find(|r| Some(r.version) == requested).unwrap_or(newest)
+}
+
+/// The stateless revision's request `_meta` keys and the result `_meta` key of the server's
+/// identity.
+pub const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+const META_CLIENT: &str = "io.modelcontextprotocol/clientInfo";
+const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+const META_SERVER: &str = "io.modelcontextprotocol/serverInfo";
+
+/// The stateless revision's error for a protocol version this server does not speak.
+pub const UNSUPPORTED_VERSION: i64 = -32022;
+/// The stateless revision's error for HTTP routing headers that differ from the body.
+pub const HEADER_MISMATCH: i64 = -32020;
+
+/// How long a client may keep a list result (`ttlMs`): the tools and prompts are loaded at
+/// startup and never change while the server runs, and are the same for every caller.
+pub const LIST_TTL_MS: u64 = 5 * 60 * 1000;
+
+/// Whether a request is of the stateless revision: its `_meta` names a protocol version (the
+/// one signal the revision defines; an `initialize` never is).
+pub fn is_stateless(method: &str, params: &Value) -> bool {
+    method != "initialize" && params.get("_meta").and_then(|m| m.get(META_VERSION)).is_some()
+}
+
+/// A stateless request's envelope: the revision it names, the client's name, and the log
+/// level it asks for.
+#[derive(Clone, Debug)]
+pub struct Envelope {
+    pub version: String,
+    pub client: Option<String>,
+    pub log_level: Option<usize>,
+}
+
+/// A JSON-RPC error before it has an id: code, message, data.
+pub type Refusal = (i64, String, Option<Value>);
+
+/// Read a stateless request's `_meta` envelope: an object carrying the protocol version (a
+/// string) and the client's capabilities (an object); a client name and a log level when
+/// given. Anything else is `-32602`, naming what is missing.
+pub fn envelope(params: &Value) -> Result<Envelope, Refusal> {
+    let bad = |m: String| (INVALID_PARAMS, m, None);
+    let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+        return Err(bad(format!(
+            "Invalid params: params._meta must be an object carrying {META_VERSION} and {META_CAPABILITIES}"
+        )));
+    };
+    let missing: Vec<&str> = [META_VERSION, META_CAPABILITIES].into_iter().filter(|k| !meta.contains_key(*k)).collect();
+    if !missing.is_empty() {
+        return Err(bad(format!("Invalid params: params._meta is missing {}", missing.join(", "))));
+    }
+    let Some(version) = meta[META_VERSION].as_str() else {
+        return Err(bad(format!("Invalid params: {META_VERSION} must be a string")));
+    };
+    if !meta[META_CAPABILITIES].is_object() {
+        return Err(bad(format!("Invalid params: {META_CAPABILITIES} must be an object")));
+    }
+    let log_level = match meta.get(META_LOG_LEVEL) {
+        None | Some(Value::Null) => None,
+        Some(l) => match l.as_str().and_then(|l| LOG_LEVELS.iter().position(|x| *x == l)) {
+            Some(i) => Some(i),
+            None => {
+                return Err(bad(format!("Invalid params: {META_LOG_LEVEL} must be one of {}", LOG_LEVELS.join(", "))))
+            }
+        },
+    };
+    let client = meta
+        .get(META_CLIENT)
+        .and_then(|c| c.get("name"))
+        .and_then(Value::as_str)
+        .map(|n| camber_common::text::one_line(n).chars().take(64).collect::<String>())
+        .filter(|n| !n.trim().is_empty());
+    Ok(Envelope { version: version.to_string(), client, log_level })
+}
+
+/// The stateless revision an envelope names, or `-32022` with the versions spoken here and
+/// the one asked for.
+pub fn stateless_revision(env: &Envelope, redactor: &camber_common::redact::Redactor) -> Result<Revision, Refusal> {
+    if let Some(r) = REVISIONS.iter().copied().find(|r| r.stateless && r.version == env.version) {
+        return Ok(r);
+    }
+    let shown = redactor.redact_sent(&camber_common::text::name(&env.version));
+    Err((
+        UNSUPPORTED_VERSION,
+        format!("Unsupported protocol version {shown}: this server speaks {}", versions().join(", ")),
+        Some(json!({"supported": versions(), "requested": env.version})),
+    ))
+}
+
+/// Every revision spoken here, newest first.
+pub fn versions() -> Vec<&'static str> {
+    REVISIONS.iter().map(|r| r.version).collect()
+}
+
+/// Who this server is, as `initialize` and the stateless results name it.
+fn server_info() -> Value {
+    json!({"name": "camber", "title": "camber-rs", "version": env!("CARGO_PKG_VERSION")})
+}
+
+/// What this server offers, as `initialize` and `server/discover` say it.
+fn capabilities() -> Value {
+    json!({"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "logging": {}})
+}
+
+/// Complete a result for the stateless revision: `resultType`, the server's identity in
+/// `_meta`, and on a list result (`cacheable`) its cache hints. Nothing for the others.
+pub fn stamp(rev: Revision, result: &mut Value, cacheable: bool) {
+    if !rev.stateless || !result.is_object() {
+        return;
+    }
+    result["resultType"] = json!("complete");
+    if !result.get("_meta").is_some_and(Value::is_object) {
+        result["_meta"] = json!({});
+    }
+    result["_meta"][META_SERVER] = server_info();
+    if cacheable {
+        result["ttlMs"] = json!(LIST_TTL_MS);
+        result["cacheScope"] = json!("public");
+    }
 }
 
 /// Older revisions a client may name in its `MCP-Protocol-Version` header within a session
@@ -38,9 +174,11 @@ pub fn negotiate(requested: Option<&str>) -> Revision {
 /// client's, the session's revision governs).
 pub const OLDER: &[&str] = &["2025-03-26", "2024-11-05"];
 
-/// Whether a `MCP-Protocol-Version` header names a revision spoken here.
-pub fn supported(version: &str) -> bool {
-    REVISIONS.iter().any(|r| r.version == version)
+/// Whether a `MCP-Protocol-Version` header names a revision of the handshake (one spoken
+/// here, or an older one within a session); any other value is the stateless revision's to
+/// judge.
+pub fn handshake_version(version: &str) -> bool {
+    handshake().any(|r| r.version == version) || OLDER.contains(&version)
 }
 
 /// Tools per `tools/list` page.
@@ -65,7 +203,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(caller: &str, allowed: Option<BTreeSet<String>>) -> Session {
-        Session { revision: REVISIONS[0], initialized: false, caller: caller.to_string(), allowed, log_level: None }
+        Session { revision: negotiate(None), initialized: false, caller: caller.to_string(), allowed, log_level: None }
     }
 }
 
@@ -81,13 +219,15 @@ fn log_message(session: &Session, level: &str, line: &str) -> Option<Value> {
     })
 }
 
-/// A `tools/call` to run off the transport's thread.
+/// A `tools/call` to run off the transport's thread, with the protocol state it was asked in
+/// (the connection's session, or a stateless request's own).
 #[derive(Clone, Debug)]
 pub struct CallJob {
     pub id: Value,
     pub name: String,
     pub args: Value,
     pub progress_token: Option<Value>,
+    pub session: Session,
 }
 
 /// A `prompts/get` to run off the transport's thread.
@@ -96,6 +236,7 @@ pub struct PromptJob {
     pub id: Value,
     pub name: String,
     pub args: BTreeMap<String, String>,
+    pub revision: Revision,
 }
 
 /// Render a prompt job into its response.
@@ -103,10 +244,11 @@ pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
     let description =
         svc.prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
     match svc.get_prompt(&job.name, &job.args) {
-        Ok(text) => jsonrpc::result(
-            job.id.clone(),
-            json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
-        ),
+        Ok(text) => {
+            let mut r = json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]});
+            stamp(job.revision, &mut r, false);
+            jsonrpc::result(job.id.clone(), r)
+        }
         Err(e) => {
             let sent = camber_common::redact::Sent::new(job.args.values().map(String::as_str));
             jsonrpc::error(
@@ -197,6 +339,9 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
         }
         Incoming::Request { id, method, params } => (id, method, params),
     };
+    if is_stateless(&method, &params) {
+        return handle_stateless(svc, id, &method, params, session, &|_| Ok(()));
+    }
     let reply = |r: Value| Action::Reply(jsonrpc::result(id.clone(), r));
     let fail = |code: i64, m: &str| Action::Reply(jsonrpc::error(id.clone(), code, m));
     match method.as_str() {
@@ -205,8 +350,8 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
             session.revision = rev;
             reply(json!({
                 "protocolVersion": rev.version,
-                "capabilities": {"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "logging": {}},
-                "serverInfo": {"name": "camber", "title": "camber-rs", "version": env!("CARGO_PKG_VERSION")},
+                "capabilities": capabilities(),
+                "serverInfo": server_info(),
                 "instructions": INSTRUCTIONS,
             }))
         }
@@ -220,6 +365,83 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
                 None => fail(INVALID_PARAMS, &format!("level must be one of {}", LOG_LEVELS.join(", "))),
             }
         }
+        _ => methods(svc, id.clone(), &method, &params, session),
+    }
+}
+
+/// Handle one request of the stateless revision: its envelope read, `check` (the transport's
+/// own rung: HTTP's headers against the body), its revision checked, then the method, on a
+/// copy of `base` (the connection's caller and allowlist) that lives for this request only.
+pub fn handle_stateless(
+    svc: &Service,
+    id: Value,
+    method: &str,
+    params: Value,
+    base: &Session,
+    check: &dyn Fn(&Envelope) -> Result<(), Refusal>,
+) -> Action {
+    let refuse = |(code, m, data): Refusal| {
+        let mut e = jsonrpc::error(id.clone(), code, &m);
+        if let Some(d) = data {
+            e["error"]["data"] = d;
+        }
+        Action::Reply(e)
+    };
+    let env = match envelope(&params) {
+        Ok(e) => e,
+        Err(r) => return refuse(r),
+    };
+    if let Err(r) = check(&env) {
+        return refuse(r);
+    }
+    let rev = match stateless_revision(&env, svc.redactor()) {
+        Ok(r) => r,
+        Err(r) => return refuse(r),
+    };
+    let mut session = base.clone();
+    session.revision = rev;
+    session.initialized = true;
+    session.log_level = env.log_level;
+    if let Some(c) = &env.client {
+        session.caller = format!("{}/{c}", base.caller);
+    }
+    let cacheable = matches!(method, "server/discover" | "tools/list" | "prompts/list");
+    let action = match method {
+        "server/discover" => Action::Reply(jsonrpc::result(
+            id.clone(),
+            json!({
+                "supportedVersions": versions(),
+                "capabilities": capabilities(),
+                "instructions": INSTRUCTIONS,
+            }),
+        )),
+        // the handshake, ping and the session's log level are not of this revision
+        "initialize" | "ping" | "logging/setLevel" => not_found(svc, id.clone(), method),
+        _ => methods(svc, id.clone(), method, &params, &mut session),
+    };
+    match action {
+        Action::Reply(mut v) if v.get("result").is_some() => {
+            stamp(rev, &mut v["result"], cacheable);
+            Action::Reply(v)
+        }
+        a => a,
+    }
+}
+
+/// `-32601` for a method this server does not offer (in this revision).
+fn not_found(svc: &Service, id: Value, method: &str) -> Action {
+    Action::Reply(jsonrpc::error(
+        id,
+        METHOD_NOT_FOUND,
+        &format!("Method not found: {}", svc.redactor().redact_sent(&camber_common::text::one_line(method))),
+    ))
+}
+
+/// The methods every revision shares: the tools and the prompts.
+fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut Session) -> Action {
+    let reply = |r: Value| Action::Reply(jsonrpc::result(id.clone(), r));
+    let fail = |code: i64, m: &str| Action::Reply(jsonrpc::error(id.clone(), code, m));
+    match method {
         "tools/list" => {
             let offset = match params.get("cursor") {
                 None | Some(Value::Null) => 0,
@@ -252,7 +474,7 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
             }
             let args = params.get("arguments").cloned().unwrap_or(json!({}));
             let progress_token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
-            Action::Call(CallJob { id, name: name.to_string(), args, progress_token })
+            Action::Call(CallJob { id, name: name.to_string(), args, progress_token, session: session.clone() })
         }
         "prompts/list" => {
             let prompts: Vec<Value> = svc
@@ -283,12 +505,9 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
                     args.insert(k.clone(), v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string()));
                 }
             }
-            Action::Prompt(PromptJob { id, name: name.to_string(), args })
+            Action::Prompt(PromptJob { id, name: name.to_string(), args, revision: session.revision })
         }
-        _ => fail(
-            METHOD_NOT_FOUND,
-            &format!("Method not found: {}", svc.redactor().redact_sent(&camber_common::text::one_line(&method))),
-        ),
+        _ => not_found(svc, id, method),
     }
 }
 
@@ -329,6 +548,7 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
             if rev.structured {
                 out["structuredContent"] = r.data;
             }
+            stamp(rev, &mut out, false);
             out
         }
         Err(e) => {
@@ -336,11 +556,13 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
             if let Some(d) = e.data {
                 err["data"] = d;
             }
-            json!({
+            let mut out = json!({
                 "content": [{"type": "text", "text": format!("{}: {}", e.code, e.message)}],
                 "isError": true,
                 "_meta": {"camber/error": err},
-            })
+            });
+            stamp(rev, &mut out, false);
+            out
         }
     }
 }
@@ -362,13 +584,8 @@ fn progress_note(token: &Value, percent: u32, message: Option<&str>) -> Value {
 /// `notify` as the guest reports it: 0 at the start, each whole percent the guest's reports
 /// reach (with what it just finished), 100 at the end. `None` when the call was cancelled (a
 /// cancelled request gets no response).
-pub fn run_call(
-    svc: &Service,
-    job: &CallJob,
-    session: &Session,
-    cancel: Arc<AtomicBool>,
-    notify: Notify,
-) -> Option<Value> {
+pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: Notify) -> Option<Value> {
+    let session = &job.session;
     let percent = Arc::new(Percent::new());
     let sink: Option<ProgressSink> = job.progress_token.clone().map(|token| {
         let (notify, percent) = (notify.clone(), percent.clone());

@@ -21,7 +21,7 @@ use super::log;
 use super::mcp::{self, Action, Session};
 use super::Service;
 
-type Job = (mcp::CallJob, Session, Arc<AtomicBool>);
+type Job = (mcp::CallJob, Arc<AtomicBool>);
 type Sender = Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// What the call workers share.
@@ -53,10 +53,10 @@ fn spawn_worker(pool: &Arc<Pool>) {
         let _respawn = Respawn(p.clone());
         loop {
             let job = p.jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
-            let Ok((job, session, cancel)) = job else { break };
+            let Ok((job, cancel)) = job else { break };
             let send = p.send.clone();
             let notify: mcp::Notify = Arc::new(move |v: Value| send(&v));
-            let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, &session, cancel, notify)));
+            let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, cancel, notify)));
             p.inflight.lock().unwrap_or_else(|e| e.into_inner()).remove(&job.id.to_string());
             match reply {
                 Ok(Some(r)) => (p.send)(&r),
@@ -142,7 +142,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
             Action::Call(job) => {
                 let flag = Arc::new(AtomicBool::new(false));
                 inflight.lock().unwrap_or_else(|p| p.into_inner()).insert(job.id.to_string(), flag.clone());
-                let _ = tx.send((job, session.clone(), flag));
+                let _ = tx.send((job, flag));
             }
         }
     }

@@ -34,7 +34,7 @@ pub mod store;
 pub use camber_common::page::{count_arg, MAX_LIMIT};
 pub use camber_common::text::{name, one_line};
 pub use camber_common::{page, CapError, ErrorCode, Output, PageNotice};
-pub use plugin::{Capability, Context, Plugin, Prompt, PromptArg};
+pub use plugin::{Capability, Context, Handler, Plugin, Prompt, PromptArg};
 
 /// The call's arguments as the author's own type, through serde:
 ///

@@ -52,6 +52,11 @@ pub fn compat_components_dir() -> PathBuf {
     built(target_dir().join("camber-compat-components"))
 }
 
+/// The fixtures the MCP conformance suite calls by name.
+pub fn conformance_components_dir() -> PathBuf {
+    built(target_dir().join("camber-conformance-components"))
+}
+
 /// Components the host must refuse at load.
 pub fn refused_components_dir() -> PathBuf {
     built(target_dir().join("camber-refused-components"))
@@ -103,6 +108,20 @@ pub fn python() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| target_dir().join("camber-pyenv/bin/python"));
     assert!(p.is_file(), "no Python test environment at {}: run the tests with `cargo xtask test`", p.display());
+    p
+}
+
+/// The executables of the Node test tools (the MCP conformance suite, the Inspector CLI, and
+/// the Node 22 they run on) that `cargo xtask test` installs.
+pub fn node_bin() -> PathBuf {
+    let p = std::env::var_os("CAMBER_TEST_NODE_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("camber-node/node_modules/.bin"));
+    assert!(
+        p.join("conformance").exists(),
+        "no Node test tools at {}: run the tests with `cargo xtask test`",
+        p.display()
+    );
     p
 }
 

@@ -22,6 +22,8 @@ const COMPONENTS: &[&str] = &[
 const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
 /// Components built against an older, compatible version of the contract, which must load.
 const COMPAT_COMPONENTS: &[&str] = &["cap_wit020"];
+/// The fixtures the MCP conformance suite calls by name.
+const CONFORMANCE_COMPONENTS: &[&str] = &["cap_conformance"];
 const REFUSED_COMPONENTS: &[&str] = &["cap_badschema", "cap_oldwit"];
 
 /// The workspace root: found from the working directory at run time (a binary built from
@@ -158,6 +160,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
         build_components(TEST_COMPONENTS, &[target_dir().join("camber-test-components")])?;
         build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
         build_components(COMPAT_COMPONENTS, &[target_dir().join("camber-compat-components")])?;
+        build_components(CONFORMANCE_COMPONENTS, &[target_dir().join("camber-conformance-components")])?;
     }
     let mut c = cargo();
     c.args(["build", "-p", "camber"]);
@@ -203,8 +206,14 @@ fn browser() -> Result<PathBuf, String> {
         return Ok(b);
     }
     eprintln!("xtask: installing a headless browser for the report test (Debian's chromium)");
+    apt_install("chromium")?;
+    find().ok_or_else(|| "apt-get installed chromium but it is not on the PATH".to_string())
+}
+
+/// Install a Debian package with apt-get (as root, or through sudo).
+fn apt_install(package: &str) -> Result<(), String> {
     let root = Command::new("id").arg("-u").output().ok().is_some_and(|o| o.stdout.starts_with(b"0"));
-    for step in [&["apt-get", "update", "-qq"][..], &["apt-get", "install", "-y", "-qq", "chromium"][..]] {
+    for step in [&["apt-get", "update", "-qq"][..], &["apt-get", "install", "-y", "-qq", package][..]] {
         let mut c = if root { Command::new(step[0]) } else { Command::new("sudo") };
         if !root {
             c.arg(step[0]);
@@ -212,7 +221,39 @@ fn browser() -> Result<PathBuf, String> {
         c.args(&step[1..]).env("DEBIAN_FRONTEND", "noninteractive");
         run(c, &step.join(" "))?;
     }
-    find().ok_or_else(|| "apt-get installed chromium but it is not on the PATH".to_string())
+    Ok(())
+}
+
+/// The Node tools the serving tests drive (the MCP conformance suite and the Inspector CLI,
+/// with a Node 22 from the npm registry: the suite needs 22 or later and the machine's may be
+/// older), installed with `npm ci` from `tests/conformance/package-lock.json` under the target
+/// directory, again only when the lock file changed. Needs an `npm` (Debian's, installed with
+/// apt-get when there is none). Returns the directory of their executables.
+fn node_env() -> Result<PathBuf, String> {
+    let dir = target_dir().join("camber-node");
+    let bin = dir.join("node_modules").join(".bin");
+    let src = root().join("tests").join("conformance");
+    let lock =
+        std::fs::read(src.join("package-lock.json")).map_err(|e| format!("cannot read the package lock: {e}"))?;
+    let marker = dir.join(".camber-lock");
+    if bin.join("conformance").exists() && std::fs::read(&marker).ok().as_deref() == Some(&lock[..]) {
+        return Ok(bin);
+    }
+    let has_npm = Command::new("npm").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !has_npm {
+        eprintln!("xtask: installing npm (Debian's) to fetch the MCP conformance suite");
+        apt_install("npm")?;
+    }
+    eprintln!("xtask: installing the MCP conformance suite, the Inspector CLI and Node 22 (npm ci)");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for f in ["package.json", "package-lock.json", "auth-preload.mjs"] {
+        std::fs::copy(src.join(f), dir.join(f)).map_err(|e| format!("cannot copy {f}: {e}"))?;
+    }
+    let mut c = Command::new("npm");
+    c.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir);
+    run(c, "npm ci")?;
+    std::fs::write(&marker, &lock).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(bin)
 }
 
 /// `cargo xtask new-capability NAME [--dir DIR]`: a capability crate a third party starts from
@@ -265,12 +306,16 @@ fn main() -> ExitCode {
         }),
         "test" => build(false, true).and_then(|_| python_env()).and_then(|python| {
             let chromium = browser()?;
+            let node = node_env()?;
             let mut c = cargo();
+            c.env("CAMBER_TEST_NODE_BIN", node);
             c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_TEST_BROWSER", chromium);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
             c.args(["test", "--workspace"]);
-            for k in TEST_COMPONENTS.iter().chain(REFUSED_COMPONENTS).chain(COMPAT_COMPONENTS) {
+            for k in
+                TEST_COMPONENTS.iter().chain(REFUSED_COMPONENTS).chain(COMPAT_COMPONENTS).chain(CONFORMANCE_COMPONENTS)
+            {
                 c.args(["--exclude", k]);
             }
             c.args(rest);

@@ -19,6 +19,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
+use axum::serve::ListenerExt;
 use axum::Router;
 use serde_json::Value;
 
@@ -620,6 +621,11 @@ pub fn serve(svc: Arc<Service>, opts: HttpOptions) -> Result<(), String> {
         let local = listener.local_addr().map_err(|e| e.to_string())?;
         let (app, _) = router(svc, &HttpOptions { addr: local, ..opts });
         log::line(format!("camber: serving MCP at http://{local}/mcp and A2A at http://{local}/a2a"));
+        // no Nagle delay: an event stream's small frames (and a JSON answer) leave at once,
+        // not after the client's delayed ACK
+        let listener = listener.tap_io(|tcp| {
+            let _ = tcp.set_nodelay(true);
+        });
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
                 let _ = tokio::signal::ctrl_c().await;

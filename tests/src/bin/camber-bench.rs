@@ -227,6 +227,7 @@ impl Conn {
         self.w.write_all(req.as_bytes()).unwrap();
         let mut status = 0;
         let mut len = 0usize;
+        let mut chunked = false;
         let mut line = String::new();
         loop {
             line.clear();
@@ -235,15 +236,34 @@ impl Conn {
             if l.is_empty() {
                 break;
             }
+            let lower = l.to_ascii_lowercase();
             if l.starts_with("HTTP/1.1 ") {
                 status = l[9..12].parse().unwrap_or(0);
-            } else if let Some(v) = l.to_ascii_lowercase().strip_prefix("content-length: ") {
+            } else if let Some(v) = lower.strip_prefix("content-length: ") {
                 len = v.parse().unwrap_or(0);
+            } else if lower == "transfer-encoding: chunked" {
+                chunked = true;
             }
         }
-        let mut buf = vec![0; len];
-        self.r.read_exact(&mut buf).unwrap();
-        (status, String::from_utf8_lossy(&buf).into_owned())
+        if !chunked {
+            let mut buf = vec![0; len];
+            self.r.read_exact(&mut buf).unwrap();
+            return (status, String::from_utf8_lossy(&buf).into_owned());
+        }
+        // an event stream: chunks until the empty one
+        let mut body = Vec::new();
+        loop {
+            line.clear();
+            self.r.read_line(&mut line).unwrap();
+            let n = usize::from_str_radix(line.trim(), 16).unwrap_or(0);
+            let mut chunk = vec![0; n + 2];
+            self.r.read_exact(&mut chunk).unwrap();
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+        (status, String::from_utf8_lossy(&body).into_owned())
     }
 }
 
@@ -395,6 +415,35 @@ fn serve_benchmarks() {
             ms(p99)
         );
     }
+    // what streaming adds to a cheap call: one client, `points` answered as JSON, then watched
+    // (a progress token and an event-stream Accept: the same call as an SSE stream of its
+    // progress and result), interleaved so drift in the machine's load hits both alike
+    let mut c = Conn::open(&addr);
+    let (mut plain, mut streamed) = (Vec::new(), Vec::new());
+    let sse_headers = format!("{headers}Accept: application/json, text/event-stream\r\n");
+    for i in 0..1500 {
+        let watched = i % 2 == 1;
+        let mut params = json!({"name": "points", "arguments": {"facility_id": "hq"}});
+        if watched {
+            params["_meta"] = json!({"progressToken": i});
+        }
+        let body = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": params}).to_string();
+        let t = Instant::now();
+        let (st, b) = c.post("/mcp", if watched { &sse_headers } else { &headers }, &body);
+        let took = t.elapsed();
+        assert_eq!(st, 200);
+        assert!(!watched || b.contains("notifications/progress"), "{b}");
+        if i >= 100 {
+            if watched { streamed.push(took) } else { plain.push(took) }
+        }
+    }
+    let ((p, _, _), (q, _, _)) = (stats(plain), stats(streamed));
+    println!(
+        "MCP Streamable HTTP, one client, points: median {} as JSON, {} as an SSE stream with progress (+{:.3} ms)",
+        ms(p),
+        ms(q),
+        (q.as_secs_f64() - p.as_secs_f64()) * 1e3
+    );
     let _ = server.kill();
     let _ = server.wait();
 }

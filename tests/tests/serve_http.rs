@@ -602,6 +602,23 @@ fn a_watched_call_streams_its_progress_then_its_result_and_a_dropped_stream_canc
         let v: Value = serde_json::from_slice(&body).unwrap();
         assert_eq!(v["id"], 8);
     }
+    // a session that asked for log messages gets each call's log line on the call's stream
+    let (st, r) = rpc(
+        &srv,
+        &srv.token,
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 10, "method": "logging/setLevel", "params": {"level": "info"}}),
+    );
+    assert_eq!((st, r["result"].clone()), (200, json!({})));
+    let (st, hs, body) = call("application/json, text/event-stream", 11, false);
+    assert_eq!((st, header(&hs, "content-type")), (200, Some("text/event-stream")));
+    let msgs = sse_messages(&body);
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert_eq!(msgs[0]["method"], "notifications/message");
+    let line = msgs[0]["params"]["data"].as_str().unwrap();
+    assert!(line.contains("call rule_run") && line.contains("outcome=ok"), "{line}");
+    assert!(!line.contains("ds-synthetic-chw-plant"), "no argument value: {line}");
+    assert_eq!(msgs[1]["id"], 11);
     // a watched slow call whose client hangs up mid-stream is stopped
     {
         let mut s = TcpStream::connect(&srv.addr).unwrap();

@@ -434,7 +434,11 @@ fn serve_benchmarks() {
         assert_eq!(st, 200);
         assert!(!watched || b.contains("notifications/progress"), "{b}");
         if i >= 100 {
-            if watched { streamed.push(took) } else { plain.push(took) }
+            if watched {
+                streamed.push(took)
+            } else {
+                plain.push(took)
+            }
         }
     }
     let ((p, _, _), (q, _, _)) = (stats(plain), stats(streamed));

@@ -643,3 +643,61 @@ fn a_watched_call_streams_its_progress_then_its_result_and_a_dropped_stream_canc
     let ms: f64 = line.rsplit(' ').nth(1).unwrap().parse().unwrap();
     assert!(ms < 2900.0, "the guest ran on after the client left: {line}");
 }
+
+#[test]
+fn the_official_a2a_client_streams_a_call_with_its_progress_and_0_3_clients_get_their_shapes() {
+    let srv = start();
+    let out = Command::new(python())
+        .arg(script("a2a_stream_client.py"))
+        .args([&format!("http://{}", srv.addr), &srv.token, "ds-synthetic-chw-plant"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["card_streaming"], true);
+    let post = v["wire"].as_array().unwrap().iter().find(|w| w["method"] == "SendStreamingMessage").unwrap();
+    assert_eq!(post["content_type"], "text/event-stream", "{post}");
+    let events = v["events"].as_array().unwrap();
+    assert_eq!(events[0]["kind"], "task", "{events:?}");
+    let working: Vec<&str> = events
+        .iter()
+        .filter(|e| e["kind"] == "status_update" && e["state"] == "TASK_STATE_WORKING")
+        .filter_map(|e| e["text"].as_str())
+        .collect();
+    assert!(working.len() >= 10, "a working update per equipment: {working:?}");
+    assert!(working.iter().any(|t| t.contains("rules: CH__healthy")), "{working:?}");
+    let kinds: Vec<&str> = events.iter().map(|e| e["kind"].as_str().unwrap()).collect();
+    assert_eq!(&kinds[kinds.len() - 2..], ["artifact_update", "status_update"], "{kinds:?}");
+    assert_eq!(v["final_state"], "TASK_STATE_COMPLETED");
+    assert_eq!(v["get_state"], "TASK_STATE_COMPLETED", "GetTask sees the streamed task");
+    assert!(v["result_keys"].as_array().unwrap().iter().any(|k| k == "findings"), "{v}");
+    // a 0.3 client (its version header, its method name) gets the 0.3 shapes: kinds, final
+    let auth = format!("Bearer {}", srv.token);
+    let msg = json!({"jsonrpc": "2.0", "id": 5, "method": "message/stream", "params": {"message": {"messageId": "m1", "role": "user", "kind": "message", "parts": [{"kind": "data", "data": {"capability": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}}}]}}});
+    let (st, hs, b) = http(
+        &srv.addr,
+        "POST",
+        "/a2a",
+        &[("Authorization", &auth), ("A2A-Version", "0.3"), ("Accept", "text/event-stream")],
+        msg.to_string().as_bytes(),
+    );
+    assert_eq!((st, header(&hs, "content-type")), (200, Some("text/event-stream")));
+    let events = sse_messages(&b);
+    let kinds: Vec<&str> = events.iter().map(|e| e["result"]["kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"task"), "{kinds:?}");
+    assert_eq!(&kinds[kinds.len() - 2..], ["artifact-update", "status-update"], "{kinds:?}");
+    let last = &events.last().unwrap()["result"];
+    assert_eq!((last["final"].clone(), last["status"]["state"].clone()), (json!(true), json!("completed")), "{last}");
+    assert!(events.iter().all(|e| e["id"] == 5));
+    // a message naming no capability is refused before any stream starts
+    let bad = json!({"jsonrpc": "2.0", "id": 6, "method": "SendStreamingMessage", "params": {"message": {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}});
+    let (st, hs, b) = http(
+        &srv.addr,
+        "POST",
+        "/a2a",
+        &[("Authorization", &auth), ("A2A-Version", "1.0")],
+        bad.to_string().as_bytes(),
+    );
+    assert_eq!((st, header(&hs, "content-type")), (200, Some("application/json")));
+    assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], -32602);
+}

@@ -1,6 +1,9 @@
 //! A2A over the registry: the agent card (one skill per capability) and the JSON-RPC binding of
-//! A2A 1.0 (`SendMessage`, `GetTask`, `CancelTask`), plus the 0.3 method names (`message/send`,
-//! `tasks/get`, `tasks/cancel`) for clients that send no `A2A-Version`. A message's data part
+//! A2A 1.0 (`SendMessage`, `SendStreamingMessage`, `GetTask`, `CancelTask`), plus the 0.3
+//! method names (`message/send`, `message/stream`, `tasks/get`, `tasks/cancel`) for clients that
+//! send no `A2A-Version` or a 0.x one. A streamed message answers as events: the task, a
+//! working status update for each whole percent of progress the guest reports, the result's
+//! artifact, and the final status. A message's data part
 //! `{"capability": NAME, "arguments": {...}}` runs one call; the answer is a completed task
 //! whose artifact holds a data part (data, facts, banners, truncated) and a text part (the
 //! summary), or a failed task carrying the refusal's code and data.
@@ -99,7 +102,7 @@ pub fn agent_card(svc: &Service, base: &str, bearer: bool) -> Value {
         "description": "Read-only building-analytics capabilities over a building's own trend data: what is wrong with the HVAC, how sure, what it costs. Send a data part {\"capability\": NAME, \"arguments\": {...}}.",
         "version": env!("CARGO_PKG_VERSION"),
         "supportedInterfaces": [{"url": format!("{base}/a2a"), "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
-        "capabilities": {"streaming": false, "pushNotifications": false},
+        "capabilities": {"streaming": true, "pushNotifications": false},
         "defaultInputModes": ["application/json"],
         "defaultOutputModes": ["application/json"],
         "skills": skills,
@@ -232,6 +235,137 @@ fn outcome_task(
     }
 }
 
+/// The dialect a method name belongs to: the 1.0 names, or the 0.3 ones from a client that
+/// names no version or a 0.x one. `None`: not a method of either.
+fn dialect_of(method: &str, version: Option<&str>) -> Option<Dialect> {
+    let old = version.is_none_or(|v| v.trim().starts_with("0."));
+    match method {
+        "SendMessage" | "SendStreamingMessage" | "GetTask" | "CancelTask" => Some(Dialect::V1),
+        "message/send" | "message/stream" | "tasks/get" | "tasks/cancel" if old => Some(Dialect::V03),
+        _ => None,
+    }
+}
+
+/// Whether a method streams its answer.
+pub fn is_streaming(method: &str) -> bool {
+    matches!(method, "SendStreamingMessage" | "message/stream")
+}
+
+/// One event of a streamed message, as its dialect wraps it: 1.0 wraps each in one key
+/// (`task`, `statusUpdate`, `artifactUpdate`), 0.3 marks each with its `kind`.
+fn stream_event(d: Dialect, id: &Value, kind: &str, mut body: Value) -> Value {
+    let result = match d {
+        Dialect::V1 => json!({ kind: body }),
+        Dialect::V03 => {
+            let k = match kind {
+                "statusUpdate" => "status-update",
+                "artifactUpdate" => "artifact-update",
+                other => other,
+            };
+            body["kind"] = json!(k);
+            body
+        }
+    };
+    jsonrpc::result(id.clone(), result)
+}
+
+/// A status update of task `tid`: its state, an optional message, and (0.3) whether it is the
+/// last event.
+fn status_update(d: Dialect, tid: &str, context: &str, state: &str, message: Option<Value>, last: bool) -> Value {
+    let mut status = json!({"state": state_name(d, state), "timestamp": camber_common::ids::utc_now()});
+    if let Some(m) = message {
+        status["message"] = m;
+    }
+    let mut u = json!({"taskId": tid, "contextId": context, "status": status});
+    if d == Dialect::V03 {
+        u["final"] = json!(last);
+    }
+    u
+}
+
+/// Start a `SendStreamingMessage` (or `message/stream`): its events go to the returned
+/// receiver as the call runs, and the sender side closes after the last one. A request that
+/// cannot start (no capability named) is the JSON-RPC error instead. Dropping the receiver
+/// cancels the call (the client went away); the task then ends canceled.
+pub fn stream(
+    workers: Arc<Workers>,
+    tasks: &Arc<Tasks>,
+    msg: Incoming,
+    caller: Option<Caller>,
+    version: Option<String>,
+) -> Result<(tokio::sync::mpsc::UnboundedReceiver<Value>, super::workers::CancelOnDrop), Value> {
+    let Incoming::Request { id, method, params } = msg else {
+        return Err(jsonrpc::error(Value::Null, jsonrpc::INVALID_REQUEST, "a stream needs a request"));
+    };
+    let Some(d) = dialect_of(&method, version.as_deref()) else {
+        return Err(jsonrpc::error(id, METHOD_NOT_FOUND, "Method not found"));
+    };
+    let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
+    let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
+    let allowed = caller.as_ref().map(|c| c.allowed.clone());
+    let message = params.get("message").cloned().unwrap_or(Value::Null);
+    let (name, args) = request_of(&message)
+        .map_err(|why| jsonrpc::error(id.clone(), INVALID_PARAMS, &format!("Invalid params: {why}")))?;
+    let tid =
+        camber_common::ids::random_hex().map_err(|why| jsonrpc::error(id.clone(), jsonrpc::INTERNAL_ERROR, &why))?;
+    let context =
+        message.get("contextId").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("ctx-{tid}"));
+    let flag = Arc::new(AtomicBool::new(false));
+    tasks.running.lock().unwrap_or_else(|p| p.into_inner()).insert(tid.clone(), flag.clone());
+    let working = task(d, &tid, &context, "working", Vec::new(), None);
+    tasks.put(&tid, working.clone(), &owner);
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let _ = tx.send(stream_event(d, &id, "task", working));
+    // each whole percent the guest's reports reach, as a working status with its message
+    let percent = Arc::new(camber_common::progress::Percent::new());
+    let sink: camber_common::progress::ProgressSink = {
+        let (tx, id, tid, context) = (tx.clone(), id.clone(), tid.clone(), context.clone());
+        Arc::new(move |p: &camber_common::progress::Progress| {
+            if let Some(pc) = percent.offer(p) {
+                let text = format!("{pc}%: {}", p.message);
+                let m = agent_message(d, vec![text_part(d, &text)], &tid, &context);
+                let _ = tx.send(stream_event(
+                    d,
+                    &id,
+                    "statusUpdate",
+                    status_update(d, &tid, &context, "working", Some(m), false),
+                ));
+            }
+        })
+    };
+    let guard = super::workers::CancelOnDrop::new(flag.clone());
+    let tasks = tasks.clone();
+    let cleanup =
+        TaskGuard { tasks: tasks.clone(), id: tid.clone(), owner: owner.clone(), context: context.clone(), dialect: d };
+    tokio::spawn(async move {
+        let _cleanup = cleanup;
+        let outcome = workers
+            .run(flag, move |svc, cancel| {
+                svc.call_logged(&name, &args, &label, allowed.as_ref(), Some(cancel), Some(sink)).0
+            })
+            .await
+            .unwrap_or_else(|_| {
+                Err(CapError::internal("the call failed inside the server; the error is in the server's log"))
+            });
+        tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&tid);
+        let t = outcome_task(d, &tid, &context, outcome);
+        tasks.put(&tid, t.clone(), &owner);
+        for a in t["artifacts"].as_array().into_iter().flatten() {
+            let mut update = json!({"taskId": tid, "contextId": context, "artifact": a, "lastChunk": true});
+            if d == Dialect::V03 {
+                update["append"] = json!(false);
+            }
+            let _ = tx.send(stream_event(d, &id, "artifactUpdate", update));
+        }
+        let mut fin = json!({"taskId": tid, "contextId": context, "status": t["status"].clone()});
+        if d == Dialect::V03 {
+            fin["final"] = json!(true);
+        }
+        let _ = tx.send(stream_event(d, &id, "statusUpdate", fin));
+    });
+    Ok((rx, guard))
+}
+
 /// Handle one A2A JSON-RPC message; `None` for a notification.
 pub async fn handle(
     svc: &Arc<Service>,
@@ -245,10 +379,9 @@ pub async fn handle(
     let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
     let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
     let allowed = caller.as_ref().map(|c| c.allowed.clone());
-    let dialect = match method.as_str() {
-        "SendMessage" | "GetTask" | "CancelTask" => Dialect::V1,
-        "message/send" | "tasks/get" | "tasks/cancel" if version.is_none() => Dialect::V03,
-        _ => {
+    let dialect = match dialect_of(&method, version.as_deref()) {
+        Some(d) => d,
+        None => {
             let method = svc.redactor().redact_sent(&camber_common::text::one_line(&method));
             return Some(jsonrpc::error(id, METHOD_NOT_FOUND, &format!("Method not found: {method}")));
         }

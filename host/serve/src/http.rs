@@ -176,7 +176,7 @@ pub struct AppState {
     tokens: Option<Tokens>,
     origins: Vec<String>,
     sessions: Mutex<Sessions>,
-    pub workers: Workers,
+    pub workers: Arc<Workers>,
     pub a2a: Arc<super::a2a::Tasks>,
     port: u16,
 }
@@ -563,10 +563,31 @@ async fn a2a_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Ok(m) => m,
         Err(e) => return json_response(StatusCode::OK, &e),
     };
+    if matches!(&msg, Incoming::Request { method, .. } if super::a2a::is_streaming(method)) {
+        return match super::a2a::stream(st.workers.clone(), &st.a2a, msg, caller, version) {
+            Ok((rx, guard)) => a2a_events(rx, guard),
+            Err(e) => json_response(StatusCode::OK, &e),
+        };
+    }
     match super::a2a::handle(&st.svc, &st.workers, &st.a2a, msg, caller, version).await {
         Some(v) => json_response(StatusCode::OK, &v),
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// A streamed A2A message as SSE: each event a JSON-RPC response in a `data:` line. The stream
+/// ends after the final status; dropped before then (the client went away), it cancels the
+/// call.
+fn a2a_events(rx: tokio::sync::mpsc::UnboundedReceiver<Value>, guard: CancelOnDrop) -> Response {
+    let events = futures_util::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
+        let Some(v) = rx.recv().await else {
+            guard.disarm();
+            return None;
+        };
+        let data = serde_json::to_string(&v).unwrap_or_default();
+        Some((Ok::<Event, std::convert::Infallible>(Event::default().data(data)), (rx, guard)))
+    });
+    Sse::new(events).into_response()
 }
 
 /// The router (for tests and for `serve`).
@@ -576,7 +597,7 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         tokens: opts.tokens.clone(),
         origins: opts.allowed_origins.clone(),
         sessions: Mutex::new(Sessions::new(opts.sessions)),
-        workers: Workers::new(svc.clone(), opts.workers),
+        workers: Arc::new(Workers::new(svc.clone(), opts.workers)),
         a2a: Arc::default(),
         port: opts.addr.port(),
     });

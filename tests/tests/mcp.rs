@@ -408,3 +408,60 @@ fn progress_comes_from_the_guest_as_its_work_goes_and_only_rises() {
     srv.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "progress_spam", "arguments": {"n": 10}}}));
     assert_eq!(srv.recv()["id"], 5);
 }
+
+#[test]
+fn a_long_call_runs_as_a_task_the_official_client_polls_and_a_cancel_stops_it() {
+    let s = store();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_tasks_client.py");
+    let out = Command::new(python())
+        .arg(script)
+        .args(["stdio", camber_bin().to_str().unwrap(), s.path().to_str().unwrap(), "ds-synthetic-chw-plant"])
+        .env("CAMBER_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["failures"], json!([]), "{v}");
+    assert_eq!(v["capabilities_tasks"]["requests"]["tools"]["call"], json!({}));
+    assert_eq!(v["task_support"]["rule_run"], "optional", "{}", v["task_support"]);
+    assert_eq!(v["statuses"].as_array().unwrap().last().unwrap(), "completed");
+    assert_eq!(v["cancel_finished"]["error"]["code"], -32602);
+    assert_eq!(v["get_unknown"]["error"]["code"], -32602);
+    assert_eq!(v["status_notifications"][0]["status"], "completed", "the client hears the end");
+
+    // a slow task cancelled with tasks/cancel stops its guest at once
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    srv.recv();
+    let t0 = Instant::now();
+    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 5000}, "task": {"ttl": 30000}}}));
+    let created = srv.recv();
+    let task = created["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(created["result"]["task"]["status"], "working", "{created}");
+    assert!(t0.elapsed() < Duration::from_secs(2), "the handle comes before the call ends");
+    // a cancel of the request is not how a task is stopped
+    srv.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}));
+    srv.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/get", "params": {"taskId": task}}));
+    assert_eq!(srv.recv()["result"]["status"], "working");
+    srv.send(json!({"jsonrpc": "2.0", "id": 4, "method": "tasks/cancel", "params": {"taskId": task}}));
+    assert_eq!(srv.recv()["result"]["status"], "cancelled");
+    srv.send(json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/result", "params": {"taskId": task}}));
+    let mut result = Value::Null;
+    while result.is_null() {
+        let m = srv.recv();
+        if m["id"] == 5 {
+            result = m;
+        }
+    }
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    assert_eq!(result["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
+    assert!(t0.elapsed() < Duration::from_millis(4500), "the guest stopped when the task was cancelled");
+    // on the older revision the parameter is not of the protocol: an ordinary call
+    let mut old = Server::start(s.path());
+    old.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    assert!(old.recv()["result"]["capabilities"].get("tasks").is_none());
+    old.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "echo", "arguments": {}, "task": {}}}));
+    assert_eq!(old.recv()["result"]["isError"], false);
+    old.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list", "params": {}}));
+    assert_eq!(old.recv()["error"]["code"], -32601);
+}

@@ -701,3 +701,29 @@ fn the_official_a2a_client_streams_a_call_with_its_progress_and_0_3_clients_get_
     assert_eq!((st, header(&hs, "content-type")), (200, Some("application/json")));
     assert_eq!(serde_json::from_slice::<Value>(&b).unwrap()["error"]["code"], -32602);
 }
+
+#[test]
+fn tasks_over_http_belong_to_the_token_and_outlive_the_session() {
+    let srv = start();
+    let out = Command::new(python())
+        .arg(script("mcp_tasks_client.py"))
+        .args(["http", &format!("http://{}/mcp", srv.addr), &srv.token, "ds-synthetic-chw-plant"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["failures"], json!([]), "{v}");
+    assert_eq!(v["statuses"].as_array().unwrap().last().unwrap(), "completed");
+    let task = v["create"]["task"]["taskId"].as_str().unwrap().to_string();
+    // a new session of the same token sees the task; another token does not
+    let get = json!({"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": task}});
+    let sid = initialize(&srv, &srv.token);
+    let (st, r) = rpc(&srv, &srv.token, Some(&sid), get.clone());
+    assert_eq!((st, r["result"]["status"].clone()), (200, json!("completed")), "{r}");
+    let narrow_sid = initialize(&srv, &srv.narrow_token);
+    let (_, r) = rpc(&srv, &srv.narrow_token, Some(&narrow_sid), get);
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let (_, r) =
+        rpc(&srv, &srv.narrow_token, Some(&narrow_sid), json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list"}));
+    assert_eq!(r["result"]["tasks"], json!([]), "{r}");
+}

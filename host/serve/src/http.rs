@@ -27,6 +27,7 @@ use super::auth::{Caller, Tokens};
 use super::jsonrpc::{self, Incoming};
 use super::log;
 use super::mcp::{self, Action, Session};
+use super::tasks::{Answer, Tasks};
 use super::workers::{CallFailed, CancelOnDrop, Workers};
 use super::Service;
 
@@ -178,6 +179,8 @@ pub struct AppState {
     sessions: Mutex<Sessions>,
     pub workers: Arc<Workers>,
     pub a2a: Arc<super::a2a::Tasks>,
+    /// MCP tasks, bound to the token that created them.
+    mcp_tasks: Tasks,
     port: u16,
 }
 
@@ -329,7 +332,41 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Action::Reply(v) => json_response(StatusCode::OK, &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => prompt_response(&st, job).await,
+        Action::Call(job) if job.task.is_some() => task_call(st, &owner, job),
         Action::Call(job) => call_response(st, &headers, Some(sid), job).await,
+        Action::Tasks { id, method, params } => tasks_response(&st, &owner, id, &method, &params).await,
+    }
+}
+
+/// Start a `tools/call` as a task of `owner` (the token's digest: its tasks outlive the
+/// session): answered at once with the task; the call runs on a worker, and its answer is
+/// kept for `tasks/result`.
+fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Response {
+    let id = job.id.clone();
+    match st.mcp_tasks.create(owner, job.task.and_then(|t| t.ttl_ms)) {
+        Ok((task, created, flag)) => {
+            tokio::spawn(async move {
+                let reply =
+                    st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, Arc::new(|_n| {}))).await;
+                let reply = reply.unwrap_or_else(|CallFailed| Some(mcp::internal_error(Value::Null)));
+                st.mcp_tasks.finish(&task, reply);
+            });
+            json_response(StatusCode::OK, &jsonrpc::result(id, created))
+        }
+        Err(why) => json_response(StatusCode::OK, &jsonrpc::error(id, jsonrpc::INVALID_REQUEST, &why)),
+    }
+}
+
+/// Answer a `tasks/*` request of `owner`; `tasks/result` of a running task waits for its end.
+async fn tasks_response(st: &AppState, owner: &str, id: Value, method: &str, params: &Value) -> Response {
+    match st.mcp_tasks.answer(owner, id, method, params) {
+        Answer::Reply(v) => json_response(StatusCode::OK, &v),
+        Answer::Wait { id, task } => loop {
+            if let Some(v) = st.mcp_tasks.result(owner, &id, &task) {
+                return json_response(StatusCode::OK, &v);
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        },
     }
 }
 
@@ -464,6 +501,11 @@ async fn stateless_post(st: Arc<AppState>, headers: &HeaderMap, msg: Incoming, b
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => prompt_response(&st, job).await,
         Action::Call(job) => call_response(st, headers, None, job).await,
+        // the stateless revision has no tasks
+        Action::Tasks { id, .. } => json_response(
+            StatusCode::NOT_FOUND,
+            &jsonrpc::error(id, jsonrpc::METHOD_NOT_FOUND, "Method not found: tasks are not of this revision"),
+        ),
     }
 }
 
@@ -599,6 +641,7 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         sessions: Mutex::new(Sessions::new(opts.sessions)),
         workers: Arc::new(Workers::new(svc.clone(), opts.workers)),
         a2a: Arc::default(),
+        mcp_tasks: Tasks::default(),
         port: opts.addr.port(),
     });
     let app = Router::new()

@@ -12,6 +12,7 @@ pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
 pub mod stdio;
+pub mod tasks;
 pub mod workers;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -28,13 +28,15 @@ pub struct Revision {
     /// results their cache hints; `ping` and `logging/setLevel` are gone (a request asks for
     /// log messages in its own `_meta`).
     pub stateless: bool,
+    /// A `tools/call` may run as a task (`tasks/*`).
+    pub tasks: bool,
 }
 
 /// The revisions this server speaks, newest first.
 pub const REVISIONS: &[Revision] = &[
-    Revision { version: "2026-07-28", structured: true, stateless: true },
-    Revision { version: "2025-11-25", structured: true, stateless: false },
-    Revision { version: "2025-06-18", structured: true, stateless: false },
+    Revision { version: "2026-07-28", structured: true, stateless: true, tasks: false },
+    Revision { version: "2025-11-25", structured: true, stateless: false, tasks: true },
+    Revision { version: "2025-06-18", structured: true, stateless: false, tasks: false },
 ];
 
 /// The revisions an `initialize` can agree on.
@@ -228,6 +230,14 @@ pub struct CallJob {
     pub args: Value,
     pub progress_token: Option<Value>,
     pub session: Session,
+    /// Run as a task (the client's `task` parameter), with the time to live it asked for.
+    pub task: Option<TaskAsk>,
+}
+
+/// A client's `task` parameter on a `tools/call`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaskAsk {
+    pub ttl_ms: Option<u64>,
 }
 
 /// A `prompts/get` to run off the transport's thread.
@@ -296,6 +306,12 @@ pub enum Action {
     Prompt(PromptJob),
     /// Stop the in-flight request with this id.
     Cancel(Value),
+    /// A `tasks/*` request, for the transport's task store.
+    Tasks {
+        id: Value,
+        method: String,
+        params: Value,
+    },
 }
 
 fn tool(svc: &Service, c: &crate::Tool, rev: Revision) -> Value {
@@ -315,6 +331,10 @@ fn tool(svc: &Service, c: &crate::Tool, rev: Revision) -> Value {
     if rev.structured {
         t["title"] = json!(c.title);
         t["outputSchema"] = c.output_schema.clone();
+    }
+    if rev.tasks {
+        // any call may run as a task; the long ones are what it is for
+        t["execution"] = json!({"taskSupport": "optional"});
     }
     let _ = svc;
     t
@@ -348,9 +368,13 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
         "initialize" => {
             let rev = negotiate(params.get("protocolVersion").and_then(Value::as_str));
             session.revision = rev;
+            let mut caps = capabilities();
+            if rev.tasks {
+                caps["tasks"] = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
+            }
             reply(json!({
                 "protocolVersion": rev.version,
-                "capabilities": capabilities(),
+                "capabilities": caps,
                 "serverInfo": server_info(),
                 "instructions": INSTRUCTIONS,
             }))
@@ -474,7 +498,15 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
             }
             let args = params.get("arguments").cloned().unwrap_or(json!({}));
             let progress_token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
-            Action::Call(CallJob { id, name: name.to_string(), args, progress_token, session: session.clone() })
+            // a task where the revision has them (elsewhere the parameter is not of the protocol)
+            let task = match params.get("task") {
+                Some(t) if session.revision.tasks => match t.as_object() {
+                    Some(o) => Some(TaskAsk { ttl_ms: o.get("ttl").and_then(Value::as_u64) }),
+                    None => return fail(INVALID_PARAMS, "Invalid params: task must be an object ({\"ttl\": ms})"),
+                },
+                _ => None,
+            };
+            Action::Call(CallJob { id, name: name.to_string(), args, progress_token, session: session.clone(), task })
         }
         "prompts/list" => {
             let prompts: Vec<Value> = svc
@@ -506,6 +538,9 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 }
             }
             Action::Prompt(PromptJob { id, name: name.to_string(), args, revision: session.revision })
+        }
+        "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" if session.revision.tasks => {
+            Action::Tasks { id, method: method.to_string(), params: params.clone() }
         }
         _ => not_found(svc, id, method),
     }

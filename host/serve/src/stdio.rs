@@ -19,9 +19,14 @@ use serde_json::Value;
 use super::jsonrpc;
 use super::log;
 use super::mcp::{self, Action, Session};
+use super::tasks::{Answer, Tasks};
+
+/// Whose tasks a stdio connection's are: the connection's own (one client per process).
+const OWNER: &str = "stdio";
 use super::Service;
 
-type Job = (mcp::CallJob, Arc<AtomicBool>);
+/// A call, the flag that cancels it, and the task it runs as (if any).
+type Job = (mcp::CallJob, Arc<AtomicBool>, Option<String>);
 type Sender = Arc<dyn Fn(&Value) + Send + Sync>;
 
 /// What the call workers share.
@@ -30,6 +35,8 @@ struct Pool {
     jobs: Mutex<Receiver<Job>>,
     send: Sender,
     inflight: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
+    /// The connection's tasks.
+    tasks: Arc<Tasks>,
     /// Every worker started (replacements too), joined at the end.
     handles: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -53,18 +60,24 @@ fn spawn_worker(pool: &Arc<Pool>) {
         let _respawn = Respawn(p.clone());
         loop {
             let job = p.jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
-            let Ok((job, cancel)) = job else { break };
+            let Ok((job, cancel, task)) = job else { break };
             let send = p.send.clone();
             let notify: mcp::Notify = Arc::new(move |v: Value| send(&v));
             let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, cancel, notify)));
             p.inflight.lock().unwrap_or_else(|e| e.into_inner()).remove(&job.id.to_string());
-            match reply {
-                Ok(Some(r)) => (p.send)(&r),
-                Ok(None) => {}
-                Err(_) => {
-                    log::line("camber: a call panicked in the server; answered internal");
-                    (p.send)(&mcp::internal_error(job.id.clone()));
+            let reply = reply.unwrap_or_else(|_| {
+                log::line("camber: a call panicked in the server; answered internal");
+                Some(mcp::internal_error(job.id.clone()))
+            });
+            match (&task, reply) {
+                // a task's answer is kept for tasks/result; the client hears that it ended
+                (Some(t), r) => {
+                    if let Some(note) = p.tasks.finish(t, r) {
+                        (p.send)(&note);
+                    }
                 }
+                (None, Some(r)) => (p.send)(&r),
+                (None, None) => {}
             }
             #[cfg(debug_assertions)]
             test_hooks::worker_panic(&job.name);
@@ -98,6 +111,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
         jobs: Mutex::new(rx),
         send: send.clone(),
         inflight: inflight.clone(),
+        tasks: Arc::new(Tasks::default()),
         handles: Mutex::new(Vec::new()),
     });
     for _ in 0..workers.max(1) {
@@ -139,11 +153,36 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                     flag.store(true, Ordering::SeqCst);
                 }
             }
+            Action::Call(job) if job.task.is_some() => {
+                // answered at once with the task; the call runs on (a cancel of the request
+                // does not stop a task: tasks/cancel does)
+                match pool.tasks.create(OWNER, job.task.and_then(|t| t.ttl_ms)) {
+                    Ok((task, created, flag)) => {
+                        send(&jsonrpc::result(job.id.clone(), created));
+                        let _ = tx.send((job, flag, Some(task)));
+                    }
+                    Err(why) => send(&jsonrpc::error(job.id.clone(), jsonrpc::INVALID_REQUEST, &why)),
+                }
+            }
             Action::Call(job) => {
                 let flag = Arc::new(AtomicBool::new(false));
                 inflight.lock().unwrap_or_else(|p| p.into_inner()).insert(job.id.to_string(), flag.clone());
-                let _ = tx.send((job, flag));
+                let _ = tx.send((job, flag, None));
             }
+            Action::Tasks { id, method, params } => match pool.tasks.answer(OWNER, id, &method, &params) {
+                Answer::Reply(v) => send(&v),
+                Answer::Wait { id, task } => {
+                    // tasks/result of a running task waits for it, off the reader's thread
+                    let (tasks, send) = (pool.tasks.clone(), send.clone());
+                    let _ = std::thread::Builder::new().name("camber-task-wait".into()).spawn(move || loop {
+                        if let Some(v) = tasks.result(OWNER, &id, &task) {
+                            send(&v);
+                            break;
+                        }
+                        std::thread::sleep(std::time::Duration::from_millis(20));
+                    });
+                }
+            },
         }
     }
     // stdin closed: answer what was asked (each call is bounded by its deadline), then stop;

@@ -1,0 +1,336 @@
+//! MCP tasks (the 2025-11-25 revision): a `tools/call` that carries `task` answers at once with
+//! a task handle and runs on; the client polls `tasks/get`, fetches the call's own result with
+//! `tasks/result` (which waits for the end), lists its tasks and may cancel one. Tasks belong
+//! to whoever created them (a token's digest over HTTP, the connection over stdio): another
+//! caller's task is "not found", as an unknown one is. Transport-independent: the transports
+//! run the call and wait for results in their own way.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::jsonrpc::{self, INVALID_PARAMS};
+
+/// How long a task is kept when the client asks for no particular time, and the longest it
+/// may ask for (in ms).
+pub const DEFAULT_TTL_MS: u64 = 10 * 60 * 1000;
+pub const MAX_TTL_MS: u64 = 60 * 60 * 1000;
+/// How often a client should poll a running task (ms).
+pub const POLL_INTERVAL_MS: u64 = 250;
+/// Tasks one caller may hold; one more ends its oldest finished one (a caller whose tasks
+/// are all running is refused).
+pub const PER_CALLER: usize = 1000;
+/// Tasks per `tasks/list` page.
+pub const LIST_PAGE: usize = 100;
+
+/// The `_meta` key that ties a `tasks/result` to its task.
+const RELATED: &str = "io.modelcontextprotocol/related-task";
+
+struct Entry {
+    owner: String,
+    status: &'static str,
+    message: Option<String>,
+    created: String,
+    updated: String,
+    ttl_ms: u64,
+    born: Instant,
+    /// The call's JSON-RPC answer (a result or an error), once it ended.
+    outcome: Option<Value>,
+    cancel: Arc<AtomicBool>,
+}
+
+impl Entry {
+    fn terminal(&self) -> bool {
+        matches!(self.status, "completed" | "failed" | "cancelled")
+    }
+
+    fn json(&self, id: &str) -> Value {
+        let mut t = json!({
+            "taskId": id, "status": self.status, "createdAt": self.created, "lastUpdatedAt": self.updated,
+            "ttl": self.ttl_ms, "pollInterval": POLL_INTERVAL_MS,
+        });
+        if let Some(m) = &self.message {
+            t["statusMessage"] = json!(m);
+        }
+        t
+    }
+}
+
+/// The tasks of one server.
+#[derive(Default)]
+pub struct Tasks {
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    map: HashMap<String, Entry>,
+    /// Each caller's task ids, oldest first.
+    order: HashMap<String, VecDeque<String>>,
+}
+
+impl Inner {
+    /// Forget tasks past their time to live.
+    fn sweep(&mut self, now: Instant) {
+        let gone: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, e)| e.terminal() && now.saturating_duration_since(e.born) >= Duration::from_millis(e.ttl_ms))
+            .map(|(k, _)| k.clone())
+            .collect();
+        for k in gone {
+            if let Some(e) = self.map.remove(&k) {
+                if let Some(o) = self.order.get_mut(&e.owner) {
+                    o.retain(|x| x != &k);
+                }
+            }
+        }
+    }
+
+    fn mine(&self, id: &str, owner: &str) -> Option<&Entry> {
+        self.map.get(id).filter(|e| e.owner == owner)
+    }
+}
+
+/// A task's "not found" (an unknown id, another caller's, or one past its time to live).
+fn not_found(id: Value) -> Value {
+    jsonrpc::error(id, INVALID_PARAMS, "Invalid params: no such task (unknown, another caller's, or expired)")
+}
+
+/// What a tasks request comes to.
+pub enum Answer {
+    Reply(Value),
+    /// `tasks/result` of a task still running: wait for [`Tasks::result`] to have it.
+    Wait {
+        id: Value,
+        task: String,
+    },
+}
+
+impl Tasks {
+    /// A new task for `owner`, with the time to live asked for (bounded), or why there is
+    /// none. Returns its id, its `CreateTaskResult` and the flag that cancels its call.
+    pub fn create(&self, owner: &str, ttl_ms: Option<u64>) -> Result<(String, Value, Arc<AtomicBool>), String> {
+        let id = camber_common::ids::random_hex()?;
+        let now = camber_common::ids::utc_now();
+        let entry = Entry {
+            owner: owner.to_string(),
+            status: "working",
+            message: None,
+            created: now.clone(),
+            updated: now,
+            ttl_ms: ttl_ms.unwrap_or(DEFAULT_TTL_MS).clamp(1000, MAX_TTL_MS),
+            born: Instant::now(),
+            outcome: None,
+            cancel: Arc::new(AtomicBool::new(false)),
+        };
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.sweep(Instant::now());
+        let Inner { map, order } = &mut *g;
+        let mine = order.entry(owner.to_string()).or_default();
+        if mine.len() >= PER_CALLER {
+            let oldest_done = mine.iter().position(|k| map.get(k).is_none_or(Entry::terminal));
+            match oldest_done {
+                Some(i) => {
+                    if let Some(k) = mine.remove(i) {
+                        map.remove(&k);
+                    }
+                }
+                None => return Err(format!("this caller already has {PER_CALLER} tasks running")),
+            }
+        }
+        mine.push_back(id.clone());
+        let created = json!({"task": entry.json(&id)});
+        let flag = entry.cancel.clone();
+        map.insert(id.clone(), entry);
+        Ok((id, created, flag))
+    }
+
+    /// The call behind task `id` ended with this JSON-RPC answer (`None`: it was stopped by
+    /// a cancel). A cancelled task stays cancelled. Returns the task's status notification.
+    pub fn finish(&self, id: &str, answer: Option<Value>) -> Option<Value> {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        let e = g.map.get_mut(id)?;
+        let mut answer = answer.unwrap_or_else(|| cancelled_result(Value::Null));
+        if let Some(obj) = answer.as_object_mut() {
+            obj.remove("id");
+        }
+        if e.status == "working" {
+            let (status, message) = match (&answer.get("error"), answer["result"]["isError"].as_bool()) {
+                (Some(err), _) => ("failed", err["message"].as_str().map(str::to_string)),
+                (None, Some(true)) => ("failed", answer["result"]["content"][0]["text"].as_str().map(str::to_string)),
+                _ => ("completed", None),
+            };
+            e.status = status;
+            e.message = message.map(|m| m.chars().take(300).collect());
+            e.updated = camber_common::ids::utc_now();
+        }
+        if e.status == "cancelled" {
+            answer = cancelled_result(Value::Null);
+        }
+        e.outcome = Some(answer);
+        Some(jsonrpc::notification("notifications/tasks/status", e.json(id)))
+    }
+
+    /// Answer `tasks/get`, `tasks/result`, `tasks/list` or `tasks/cancel` for `owner`.
+    pub fn answer(&self, owner: &str, id: Value, method: &str, params: &Value) -> Answer {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        g.sweep(Instant::now());
+        let task = params.get("taskId").and_then(Value::as_str).unwrap_or_default().to_string();
+        match method {
+            "tasks/get" => Answer::Reply(match g.mine(&task, owner) {
+                Some(e) => jsonrpc::result(id, e.json(&task)),
+                None => not_found(id),
+            }),
+            "tasks/result" => match g.mine(&task, owner) {
+                None => Answer::Reply(not_found(id)),
+                Some(e) if e.outcome.is_some() => Answer::Reply(with_related(id, e.outcome.clone(), &task)),
+                Some(_) => Answer::Wait { id, task },
+            },
+            "tasks/cancel" => {
+                let Some(e) = g.map.get_mut(&task).filter(|e| e.owner == owner) else {
+                    return Answer::Reply(not_found(id));
+                };
+                if e.terminal() {
+                    let m = format!("Invalid params: the task has ended ({}) and cannot be cancelled", e.status);
+                    return Answer::Reply(jsonrpc::error(id, INVALID_PARAMS, &m));
+                }
+                e.cancel.store(true, Ordering::SeqCst);
+                e.status = "cancelled";
+                e.message = Some("cancelled by the client".into());
+                e.updated = camber_common::ids::utc_now();
+                Answer::Reply(jsonrpc::result(id, e.json(&task)))
+            }
+            _ => {
+                let offset = match params.get("cursor") {
+                    None | Some(Value::Null) => 0,
+                    Some(c) => match c.as_str().and_then(|c| c.strip_prefix("offset:")).and_then(|n| n.parse().ok()) {
+                        Some(n) => n,
+                        None => {
+                            return Answer::Reply(jsonrpc::error(id, INVALID_PARAMS, "Invalid params: unknown cursor"))
+                        }
+                    },
+                };
+                let ids: Vec<String> = g.order.get(owner).map(|o| o.iter().cloned().collect()).unwrap_or_default();
+                if offset > ids.len() {
+                    return Answer::Reply(jsonrpc::error(id, INVALID_PARAMS, "Invalid params: unknown cursor"));
+                }
+                let page: Vec<Value> =
+                    ids.iter().skip(offset).take(LIST_PAGE).filter_map(|k| g.map.get(k).map(|e| e.json(k))).collect();
+                let mut r = json!({"tasks": page});
+                if offset + LIST_PAGE < ids.len() {
+                    r["nextCursor"] = json!(format!("offset:{}", offset + LIST_PAGE));
+                }
+                Answer::Reply(jsonrpc::result(id, r))
+            }
+        }
+    }
+
+    /// The `tasks/result` answer of task `task`, once its call has ended (`None` while it
+    /// runs); not found once it is gone.
+    pub fn result(&self, owner: &str, id: &Value, task: &str) -> Option<Value> {
+        let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        match g.mine(task, owner) {
+            None => Some(not_found(id.clone())),
+            Some(e) => e.outcome.as_ref().map(|o| with_related(id.clone(), Some(o.clone()), task)),
+        }
+    }
+}
+
+/// A cancelled call's result: a tool error saying so.
+fn cancelled_result(id: Value) -> Value {
+    jsonrpc::result(
+        id,
+        json!({"content": [{"type": "text", "text": "timeout: the task was cancelled and its call stopped"}], "isError": true, "_meta": {"camber/error": {"code": "timeout", "data": {"cancelled": true}}}}),
+    )
+}
+
+/// The stored answer of a task under the request's id, its result tied to the task.
+fn with_related(id: Value, outcome: Option<Value>, task: &str) -> Value {
+    let mut v = outcome.unwrap_or_else(|| cancelled_result(Value::Null));
+    v["id"] = id;
+    v["jsonrpc"] = json!("2.0");
+    if let Some(r) = v.get_mut("result").filter(|r| r.is_object()) {
+        if !r.get("_meta").is_some_and(Value::is_object) {
+            r["_meta"] = json!({});
+        }
+        r["_meta"][RELATED] = json!({"taskId": task});
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reply(a: Answer) -> Value {
+        match a {
+            Answer::Reply(v) => v,
+            Answer::Wait { .. } => panic!("waits"),
+        }
+    }
+
+    #[test]
+    fn a_task_runs_ends_and_is_its_owners_only() {
+        let t = Tasks::default();
+        let (id, created, flag) = t.create("tok", Some(5)).unwrap();
+        assert_eq!(created["task"]["status"], "working");
+        assert_eq!(created["task"]["ttl"], 1000, "a time to live is at least a second");
+        let get = json!({"taskId": id});
+        assert!(matches!(t.answer("tok", json!(1), "tasks/result", &get), Answer::Wait { .. }));
+        // another caller sees nothing of it
+        for m in ["tasks/get", "tasks/result", "tasks/cancel"] {
+            assert_eq!(reply(t.answer("other", json!(2), m, &get))["error"]["code"], -32602, "{m}");
+        }
+        assert_eq!(reply(t.answer("other", json!(2), "tasks/list", &json!({})))["result"]["tasks"], json!([]));
+        let note = t.finish(&id, Some(jsonrpc::result(json!(7), json!({"content": [], "isError": false})))).unwrap();
+        assert_eq!(note["params"]["status"], "completed");
+        let r = reply(t.answer("tok", json!(3), "tasks/result", &get));
+        assert_eq!(r["id"], 3);
+        assert_eq!(r["result"]["_meta"][RELATED]["taskId"], id);
+        assert_eq!(reply(t.answer("tok", json!(4), "tasks/cancel", &get))["error"]["code"], -32602, "ended");
+        assert!(!flag.load(Ordering::SeqCst));
+        assert_eq!(reply(t.answer("tok", json!(5), "tasks/list", &json!({})))["result"]["tasks"][0]["taskId"], id);
+        assert_eq!(reply(t.answer("tok", json!(6), "tasks/list", &json!({"cursor": "x"})))["error"]["code"], -32602);
+    }
+
+    #[test]
+    fn a_cancelled_task_stops_its_call_and_stays_cancelled() {
+        let t = Tasks::default();
+        let (id, _, flag) = t.create("tok", None).unwrap();
+        let c = reply(t.answer("tok", json!(1), "tasks/cancel", &json!({"taskId": id})));
+        assert_eq!(c["result"]["status"], "cancelled");
+        assert!(flag.load(Ordering::SeqCst), "the call is told to stop");
+        // the call then ends (stopped, or with a result that came too late): still cancelled
+        t.finish(&id, Some(jsonrpc::result(json!(1), json!({"content": [], "isError": false}))));
+        let g = reply(t.answer("tok", json!(2), "tasks/get", &json!({"taskId": id})));
+        assert_eq!(g["result"]["status"], "cancelled");
+        let r = reply(t.answer("tok", json!(3), "tasks/result", &json!({"taskId": id})));
+        assert_eq!(r["result"]["isError"], true);
+    }
+
+    #[test]
+    fn a_failed_call_is_a_failed_task() {
+        let t = Tasks::default();
+        let (a, _, _) = t.create("tok", None).unwrap();
+        let (b, _, _) = t.create("tok", None).unwrap();
+        t.finish(
+            &a,
+            Some(jsonrpc::result(
+                json!(1),
+                json!({"content": [{"type": "text", "text": "not_found: no"}], "isError": true}),
+            )),
+        );
+        t.finish(&b, Some(jsonrpc::error(json!(1), -32602, "Unknown tool: x")));
+        for (id, m) in [(a, "not_found: no"), (b, "Unknown tool: x")] {
+            let g = reply(t.answer("tok", json!(2), "tasks/get", &json!({"taskId": id})));
+            assert_eq!(
+                (g["result"]["status"].clone(), g["result"]["statusMessage"].clone()),
+                (json!("failed"), json!(m))
+            );
+        }
+    }
+}

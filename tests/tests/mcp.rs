@@ -384,7 +384,7 @@ fn progress_comes_from_the_guest_as_its_work_goes_and_only_rises() {
     let messages: Vec<&str> = notes.iter().filter_map(|n| n["message"].as_str()).collect();
     assert!(messages.iter().any(|m| m.starts_with("rules: CH__healthy (")), "{messages:?}");
     // drift and sensor_trust report too
-    for (name, prefix) in [("sensor_trust", "trust: "), ("drift", "drift: ")] {
+    for (name, prefix) in [("sensor_trust", "trust: "), ("drift", "drift: "), ("rcx_report", "rules: ")] {
         let args = json!({"facility_id": "ds-synthetic-chw-plant", "baseline": ["2025-07-01", "2025-07-10"]});
         let args = if name == "drift" { args } else { json!({"facility_id": "ds-synthetic-chw-plant"}) };
         let (notes, reply) = call_watched(&mut srv, 3, name, args);

@@ -689,6 +689,25 @@ fn the_official_a2a_client_streams_a_call_with_its_progress_and_0_3_clients_get_
     let last = &events.last().unwrap()["result"];
     assert_eq!((last["final"].clone(), last["status"]["state"].clone()), (json!(true), json!("completed")), "{last}");
     assert!(events.iter().all(|e| e["id"] == 5));
+    // a client that drops a stream mid-call stops the guest
+    {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "SendStreamingMessage", "params": {"message": {"messageId": "m3", "role": "ROLE_USER", "parts": [{"data": {"capability": "sleep", "arguments": {"ms": 3000}}}]}}}).to_string();
+        let mut s = TcpStream::connect(&srv.addr).unwrap();
+        let req = format!("POST /a2a HTTP/1.1\r\nHost: x\r\nAuthorization: {auth}\r\nA2A-Version: 1.0\r\nContent-Length: {}\r\n\r\n{body}", body.len());
+        s.write_all(req.as_bytes()).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        let mut first = [0u8; 64];
+        assert!(s.read(&mut first).unwrap() > 0, "the stream opens with the task");
+    }
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let line = loop {
+        if let Some(l) = srv.log.lock().unwrap().iter().find(|l| l.contains("call sleep")).cloned() {
+            break l;
+        }
+        assert!(std::time::Instant::now() < deadline, "the streamed call never ended");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(line.contains("outcome=cancelled "), "{line}");
     // a message naming no capability is refused before any stream starts
     let bad = json!({"jsonrpc": "2.0", "id": 6, "method": "SendStreamingMessage", "params": {"message": {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}});
     let (st, hs, b) = http(

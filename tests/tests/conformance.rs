@@ -147,6 +147,7 @@ fn the_official_conformance_suite_passes_every_scenario_that_applies() {
         "tools-call-simple-text",
         "tools-call-error",
         "tools-call-with-progress",
+        "tools-call-with-logging",
         "prompts-get-simple",
         "prompts-get-with-args",
     ] {

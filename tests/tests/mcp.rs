@@ -341,6 +341,22 @@ fn a_client_that_asks_for_log_messages_gets_the_calls_log_line_without_its_argum
     srv.recv();
     srv.send(json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": "x"}}}));
     assert_eq!(srv.recv()["id"], 7);
+    // at debug, each step a guest reports is a log message too (a client can follow a long
+    // call by its log alone), then the call's line
+    srv.send(json!({"jsonrpc": "2.0", "id": 8, "method": "logging/setLevel", "params": {"level": "debug"}}));
+    srv.recv();
+    srv.send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "progress_spam", "arguments": {"n": 4, "text": "step"}}}));
+    let mut lines = Vec::new();
+    loop {
+        let m = srv.recv();
+        if m["id"] == 9 {
+            break;
+        }
+        lines.push((m["params"]["level"].clone(), m["params"]["data"].as_str().unwrap_or("").to_string()));
+    }
+    let debug: Vec<&String> = lines.iter().filter(|(l, _)| l == "debug").map(|(_, d)| d).collect();
+    assert!(debug.len() >= 2 && debug.iter().all(|d| d.starts_with("camber: call progress_spam at ")), "{lines:?}");
+    assert_eq!(lines.last().unwrap().0, "info", "{lines:?}");
 }
 
 /// Send a `tools/call` with a progress token; the progress notifications for it (their

@@ -622,16 +622,30 @@ fn progress_note(token: &Value, percent: u32, message: Option<&str>) -> Value {
 pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: Notify) -> Option<Value> {
     let session = &job.session;
     let percent = Arc::new(Percent::new());
-    let sink: Option<ProgressSink> = job.progress_token.clone().map(|token| {
-        let (notify, percent) = (notify.clone(), percent.clone());
+    // a client watching at the debug level gets each step as a log message too, so logging
+    // alone lets it follow a long call
+    let debug = log_message(session, "debug", "").is_some();
+    let watched = job.progress_token.is_some() || debug;
+    let sink: Option<ProgressSink> = watched.then(|| {
+        let (notify, percent, token, session) =
+            (notify.clone(), percent.clone(), job.progress_token.clone(), session.clone());
+        let name = svc.redactor().redact_sent(&camber_common::text::one_line(&job.name));
         Arc::new(move |p: &Progress| {
             if let Some(pc) = percent.offer(p) {
-                notify(progress_note(&token, pc, Some(&p.message)));
+                if let Some(token) = &token {
+                    notify(progress_note(token, pc, Some(&p.message)));
+                }
+                if let Some(m) = log_message(&session, "debug", &format!("camber: call {name} at {pc}%: {}", p.message))
+                {
+                    notify(m);
+                }
             }
         }) as ProgressSink
     });
-    if let (Some(token), Some(pc)) = (&job.progress_token, percent.rise(0)) {
-        notify(progress_note(token, pc, Some(&format!("running {}", job.name))));
+    if let Some(token) = &job.progress_token {
+        if let Some(pc) = percent.rise(0) {
+            notify(progress_note(token, pc, Some(&format!("running {}", job.name))));
+        }
     }
     let (outcome, line) =
         svc.call_logged(&job.name, &job.args, &session.caller, session.allowed.as_ref(), Some(cancel.clone()), sink);
@@ -648,8 +662,10 @@ pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: N
         let name = svc.redactor().redact_sent(&camber_common::text::one_line(&job.name));
         return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
     }
-    if let (Some(token), Some(pc)) = (&job.progress_token, percent.rise(100)) {
-        notify(progress_note(token, pc, None));
+    if let Some(token) = &job.progress_token {
+        if let Some(pc) = percent.rise(100) {
+            notify(progress_note(token, pc, None));
+        }
     }
     Some(jsonrpc::result(job.id.clone(), call_result(outcome, session.revision)))
 }

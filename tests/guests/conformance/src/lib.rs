@@ -1,6 +1,6 @@
 //! The fixtures the MCP conformance suite (`@modelcontextprotocol/conformance`) calls by name,
 //! written as an author would write any capability: the suite's scenarios for a text result,
-//! a tool error, progress and prompts then run through the host's whole pipeline (schemas,
+//! a tool error, progress, log messages and prompts then run through the host's whole pipeline (schemas,
 //! policy, the sandbox, the transports) instead of a mock. Only the conformance test loads
 //! this component; the suite's scenarios that need content camber never returns (images,
 //! audio, resources, sampling, elicitation, completion) are listed in docs/CONFORMANCE.md.
@@ -31,6 +31,14 @@ fn with_progress(_: &Value, _: &Context) -> Result<Output, CapError> {
     Ok(Output::new(json!({"steps": STEPS}), format!("Finished {STEPS} steps."), vec![]))
 }
 
+/// Three steps, each reported: a client that asked for debug log messages gets one per step.
+fn with_logging(_: &Value, _: &Context) -> Result<Output, CapError> {
+    for done in 1..=3 {
+        camber_sdk::progress(done, 3, &format!("step {done} of 3"));
+    }
+    Ok(Output::new(json!({"steps": 3}), "Finished 3 logged steps.", vec![]))
+}
+
 fn simple_prompt(_: &BTreeMap<String, String>) -> Result<String, CapError> {
     Ok("This is a simple prompt for testing.".into())
 }
@@ -55,6 +63,12 @@ fn plugin() -> Plugin {
         .capability(tool("test_simple_text", "Simple text", "Returns one line of text.", simple_text))
         .capability(tool("test_error_handling", "Error handling", "Always fails with a tool error.", error_handling))
         .capability(tool("test_tool_with_progress", "Progress", "Reports progress in five steps.", with_progress))
+        .capability(tool(
+            "test_tool_with_logging",
+            "Logging",
+            "Works in three steps, each seen at the debug level.",
+            with_logging,
+        ))
         .prompt(Prompt {
             name: "test_simple_prompt".into(),
             title: "Simple prompt".into(),

@@ -16,19 +16,7 @@ import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-
-def arguments_for(name, facility, equip):
-    return {
-        "facilities": {},
-        "points": {"facility_id": facility},
-        "coverage": {"facility_id": facility, "group_by": "equip"},
-        "dataset_search": {"query": "ahu"},
-        "dataset_entry": {"dataset_id": "lbnl-sdahu"},
-        "check_citations": {"text": "The plant has 3 chillers [F1@x-abcdef].", "facts": [{"id": "F1@x-abcdef", "text": "3 chillers"}]},
-    }.get(name, {"facility_id": facility})
-
-
-PROMPT_ARGS = {"facility_id": None, "equip": None, "finding_id": "economizer_high_limit@AHU-1", "equips": None, "claim": "saves 10%"}
+from cases import arguments_for, prompt_arguments
 
 
 async def exercise(session, facility):
@@ -51,17 +39,7 @@ async def exercise(session, facility):
     out["refusal"] = {"is_error": bad.is_error, "text": bad.content[0].text}
     prompts = (await session.list_prompts()).prompts
     for p in prompts:
-        args = {}
-        for a in p.arguments or []:
-            v = PROMPT_ARGS.get(a.name)
-            if a.name == "facility_id":
-                v = facility
-            elif a.name == "equip":
-                v = equip
-            elif a.name == "equips":
-                v = f"{equip},{equip}-other"
-            if v is not None:
-                args[a.name] = v
+        args = prompt_arguments(p, facility, equip)
         got = await session.get_prompt(p.name, args)
         out["prompts"][p.name] = got.messages[0].content.text[:200]
     return out

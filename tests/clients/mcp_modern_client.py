@@ -25,25 +25,13 @@ import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp_types import methods as wire_methods
 
+from cases import arguments_for, prompt_arguments
+
 VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CAPS = "io.modelcontextprotocol/clientCapabilities"
 META_INFO = "io.modelcontextprotocol/clientInfo"
 META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
-
-
-def arguments_for(name, facility, equip):
-    return {
-        "facilities": {},
-        "points": {"facility_id": facility},
-        "coverage": {"facility_id": facility, "group_by": "equip"},
-        "dataset_search": {"query": "ahu"},
-        "dataset_entry": {"dataset_id": "lbnl-sdahu"},
-        "check_citations": {"text": "The plant has 3 chillers [F1@x-abcdef].", "facts": [{"id": "F1@x-abcdef", "text": "3 chillers"}]},
-    }.get(name, {"facility_id": facility})
-
-
-PROMPT_ARGS = {"facility_id": None, "equip": None, "finding_id": "economizer_high_limit@AHU-1", "equips": None, "claim": "saves 10%"}
 
 
 class WireLog:
@@ -116,17 +104,7 @@ async def exercise(client, wire, facility):
     prompts = (await client.list_prompts(cache_mode="bypass")).prompts
     out["lists"]["prompts/list"] = cache_hints(wire.last("prompts/list"))
     for p in prompts:
-        args = {}
-        for a in p.arguments or []:
-            v = PROMPT_ARGS.get(a.name)
-            if a.name == "facility_id":
-                v = facility
-            elif a.name == "equip":
-                v = equip
-            elif a.name == "equips":
-                v = f"{equip},{equip}-other"
-            if v is not None:
-                args[a.name] = v
+        args = prompt_arguments(p, facility, equip)
         got = await client.get_prompt(p.name, args)
         out["prompts"][p.name] = got.messages[0].content.text[:200]
 

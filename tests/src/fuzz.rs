@@ -706,18 +706,7 @@ impl HttpServer {
             .spawn()
             .expect("camber serve starts");
         let mut err = BufReader::new(child.stderr.take().expect("stderr"));
-        let mut addr = String::new();
-        for _ in 0..50 {
-            let mut line = String::new();
-            if err.read_line(&mut line).unwrap_or(0) == 0 {
-                break;
-            }
-            if let Some(rest) = line.split("serving MCP at http://").nth(1) {
-                addr = rest.split('/').next().unwrap_or_default().to_string();
-                break;
-            }
-        }
-        assert!(!addr.is_empty(), "camber serve did not start");
+        let addr = crate::read_addr(&mut err);
         let panics = count_panics(err);
         let auth = format!("Bearer {token}");
         let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",

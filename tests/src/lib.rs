@@ -222,3 +222,34 @@ pub fn check_modern_client(v: &serde_json::Value) {
     assert_eq!(unsupported["data"]["requested"], "1999-01-01");
     assert_eq!(unsupported["data"]["supported"][0], "2026-07-28");
 }
+
+/// The address `camber serve` listens on, read from its stderr up to the "serving MCP at"
+/// line (panics when the server ends or says nothing of it within 50 lines).
+pub fn read_addr(err: &mut impl std::io::BufRead) -> String {
+    for _ in 0..50 {
+        let mut line = String::new();
+        if err.read_line(&mut line).unwrap_or(0) == 0 {
+            break;
+        }
+        if let Some(rest) = line.split("serving MCP at http://").nth(1) {
+            return rest.split('/').next().unwrap_or_default().to_string();
+        }
+    }
+    panic!("camber serve did not start");
+}
+
+/// [`read_addr`] of a server's stderr, and the lines it logs after that, gathered as they
+/// come.
+pub fn serving_addr(stderr: std::process::ChildStderr) -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    use std::io::BufRead;
+    let mut err = std::io::BufReader::new(stderr);
+    let addr = read_addr(&mut err);
+    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = log.clone();
+    std::thread::spawn(move || {
+        for l in err.lines().map_while(Result::ok) {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).push(l);
+        }
+    });
+    (addr, log)
+}

@@ -4,7 +4,6 @@
 //! `cargo xtask test` installs both, with the Node 22 they need, from
 //! `tests/conformance/package-lock.json`.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 
@@ -56,20 +55,7 @@ fn serve() -> Server {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = String::new();
-    for _ in 0..20 {
-        let mut line = String::new();
-        if err.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        if let Some(rest) = line.split("serving MCP at http://").nth(1) {
-            addr = rest.split('/').next().unwrap().to_string();
-            break;
-        }
-    }
-    assert!(!addr.is_empty(), "the server did not start");
-    std::thread::spawn(move || for _ in err.lines().map_while(Result::ok) {});
+    let (addr, _log) = camber_tests::serving_addr(child.stderr.take().unwrap());
     Server { child, addr, token, store, _dir: dir }
 }
 

@@ -19,18 +19,24 @@ fn store() -> tempfile::TempDir {
     dir
 }
 
-#[test]
-fn the_official_python_client_lists_calls_and_gets_everything() {
-    let s = store();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_client.py");
+/// Run one of the official-SDK client scripts (`tests/clients/`) against `camber mcp` over stdio
+/// on `store`; what it saw.
+fn stdio_client(script: &str, store: &std::path::Path) -> Value {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients").join(script);
     let out = Command::new(python())
         .arg(script)
-        .args(["stdio", camber_bin().to_str().unwrap(), s.path().to_str().unwrap(), "ds-synthetic-chw-plant"])
+        .args(["stdio", camber_bin().to_str().unwrap(), store.to_str().unwrap(), "ds-synthetic-chw-plant"])
         .env("CAMBER_CACHE_DIR", cache_dir())
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn the_official_python_client_lists_calls_and_gets_everything() {
+    let s = store();
+    let v = stdio_client("mcp_client.py", s.path());
     let tools = v["tools"].as_object().unwrap();
     for name in ["facilities", "points", "coverage", "dataset_search", "dataset_entry", "check_citations"] {
         let t = &tools[name];
@@ -47,15 +53,7 @@ fn the_official_python_client_lists_calls_and_gets_everything() {
 #[test]
 fn the_official_python_client_pinned_to_2026_07_28_works_without_a_handshake() {
     let s = store();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_modern_client.py");
-    let out = Command::new(python())
-        .arg(script)
-        .args(["stdio", camber_bin().to_str().unwrap(), s.path().to_str().unwrap(), "ds-synthetic-chw-plant"])
-        .env("CAMBER_CACHE_DIR", cache_dir())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    camber_tests::check_modern_client(&serde_json::from_slice(&out.stdout).unwrap());
+    camber_tests::check_modern_client(&stdio_client("mcp_modern_client.py", s.path()));
 }
 
 #[test]
@@ -428,15 +426,7 @@ fn progress_comes_from_the_guest_as_its_work_goes_and_only_rises() {
 #[test]
 fn a_long_call_runs_as_a_task_the_official_client_polls_and_a_cancel_stops_it() {
     let s = store();
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/mcp_tasks_client.py");
-    let out = Command::new(python())
-        .arg(script)
-        .args(["stdio", camber_bin().to_str().unwrap(), s.path().to_str().unwrap(), "ds-synthetic-chw-plant"])
-        .env("CAMBER_CACHE_DIR", cache_dir())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = stdio_client("mcp_tasks_client.py", s.path());
     assert_eq!(v["failures"], json!([]), "{v}");
     assert_eq!(v["capabilities_tasks"]["requests"]["tools"]["call"], json!({}));
     assert_eq!(v["task_support"]["rule_run"], "optional", "{}", v["task_support"]);

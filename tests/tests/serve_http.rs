@@ -1,7 +1,7 @@
 //! `camber serve` over HTTP: the official MCP and A2A Python clients, and the bad input a
 //! careless or hostile caller sends.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -36,6 +36,20 @@ fn tokens_add(file: &Path, label: &str, allow: &[&str]) -> String {
     let out = c.output().unwrap();
     assert!(out.status.success());
     String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+impl Server {
+    /// The first line the server logged that contains `needle`, waiting up to 10 s for it.
+    fn log_line(&self, needle: &str) -> String {
+        let deadline = std::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(l) = self.log.lock().unwrap().iter().find(|l| l.contains(needle)).cloned() {
+                return l;
+            }
+            assert!(std::time::Instant::now() < deadline, "the server never logged {needle:?}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
 
 fn start() -> Server {
@@ -83,26 +97,7 @@ fn start_env(hostile: bool, extra: &[&str], env: &[(&str, &str)]) -> Server {
         cmd.env(k, v);
     }
     let mut child = cmd.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut addr = String::new();
-    for _ in 0..20 {
-        let mut line = String::new();
-        if err.read_line(&mut line).unwrap() == 0 {
-            break;
-        }
-        if let Some(rest) = line.split("serving MCP at http://").nth(1) {
-            addr = rest.split('/').next().unwrap().to_string();
-            break;
-        }
-    }
-    assert!(!addr.is_empty(), "the server did not start");
-    let log = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
-    let sink = log.clone();
-    std::thread::spawn(move || {
-        for l in err.lines().map_while(Result::ok) {
-            sink.lock().unwrap().push(l);
-        }
-    });
+    let (addr, log) = camber_tests::serving_addr(child.stderr.take().unwrap());
     Server { child, addr, _dir: dir, token, narrow_token, log }
 }
 
@@ -436,14 +431,7 @@ fn a_slow_call_does_not_block_cheap_ones_and_a_disconnect_frees_its_worker() {
         slow_started.elapsed()
     );
     // and the hung-up call was stopped, not run to its end
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let line = loop {
-        if let Some(l) = srv.log.lock().unwrap().iter().find(|l| l.contains("call sleep")).cloned() {
-            break l;
-        }
-        assert!(std::time::Instant::now() < deadline, "the slow call never ended");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let line = srv.log_line("call sleep");
     assert!(line.contains("outcome=cancelled "), "{line}");
     let ms: f64 = line.rsplit(' ').nth(1).unwrap().parse().unwrap();
     assert!(ms < 1900.0, "the guest ran on after the client left: {line}");
@@ -631,14 +619,7 @@ fn a_watched_call_streams_its_progress_then_its_result_and_a_dropped_stream_canc
         assert!(s.read(&mut first).unwrap() > 0);
         assert!(String::from_utf8_lossy(&first).starts_with("HTTP/1.1 200"));
     }
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let line = loop {
-        if let Some(l) = srv.log.lock().unwrap().iter().find(|l| l.contains("call sleep")).cloned() {
-            break l;
-        }
-        assert!(std::time::Instant::now() < deadline, "the slow call never ended");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let line = srv.log_line("call sleep");
     assert!(line.contains("outcome=cancelled "), "{line}");
     let ms: f64 = line.rsplit(' ').nth(1).unwrap().parse().unwrap();
     assert!(ms < 2900.0, "the guest ran on after the client left: {line}");
@@ -699,14 +680,7 @@ fn the_official_a2a_client_streams_a_call_with_its_progress_and_0_3_clients_get_
         let mut first = [0u8; 64];
         assert!(s.read(&mut first).unwrap() > 0, "the stream opens with the task");
     }
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    let line = loop {
-        if let Some(l) = srv.log.lock().unwrap().iter().find(|l| l.contains("call sleep")).cloned() {
-            break l;
-        }
-        assert!(std::time::Instant::now() < deadline, "the streamed call never ended");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let line = srv.log_line("call sleep");
     assert!(line.contains("outcome=cancelled "), "{line}");
     // a message naming no capability is refused before any stream starts
     let bad = json!({"jsonrpc": "2.0", "id": 6, "method": "SendStreamingMessage", "params": {"message": {"messageId": "m2", "role": "ROLE_USER", "parts": [{"text": "hi"}]}}});

@@ -300,22 +300,12 @@ pub fn stream(
     let Some(d) = dialect_of(&method, version.as_deref()) else {
         return Err(jsonrpc::error(id, METHOD_NOT_FOUND, "Method not found"));
     };
-    let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
-    let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
-    let allowed = caller.as_ref().map(|c| c.allowed.clone());
     let message = params.get("message").cloned().unwrap_or(Value::Null);
-    let (name, args) = request_of(&message)
-        .map_err(|why| jsonrpc::error(id.clone(), INVALID_PARAMS, &format!("Invalid params: {why}")))?;
-    let tid =
-        camber_common::ids::random_hex().map_err(|why| jsonrpc::error(id.clone(), jsonrpc::INTERNAL_ERROR, &why))?;
-    let context =
-        message.get("contextId").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("ctx-{tid}"));
-    let flag = Arc::new(AtomicBool::new(false));
-    tasks.running.lock().unwrap_or_else(|p| p.into_inner()).insert(tid.clone(), flag.clone());
-    let working = task(d, &tid, &context, "working", Vec::new(), None);
-    tasks.put(&tid, working.clone(), &owner);
+    let (call, begun) =
+        begin(tasks, d, &message, caller.as_ref()).map_err(|(code, why)| jsonrpc::error(id.clone(), code, &why))?;
+    let (tid, context) = (begun.id.clone(), begun.context.clone());
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
-    let _ = tx.send(stream_event(d, &id, "task", working));
+    let _ = tx.send(stream_event(d, &id, "task", task(d, &tid, &context, "working", Vec::new(), None)));
     // each whole percent the guest's reports reach, as a working status with its message
     let percent = Arc::new(camber_common::progress::Percent::new());
     let sink: camber_common::progress::ProgressSink = {
@@ -333,23 +323,9 @@ pub fn stream(
             }
         })
     };
-    let guard = super::workers::CancelOnDrop::new(flag.clone());
-    let tasks = tasks.clone();
-    let cleanup =
-        TaskGuard { tasks: tasks.clone(), id: tid.clone(), owner: owner.clone(), context: context.clone(), dialect: d };
+    let guard = super::workers::CancelOnDrop::new(begun.flag.clone());
     tokio::spawn(async move {
-        let _cleanup = cleanup;
-        let outcome = workers
-            .run(flag, move |svc, cancel| {
-                svc.call_logged(&name, &args, &label, allowed.as_ref(), Some(cancel), Some(sink)).0
-            })
-            .await
-            .unwrap_or_else(|_| {
-                Err(CapError::internal("the call failed inside the server; the error is in the server's log"))
-            });
-        tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&tid);
-        let t = outcome_task(d, &tid, &context, outcome);
-        tasks.put(&tid, t.clone(), &owner);
+        let t = run_task(&workers, &begun, call, Some(sink)).await;
         for a in t["artifacts"].as_array().into_iter().flatten() {
             let mut update = json!({"taskId": tid, "contextId": context, "artifact": a, "lastChunk": true});
             if d == Dialect::V03 {
@@ -366,6 +342,75 @@ pub fn stream(
     Ok((rx, guard))
 }
 
+/// What a message asks to run, and for whom.
+struct TaskCall {
+    name: String,
+    args: Value,
+    label: String,
+    allowed: Option<std::collections::BTreeSet<String>>,
+}
+
+/// A task begun for a message: recorded as working, its cancel flag registered, and a guard
+/// that ends it canceled if it is dropped before it finishes (the client went away).
+struct Begun {
+    id: String,
+    context: String,
+    owner: String,
+    dialect: Dialect,
+    flag: Arc<AtomicBool>,
+    tasks: Arc<Tasks>,
+    _guard: TaskGuard,
+}
+
+/// Begin the task of a message's call, or the JSON-RPC error (code and message) why not.
+fn begin(
+    tasks: &Arc<Tasks>,
+    d: Dialect,
+    message: &Value,
+    caller: Option<&Caller>,
+) -> Result<(TaskCall, Begun), (i64, String)> {
+    let (name, args) = request_of(message).map_err(|why| (INVALID_PARAMS, format!("Invalid params: {why}")))?;
+    let id = camber_common::ids::random_hex().map_err(|why| (jsonrpc::INTERNAL_ERROR, why))?;
+    let context =
+        message.get("contextId").and_then(Value::as_str).map(str::to_string).unwrap_or_else(|| format!("ctx-{id}"));
+    let owner = caller.map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
+    let call = TaskCall {
+        name,
+        args,
+        label: format!("a2a:{}", caller.map(|c| c.label.as_str()).unwrap_or("anonymous")),
+        allowed: caller.map(|c| c.allowed.clone()),
+    };
+    let flag = Arc::new(AtomicBool::new(false));
+    tasks.running.lock().unwrap_or_else(|p| p.into_inner()).insert(id.clone(), flag.clone());
+    tasks.put(&id, task(d, &id, &context, "working", Vec::new(), None), &owner);
+    let guard =
+        TaskGuard { tasks: tasks.clone(), id: id.clone(), owner: owner.clone(), context: context.clone(), dialect: d };
+    Ok((call, Begun { id, context, owner, dialect: d, flag, tasks: tasks.clone(), _guard: guard }))
+}
+
+/// Run a begun task's call on a worker (its progress to `progress`); the finished task, as
+/// recorded for `GetTask`.
+async fn run_task(
+    workers: &Workers,
+    b: &Begun,
+    call: TaskCall,
+    progress: Option<camber_common::progress::ProgressSink>,
+) -> Value {
+    let TaskCall { name, args, label, allowed } = call;
+    let outcome = workers
+        .run(b.flag.clone(), move |svc, cancel| {
+            svc.call_logged(&name, &args, &label, allowed.as_ref(), Some(cancel), progress).0
+        })
+        .await
+        .unwrap_or_else(|_| {
+            Err(CapError::internal("the call failed inside the server; the error is in the server's log"))
+        });
+    b.tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&b.id);
+    let t = outcome_task(b.dialect, &b.id, &b.context, outcome);
+    b.tasks.put(&b.id, t.clone(), &b.owner);
+    t
+}
+
 /// Handle one A2A JSON-RPC message; `None` for a notification.
 pub async fn handle(
     svc: &Arc<Service>,
@@ -377,8 +422,6 @@ pub async fn handle(
 ) -> Option<Value> {
     let Incoming::Request { id, method, params } = msg else { return None };
     let owner = caller.as_ref().map(|c| c.id.clone()).unwrap_or_else(|| "anonymous".into());
-    let label = format!("a2a:{}", caller.as_ref().map(|c| c.label.as_str()).unwrap_or("anonymous"));
-    let allowed = caller.as_ref().map(|c| c.allowed.clone());
     let dialect = match dialect_of(&method, version.as_deref()) {
         Some(d) => d,
         None => {
@@ -389,39 +432,11 @@ pub async fn handle(
     match method.as_str() {
         "SendMessage" | "message/send" => {
             let message = params.get("message").cloned().unwrap_or(Value::Null);
-            let (name, args) = match request_of(&message) {
+            let (call, begun) = match begin(tasks, dialect, &message, caller.as_ref()) {
                 Ok(x) => x,
-                Err(why) => return Some(jsonrpc::error(id, INVALID_PARAMS, &format!("Invalid params: {why}"))),
+                Err(code_why) => return Some(jsonrpc::error(id, code_why.0, &code_why.1)),
             };
-            let task_id = match camber_common::ids::random_hex() {
-                Ok(t) => t,
-                Err(why) => return Some(jsonrpc::error(id, jsonrpc::INTERNAL_ERROR, &why)),
-            };
-            let context = message
-                .get("contextId")
-                .and_then(Value::as_str)
-                .map(str::to_string)
-                .unwrap_or_else(|| format!("ctx-{task_id}"));
-            let flag = Arc::new(AtomicBool::new(false));
-            tasks.running.lock().unwrap_or_else(|p| p.into_inner()).insert(task_id.clone(), flag.clone());
-            tasks.put(&task_id, task(dialect, &task_id, &context, "working", Vec::new(), None), &owner);
-            // if the client goes away, the task ends canceled rather than "working" for ever
-            let _cleanup = TaskGuard {
-                tasks: tasks.clone(),
-                id: task_id.clone(),
-                owner: owner.clone(),
-                context: context.clone(),
-                dialect,
-            };
-            let outcome = workers
-                .run(flag, move |svc, cancel| svc.call(&name, &args, &label, allowed.as_ref(), Some(cancel)))
-                .await
-                .unwrap_or_else(|_| {
-                    Err(CapError::internal("the call failed inside the server; the error is in the server's log"))
-                });
-            tasks.running.lock().unwrap_or_else(|p| p.into_inner()).remove(&task_id);
-            let t = outcome_task(dialect, &task_id, &context, outcome);
-            tasks.put(&task_id, t.clone(), &owner);
+            let t = run_task(workers, &begun, call, None).await;
             let result = if dialect == Dialect::V1 { json!({"task": t}) } else { t };
             Some(jsonrpc::result(id, result))
         }

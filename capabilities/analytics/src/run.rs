@@ -524,6 +524,36 @@ impl FleetRun<'_> {
     }
 }
 
+/// The role a served equipment's frame gets for its parent's duct static pressure setpoint.
+pub const PARENT_STATIC_SP: &str = "parent_duct_static_sp";
+
+/// Give each served equipment of `frames` (by the config's topology) its parent's
+/// `duct_static_sp`, on its own times, as [`PARENT_STATIC_SP`], when the parent's frame (among
+/// `frames` and `others`) trends one. It is the setpoint a box's damper answers to:
+/// `control_hunting` reads it to tell a box following its air handler's trim-and-respond
+/// reset from a box whose own loop hunts.
+pub fn attach_parent_static_sp(frames: &mut [EquipFrame], others: &[EquipFrame], config: &RunConfig) {
+    let Some(top) = &config.topology else { return };
+    let setpoints: BTreeMap<String, (Vec<i64>, Vec<f64>)> = frames
+        .iter()
+        .chain(others)
+        .filter_map(|f| f.frame.col("duct_static_sp").map(|c| (f.equip.clone(), (f.frame.ts.clone(), c.to_vec()))))
+        .collect();
+    if setpoints.is_empty() {
+        return;
+    }
+    let known: Vec<&str> = setpoints.keys().map(String::as_str).collect();
+    let parents: Vec<Option<String>> = frames.iter().map(|f| top.parent_of(&f.equip, &known)).collect();
+    for (f, parent) in frames.iter_mut().zip(parents) {
+        if let Some((ts, sp)) = parent.as_ref().and_then(|p| setpoints.get(p)) {
+            if f.frame.col(PARENT_STATIC_SP).is_none() {
+                let aligned = align(ts, sp, &f.frame.ts);
+                f.frame.cols.insert(PARENT_STATIC_SP.to_string(), aligned);
+            }
+        }
+    }
+}
+
 /// Add a shared outdoor-air column to a frame that has none, matched on timestamps.
 pub fn with_shared(mut frame: Frame, role: &str, ts: &[i64], values: &[f64]) -> Frame {
     if frame.col(role).is_none() {
@@ -539,6 +569,34 @@ mod tests {
     use serde_json::json;
 
     const H: i64 = crate::engine::NS_PER_HOUR;
+
+    #[test]
+    fn a_box_gets_its_parents_static_pressure_setpoint_on_its_own_times() {
+        let f = |equip: &str, class: &str, ts: &[i64], cols: &[(&str, Vec<f64>)]| EquipFrame {
+            equip: equip.into(),
+            class: class.into(),
+            frame: Frame::from_rows(ts, cols),
+        };
+        let mut frames = vec![
+            f("VAV-1", "VAV", &[0, H, 2 * H], &[("damper", vec![50.0; 3])]),
+            f("VAV-2", "VAV", &[0, H], &[("damper", vec![50.0; 2])]),
+            f("VAV-9", "VAV", &[0], &[("damper", vec![50.0])]),
+        ];
+        let others = vec![f("AHU-1", "AHU", &[H, 2 * H], &[("duct_static_sp", vec![1.0, 1.2])])];
+        let mut cfg = RunConfig::from_value(&json!({"facility_id": "f", "equipment": [{"class": "VAV"}],
+            "topology": {"parents": {"VAV-1": "AHU-1", "VAV-2": "AHU-2"}}}))
+        .unwrap();
+        attach_parent_static_sp(&mut frames, &others, &cfg);
+        let sp = frames[0].frame.col(PARENT_STATIC_SP).unwrap();
+        assert!(sp[0].is_nan() && sp[1] == 1.0 && sp[2] == 1.2, "{sp:?}");
+        assert!(frames[1].frame.col(PARENT_STATIC_SP).is_none(), "its parent trends no setpoint here");
+        assert!(frames[2].frame.col(PARENT_STATIC_SP).is_none(), "no parent");
+        cfg.topology = None;
+        let mut again = frames.clone();
+        again[1].frame.cols.clear();
+        attach_parent_static_sp(&mut again, &others, &cfg);
+        assert!(again[1].frame.col(PARENT_STATIC_SP).is_none());
+    }
 
     fn ahu(n: usize, sat_offset: f64) -> EquipFrame {
         let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();

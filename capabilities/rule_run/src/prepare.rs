@@ -123,6 +123,12 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
             read.insert(e.clone());
         }
     }
+    // the equipment serving each judged one (its static-pressure setpoint is what a box's
+    // damper answers to)
+    if let Some(top) = &config.topology {
+        let known: Vec<&str> = stored.iter().map(String::as_str).collect();
+        read.extend(judged.iter().filter_map(|e| top.parent_of(e, &known)).filter(|p| stored.contains(p)));
+    }
     let parse_cfg = |s: &Option<String>| s.as_deref().and_then(ns_from_iso);
     let (start, end) = (start.or(parse_cfg(&config.start)), end.or(parse_cfg(&config.end)));
     let list: Vec<String> = read.into_iter().collect();
@@ -153,6 +159,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
             others.push(EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame });
         }
     }
+    camber_analytics::run::attach_parent_static_sp(&mut frames, &others, &config);
     // the floor is the host's decision (the caller's, or the config's when higher); a caller
     // may only ask for more
     let floor = rc["min_trust"].as_f64().unwrap_or(ctx.min_trust).max(extra_floor.unwrap_or(0.0));

@@ -3,6 +3,17 @@
 //! signal, over observed running time only: a step longer than `gap_factor` typical intervals is
 //! a gap, not calm time, and fan-off time is not control time. A trend too coarse to show the
 //! warning rate cannot tell hunting from stability, so that signal is declined, not passed.
+//!
+//! Unlike the reference, a fan speed or a box damper that answers a static-pressure setpoint
+//! (the air handler's own `duct_static_sp`, or a box's parent's, which the run attaches as
+//! [`crate::run::PARENT_STATIC_SP`] from the topology) is not charged with the setpoint's own
+//! moves. Guideline 36's trim and respond holds the pressure in a deliberate limit cycle (trim
+//! every 2 minutes, respond when the critical box's damper passes 95 %), and the fan and the
+//! boxes follow it: on a healthy system at 1-minute resolution the boxes reverse 7-8 times an
+//! hour and the fan 11. A reversal within `reset_follow_min` of a reversal of the setpoint is
+//! the reset's, and that time is not judged; the rate is of the rest. A signal whose setpoint
+//! reverses through nearly all of its running time is declined: its own tuning cannot be told
+//! apart from the reset's cycle.
 
 use std::collections::BTreeMap;
 
@@ -24,7 +35,7 @@ pub fn spec() -> RuleSpec {
         families: &["air_handler", "terminal", "fan_coil", "hw_plant", "chw_plant"],
         inputs: Inputs {
             required: &[],
-            optional: &["supply_fan_status", "airflow"],
+            optional: &["supply_fan_status", "airflow", "duct_static_sp", crate::run::PARENT_STATIC_SP],
             gating: &[],
             one_of: &[&SIGNALS],
             needs_gating: false,
@@ -75,6 +86,15 @@ pub fn spec() -> RuleSpec {
                 basis: "a trend sampled every dt minutes shows at most 60/dt reversals an hour, and fewer in practice: a threshold needs headroom below that ceiling",
                 calibrate: "Leave it unless a trend near the limit is known to resolve its oscillation.",
             },
+            ParamSpec {
+                name: "reset_follow_min",
+                default: ParamValue::Number(6.0),
+                unit: "minutes",
+                range: Some((1.0, 30.0)),
+                choices: &[],
+                basis: "a fan or a box damper answers a change of its static-pressure setpoint within a few trim-and-respond intervals (2 minutes each); a reversal that soon after the setpoint reversed is the reset's",
+                calibrate: "Set it to the pressure loop's settling time plus the reset's interval; only signals that answer a static-pressure setpoint (the fan speed, a box damper) use it.",
+            },
             ParamSpec::flag(
                 "fan_gate",
                 true,
@@ -86,11 +106,60 @@ pub fn spec() -> RuleSpec {
     }
 }
 
+/// A signal whose setpoint's reversal windows cover this share (%) of its running time or more
+/// is declined: too little of its time is its own.
+const RESET_DECLINE_PCT: f64 = 90.0;
+
+/// Signals that answer a static-pressure setpoint, and the setpoints they answer (their own
+/// frame's first, then the parent's).
+const PRESSURE_FOLLOWERS: [&str; 2] = ["damper", "supply_fan_speed"];
+const PRESSURE_SETPOINTS: [&str; 2] = ["duct_static_sp", crate::run::PARENT_STATIC_SP];
+
+/// The samples within `window` ns after a reversal of the setpoint `sp` (a change against the
+/// direction of its last change; a flat stretch keeps the direction). `None` when it never
+/// reverses.
+fn after_setpoint_reversals(ts: &[i64], sp: &[f64], window: i64) -> Option<Vec<bool>> {
+    let known: Vec<usize> = (0..sp.len()).filter(|&i| sp[i].is_finite()).collect();
+    let (lo, hi) = known.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &i| (a.min(sp[i]), b.max(sp[i])));
+    // a setpoint's own rounding is not a move
+    let eps = (1e-3 * (hi - lo)).max(1e-9);
+    let mut times = Vec::new();
+    let mut dir = 0.0f64;
+    for w in known.windows(2) {
+        let d = sp[w[1]] - sp[w[0]];
+        if d.abs() <= eps {
+            continue;
+        }
+        if dir != 0.0 && d.signum() != dir {
+            times.push(ts[w[1]]);
+        }
+        dir = d.signum();
+    }
+    if times.is_empty() {
+        return None;
+    }
+    let mut k = 0;
+    Some(
+        ts.iter()
+            .map(|&t| {
+                while k + 1 < times.len() && times[k + 1] <= t {
+                    k += 1;
+                }
+                times[k] <= t && t - times[k] < window
+            })
+            .collect(),
+    )
+}
+
 /// What one signal showed.
 struct SignalRate {
     role: &'static str,
     reversals: usize,
+    /// Reversals within the reset window (a setpoint's), not counted.
+    following: usize,
+    /// Running hours judged (outside the reset windows), and inside them.
     hours: f64,
+    reset_hours: f64,
     /// The most reversals per hour the trend can show.
     ceiling: f64,
     flagged: Vec<u32>,
@@ -104,6 +173,7 @@ fn rate_of(
     running: &dyn Fn(usize) -> bool,
     deadband: f64,
     gap_factor: f64,
+    reset: Option<&[bool]>,
 ) -> Option<SignalRate> {
     let idx: Vec<usize> = (0..frame.len()).filter(|&i| !col[i].is_nan()).collect();
     if idx.len() < 3 {
@@ -115,7 +185,8 @@ fn rate_of(
     let max_step = (dt as f64 * gap_factor) as i64;
     // a 0-1 fraction is read as percent
     let scale = if idx.iter().all(|&i| col[i].abs() <= 1.5) { 100.0 } else { 1.0 };
-    let (mut reversals, mut ns, mut judged) = (0usize, 0i64, 0usize);
+    let (mut reversals, mut following, mut ns, mut reset_ns, mut judged) = (0usize, 0usize, 0i64, 0i64, 0usize);
+    let in_reset = |i: usize| reset.is_some_and(|m| m[i]);
     let mut flagged = Vec::new();
     // hysteresis: the direction of travel and the extreme reached in it
     let mut state: Option<(i8, f64)> = None;
@@ -126,8 +197,12 @@ fn rate_of(
             state = None;
             continue;
         }
-        ns += step;
-        judged += 1;
+        if in_reset(b) {
+            reset_ns += step;
+        } else {
+            ns += step;
+            judged += 1;
+        }
         let v = col[b] * scale;
         let prev = col[a] * scale;
         state = match state {
@@ -149,8 +224,12 @@ fn rate_of(
                 } else if (dir > 0 && v > ext) || (dir < 0 && v < ext) {
                     Some((dir, v))
                 } else if moved.abs() > deadband {
-                    reversals += 1;
-                    flagged.push(b as u32);
+                    if in_reset(b) {
+                        following += 1;
+                    } else {
+                        reversals += 1;
+                        flagged.push(b as u32);
+                    }
                     Some((-dir, v))
                 } else {
                     Some((dir, ext))
@@ -158,7 +237,16 @@ fn rate_of(
             }
         };
     }
-    Some(SignalRate { role, reversals, hours: ns as f64 / 3.6e12, ceiling: 3.6e12 / dt as f64, flagged, judged })
+    Some(SignalRate {
+        role,
+        reversals,
+        following,
+        hours: ns as f64 / 3.6e12,
+        reset_hours: reset_ns as f64 / 3.6e12,
+        ceiling: 3.6e12 / dt as f64,
+        flagged,
+        judged,
+    })
 }
 
 /// Evaluate one equipment's frame.
@@ -180,9 +268,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
     let (warn, fault) = (params.number(spec, "warn_per_hr"), params.number(spec, "fault_per_hr"));
     let margin = params.number(spec, "resolution_margin");
+    let window = (params.number(spec, "reset_follow_min") * 60e9) as i64;
     let rates: Vec<SignalRate> = present
         .iter()
         .filter_map(|s| {
+            let reset = PRESSURE_FOLLOWERS
+                .contains(s)
+                .then(|| PRESSURE_SETPOINTS.iter().find_map(|sp| frame.col(sp)))
+                .flatten()
+                .and_then(|sp| after_setpoint_reversals(&frame.ts, sp, window));
             rate_of(
                 s,
                 frame,
@@ -190,6 +284,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 &running,
                 params.number(spec, "deadband"),
                 params.number(spec, "gap_factor"),
+                reset.as_deref(),
             )
         })
         .collect();
@@ -209,6 +304,24 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 r.role, r.ceiling
             ));
             continue;
+        }
+        if r.reset_hours > 0.0 {
+            let share = 100.0 * r.reset_hours / (r.hours + r.reset_hours);
+            metrics.insert(format!("{}_reversals_following_reset", r.role), r.following as f64);
+            if share >= RESET_DECLINE_PCT {
+                caveats.push(format!(
+                    "{}: its static-pressure setpoint reversed (trim and respond) through {share:.0} % of the running time, so its own tuning cannot be told from the reset's cycle: not evaluated",
+                    r.role
+                ));
+                continue;
+            }
+            caveats.push(format!(
+                "{}: {} reversal(s) within {} min of a reversal of its static-pressure setpoint are the reset's, not counted; the rate is of the other {:.1} h",
+                r.role,
+                r.following,
+                params.number(spec, "reset_follow_min"),
+                r.hours
+            ));
         }
         if r.hours <= 0.0 {
             continue;
@@ -339,6 +452,72 @@ mod tests {
         let f =
             Frame::from_rows(&[2 * MIN, 0, MIN, MIN, 3 * MIN], &[("cool_valve", vec![30.0, 30.0, 60.0, 30.0, 30.0])]);
         assert_eq!(run(&RULE, &f, &Params::default()).judged, 3);
+    }
+
+    /// A box over `n` minutes: its damper, and its parent's static-pressure setpoint.
+    fn boxed(n: usize, damper: impl Fn(usize) -> f64, sp: impl Fn(usize) -> f64) -> Frame {
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * MIN).collect();
+        Frame::from_rows(
+            &ts,
+            &[
+                ("damper", (0..n).map(damper).collect()),
+                (crate::run::PARENT_STATIC_SP, (0..n).map(sp).collect()),
+                ("airflow", vec![500.0; n]),
+            ],
+        )
+    }
+
+    /// A trim-and-respond sawtooth: trims 0.04 in. every 2 minutes for `period - 2` minutes,
+    /// then responds by the sum.
+    fn sawtooth(period: usize) -> impl Fn(usize) -> f64 {
+        move |i| {
+            let k = i % period;
+            if k < 2 {
+                0.5
+            } else {
+                0.5 - 0.04 * (((k - 2) / 2) as f64 + 1.0)
+            }
+        }
+    }
+
+    #[test]
+    fn a_damper_following_its_air_handlers_reset_is_not_hunting() {
+        // the setpoint reverses twice each 16 minutes (its respond, then its first trim); the
+        // damper answers each a minute later
+        let damper = |i: usize| if (1..3).contains(&(i % 16)) { 80.0 } else { 96.0 };
+        let r = run(&RULE, &boxed(1200, damper, sawtooth(16)), &Params::default());
+        assert!(
+            r.metrics.get("damper_reversals_following_reset").is_some_and(|n| *n > 100.0),
+            "{} {:?} {:?}",
+            r.summary,
+            r.metrics,
+            r.caveats
+        );
+        assert!(r.caveats.iter().any(|c| c.contains("the reset's")), "{:?}", r.caveats);
+        assert_eq!(r.severity, Severity::Ok, "{} {:?}", r.summary, r.caveats);
+        // the same damper without the setpoint to read: charged with every reversal
+        let ts: Vec<i64> = (0..1200).map(|i| i * MIN).collect();
+        let alone =
+            Frame::from_rows(&ts, &[("damper", (0..1200).map(damper).collect()), ("airflow", vec![500.0; 1200])]);
+        assert_eq!(run(&RULE, &alone, &Params::default()).severity, Severity::Warn, "7.5 reversals an hour");
+    }
+
+    #[test]
+    fn a_damper_hunting_between_resets_is_still_caught() {
+        // the setpoint reverses once an hour; the damper every 2 minutes all the time
+        let sp = |i: usize| if (i / 60).is_multiple_of(2) { 0.5 } else { 0.8 };
+        let r = run(&RULE, &boxed(1200, wave(2), sp), &Params::default());
+        assert_eq!(r.severity, Severity::Fault, "{} {:?}", r.summary, r.caveats);
+        assert!(r.metrics["damper_reversals_per_hr"] > 25.0, "{:?}", r.metrics);
+    }
+
+    #[test]
+    fn a_setpoint_that_reverses_all_the_time_leaves_the_damper_unjudged() {
+        // a 3-minute reset cycle: every minute is within 6 minutes of a setpoint reversal
+        let sp = |i: usize| if (i / 3).is_multiple_of(2) { 0.5 } else { 0.6 };
+        let r = run(&RULE, &boxed(600, wave(2), sp), &Params::default());
+        assert_eq!(r.severity, Severity::Info, "{} {:?}", r.summary, r.caveats);
+        assert!(r.caveats.iter().any(|c| c.contains("cannot be told from the reset's cycle")), "{:?}", r.caveats);
     }
 
     #[test]

@@ -31,6 +31,17 @@ pub enum ChwSp {
     Fixed(f64),
 }
 
+impl ChwSp {
+    /// The setpoint at part-load ratio `plr`: a reset runs from its warm value at 30 % load to
+    /// its cold one at 80 %.
+    pub fn at(&self, plr: f64) -> f64 {
+        match *self {
+            ChwSp::Fixed(v) => v,
+            ChwSp::Reset(lo, hi) => hi - (hi - lo) * ((plr - 0.3) / 0.5).clamp(0.0, 1.0),
+        }
+    }
+}
+
 /// How the condenser-water supply setpoint is set.
 #[derive(Clone, Copy, Debug)]
 pub enum CwSp {
@@ -135,10 +146,7 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, ch_equip:
         let plr = load / CAPACITY_TONS;
         plr_f += (plr - plr_f) * a_plr;
 
-        let chw_sp = match cfg.chw {
-            ChwSp::Fixed(v) => v,
-            ChwSp::Reset(lo, hi) => hi - (hi - lo) * ((plr_f - 0.3) / 0.5).clamp(0.0, 1.0),
-        };
+        let chw_sp = cfg.chw.at(plr_f);
         let cw_sp = match cfg.cw {
             CwSp::Fixed(v) => v,
             CwSp::Reset(app, lo, hi) => (wb + app).clamp(lo, hi),

@@ -57,6 +57,10 @@ pub struct PlantCfg {
     pub peak: f64,
     /// Labels of the lead and lag chillers.
     pub labels: [&'static str; 2],
+    /// The chilled-water supply setpoint, on the plant's load as a share of both chillers'
+    /// capacity (a plant-level reset, as a plant manager runs it). The staging
+    /// dataset's plants hold 44 °F (no reset: what they are judged on is their staging).
+    pub chw: crate::chw::ChwSp,
 }
 
 impl Default for PlantCfg {
@@ -74,6 +78,7 @@ impl Default for PlantCfg {
             },
             peak: 1.35,
             labels: ["", ""],
+            chw: crate::chw::ChwSp::Fixed(44.0),
         }
     }
 }
@@ -90,6 +95,7 @@ pub fn scenarios() -> Vec<(&'static str, PlantCfg)> {
                 staging: Staging { up_plr: 0.9, down_plr: 0.55, delay_min: 0, min_on: 10, min_off: 5, ..base },
                 peak: 1.1,
                 labels: ["", "chiller_short_cycling"],
+                ..d()
             },
         ),
         (
@@ -102,6 +108,7 @@ pub fn scenarios() -> Vec<(&'static str, PlantCfg)> {
                 staging: Staging { lag_always: true, ..base },
                 peak: 0.9,
                 labels: ["chillers_over_staged", "chillers_over_staged"],
+                ..d()
             },
         ),
         ("near_miss", PlantCfg { staging: Staging { until: 20.0, ..base }, ..d() }),
@@ -179,7 +186,8 @@ pub fn simulate(cfg: &PlantCfg, w: &Weather, clock: &Clock, seed: u64, equip: &s
             c.since += 1;
             if c.on {
                 let tons = (load / running).min(TONS * 1.05);
-                c.chws += (44.0 + 0.3 * rng.normal() - c.chws) * a_t;
+                let sp = cfg.chw.at(load / (2.0 * TONS));
+                c.chws += (sp + 0.3 * rng.normal() - c.chws) * a_t;
                 c.chwr += (c.chws + 24.0 * tons / GPM - c.chwr) * a_t;
             } else {
                 c.chws += (62.0 - c.chws) * a_off;

@@ -389,6 +389,43 @@ fn odd_frame(rng: &mut StdRng, n: usize) -> (String, bool) {
         (r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"nope"}}"#.into(), false),
         (r#"{"jsonrpc":"2.0","method":"notifications/whatever"}"#.into(), false),
         ("\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}".into(), true),
+        // tasks and the stateless revision, each with something wrong
+        (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tasks/get","params":{{"taskId":"/etc/passwd"}}}}"#), true),
+        (
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tasks/result","params":{{"taskId":{}}}}}"#, nested(50)),
+            true,
+        ),
+        (format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tasks/cancel","params":{{}}}}"#), true),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tasks/list","params":{{"cursor":"offset:99999999999999999999"}}}}"#
+            ),
+            true,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"points","arguments":{{}},"task":"soon"}}}}"#
+            ),
+            true,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"server/discover","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"/tmp/x"}}}}}}"#
+            ),
+            true,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/list","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[],"io.modelcontextprotocol/logLevel":"loud"}}}}}}"#
+            ),
+            true,
+        ),
+        (
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}}}}}}}}"#
+            ),
+            true,
+        ),
     ];
     frames[rng.random_range(0..frames.len())].clone()
 }
@@ -511,6 +548,22 @@ fn next_frame(
     let mut params = json!({"name": name, "arguments": args});
     if rng.random_range(0..10) == 0 {
         params["_meta"] = json!({"progressToken": format!("p{n}")});
+    }
+    // some calls run as tasks, some are of the stateless revision (an envelope in `_meta`,
+    // its client name hostile)
+    if rng.random_range(0..15) == 0 {
+        params["task"] = json!({"ttl": edge_number(rng)});
+    }
+    if rng.random_range(0..15) == 0 {
+        let meta = params.get("_meta").cloned().unwrap_or(json!({}));
+        let mut meta = meta.as_object().cloned().unwrap_or_default();
+        meta.insert("io.modelcontextprotocol/protocolVersion".into(), json!("2026-07-28"));
+        meta.insert("io.modelcontextprotocol/clientCapabilities".into(), json!({}));
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            json!({"name": hostile_string(rng, facilities, roots), "version": "1"}),
+        );
+        params["_meta"] = Value::Object(meta);
     }
     (json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": params}).to_string(), true)
 }

@@ -66,6 +66,11 @@ fn a_stateless_request_with_a_bad_envelope_or_a_removed_method_gets_the_revision
     let r = srv.recv();
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert!(r["error"]["message"].as_str().unwrap().contains("clientCapabilities"), "{r}");
+    // a "version" that is a path is not echoed as one
+    srv.send(json!({"jsonrpc": "2.0", "id": 11, "method": "tools/list", "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "/etc/camber/2026", "io.modelcontextprotocol/clientCapabilities": {}}}}));
+    let r = srv.recv();
+    assert_eq!(r["error"]["code"], -32022, "{r}");
+    assert!(!r.to_string().contains("/etc/camber"), "{r}");
     // ping and logging/setLevel are not of this revision
     for (id, m) in [(2, "ping"), (3, "logging/setLevel")] {
         srv.send(json!({"jsonrpc": "2.0", "id": id, "method": m, "params": {"_meta": meta, "level": "info"}}));

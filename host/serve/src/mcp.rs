@@ -132,10 +132,13 @@ pub fn stateless_revision(env: &Envelope, redactor: &camber_common::redact::Reda
         return Ok(r);
     }
     let shown = redactor.redact_sent(&camber_common::text::name(&env.version));
+    // what was asked, as sent, unless it is not a version at all (a path, a long text)
+    let requested: String =
+        redactor.redact_sent(&camber_common::text::one_line(&env.version)).chars().take(64).collect();
     Err((
         UNSUPPORTED_VERSION,
         format!("Unsupported protocol version {shown}: this server speaks {}", versions().join(", ")),
-        Some(json!({"supported": versions(), "requested": env.version})),
+        Some(json!({"supported": versions(), "requested": requested})),
     ))
 }
 

@@ -719,4 +719,23 @@ fn tasks_over_http_belong_to_the_token_and_outlive_the_session() {
     let (_, r) =
         rpc(&srv, &srv.narrow_token, Some(&narrow_sid), json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list"}));
     assert_eq!(r["result"]["tasks"], json!([]), "{r}");
+    // a running task's status message says how far its call has gone (no stream needed)
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 1500}, "task": {}}});
+    let (_, r) = rpc(&srv, &srv.token, Some(&sid), call);
+    let task = r["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let get = json!({"jsonrpc": "2.0", "id": 5, "method": "tasks/get", "params": {"taskId": task}});
+    let mut seen = Vec::new();
+    loop {
+        let (_, r) = rpc(&srv, &srv.token, Some(&sid), get.clone());
+        let status = r["result"]["status"].as_str().unwrap().to_string();
+        if status != "working" {
+            assert_eq!(status, "completed", "{r}");
+            break;
+        }
+        if let Some(m) = r["result"]["statusMessage"].as_str() {
+            seen.push(m.to_string());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(seen.iter().any(|m| m.contains(" %: ") && m.contains("ms of 1500")), "{seen:?}");
 }

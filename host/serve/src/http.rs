@@ -180,7 +180,7 @@ pub struct AppState {
     pub workers: Arc<Workers>,
     pub a2a: Arc<super::a2a::Tasks>,
     /// MCP tasks, bound to the token that created them.
-    mcp_tasks: Tasks,
+    mcp_tasks: Arc<Tasks>,
     port: u16,
 }
 
@@ -345,9 +345,10 @@ fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Response {
     let id = job.id.clone();
     match st.mcp_tasks.create(owner, job.task.and_then(|t| t.ttl_ms)) {
         Ok((task, created, flag)) => {
+            // no stream outlives the answer: the task's progress is its status message
+            let (job, notify) = super::tasks::watched(st.mcp_tasks.clone(), &task, job, Arc::new(|_n| {}));
             tokio::spawn(async move {
-                let reply =
-                    st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, Arc::new(|_n| {}))).await;
+                let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, notify)).await;
                 let reply = reply.unwrap_or_else(|CallFailed| Some(mcp::internal_error(Value::Null)));
                 st.mcp_tasks.finish(&task, reply);
             });
@@ -641,7 +642,7 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         sessions: Mutex::new(Sessions::new(opts.sessions)),
         workers: Arc::new(Workers::new(svc.clone(), opts.workers)),
         a2a: Arc::default(),
-        mcp_tasks: Tasks::default(),
+        mcp_tasks: Arc::default(),
         port: opts.addr.port(),
     });
     let app = Router::new()

@@ -63,6 +63,11 @@ fn spawn_worker(pool: &Arc<Pool>) {
             let Ok((job, cancel, task)) = job else { break };
             let send = p.send.clone();
             let notify: mcp::Notify = Arc::new(move |v: Value| send(&v));
+            // a task's progress is its status message too
+            let (job, notify) = match &task {
+                Some(t) => super::tasks::watched(p.tasks.clone(), t, job, notify),
+                None => (job, notify),
+            };
             let reply = catch_unwind(AssertUnwindSafe(|| mcp::run_call(&p.svc, &job, cancel, notify)));
             p.inflight.lock().unwrap_or_else(|e| e.into_inner()).remove(&job.id.to_string());
             let reply = reply.unwrap_or_else(|_| {

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::jsonrpc::{self, INVALID_PARAMS};
+use super::mcp::{CallJob, Notify};
 
 /// How long a task is kept when the client asks for no particular time, and the longest it
 /// may ask for (in ms).
@@ -175,6 +176,17 @@ impl Tasks {
         Some(jsonrpc::notification("notifications/tasks/status", e.json(id)))
     }
 
+    /// A running task's progress, as its status message: a client polling `tasks/get` sees
+    /// how far the call has gone without a stream.
+    pub fn progress(&self, id: &str, percent: u64, message: &str) {
+        let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(e) = g.map.get_mut(id).filter(|e| e.status == "working") {
+            let m = if message.is_empty() { format!("{percent} %") } else { format!("{percent} %: {message}") };
+            e.message = Some(m.chars().take(300).collect());
+            e.updated = camber_common::ids::utc_now();
+        }
+    }
+
     /// Answer `tasks/get`, `tasks/result`, `tasks/list` or `tasks/cancel` for `owner`.
     pub fn answer(&self, owner: &str, id: Value, method: &str, params: &Value) -> Answer {
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
@@ -238,6 +250,28 @@ impl Tasks {
             Some(e) => e.outcome.as_ref().map(|o| with_related(id.clone(), Some(o.clone()), task)),
         }
     }
+}
+
+/// The job and the notifier a task's call runs with: its progress (under the client's token,
+/// or one of the task's own when the client sent none) becomes the task's status message, and
+/// reaches `send` only when the client asked for it.
+pub fn watched(tasks: Arc<Tasks>, task: &str, mut job: CallJob, send: Notify) -> (CallJob, Notify) {
+    let asked = job.progress_token.is_some();
+    if !asked {
+        job.progress_token = Some(json!(format!("task:{task}")));
+    }
+    let task = task.to_string();
+    let notify: Notify = Arc::new(move |v: Value| {
+        if v["method"] == "notifications/progress" {
+            let p = &v["params"];
+            tasks.progress(&task, p["progress"].as_u64().unwrap_or(0), p["message"].as_str().unwrap_or(""));
+            if !asked {
+                return;
+            }
+        }
+        send(v);
+    });
+    (job, notify)
 }
 
 /// A cancelled call's result: a tool error saying so.
@@ -310,6 +344,39 @@ mod tests {
         assert_eq!(g["result"]["status"], "cancelled");
         let r = reply(t.answer("tok", json!(3), "tasks/result", &json!({"taskId": id})));
         assert_eq!(r["result"]["isError"], true);
+    }
+
+    #[test]
+    fn a_tasks_progress_is_its_status_message_and_reaches_the_client_only_when_asked() {
+        let t = Arc::new(Tasks::default());
+        let (id, _, _) = t.create("tok", None).unwrap();
+        let sent: Arc<Mutex<Vec<Value>>> = Arc::default();
+        let sink = sent.clone();
+        let send: Notify = Arc::new(move |v| sink.lock().unwrap().push(v));
+        let job = |token: Option<Value>| CallJob {
+            id: json!(1),
+            name: "rule_run".into(),
+            args: json!({}),
+            progress_token: token,
+            session: crate::mcp::Session::new("t", None),
+            task: Some(crate::mcp::TaskAsk { ttl_ms: None }),
+        };
+        let (j, notify) = watched(t.clone(), &id, job(None), send.clone());
+        assert!(j.progress_token.is_some(), "a token of the task's own");
+        let note = |pct: u64| {
+            jsonrpc::notification(
+                "notifications/progress",
+                json!({"progressToken": "x", "progress": pct, "total": 100, "message": "rules: AHU-3 (5 of 14)"}),
+            )
+        };
+        notify(note(35));
+        notify(jsonrpc::notification("notifications/message", json!({"level": "info", "data": "line"})));
+        let g = reply(t.answer("tok", json!(2), "tasks/get", &json!({"taskId": id})));
+        assert_eq!(g["result"]["statusMessage"], "35 %: rules: AHU-3 (5 of 14)");
+        assert_eq!(sent.lock().unwrap().len(), 1, "only the log message: the client sent no token");
+        let (_, notify) = watched(t.clone(), &id, job(Some(json!("mine"))), send);
+        notify(note(50));
+        assert_eq!(sent.lock().unwrap().len(), 2, "the client's own token: its progress too");
     }
 
     #[test]

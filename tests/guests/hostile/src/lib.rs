@@ -119,11 +119,19 @@ impl camber_sdk::bindings::Guest for Hostile {
                 )
             }
             "sleep" => {
+                // busy for `ms`, reporting its progress every 100 ms
                 let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
-                let until = std::time::Instant::now() + std::time::Duration::from_millis(ms);
-                let mut x: u64 = 0;
+                let t0 = std::time::Instant::now();
+                let until = t0 + std::time::Duration::from_millis(ms);
+                let (mut x, mut reported): (u64, u128) = (0, 0);
                 while std::time::Instant::now() < until {
                     x = std::hint::black_box(x.wrapping_add(1));
+                    let el = t0.elapsed().as_millis();
+                    if el >= reported + 100 {
+                        reported = el;
+                        let message = format!("{el} ms of {ms}");
+                        camber_sdk::bindings::camber::capability::progress::report(el as u32, ms as u32, &message);
+                    }
                 }
                 ok(json!({"slept_ms": ms}), "slept", json!([]))
             }

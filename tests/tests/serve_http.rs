@@ -738,4 +738,17 @@ fn tasks_over_http_belong_to_the_token_and_outlive_the_session() {
         std::thread::sleep(Duration::from_millis(50));
     }
     assert!(seen.iter().any(|m| m.contains(" %: ") && m.contains("ms of 1500")), "{seen:?}");
+    // tasks/result on a running task waits for its end, then answers the call's own result
+    let call = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "sleep", "arguments": {"ms": 800}, "task": {}}});
+    let (_, r) = rpc(&srv, &srv.token, Some(&sid), call);
+    let task = r["result"]["task"]["taskId"].as_str().unwrap().to_string();
+    let (st, r) = rpc(
+        &srv,
+        &srv.token,
+        Some(&sid),
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tasks/result", "params": {"taskId": task}}),
+    );
+    assert_eq!((st, r["id"].clone()), (200, json!(7)));
+    assert_eq!(r["result"]["structuredContent"]["slept_ms"], 800, "{r}");
+    assert_eq!(r["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
 }

@@ -181,6 +181,8 @@ pub struct AppState {
     pub a2a: Arc<super::a2a::Tasks>,
     /// MCP tasks, bound to the token that created them.
     mcp_tasks: Arc<Tasks>,
+    /// Woken each time a task ends, for the `tasks/result` requests waiting on one.
+    task_ended: tokio::sync::Notify,
     port: u16,
 }
 
@@ -351,6 +353,7 @@ fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Response {
                 let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, notify)).await;
                 let reply = reply.unwrap_or_else(|CallFailed| Some(mcp::internal_error(Value::Null)));
                 st.mcp_tasks.finish(&task, reply);
+                st.task_ended.notify_waiters();
             });
             json_response(StatusCode::OK, &jsonrpc::result(id, created))
         }
@@ -363,10 +366,12 @@ async fn tasks_response(st: &AppState, owner: &str, id: Value, method: &str, par
     match st.mcp_tasks.answer(owner, id, method, params) {
         Answer::Reply(v) => json_response(StatusCode::OK, &v),
         Answer::Wait { id, task } => loop {
+            // registered before the look, so an end between the two still wakes it
+            let ended = st.task_ended.notified();
             if let Some(v) = st.mcp_tasks.result(owner, &id, &task) {
                 return json_response(StatusCode::OK, &v);
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            let _ = tokio::time::timeout(Duration::from_secs(5), ended).await;
         },
     }
 }
@@ -643,6 +648,7 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         workers: Arc::new(Workers::new(svc.clone(), opts.workers)),
         a2a: Arc::default(),
         mcp_tasks: Arc::default(),
+        task_ended: tokio::sync::Notify::new(),
         port: opts.addr.port(),
     });
     let app = Router::new()

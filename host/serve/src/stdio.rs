@@ -37,6 +37,9 @@ struct Pool {
     inflight: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>>,
     /// The connection's tasks.
     tasks: Arc<Tasks>,
+    /// `tasks/result` requests waiting for their task to end, by task: answered by the worker
+    /// that ends it (no thread waits).
+    waiting: Mutex<HashMap<String, Vec<Value>>>,
     /// Every worker started (replacements too), joined at the end.
     handles: Mutex<Vec<JoinHandle<()>>>,
 }
@@ -77,7 +80,14 @@ fn spawn_worker(pool: &Arc<Pool>) {
             match (&task, reply) {
                 // a task's answer is kept for tasks/result; the client hears that it ended
                 (Some(t), r) => {
-                    if let Some(note) = p.tasks.finish(t, r) {
+                    let note = p.tasks.finish(t, r);
+                    let waiting = p.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(t).unwrap_or_default();
+                    for id in waiting {
+                        if let Some(v) = p.tasks.result(OWNER, &id, t) {
+                            (p.send)(&v);
+                        }
+                    }
+                    if let Some(note) = note {
                         (p.send)(&note);
                     }
                 }
@@ -117,6 +127,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
         send: send.clone(),
         inflight: inflight.clone(),
         tasks: Arc::new(Tasks::default()),
+        waiting: Mutex::new(HashMap::new()),
         handles: Mutex::new(Vec::new()),
     });
     for _ in 0..workers.max(1) {
@@ -177,15 +188,14 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
             Action::Tasks { id, method, params } => match pool.tasks.answer(OWNER, id, &method, &params) {
                 Answer::Reply(v) => send(&v),
                 Answer::Wait { id, task } => {
-                    // tasks/result of a running task waits for it, off the reader's thread
-                    let (tasks, send) = (pool.tasks.clone(), send.clone());
-                    let _ = std::thread::Builder::new().name("camber-task-wait".into()).spawn(move || loop {
-                        if let Some(v) = tasks.result(OWNER, &id, &task) {
-                            send(&v);
-                            break;
-                        }
-                        std::thread::sleep(std::time::Duration::from_millis(20));
-                    });
+                    // tasks/result of a running task is answered when the task ends; under the
+                    // waiting list's lock, so the worker ending it either sees this request or
+                    // has ended it already
+                    let mut waiting = pool.waiting.lock().unwrap_or_else(|p| p.into_inner());
+                    match pool.tasks.result(OWNER, &id, &task) {
+                        Some(v) => send(&v),
+                        None => waiting.entry(task).or_default().push(id),
+                    }
                 }
             },
         }

@@ -5,8 +5,11 @@
 /// Phase `k` of `of` equal shares of one call's work, named `label` in the messages.
 #[derive(Clone, Copy, Debug)]
 pub struct Phase {
+    /// Which share this is (0-based).
     pub k: usize,
+    /// How many equal shares the call has.
     pub of: usize,
+    /// What the phase does, first in each message ("rules", "drift").
     pub label: &'static str,
 }
 

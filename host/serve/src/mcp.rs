@@ -79,8 +79,11 @@ pub fn is_stateless(method: &str, params: &Value) -> bool {
 /// level it asks for.
 #[derive(Clone, Debug)]
 pub struct Envelope {
+    /// The protocol version the request names.
     pub version: String,
+    /// The client's name (`clientInfo.name`), one line, at most 64 characters.
     pub client: Option<String>,
+    /// The least severe log level it asks messages for (an index into [`LOG_LEVELS`]).
     pub log_level: Option<usize>,
 }
 
@@ -240,6 +243,7 @@ pub struct CallJob {
 /// A client's `task` parameter on a `tools/call`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskAsk {
+    /// The time to live the client asked for, in ms (the server bounds it).
     pub ttl_ms: Option<u64>,
 }
 

@@ -8,8 +8,11 @@ use std::sync::{Arc, Mutex};
 /// One report: `done` of `total` units of work finished, and what was just finished.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
+    /// Units of work finished.
     pub done: u32,
+    /// Units of work in all (never 0 once cleaned).
     pub total: u32,
+    /// What the guest is at, one line.
     pub message: String,
 }
 

@@ -374,3 +374,36 @@ fn the_rcx_report_agrees_with_the_reference_on_its_cause_chain_and_sensor_bias_b
         );
     }
 }
+
+#[test]
+fn excess_outdoor_air_costs_what_the_reference_says_it_costs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, data) = (dir.path().join("store"), dir.path().join("data"));
+    let id = "synthetic-ahu-excess-oa";
+    reference(&["write", store.to_str().unwrap(), data.to_str().unwrap(), id]);
+    let fid = format!("ds-{id}");
+    let theirs = reference(&["rcx", store.to_str().unwrap(), &fid, id]);
+    let ctx = CallContext::new(&store, [fid.clone()]);
+    let ours = full_registry().call("rcx_report", &json!({"facility_id": fid}), &ctx).unwrap();
+    let issue = |issues: &Value, equip: &str| {
+        issues
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|i| i["equip"] == equip)
+            .cloned()
+            .unwrap_or_else(|| panic!("no issue on {equip}"))
+    };
+    // the unit that trends its supply airflow: the same key and, to the cent or nearly, the
+    // same cost (the outdoor air's enthalpy over the return's, on the excess above 20 %)
+    let (a, b) = (issue(&ours.data["issues"], "AHU__excess_oa"), issue(&theirs["issues"], "AHU__excess_oa"));
+    assert_eq!(a["key"], b["key"]);
+    let (ca, cb) = (a["annual_cost_usd"].as_f64().unwrap(), b["annual_cost_usd"].as_f64().unwrap());
+    assert!((ca - cb).abs() <= 0.01 * cb, "{ca} here, {cb} in the reference");
+    assert!(a["cost_basis_note"].as_str().unwrap().starts_with("excess-OA->"), "{a}");
+    // the one without an airflow: uncosted by both, and ours says what would price it
+    let (a, b) =
+        (issue(&ours.data["issues"], "AHU__excess_oa_no_flow"), issue(&theirs["issues"], "AHU__excess_oa_no_flow"));
+    assert!(a["annual_cost_usd"].is_null() && b["annual_cost_usd"].is_null(), "{a} {b}");
+    assert!(a["cost_basis_note"].as_str().unwrap().contains("supply_airflow_cfm or design_oa_cfm"), "{a}");
+}

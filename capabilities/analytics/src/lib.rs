@@ -21,6 +21,7 @@ pub mod fleet;
 pub mod heatpump;
 pub mod hw_plant;
 pub mod mv;
+pub mod oa_cost;
 pub mod psychro;
 pub mod pump_speed;
 pub mod rcx;

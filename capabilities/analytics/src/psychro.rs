@@ -1,5 +1,6 @@
-//! Psychrometrics the rules share: the site's barometric pressure and the thermodynamic wet
-//! bulb of outdoor air from its temperature and humidity.
+//! Psychrometrics the rules share: the site's barometric pressure, the thermodynamic wet
+//! bulb of outdoor air from its temperature and humidity, and moist air's humidity ratio and
+//! enthalpy in IP units (what an excess of outdoor air costs a cooling coil).
 
 /// Saturation vapour pressure over water, kPa, at `t` °C (Magnus form).
 fn p_sat(t: f64) -> f64 {
@@ -105,5 +106,67 @@ mod tests {
         // drier air at altitude has a lower wet bulb
         assert!(wet_bulb_f(86.0, 50.0, site_pressure_kpa(0.0, 5000.0)) < wb);
         assert!((site_pressure_kpa(14.696, 0.0) - 101.325).abs() < 0.01);
+    }
+}
+
+/// Saturation vapour pressure (psia) at `t_f` °F: over water at or above freezing, over ice
+/// below, by the Hyland-Wexler correlations of the ASHRAE Handbook, Fundamentals.
+pub fn saturation_psia(t_f: f64) -> f64 {
+    let t = t_f + 459.67;
+    let ln = if t_f >= 32.0 {
+        -1.044_039_7e4 / t - 1.129_465_0e1 - 2.702_235_5e-2 * t + 1.289_036_0e-5 * t * t - 2.478_068_1e-9 * t * t * t
+            + 6.545_967_3 * t.ln()
+    } else {
+        -1.021_416_5e4 / t - 4.893_242_8 - 5.376_579_4e-3 * t + 1.920_237_7e-7 * t * t + 3.557_583_2e-10 * t * t * t
+            - 9.034_468_8e-14 * t * t * t * t
+            + 4.163_501_9 * t.ln()
+    };
+    ln.exp()
+}
+
+/// Standard sea-level pressure, psia.
+pub const SEA_LEVEL_PSIA: f64 = 14.696;
+
+/// Humidity ratio (lb of water per lb of dry air) of air at `t_f` °F and `rh` % (NaN outside
+/// 0-100 %), at `p_psia`.
+pub fn humidity_ratio(t_f: f64, rh: f64, p_psia: f64) -> f64 {
+    if !(0.0..=100.0).contains(&rh) {
+        return f64::NAN;
+    }
+    let pw = rh / 100.0 * saturation_psia(t_f);
+    0.621_945 * pw / (p_psia - pw)
+}
+
+/// Humidity ratio of air whose dew point is `dp_f` °F.
+pub fn humidity_ratio_from_dew_point(dp_f: f64, p_psia: f64) -> f64 {
+    let pw = saturation_psia(dp_f);
+    0.621_945 * pw / (p_psia - pw)
+}
+
+/// Moist air's enthalpy (Btu per lb of dry air) at `t_f` °F and humidity ratio `w`.
+pub fn enthalpy_btu_lb(t_f: f64, w: f64) -> f64 {
+    0.240 * t_f + w * (1061.0 + 0.444 * t_f)
+}
+
+#[cfg(test)]
+mod ip_tests {
+    use super::*;
+
+    #[test]
+    fn saturation_humidity_and_enthalpy_match_the_handbook_tables() {
+        // ASHRAE Fundamentals' table: 0.5073 psia at 80 °F, 0.08859 at 32 °F, 0.01882 at 0 °F
+        assert!((saturation_psia(80.0) - 0.5073).abs() < 0.001, "{}", saturation_psia(80.0));
+        assert!((saturation_psia(32.0) - 0.08859).abs() < 0.0005);
+        assert!((saturation_psia(0.0) - 0.01882).abs() < 0.0005);
+        // 75 °F at 50 %: W about 0.0093, h about 28.1 Btu/lb
+        let w = humidity_ratio(75.0, 50.0, SEA_LEVEL_PSIA);
+        assert!((w - 0.0093).abs() < 0.0002, "{w}");
+        assert!((enthalpy_btu_lb(75.0, w) - 28.1).abs() < 0.3);
+        assert!(humidity_ratio(75.0, 120.0, SEA_LEVEL_PSIA).is_nan());
+        // saturated air's dew point is its own temperature
+        assert!(
+            (humidity_ratio_from_dew_point(60.0, SEA_LEVEL_PSIA) - humidity_ratio(60.0, 100.0, SEA_LEVEL_PSIA)).abs()
+                < 1e-12
+        );
     }
 }

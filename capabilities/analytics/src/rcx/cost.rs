@@ -11,9 +11,10 @@
 //! finding's failure mode is read from its mode flags (`stuck`, `not_responding`,
 //! `not_trimming`, `diverges`, the first that is set), as the reference reads its `reason`; a
 //! cohort-starvation finding is priced on its own group's sustained share (the engine judges each
-//! air handler's boxes as their own group). The excess-outdoor-air model needs period sums this
-//! engine's rules do not report, so `outdoor_air_fraction` and `economizer_high_limit` stay
-//! uncosted and say so.
+//! air handler's boxes as their own group). Excess outdoor air is priced from the sums
+//! `outdoor_air_fraction` measures on its judged samples ([`crate::oa_cost`]);
+//! `economizer_high_limit` measures none, so it stays uncosted and says so, as the reference's
+//! does.
 
 use std::collections::BTreeMap;
 
@@ -320,11 +321,85 @@ fn estimator(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Option<Est>
             ]);
             (0.0, gas_in * loss, "boiler-short-cycle".into(), used)
         }
-        "outdoor_air_fraction" | "economizer_high_limit" => {
-            none("needs the excess-outdoor-air period sums, which this engine's rule does not report")
-        }
+        "outdoor_air_fraction" | "economizer_high_limit" => excess_oa(c, load, o),
         _ => return None,
     })
+}
+
+/// Excess outdoor air above the declared minimum: the cooling and heating it costs, from the
+/// rule's period sums ([`crate::oa_cost`]) annualised by `annual_hours / observed hours`. The
+/// airflow is the trended supply airflow when the rule could use it, else the load's
+/// `supply_airflow_cfm`, else the `design_oa_cfm` the minimum fraction implies. Cooling is
+/// priced at `cool_cop`, heating at `boiler_efficiency` (gas) or the load's `heat_pump_cop`.
+fn excess_oa(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
+    let m = c.metrics;
+    let Some(observed) = num(m, &["oa_cost_observed_h"]) else {
+        if c.rule == "economizer_high_limit" {
+            return none("this rule measures no excess-outdoor-air sums: outdoor_air_fraction prices the excess");
+        }
+        return none("needs the rule's excess-outdoor-air sums (mixed, return and outdoor air on its judged samples)");
+    };
+    if m.get("min_oa_configured") != Some(&1.0) {
+        return none("needs min_oa_pct (the unit's design minimum outdoor air; the rule's generic 20 % is not priced)");
+    }
+    if m.get("oa_cost_flagged") == Some(&0.0) {
+        return none("no excess-outdoor-air verdict: nothing priced");
+    }
+    let (cool_pc, heat_pc) = (
+        num(m, &["oa_cost_excess_cool_btu_per_cfm"]).unwrap_or(0.0),
+        num(m, &["oa_cost_excess_heat_btu_per_cfm"]).unwrap_or(0.0),
+    );
+    if cool_pc <= 0.0 && heat_pc <= 0.0 {
+        return none("no excess outdoor air outside economizing hours: no penalty");
+    }
+    if observed <= 0.0 {
+        return none("needs observed hours of data (none)");
+    }
+    let min_pct = num(m, &["min_oa_pct"]).unwrap_or(0.0);
+    let mut used = BTreeMap::from([("min_oa_pct".to_string(), min_pct), ("observed_h".to_string(), r3(observed))]);
+    let trended = (num(m, &["oa_cost_excess_cool_kbtu"]), num(m, &["oa_cost_excess_heat_kbtu"]));
+    let (cool_k, heat_k) =
+        match (trended, load.supply_airflow_cfm.filter(|x| *x > 0.0), load.design_oa_cfm.filter(|x| *x > 0.0)) {
+            ((Some(ck), Some(hk)), _, _) => (ck, hk),
+            (_, Some(cfm), _) => {
+                used.insert("supply_airflow_cfm".into(), cfm);
+                (cool_pc * cfm / 1e3, heat_pc * cfm / 1e3)
+            }
+            (_, None, Some(oa)) if min_pct > 0.0 && m.get("min_oa_by_month") != Some(&1.0) => {
+                let cfm = oa / (min_pct / 100.0);
+                used.insert("design_oa_cfm".into(), oa);
+                used.insert("supply_airflow_cfm".into(), r3(cfm));
+                (cool_pc * cfm / 1e3, heat_pc * cfm / 1e3)
+            }
+            (_, None, Some(_)) => {
+                return none(needs("supply_airflow_cfm (design_oa_cfm is ambiguous under a monthly minimum)", c.equip))
+            }
+            _ => return none(needs("supply_airflow_cfm or design_oa_cfm", c.equip)),
+        };
+    let scale = load.annual_hours / observed;
+    let (cool_yr, heat_yr) = (cool_k * scale, heat_k * scale);
+    let cop = o.param("cool_cop");
+    let elec_cool = cool_yr / KBTU_PER_KWH / cop;
+    used.insert("excess_cool_kbtu_yr".into(), r3(cool_yr));
+    used.insert("excess_heat_kbtu_yr".into(), r3(heat_yr));
+    used.insert("cool_cop".into(), cop);
+    let (mut elec, mut gas) = (elec_cool, 0.0);
+    if heat_yr > 0.0 {
+        match load.heat_pump_cop.filter(|x| *x > 0.0) {
+            Some(hp) => {
+                elec += heat_yr / KBTU_PER_KWH / hp;
+                used.insert("heat_pump_cop".into(), hp);
+            }
+            None => {
+                let eff = o.param("boiler_efficiency");
+                gas = heat_yr / KBTU_PER_THERM / eff;
+                used.insert("boiler_efficiency".into(), eff);
+            }
+        }
+    }
+    let parts: Vec<&str> =
+        [("cooling", cool_yr), ("heating", heat_yr)].into_iter().filter(|(_, v)| *v > 0.0).map(|(p, _)| p).collect();
+    (elec, gas, format!("excess-OA->{}", parts.join("+")), used)
 }
 
 /// The estimated annual cost of one finding.
@@ -397,6 +472,53 @@ mod tests {
             json!({"rcx": {"loads": {"VAV-1": {"heating_capacity_kbtuh": 20}}, "cost_params": {"boiler_efficiency": 0.9}, "price": {"gas_per_therm": 1.0}}}),
         );
         assert_eq!(estimate(&input("reheat_minimization_g36", "VAV-1", &m), &o2).annual_cost_usd, 58.4);
+    }
+
+    #[test]
+    fn excess_outdoor_air_is_priced_from_the_rules_sums_and_an_airflow() {
+        let sums = |extra: &[(&str, f64)]| {
+            let mut m = BTreeMap::from([
+                ("oa_cost_observed_h".to_string(), 876.0),
+                ("oa_cost_excess_cool_btu_per_cfm".to_string(), 3412.0),
+                ("oa_cost_excess_heat_btu_per_cfm".to_string(), 1000.0),
+                ("oa_cost_flagged".to_string(), 1.0),
+                ("min_oa_configured".to_string(), 1.0),
+                ("min_oa_pct".to_string(), 20.0),
+            ]);
+            m.extend(extra.iter().map(|(k, v)| (k.to_string(), *v)));
+            m
+        };
+        let o = opts(json!({"rcx": {"loads": {"AHU-1": {"supply_airflow_cfm": 10000}}}}));
+        let m = sums(&[]);
+        let c = estimate(&input("outdoor_air_fraction", "AHU-1", &m), &o);
+        // a tenth of a year observed, at 10,000 cfm: 341,200 kBtu of cooling and 100,000 of
+        // heating a year; 341,200 / 3.412 / 3.5 kWh and 100,000 / 100 / 0.8 therm
+        assert_eq!(c.basis, "excess-OA->cooling+heating", "{c:?}");
+        assert!((c.electricity_kwh - 100_000.0 / 3.5).abs() < 0.1, "{c:?}");
+        assert!((c.gas_therms - 1250.0).abs() < 0.01, "{c:?}");
+        // the trended airflow's kBtu take the place of a declared airflow
+        let m = sums(&[("oa_cost_excess_cool_kbtu", 3412.0), ("oa_cost_excess_heat_kbtu", 0.0)]);
+        let c = estimate(&input("outdoor_air_fraction", "AHU-1", &m), &RcxOptions::default());
+        assert_eq!((c.basis.as_str(), c.gas_therms), ("excess-OA->cooling", 0.0), "{c:?}");
+        assert!((c.electricity_kwh - 10_000.0 / 3.5).abs() < 0.1, "{c:?}");
+        // the design outdoor air and the minimum imply the supply airflow
+        let o = opts(json!({"rcx": {"loads": {"AHU-1": {"design_oa_cfm": 2000}}}}));
+        let c = estimate(&input("outdoor_air_fraction", "AHU-1", &sums(&[])), &o);
+        assert!((c.electricity_kwh - 100_000.0 / 3.5).abs() < 0.1, "{c:?}");
+        // what stops a figure, named
+        let why =
+            |m: &BTreeMap<String, f64>, o: &RcxOptions| estimate(&input("outdoor_air_fraction", "AHU-1", m), o).basis;
+        let none = RcxOptions::default();
+        assert_eq!(why(&sums(&[]), &none), "needs supply_airflow_cfm or design_oa_cfm (report.rcx.loads.AHU-1)");
+        assert!(why(&sums(&[("min_oa_configured", 0.0)]), &none).starts_with("needs min_oa_pct"));
+        assert!(why(&sums(&[("oa_cost_flagged", 0.0)]), &none).starts_with("no excess-outdoor-air verdict"));
+        let o = opts(json!({"rcx": {"loads": {"AHU-1": {"design_oa_cfm": 2000}}}}));
+        assert!(why(&sums(&[("min_oa_by_month", 1.0)]), &o).contains("ambiguous under a monthly minimum"));
+        let free = sums(&[("oa_cost_excess_cool_btu_per_cfm", 0.0), ("oa_cost_excess_heat_btu_per_cfm", 0.0)]);
+        assert!(why(&free, &none).starts_with("no excess outdoor air outside economizing"));
+        assert!(why(&BTreeMap::new(), &none).starts_with("needs the rule's excess-outdoor-air sums"));
+        let e = estimate(&input("economizer_high_limit", "AHU-1", &BTreeMap::new()), &none);
+        assert!(!e.costed && !e.basis.starts_with("needs"), "the issue's note names what outdoor_air_fraction needs");
     }
 
     #[test]

@@ -2,6 +2,10 @@
 //! temperature balance OAF = (RAT - MAT) / (RAT - OAT). Too much in cooling weather is an energy
 //! penalty; a median below the design minimum is under-ventilation. Judged on occupied, fan-on
 //! samples whose balance is stable (|RAT - OAT| at least `denom_min_f`) and plausible.
+//!
+//! The finding also carries what the excess costs on those samples ([`crate::oa_cost`]'s
+//! `oa_cost_*` sums, read from the heating valve, the supply air, both humidities and the
+//! supply airflow when trended), which the RCx report prices. They never change the verdict.
 
 use std::collections::BTreeMap;
 
@@ -233,6 +237,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("n_masked_small_delta_t".into(), small_dt as f64);
     metrics.insert("n_masked_out_of_range".into(), out_of_range as f64);
     metrics.insert("denom_min_f".into(), denom_min);
+    // what the excess costs, for the RCx report's cost model (never the verdict): on every
+    // judged sample, and only an excess verdict is priced
+    let samples: Vec<crate::oa_cost::Judged> = judged.iter().map(|j| (j.0 as usize, j.1, j.2)).collect();
+    metrics.extend(crate::oa_cost::metrics(frame, &samples, MARGIN_PCT));
+    metrics.insert("oa_cost_flagged".into(), f64::from(u8::from(sev_excess != Severity::Ok)));
+    metrics.insert("min_oa_configured".into(), f64::from(u8::from(!configured.is_nan() || !by_month.is_empty())));
+    metrics.insert("min_oa_by_month".into(), f64::from(u8::from(!by_month.is_empty())));
     let n = judged.len();
     let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).copied().collect();
     flagged.sort_unstable();

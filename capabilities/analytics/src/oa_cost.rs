@@ -35,7 +35,7 @@ const HEATING_VALVE_PCT: f64 = 5.0;
 const HEATING_RISE_F: f64 = 2.0;
 /// A trended airflow whose 95th percentile is at or below this (cfm) is a percent signal, not
 /// an airflow.
-const MIN_PLAUSIBLE_CFM: f64 = 100.0;
+pub const MIN_PLAUSIBLE_CFM: f64 = 100.0;
 /// Share of the priced samples a trended airflow must cover to price them in kBtu.
 const MIN_AIRFLOW_COVER: f64 = 0.9;
 

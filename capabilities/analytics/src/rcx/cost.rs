@@ -14,7 +14,11 @@
 //! air handler's boxes as their own group). Excess outdoor air is priced from the sums
 //! `outdoor_air_fraction` measures on its judged samples ([`crate::oa_cost`]);
 //! `economizer_high_limit` measures none, so it stays uncosted and says so, as the reference's
-//! does.
+//! does. Past the reference, `night_weekend_setback` is priced as the supply fan's energy out of
+//! hours (its running hours over a calendar year at `unoccupied_fan_load_frac` of `fan_kw`); the
+//! conditioning of that air is not counted, so the figure is a floor. `leaking_valve` is priced
+//! as the heat its coil adds or takes with both valves shut (a floor too: what the plant spends
+//! undoing it is not counted).
 
 use std::collections::BTreeMap;
 
@@ -88,6 +92,8 @@ pub const COSTED_RULES: &[&str] = &[
     "damper_census",
     "economizer_high_limit",
     "hw_pump_dp_reset",
+    "leaking_valve",
+    "night_weekend_setback",
     "outdoor_air_fraction",
     "reheat_minimization_g36",
     "reheat_penalty",
@@ -322,6 +328,26 @@ fn estimator(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Option<Est>
             (0.0, gas_in * loss, "boiler-short-cycle".into(), used)
         }
         "outdoor_air_fraction" | "economizer_high_limit" => excess_oa(c, load, o),
+        "leaking_valve" => leak(c, load, o),
+        "night_weekend_setback" => {
+            let (Some(run_h), Some(observed)) = (num(m, &["unoccupied_run_hours"]), num(m, &["observed_hours"])) else {
+                return Some(none("needs the rule's unoccupied running hours"));
+            };
+            let Some(kw) = load.fan_kw.filter(|k| *k > 0.0) else { return Some(none(needs("fan_kw", c.equip))) };
+            if observed <= 0.0 {
+                return Some(none("needs observed hours of data (none)"));
+            }
+            // the out-of-hours running over a calendar year, at the night fan's lighter draw;
+            // conditioning that air is not counted, so the figure is a floor
+            let frac = o.param("unoccupied_fan_load_frac");
+            let hours_yr = run_h * 8760.0 / observed;
+            let elec = kw * frac * hours_yr;
+            let used = BTreeMap::from([
+                ("unoccupied_run_hours_yr".to_string(), r3(hours_yr)),
+                ("unoccupied_fan_load_frac".to_string(), frac),
+            ]);
+            (elec, 0.0, "fan-out-of-hours (conditioning not counted)".into(), used)
+        }
         _ => return None,
     })
 }
@@ -400,6 +426,54 @@ fn excess_oa(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
     let parts: Vec<&str> =
         [("cooling", cool_yr), ("heating", heat_yr)].into_iter().filter(|(_, v)| *v > 0.0).map(|(p, _)| p).collect();
     (elec, gas, format!("excess-OA->{}", parts.join("+")), used)
+}
+
+/// A leaking valve: the heat its coil adds, or takes, with both valves shut, over a calendar
+/// year. The rule's Btu on the trended airflow, else its °F-hours times the load's
+/// `supply_airflow_cfm`; cooling at `cool_cop`, heating at `boiler_efficiency` (or the load's
+/// `heat_pump_cop`). Whatever the plant then spends undoing it is not counted: a floor.
+fn leak(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
+    let m = c.metrics;
+    let Some(observed) = num(m, &["observed_hours"]).filter(|h| *h > 0.0) else {
+        return none("needs the rule's leak sums (°F-hours on the leaking samples)");
+    };
+    let (heat_dfh, cool_dfh) =
+        (num(m, &["leak_heat_degf_h"]).unwrap_or(0.0), num(m, &["leak_cool_degf_h"]).unwrap_or(0.0));
+    if heat_dfh <= 0.0 && cool_dfh <= 0.0 {
+        return none("no leak to price");
+    }
+    let mut used = BTreeMap::from([("observed_h".to_string(), r3(observed))]);
+    let (heat_k, cool_k) = match (num(m, &["leak_heat_kbtu"]), num(m, &["leak_cool_kbtu"]), load.supply_airflow_cfm) {
+        (Some(h), Some(k), _) => (h, k),
+        (_, _, Some(cfm)) if cfm > 0.0 => {
+            used.insert("supply_airflow_cfm".into(), cfm);
+            let f = crate::oa_cost::SENSIBLE_BTUH_PER_CFM_F * cfm / 1e3;
+            (heat_dfh * f, cool_dfh * f)
+        }
+        _ => return none(needs("supply_airflow_cfm", c.equip)),
+    };
+    let scale = 8760.0 / observed;
+    let (heat_yr, cool_yr) = (heat_k * scale, cool_k * scale);
+    let cop = o.param("cool_cop");
+    let mut elec = cool_yr / KBTU_PER_KWH / cop;
+    let mut gas = 0.0;
+    used.insert("leak_cool_kbtu_yr".into(), r3(cool_yr));
+    used.insert("leak_heat_kbtu_yr".into(), r3(heat_yr));
+    used.insert("cool_cop".into(), cop);
+    if heat_yr > 0.0 {
+        match load.heat_pump_cop.filter(|x| *x > 0.0) {
+            Some(hp) => {
+                elec += heat_yr / KBTU_PER_KWH / hp;
+                used.insert("heat_pump_cop".into(), hp);
+            }
+            None => {
+                let eff = o.param("boiler_efficiency");
+                gas = heat_yr / KBTU_PER_THERM / eff;
+                used.insert("boiler_efficiency".into(), eff);
+            }
+        }
+    }
+    (elec, gas, "leak-coil-energy (what undoes it not counted)".into(), used)
 }
 
 /// The estimated annual cost of one finding.
@@ -519,6 +593,45 @@ mod tests {
         assert!(why(&BTreeMap::new(), &none).starts_with("needs the rule's excess-outdoor-air sums"));
         let e = estimate(&input("economizer_high_limit", "AHU-1", &BTreeMap::new()), &none);
         assert!(!e.costed && !e.basis.starts_with("needs"), "the issue's note names what outdoor_air_fraction needs");
+    }
+
+    #[test]
+    fn a_fan_running_out_of_hours_is_priced_as_its_energy_over_a_year() {
+        // 336 h observed (two weeks), 100 of them the fan ran out of hours: 2,607 h a year at
+        // half of 20 kW
+        let m = BTreeMap::from([("unoccupied_run_hours".to_string(), 100.0), ("observed_hours".to_string(), 336.0)]);
+        let o = opts(json!({"rcx": {"loads": {"AHU-1": {"fan_kw": 20}}}}));
+        let c = estimate(&input("night_weekend_setback", "AHU-1", &m), &o);
+        assert!((c.electricity_kwh - 20.0 * 0.5 * 100.0 * 8760.0 / 336.0).abs() < 0.1, "{c:?}");
+        assert!(c.basis.starts_with("fan-out-of-hours"), "{c:?}");
+        let c = estimate(&input("night_weekend_setback", "AHU-1", &m), &RcxOptions::default());
+        assert_eq!(c.basis, "needs fan_kw (report.rcx.loads.AHU-1)");
+    }
+
+    #[test]
+    fn a_leaking_valve_is_priced_as_what_its_coil_does_to_the_air() {
+        // a cooling leak of 500 °F-h over 876 h observed, at 5,000 cfm: 27,000 kBtu a year
+        let m = BTreeMap::from([
+            ("leak_cool_degf_h".to_string(), 500.0),
+            ("leak_heat_degf_h".to_string(), 0.0),
+            ("observed_hours".to_string(), 876.0),
+        ]);
+        let o = opts(json!({"rcx": {"loads": {"AHU-1": {"supply_airflow_cfm": 5000}}}}));
+        let c = estimate(&input("leaking_valve", "AHU-1", &m), &o);
+        let kbtu_yr = 500.0 * 1.08 * 5000.0 / 1e3 * 10.0;
+        assert!((c.electricity_kwh - kbtu_yr / 3.412 / 3.5).abs() < 0.1, "{c:?}");
+        assert_eq!(c.gas_therms, 0.0);
+        // the rule's own Btu on a trended airflow, heating at the boiler
+        let mut t = m.clone();
+        t.extend([
+            ("leak_heat_kbtu".to_string(), 800.0),
+            ("leak_cool_kbtu".to_string(), 0.0),
+            ("leak_heat_degf_h".to_string(), 10.0),
+        ]);
+        let c = estimate(&input("leaking_valve", "AHU-1", &t), &RcxOptions::default());
+        assert!((c.gas_therms - 800.0 * 10.0 / 100.0 / 0.8).abs() < 0.01, "{c:?}");
+        let c = estimate(&input("leaking_valve", "AHU-1", &m), &RcxOptions::default());
+        assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.AHU-1)");
     }
 
     #[test]

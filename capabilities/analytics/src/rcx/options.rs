@@ -25,6 +25,11 @@ pub const COST_DEFAULTS: &[(&str, f64, &str)] = &[
     ("pump_excess_frac", 0.15, "loop-pump power wasted riding its curve without a DP reset"),
     ("reheat_diversity", 0.30, "mean reheat output as a fraction of capacity while faulted"),
     ("reset_fan_excess_frac", 0.15, "fan power wasted while a static reset sits untrimmed"),
+    (
+        "unoccupied_fan_load_frac",
+        0.5,
+        "the supply fan's mean draw while it runs out of hours, as a fraction of fan_kw (this engine's own: the reference prices no night running)",
+    ),
 ];
 
 /// Optional cost parameters that have no default (set only by `cost_params`).

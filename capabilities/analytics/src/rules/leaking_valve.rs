@@ -80,6 +80,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (mut judged, mut heat_judged, mut cool_judged) = (Vec::new(), 0usize, 0usize);
     let (mut heat_judged_h, mut cool_judged_h) = (0.0f64, 0.0f64);
     let (mut heat_leaks, mut cool_leaks) = (Vec::new(), Vec::new());
+    // what the leak does to the air, for the RCx report's cost model: °F-hours on the leaking
+    // samples (per cfm), and Btu on the trended airflow where it has one
+    let flow = frame.col("airflow").filter(|f| f.iter().any(|v| *v > crate::oa_cost::MIN_PLAUSIBLE_CFM));
+    let (mut heat_dfh, mut cool_dfh, mut heat_btu, mut cool_btu, mut btu_known) = (0.0, 0.0, 0.0, 0.0, true);
     for i in 0..frame.len() {
         if mat[i].is_nan()
             || fan.is_some_and(|f| !on(f[i]))
@@ -96,11 +100,17 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             _ if heat_on_sat && !sat[i].is_nan() => Some(sat[i] - mat[i] - fan_heat),
             _ => None,
         };
+        let cfm = flow.map(|f| f[i]).filter(|v| *v > 0.0);
         if let Some(r) = heat_rise {
             heat_judged += 1;
             heat_judged_h += w[i];
             if r > delta {
                 heat_leaks.push(i as u32);
+                heat_dfh += r * w[i];
+                match cfm {
+                    Some(c) => heat_btu += crate::oa_cost::SENSIBLE_BTUH_PER_CFM_F * c * r * w[i],
+                    None => btu_known = false,
+                }
             }
         }
         let (cool_rise, fan_credit) = match cclt {
@@ -115,6 +125,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             cool_judged_h += w[i];
             if r < fan_credit - cool_delta {
                 cool_leaks.push(i as u32);
+                let drop = fan_credit - r;
+                cool_dfh += drop * w[i];
+                match cfm {
+                    Some(c) => cool_btu += crate::oa_cost::SENSIBLE_BTUH_PER_CFM_F * c * drop * w[i],
+                    None => btu_known = false,
+                }
             }
         }
     }
@@ -139,6 +155,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut metrics = BTreeMap::new();
     metrics.insert("heating_leak_pct".into(), round2(heat_pct));
     metrics.insert("cooling_leak_pct".into(), round2(cool_pct));
+    metrics.insert("leak_heat_degf_h".into(), round2(heat_dfh));
+    metrics.insert("leak_cool_degf_h".into(), round2(cool_dfh));
+    let observed: f64 = (0..frame.len()).filter(|&i| !mat[i].is_nan()).map(|i| w[i]).sum();
+    metrics.insert("observed_hours".into(), round2(observed));
+    if flow.is_some() && btu_known {
+        metrics.insert("leak_heat_kbtu".into(), round2(heat_btu / 1e3));
+        metrics.insert("leak_cool_kbtu".into(), round2(cool_btu / 1e3));
+    }
     let mut flagged: Vec<u32> = heat_leaks.iter().chain(&cool_leaks).copied().collect();
     flagged.sort_unstable();
     flagged.dedup();
@@ -207,6 +231,20 @@ mod tests {
         let r = run(&RULE, &frame(|i| if i % 5 == 0 { 8.0 } else { 1.0 }, 0.0, 1.0), &Params::default());
         assert_eq!(r.severity, Severity::Warn);
         assert_eq!(r.metrics["heating_leak_pct"], 20.0);
+    }
+
+    #[test]
+    fn what_a_leak_does_to_the_air_is_measured_for_its_cost() {
+        // 100 h of a 6 °F drop with both valves shut: 600 °F-h of cooling
+        let r = run(&RULE, &frame(|_| -6.0, 0.0, 1.0), &Params::default());
+        assert_eq!((r.metrics["leak_cool_degf_h"], r.metrics["leak_heat_degf_h"]), (600.0, 0.0));
+        assert_eq!(r.metrics["observed_hours"], 100.0);
+        assert!(!r.metrics.contains_key("leak_cool_kbtu"), "no airflow trended");
+        // with 2,000 cfm trended: 1.08 x 2,000 x 600 Btu
+        let mut f = frame(|_| -6.0, 0.0, 1.0);
+        f.cols.insert("airflow".into(), vec![2000.0; 100]);
+        let r = run(&RULE, &f, &Params::default());
+        assert!((r.metrics["leak_cool_kbtu"] - 1.08 * 2000.0 * 600.0 / 1e3).abs() < 0.01, "{:?}", r.metrics);
     }
 
     #[test]

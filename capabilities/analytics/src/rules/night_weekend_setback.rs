@@ -177,6 +177,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("unoccupied_run_pct".into(), round2(un_pct));
     metrics.insert("occupied_run_pct".into(), round2(occ_pct));
     metrics.insert("unoccupied_hours".into(), round2(un_h));
+    // what the RCx report's cost model annualises: the fan's running hours out of occupancy
+    // against the hours the record covers
+    metrics.insert("unoccupied_run_hours".into(), round2(un_run_h));
+    metrics.insert("observed_hours".into(), round2(occ_h + un_h));
     let mut caveats = Vec::new();
     if occ_col.is_none() {
         caveats.push("no occupancy point: occupied hours come from the schedule parameters".into());

@@ -18,7 +18,8 @@
 //! hours (its running hours over a calendar year at `unoccupied_fan_load_frac` of `fan_kw`); the
 //! conditioning of that air is not counted, so the figure is a floor. `leaking_valve` is priced
 //! as the heat its coil adds or takes with both valves shut (a floor too: what the plant spends
-//! undoing it is not counted).
+//! undoing it is not counted). `free_cooling_missed` is priced as the mechanical cooling that
+//! all outdoor air would have spared on its missed samples.
 
 use std::collections::BTreeMap;
 
@@ -91,6 +92,7 @@ pub const COSTED_RULES: &[&str] = &[
     "cooling_tower_approach",
     "damper_census",
     "economizer_high_limit",
+    "free_cooling_missed",
     "hw_pump_dp_reset",
     "leaking_valve",
     "night_weekend_setback",
@@ -329,6 +331,7 @@ fn estimator(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Option<Est>
         }
         "outdoor_air_fraction" | "economizer_high_limit" => excess_oa(c, load, o),
         "leaking_valve" => leak(c, load, o),
+        "free_cooling_missed" => missed_free_cooling(c, load, o),
         "night_weekend_setback" => {
             let (Some(run_h), Some(observed)) = (num(m, &["unoccupied_run_hours"]), num(m, &["observed_hours"])) else {
                 return Some(none("needs the rule's unoccupied running hours"));
@@ -474,6 +477,34 @@ fn leak(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
         }
     }
     (elec, gas, "leak-coil-energy (what undoes it not counted)".into(), used)
+}
+
+/// Missed free cooling: the mechanical cooling all outdoor air would have spared on the missed
+/// samples, over a calendar year (the rule's Btu on the trended airflow, else its °F-hours times
+/// the load's `supply_airflow_cfm`), at `cool_cop`.
+fn missed_free_cooling(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
+    let m = c.metrics;
+    let Some(observed) = num(m, &["observed_hours"]).filter(|h| *h > 0.0) else {
+        return none("needs the rule's missed-cooling sums (mixed and supply air on the missed samples)");
+    };
+    let dfh = num(m, &["missed_cool_degf_h"]).unwrap_or(0.0);
+    if dfh <= 0.0 {
+        return none("no mechanical cooling the outdoor air would have spared");
+    }
+    let mut used = BTreeMap::from([("observed_h".to_string(), r3(observed))]);
+    let kbtu = match (num(m, &["missed_cool_kbtu"]), load.supply_airflow_cfm.filter(|x| *x > 0.0)) {
+        (Some(k), _) => k,
+        (None, Some(cfm)) => {
+            used.insert("supply_airflow_cfm".into(), cfm);
+            dfh * crate::oa_cost::SENSIBLE_BTUH_PER_CFM_F * cfm / 1e3
+        }
+        _ => return none(needs("supply_airflow_cfm", c.equip)),
+    };
+    let kbtu_yr = kbtu * 8760.0 / observed;
+    let cop = o.param("cool_cop");
+    used.insert("spared_cool_kbtu_yr".into(), r3(kbtu_yr));
+    used.insert("cool_cop".into(), cop);
+    (kbtu_yr / KBTU_PER_KWH / cop, 0.0, "missed-free-cooling".into(), used)
 }
 
 /// The estimated annual cost of one finding.
@@ -631,6 +662,18 @@ mod tests {
         let c = estimate(&input("leaking_valve", "AHU-1", &t), &RcxOptions::default());
         assert!((c.gas_therms - 800.0 * 10.0 / 100.0 / 0.8).abs() < 0.01, "{c:?}");
         let c = estimate(&input("leaking_valve", "AHU-1", &m), &RcxOptions::default());
+        assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.AHU-1)");
+    }
+
+    #[test]
+    fn missed_free_cooling_is_priced_as_the_cooling_outdoor_air_would_have_spared() {
+        let m = BTreeMap::from([("missed_cool_degf_h".to_string(), 300.0), ("observed_hours".to_string(), 876.0)]);
+        let o = opts(json!({"rcx": {"loads": {"AHU-1": {"supply_airflow_cfm": 8000}}}}));
+        let c = estimate(&input("free_cooling_missed", "AHU-1", &m), &o);
+        let kbtu_yr = 300.0 * 1.08 * 8000.0 / 1e3 * 10.0;
+        assert!((c.electricity_kwh - kbtu_yr / 3.412 / 3.5).abs() < 0.1, "{c:?}");
+        assert_eq!(c.basis, "missed-free-cooling");
+        let c = estimate(&input("free_cooling_missed", "AHU-1", &m), &RcxOptions::default());
         assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.AHU-1)");
     }
 

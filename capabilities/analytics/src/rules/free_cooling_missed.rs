@@ -214,6 +214,31 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let cause =
         if missed.is_empty() { None } else { Some(missed_cause(frame, oat, &missed, &w, params, spec, &mut metrics)) };
     metrics.insert("missed_pct".into(), round2(pct));
+    // the mechanical cooling that all outdoor air would have spared, for the RCx report's cost
+    // model: the coil would have cooled from the outdoor air (or not at all, when it is below the
+    // supply air) instead of from the mixed air, so per cfm 1.08 x (MAT - max(OAT, SAT))
+    if let (Some(mat), Some(sat)) = (frame.col("mixed_air_temp"), frame.col("supply_air_temp")) {
+        let flow = frame.col("airflow").filter(|f| f.iter().any(|v| *v > crate::oa_cost::MIN_PLAUSIBLE_CFM));
+        let (mut dfh, mut btu, mut btu_known) = (0.0, 0.0, true);
+        for &i in &missed {
+            let i = i as usize;
+            if mat[i].is_nan() || sat[i].is_nan() {
+                continue;
+            }
+            let spared = (mat[i] - oat[i].max(sat[i])).max(0.0);
+            dfh += spared * w[i];
+            match flow.map(|f| f[i]).filter(|v| *v > 0.0) {
+                Some(cfm) => btu += crate::oa_cost::SENSIBLE_BTUH_PER_CFM_F * cfm * spared * w[i],
+                None => btu_known = false,
+            }
+        }
+        let observed: f64 = (0..n).filter(|&i| !oat[i].is_nan()).map(|i| w[i]).sum();
+        metrics.insert("missed_cool_degf_h".into(), round2(dfh));
+        metrics.insert("observed_hours".into(), round2(observed));
+        if flow.is_some() && btu_known {
+            metrics.insert("missed_cool_kbtu".into(), round2(btu / 1e3));
+        }
+    }
     metrics.insert("n_free_cooling_samples".into(), available.len() as f64);
     metrics.insert("free_cooling_hours".into(), round2(avail_h));
     if full_oa.is_some() {
@@ -375,6 +400,20 @@ mod tests {
         assert_eq!(stuck.severity, Severity::Fault);
         assert_eq!((stuck.metrics["missed_pct"], stuck.flagged.len()), (100.0, 100));
         assert!(stuck.summary.contains("not commanded open"), "{}", stuck.summary);
+    }
+
+    #[test]
+    fn the_cooling_all_outdoor_air_would_have_spared_is_measured_for_its_cost() {
+        // stuck at 20 %: mixed air 69.2 °F; with supply air at 55 °F and outdoor air at 50 °F,
+        // all outdoor air would have spared the coil all 14.2 °F, each of the 100 h
+        let mut f = frame(100, |_| 50.0, |_| 20.0, |_| 40.0);
+        f.cols.insert("supply_air_temp".into(), vec![55.0; 100]);
+        let r = run(&RULE, &f, &Params::default());
+        assert!((r.metrics["missed_cool_degf_h"] - 1420.0).abs() < 0.01, "{:?}", r.metrics);
+        assert!(!r.metrics.contains_key("missed_cool_kbtu"), "no airflow trended");
+        f.cols.insert("airflow".into(), vec![4000.0; 100]);
+        let r = run(&RULE, &f, &Params::default());
+        assert!((r.metrics["missed_cool_kbtu"] - 1.08 * 4000.0 * 1420.0 / 1e3).abs() < 0.01, "{:?}", r.metrics);
     }
 
     #[test]

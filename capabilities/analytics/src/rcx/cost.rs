@@ -407,28 +407,42 @@ fn excess_oa(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
         };
     let scale = load.annual_hours / observed;
     let (cool_yr, heat_yr) = (cool_k * scale, heat_k * scale);
-    let cop = o.param("cool_cop");
-    let elec_cool = cool_yr / KBTU_PER_KWH / cop;
     used.insert("excess_cool_kbtu_yr".into(), r3(cool_yr));
     used.insert("excess_heat_kbtu_yr".into(), r3(heat_yr));
+    let (elec, gas) = coil_energy(cool_yr, heat_yr, load, o, &mut used);
+    let parts: Vec<&str> =
+        [("cooling", cool_yr), ("heating", heat_yr)].into_iter().filter(|(_, v)| *v > 0.0).map(|(p, _)| p).collect();
+    (elec, gas, format!("excess-OA->{}", parts.join("+")), used)
+}
+
+/// What a year's coil work costs: the cooling (kBtu) at `cool_cop` in electricity, the heating
+/// at the load's `heat_pump_cop` in electricity, else at `boiler_efficiency` in gas; the
+/// assumptions used go into `used`.
+fn coil_energy(
+    cool_kbtu: f64,
+    heat_kbtu: f64,
+    load: &EquipmentLoad,
+    o: &RcxOptions,
+    used: &mut BTreeMap<String, f64>,
+) -> (f64, f64) {
+    let cop = o.param("cool_cop");
     used.insert("cool_cop".into(), cop);
-    let (mut elec, mut gas) = (elec_cool, 0.0);
-    if heat_yr > 0.0 {
+    let mut elec = cool_kbtu / KBTU_PER_KWH / cop;
+    let mut gas = 0.0;
+    if heat_kbtu > 0.0 {
         match load.heat_pump_cop.filter(|x| *x > 0.0) {
             Some(hp) => {
-                elec += heat_yr / KBTU_PER_KWH / hp;
+                elec += heat_kbtu / KBTU_PER_KWH / hp;
                 used.insert("heat_pump_cop".into(), hp);
             }
             None => {
                 let eff = o.param("boiler_efficiency");
-                gas = heat_yr / KBTU_PER_THERM / eff;
+                gas = heat_kbtu / KBTU_PER_THERM / eff;
                 used.insert("boiler_efficiency".into(), eff);
             }
         }
     }
-    let parts: Vec<&str> =
-        [("cooling", cool_yr), ("heating", heat_yr)].into_iter().filter(|(_, v)| *v > 0.0).map(|(p, _)| p).collect();
-    (elec, gas, format!("excess-OA->{}", parts.join("+")), used)
+    (elec, gas)
 }
 
 /// A leaking valve: the heat its coil adds, or takes, with both valves shut, over a calendar
@@ -457,25 +471,9 @@ fn leak(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Est {
     };
     let scale = 8760.0 / observed;
     let (heat_yr, cool_yr) = (heat_k * scale, cool_k * scale);
-    let cop = o.param("cool_cop");
-    let mut elec = cool_yr / KBTU_PER_KWH / cop;
-    let mut gas = 0.0;
     used.insert("leak_cool_kbtu_yr".into(), r3(cool_yr));
     used.insert("leak_heat_kbtu_yr".into(), r3(heat_yr));
-    used.insert("cool_cop".into(), cop);
-    if heat_yr > 0.0 {
-        match load.heat_pump_cop.filter(|x| *x > 0.0) {
-            Some(hp) => {
-                elec += heat_yr / KBTU_PER_KWH / hp;
-                used.insert("heat_pump_cop".into(), hp);
-            }
-            None => {
-                let eff = o.param("boiler_efficiency");
-                gas = heat_yr / KBTU_PER_THERM / eff;
-                used.insert("boiler_efficiency".into(), eff);
-            }
-        }
-    }
+    let (elec, gas) = coil_energy(cool_yr, heat_yr, load, o, &mut used);
     (elec, gas, "leak-coil-energy (what undoes it not counted)".into(), used)
 }
 
@@ -501,10 +499,9 @@ fn missed_free_cooling(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> E
         _ => return none(needs("supply_airflow_cfm", c.equip)),
     };
     let kbtu_yr = kbtu * 8760.0 / observed;
-    let cop = o.param("cool_cop");
     used.insert("spared_cool_kbtu_yr".into(), r3(kbtu_yr));
-    used.insert("cool_cop".into(), cop);
-    (kbtu_yr / KBTU_PER_KWH / cop, 0.0, "missed-free-cooling".into(), used)
+    let (elec, _) = coil_energy(kbtu_yr, 0.0, load, o, &mut used);
+    (elec, 0.0, "missed-free-cooling".into(), used)
 }
 
 /// The estimated annual cost of one finding.

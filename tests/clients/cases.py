@@ -1,5 +1,8 @@
-"""The arguments the client scripts send: one call of each tool, one get of each prompt, chosen
-to suit camber's capabilities on a synthetic store."""
+"""What the client scripts share: the arguments they send (one call of each tool, one get of
+each prompt, chosen to suit camber's capabilities on a synthetic store) and the round of calls
+they make with them."""
+
+import jsonschema
 
 
 def arguments_for(name, facility, equip):
@@ -25,3 +28,23 @@ def prompt_arguments(prompt, facility, equip):
         if v is not None:
             args[a.name] = v
     return args
+
+
+async def call_every_tool(call_tool, tools, facility, out):
+    """Call each tool once through `call_tool` (an SDK session's or client's), validating each
+    structured result against the tool's output schema, then a call the caller may not make;
+    record them in `out`. Returns the first equipment of `facility`, for the prompts."""
+    points = await call_tool("points", {"facility_id": facility})
+    equip = points.structured_content["points"][0]["equip"]
+    for t in tools:
+        res = await call_tool(t.name, arguments_for(t.name, facility, equip))
+        entry = {"is_error": res.is_error, "text": res.content[0].text if res.content else ""}
+        if not res.is_error:
+            jsonschema.validate(res.structured_content, t.output_schema)
+            entry["valid"] = True
+            entry["meta_keys"] = sorted((res.meta or {}).keys())
+        out["tools"][t.name] = entry
+    # a refusal is a result, not a protocol error
+    bad = await call_tool("points", {"facility_id": "not-allowed-here"})
+    out["refusal"] = {"is_error": bad.is_error, "text": bad.content[0].text}
+    return equip

@@ -12,11 +12,10 @@ import asyncio
 import json
 import sys
 
-import jsonschema
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from cases import arguments_for, prompt_arguments
+from cases import call_every_tool, prompt_arguments
 
 
 async def exercise(session, facility):
@@ -24,19 +23,7 @@ async def exercise(session, facility):
     init = session.initialize_result
     out["protocol"] = init.protocol_version if init else None
     tools = (await session.list_tools()).tools
-    points = await session.call_tool("points", {"facility_id": facility})
-    equip = points.structured_content["points"][0]["equip"]
-    for t in tools:
-        res = await session.call_tool(t.name, arguments_for(t.name, facility, equip))
-        entry = {"is_error": res.is_error, "text": res.content[0].text if res.content else ""}
-        if not res.is_error:
-            jsonschema.validate(res.structured_content, t.output_schema)
-            entry["valid"] = True
-            entry["meta_keys"] = sorted((res.meta or {}).keys())
-        out["tools"][t.name] = entry
-    # a refusal is a result, not a protocol error
-    bad = await session.call_tool("points", {"facility_id": "not-allowed-here"})
-    out["refusal"] = {"is_error": bad.is_error, "text": bad.content[0].text}
+    equip = await call_every_tool(session.call_tool, tools, facility, out)
     prompts = (await session.list_prompts()).prompts
     for p in prompts:
         args = prompt_arguments(p, facility, equip)

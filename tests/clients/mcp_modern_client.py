@@ -20,12 +20,11 @@ import json
 import subprocess
 import sys
 
-import jsonschema
 import mcp_types
 from mcp import Client, StdioServerParameters
 from mcp_types import methods as wire_methods
 
-from cases import arguments_for, prompt_arguments
+from cases import call_every_tool, prompt_arguments
 
 VERSION = "2026-07-28"
 META_VERSION = "io.modelcontextprotocol/protocolVersion"
@@ -87,19 +86,7 @@ async def exercise(client, wire, facility):
 
     tools = (await client.list_tools(cache_mode="bypass")).tools
     out["lists"]["tools/list"] = cache_hints(wire.last("tools/list"))
-    points = await client.call_tool("points", {"facility_id": facility})
-    equip = points.structured_content["points"][0]["equip"]
-    for t in tools:
-        res = await client.call_tool(t.name, arguments_for(t.name, facility, equip))
-        entry = {"is_error": res.is_error, "text": res.content[0].text if res.content else ""}
-        if not res.is_error:
-            jsonschema.validate(res.structured_content, t.output_schema)
-            entry["valid"] = True
-            entry["meta_keys"] = sorted((res.meta or {}).keys())
-        out["tools"][t.name] = entry
-    # a refusal is a result, not a protocol error
-    bad = await client.call_tool("points", {"facility_id": "not-allowed-here"})
-    out["refusal"] = {"is_error": bad.is_error, "text": bad.content[0].text}
+    equip = await call_every_tool(client.call_tool, tools, facility, out)
 
     prompts = (await client.list_prompts(cache_mode="bypass")).prompts
     out["lists"]["prompts/list"] = cache_hints(wire.last("prompts/list"))

@@ -476,3 +476,30 @@ fn a_long_call_runs_as_a_task_the_official_client_polls_and_a_cancel_stops_it() 
     old.send(json!({"jsonrpc": "2.0", "id": 3, "method": "tasks/list", "params": {}}));
     assert_eq!(old.recv()["error"]["code"], -32601);
 }
+
+#[test]
+fn a_prompts_facility_id_completes_from_the_facilities_this_caller_may_see() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    assert_eq!(srv.recv()["result"]["capabilities"]["completions"], json!({}));
+    let prompt = |id: u64, argument: &str, value: &str| json!({"jsonrpc": "2.0", "id": id, "method": "completion/complete", "params": {"ref": {"type": "ref/prompt", "name": "rcx_executive_summary"}, "argument": {"name": argument, "value": value}}});
+    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "prompts/list"}));
+    let names: Vec<String> = srv.recv()["result"]["prompts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap().to_string())
+        .collect();
+    assert!(names.iter().any(|n| n == "rcx_executive_summary"), "{names:?}");
+    srv.send(prompt(3, "facility_id", "DS-syn"));
+    let r = srv.recv();
+    assert_eq!(r["result"]["completion"]["values"], json!(["ds-synthetic-chw-plant"]), "{r}");
+    assert_eq!(r["result"]["completion"]["hasMore"], false);
+    srv.send(prompt(4, "facility_id", "elsewhere"));
+    assert_eq!(srv.recv()["result"]["completion"]["values"], json!([]));
+    srv.send(prompt(5, "claim", "sav"));
+    assert_eq!(srv.recv()["result"]["completion"]["total"], 0, "no suggestions for free text");
+    srv.send(json!({"jsonrpc": "2.0", "id": 6, "method": "completion/complete", "params": {"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "facility_id", "value": ""}}}));
+    assert_eq!(srv.recv()["error"]["code"], -32602);
+}

@@ -334,6 +334,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Action::Reply(v) => json_response(StatusCode::OK, &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => prompt_response(&st, job).await,
+        Action::Complete(job) => complete_response(&st, job).await,
         Action::Call(job) if job.task.is_some() => task_call(st, &owner, job),
         Action::Call(job) => call_response(st, &headers, Some(sid), job).await,
         Action::Tasks { id, method, params } => tasks_response(&st, &owner, id, &method, &params).await,
@@ -506,6 +507,7 @@ async fn stateless_post(st: Arc<AppState>, headers: &HeaderMap, msg: Incoming, b
         Action::Reply(v) => json_response(stateless_status(&v), &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => prompt_response(&st, job).await,
+        Action::Complete(job) => complete_response(&st, job).await,
         Action::Call(job) => call_response(st, headers, None, job).await,
         // the stateless revision has no tasks
         Action::Tasks { id, .. } => json_response(
@@ -520,6 +522,16 @@ async fn prompt_response(st: &AppState, job: mcp::PromptJob) -> Response {
     let flag = Arc::new(AtomicBool::new(false));
     let id = job.id.clone();
     match st.workers.run(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
+        Ok(v) => json_response(StatusCode::OK, &v),
+        Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
+    }
+}
+
+/// Run a `completion/complete` on a worker (it may call a capability).
+async fn complete_response(st: &AppState, job: mcp::CompleteJob) -> Response {
+    let flag = Arc::new(AtomicBool::new(false));
+    let id = job.id.clone();
+    match st.workers.run(flag, move |svc, _| mcp::run_complete(svc, &job)).await {
         Ok(v) => json_response(StatusCode::OK, &v),
         Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
     }

@@ -157,7 +157,7 @@ fn server_info() -> Value {
 
 /// What this server offers, as `initialize` and `server/discover` say it.
 fn capabilities() -> Value {
-    json!({"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "logging": {}})
+    json!({"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "logging": {}, "completions": {}})
 }
 
 /// Complete a result for the stateless revision: `resultType`, the server's identity in
@@ -256,6 +256,46 @@ pub struct PromptJob {
     pub revision: Revision,
 }
 
+/// A `completion/complete` of one prompt argument, with the protocol state it was asked in.
+#[derive(Clone, Debug)]
+pub struct CompleteJob {
+    pub id: Value,
+    /// The argument's name and what the client has typed of it.
+    pub argument: String,
+    pub value: String,
+    pub session: Session,
+}
+
+/// The most completion values one answer lists (MCP's limit).
+pub const COMPLETION_MAX: usize = 100;
+
+/// Complete a prompt argument: a `facility_id` from the facilities this caller may see (the
+/// `facilities` capability, under the caller's own policy), matched by prefix, case aside;
+/// any other argument has no suggestions.
+pub fn run_complete(svc: &Service, job: &CompleteJob) -> Value {
+    let mut values: Vec<String> = match job.argument.as_str() {
+        "facility_id" => svc
+            .call("facilities", &json!({}), &job.session.caller, job.session.allowed.as_ref(), None)
+            .map(|r| {
+                r.data["facilities"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|f| f["facility_id"].as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        _ => Vec::new(),
+    };
+    let typed = job.value.to_lowercase();
+    values.retain(|v| v.to_lowercase().starts_with(&typed));
+    let total = values.len();
+    values.truncate(COMPLETION_MAX);
+    let mut r = json!({"completion": {"values": values, "total": total, "hasMore": total > COMPLETION_MAX}});
+    stamp(job.session.revision, &mut r, false);
+    jsonrpc::result(job.id.clone(), r)
+}
+
 /// Render a prompt job into its response.
 pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
     let description =
@@ -311,6 +351,8 @@ pub enum Action {
     Call(CallJob),
     /// A `prompts/get` (it runs a guest, so off the transport's thread too).
     Prompt(PromptJob),
+    /// A `completion/complete` (it may call a capability, so off the transport's thread).
+    Complete(CompleteJob),
     /// Stop the in-flight request with this id.
     Cancel(Value),
     /// A `tasks/*` request, for the transport's task store.
@@ -545,6 +587,22 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 }
             }
             Action::Prompt(PromptJob { id, name: name.to_string(), args, revision: session.revision })
+        }
+        "completion/complete" => {
+            let Some(argument) = params.get("argument").and_then(|a| a.get("name")).and_then(Value::as_str) else {
+                return fail(INVALID_PARAMS, "Invalid params: completion/complete needs argument.name");
+            };
+            let value = params["argument"].get("value").and_then(Value::as_str).unwrap_or("").to_string();
+            match (params["ref"]["type"].as_str(), params["ref"]["name"].as_str()) {
+                (Some("ref/prompt"), Some(name)) if svc.prompts.iter().any(|p| p.name == name) => {}
+                (Some("ref/prompt"), _) => return fail(INVALID_PARAMS, "Invalid params: unknown prompt"),
+                // this server offers no resources: nothing to complete
+                (Some("ref/resource"), _) => {
+                    return reply(json!({"completion": {"values": [], "total": 0, "hasMore": false}}));
+                }
+                _ => return fail(INVALID_PARAMS, "Invalid params: ref must be a ref/prompt or a ref/resource"),
+            }
+            Action::Complete(CompleteJob { id, argument: argument.to_string(), value, session: session.clone() })
         }
         "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" if session.revision.tasks => {
             Action::Tasks { id, method: method.to_string(), params: params.clone() }

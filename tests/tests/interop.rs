@@ -312,7 +312,7 @@ fn the_references_heat_pump_building_is_diagnosed_unit_by_unit() {
     for equip in ["WSHP__door_side", "WSHP__window_side"] {
         let cap = findings.iter().find(|f| f["finding_id"] == format!("hp_capacity_shortfall@{equip}")).unwrap();
         assert_eq!(cap["metrics"]["verdict_room_fight"], 1.0, "{cap}");
-        assert!(cap["summary"].as_str().unwrap().contains("the units in ROOM_B fight"), "{cap}");
+        assert!(cap["summary"].as_str().unwrap().contains("the units in \"ROOM_B\" fight"), "{cap}");
     }
     let room_a = findings.iter().find(|f| f["finding_id"] == "hp_room_imbalance@<fleet:ROOM_A>").unwrap();
     assert_eq!(room_a["severity"], "ok");

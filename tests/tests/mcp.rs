@@ -166,6 +166,17 @@ fn bad_input_gets_the_spec_answer_and_the_server_keeps_serving() {
             assert_eq!(r["error"]["code"], code, "{}", String::from_utf8_lossy(&raw[..raw.len().min(80)]));
         }
     }
+    // a huge unknown method, tool and prompt come back cut, as other echoed values are
+    let huge = format!("no/{}", "m".repeat(100_000));
+    srv.send(json!({"jsonrpc": "2.0", "id": 8, "method": huge}));
+    srv.send(json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": huge, "arguments": {}}}));
+    srv.send(json!({"jsonrpc": "2.0", "id": 10, "method": "prompts/get", "params": {"name": huge}}));
+    for id in [8, 9, 10] {
+        let r = srv.recv();
+        assert_eq!(r["id"], id, "{}", &r.to_string()[..200.min(r.to_string().len())]);
+        let m = r["error"]["message"].as_str().unwrap_or_else(|| panic!("{id}: no error"));
+        assert!(m.chars().count() < 200 && m.contains('\u{2026}'), "{id}: {} chars", m.chars().count());
+    }
     // arguments of the wrong type: a tool result with isError, not a protocol error
     srv.send(json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": 7}}}));
     let r = srv.recv();

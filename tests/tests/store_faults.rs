@@ -147,6 +147,44 @@ fn a_forged_times_index_is_not_served_as_fact() {
     assert_eq!(r.data["window"]["start"], "2024-03-04T00:00:00", "{}", r.data);
 }
 
+/// Runs that a writer could have written (storable times, a positive step) but that the parts'
+/// own footers contradict: the index is checked against the parts' row counts and time
+/// statistics and scanned past.
+#[test]
+fn a_plausible_forged_times_index_is_checked_against_the_parts() {
+    type Forge = fn(&mut Value);
+    let forgeries: [(&str, Forge); 3] = [
+        ("four billion samples from 1970", |p| p["runs"] = json!([[0i64, 1i64, 4_000_000_000u64]])),
+        ("the right count a year early", |p| {
+            let runs = p["runs"].as_array_mut().unwrap();
+            for r in runs {
+                r[0] = json!(r[0].as_i64().unwrap() - 365 * 86_400_000_000_000i64);
+            }
+        }),
+        ("one sample fewer", |p| {
+            let r = &mut p["runs"].as_array_mut().unwrap()[0];
+            r[2] = json!(r[2].as_u64().unwrap() - 1);
+        }),
+    ];
+    // the truth from a store of its own: no memo of it can answer for the forged one
+    let truth = call(demo_store().path(), "coverage", r#"{"facility_id":"hq"}"#).unwrap();
+    for (what, forge) in forgeries {
+        let store = demo_store();
+        let index = facility(store.path(), "hq").join("_camber_times.json");
+        let meta = std::fs::metadata(&index).unwrap();
+        let mut doc: Value = serde_json::from_str(&std::fs::read_to_string(&index).unwrap()).unwrap();
+        for p in doc["points"].as_array_mut().unwrap() {
+            forge(p);
+        }
+        std::fs::write(&index, doc.to_string()).unwrap();
+        // the parts are as old as before: only the footers can tell
+        std::fs::File::options().write(true).open(&index).unwrap().set_modified(meta.modified().unwrap()).unwrap();
+        let r = call(store.path(), "coverage", r#"{"facility_id":"hq"}"#).unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert_eq!(r.data["window"], truth.data["window"], "{what}");
+        assert_eq!(r.data["points"], truth.data["points"], "{what}");
+    }
+}
+
 #[test]
 fn entries_that_are_not_what_the_layout_says_are_damage() {
     type Damage = fn(&Path, &Path);
@@ -257,4 +295,35 @@ fn one_unreadable_fence_does_not_take_the_listing_down() {
     assert_damaged(store.path(), "a fence that is a directory", CALLS);
     let list = call(store.path(), "facilities", "{}").unwrap();
     assert_eq!(list.data["count"], 2, "{}", list.data);
+}
+
+/// A facility that one writer holds (a live writer's busy fence, or the marker of a swap a
+/// killed writer left half done) is listed, flagged retryable, and the other facility's row and
+/// calls are as before.
+#[test]
+fn a_held_facility_does_not_take_the_listing_down() {
+    type Hold = fn(&Path);
+    let holds: [(&str, Hold); 2] = [
+        ("a live writer's busy fence", |root| camber_store::fence::write(root, "hq", true, "t1").unwrap()),
+        ("a killed writer's swap marker", |root| {
+            std::fs::write(camber_store::fence::ready_marker(root, "hq"), b"").unwrap()
+        }),
+    ];
+    for (what, hold) in holds {
+        let store = demo_store();
+        hold(store.path());
+        let e = call(store.path(), "points", r#"{"facility_id":"hq"}"#).expect_err(what);
+        assert_eq!(e.code, ErrorCode::Unavailable, "{what}: {e}");
+        assert_eq!(e.data.as_ref().unwrap()["retryable"], true, "{what}: {e}");
+        let list = call(store.path(), "facilities", "{}").unwrap_or_else(|e| panic!("{what}: the listing failed: {e}"));
+        assert_eq!(list.data["count"], 2, "{what}: {}", list.data);
+        let rows = list.data["facilities"].as_array().unwrap();
+        let hq = rows.iter().find(|f| f["facility_id"] == "hq").unwrap();
+        assert_eq!(hq["unavailable"], json!({"retryable": true}), "{what}: {hq}");
+        assert_eq!((&hq["start"], &hq["end"]), (&Value::Null, &Value::Null), "{what}: {hq}");
+        let annex = rows.iter().find(|f| f["facility_id"] == "annex").unwrap();
+        assert!(annex.get("unavailable").is_none_or(Value::is_null), "{what}: {annex}");
+        assert!(annex["start"].is_string(), "{what}: {annex}");
+        assert_serving(store.path(), what);
+    }
 }

@@ -168,7 +168,7 @@ impl Registry {
         let Some(p) = self.prompts.get(name) else {
             return Err(CapError::new(
                 ErrorCode::InvalidParams,
-                format!("no prompt named '{}'", self.redactor.redact_sent(&one_line(name))),
+                format!("no prompt named '{}'", self.redactor.echo(name)),
             ));
         };
         for (arg, _, required) in &p.arguments {
@@ -214,7 +214,7 @@ impl Registry {
                 // outcome; the caller learns no more
                 return Err(CapError::internal(format!(
                     "'{}' failed inside the host; the error is in the server's log",
-                    ctx.redactor.redact_sent(&one_line(name))
+                    ctx.redactor.echo(name)
                 )));
             }
         };
@@ -260,7 +260,7 @@ impl Registry {
         let Some(cap) = self.capabilities.get(name) else {
             return Err(CapError::new(
                 ErrorCode::UnknownCapability,
-                format!("no capability named '{}'", one_line(name)),
+                format!("no capability named '{}'", ctx.redactor.echo(name)),
             )
             .into());
         };

@@ -425,7 +425,7 @@ pub async fn handle(
     let dialect = match dialect_of(&method, version.as_deref()) {
         Some(d) => d,
         None => {
-            let method = svc.redactor().redact_sent(&camber_common::text::one_line(&method));
+            let method = svc.redactor().echo(&method);
             return Some(jsonrpc::error(id, METHOD_NOT_FOUND, &format!("Method not found: {method}")));
         }
     };

@@ -142,7 +142,7 @@ impl Service {
         };
         let line = format!(
             "camber: call {} caller={} outcome={} {:.1} ms",
-            self.redactor().redact_sent(&camber_common::text::one_line(name)),
+            self.redactor().echo(name),
             camber_common::text::one_line(caller),
             outcome,
             t0.elapsed().as_secs_f64() * 1e3

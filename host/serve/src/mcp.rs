@@ -503,11 +503,7 @@ pub fn handle_stateless(
 
 /// `-32601` for a method this server does not offer (in this revision).
 fn not_found(svc: &Service, id: Value, method: &str) -> Action {
-    Action::Reply(jsonrpc::error(
-        id,
-        METHOD_NOT_FOUND,
-        &format!("Method not found: {}", svc.redactor().redact_sent(&camber_common::text::one_line(method))),
-    ))
+    Action::Reply(jsonrpc::error(id, METHOD_NOT_FOUND, &format!("Method not found: {}", svc.redactor().echo(method))))
 }
 
 /// The methods every revision shares: the tools and the prompts.
@@ -540,10 +536,7 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 return fail(INVALID_PARAMS, "Invalid params: tools/call needs a tool name");
             };
             if svc.tool(name).is_none() {
-                return fail(
-                    INVALID_PARAMS,
-                    &format!("Unknown tool: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))),
-                );
+                return fail(INVALID_PARAMS, &format!("Unknown tool: {}", svc.redactor().echo(name)));
             }
             let args = params.get("arguments").cloned().unwrap_or(json!({}));
             let progress_token = params.get("_meta").and_then(|m| m.get("progressToken")).cloned();
@@ -575,10 +568,7 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 return fail(INVALID_PARAMS, "Invalid params: prompts/get needs a prompt name");
             };
             if svc.prompts.iter().all(|p| p.name != name) {
-                return fail(
-                    INVALID_PARAMS,
-                    &format!("Unknown prompt: {}", svc.redactor().redact_sent(&camber_common::text::one_line(name))),
-                );
+                return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", svc.redactor().echo(name)));
             }
             let mut args: BTreeMap<String, String> = BTreeMap::new();
             if let Some(m) = params.get("arguments").and_then(Value::as_object) {
@@ -694,7 +684,7 @@ pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: N
     let sink: Option<ProgressSink> = watched.then(|| {
         let (notify, percent, token, session) =
             (notify.clone(), percent.clone(), job.progress_token.clone(), session.clone());
-        let name = svc.redactor().redact_sent(&camber_common::text::one_line(&job.name));
+        let name = svc.redactor().echo(&job.name);
         Arc::new(move |p: &Progress| {
             if let Some(pc) = percent.offer(p) {
                 if let Some(token) = &token {
@@ -724,7 +714,7 @@ pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: N
         return None;
     }
     if matches!(&outcome, Err(e) if e.code == ErrorCode::UnknownCapability) {
-        let name = svc.redactor().redact_sent(&camber_common::text::one_line(&job.name));
+        let name = svc.redactor().echo(&job.name);
         return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
     }
     if let Some(token) = &job.progress_token {

@@ -118,9 +118,10 @@ pub fn before(root: &Path, fids: &[String]) -> Result<Vec<Option<String>>, Store
     Ok(tokens)
 }
 
-/// The facilities, tokens and unreadable fences of a listing: as [`before`], except that a
-/// facility whose fence cannot be read at all is set apart (the listing shows it unavailable)
-/// instead of failing the listing. Each fence is read once.
+/// The facilities, tokens and set-apart fences of a listing: as [`before`], except that a
+/// facility whose fence cannot be read, that a live writer still holds after the wait, or whose
+/// swap was interrupted is set apart (the listing shows it unavailable, with its `retryable`)
+/// instead of failing the listing.
 pub type Listing = (Vec<String>, Vec<Option<String>>, BTreeMap<String, StoreError>);
 
 /// See [`Listing`].
@@ -149,8 +150,18 @@ fn before_inner(root: &Path, fids: &[String], listing: bool) -> Result<Listing, 
                     kept.push(fid.clone());
                     break;
                 }
+                // a listing lists a facility that one writer holds, flagged, and goes on with
+                // the others: one facility's trouble is not another's
+                FenceState::Interrupted if listing => {
+                    unreadable.insert(fid.clone(), busy_error(fid, true));
+                    continue 'each;
+                }
                 FenceState::Interrupted => return Err(busy_error(fid, true)),
                 FenceState::Busy if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+                FenceState::Busy if listing => {
+                    unreadable.insert(fid.clone(), busy_error(fid, false));
+                    continue 'each;
+                }
                 FenceState::Busy => return Err(busy_error(fid, false)),
             }
         }
@@ -222,5 +233,21 @@ mod tests {
         assert!(after(root, &["hq".into()], &tokens).unwrap_err().retryable);
         std::fs::write(ready_marker(root, "hq"), b"").unwrap();
         assert_eq!(read(root, "hq").unwrap(), FenceState::Interrupted);
+    }
+
+    #[test]
+    fn a_listing_sets_a_held_facility_apart_and_keeps_the_others() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(root, "a", true, "t1").unwrap(); // a live writer: this process
+        write(root, "b", false, "t2").unwrap();
+        std::fs::write(ready_marker(root, "c"), b"").unwrap();
+        let fids: Vec<String> = ["a", "b", "c", "d"].iter().map(|s| s.to_string()).collect();
+        assert!(before(root, &fids[..1]).unwrap_err().retryable);
+        let (kept, tokens, apart) = before_listing(root, &fids).unwrap();
+        assert_eq!(kept, vec!["b".to_string(), "d".to_string()]);
+        assert_eq!(tokens, vec![Some("t2".to_string()), None]);
+        assert_eq!(apart.keys().cloned().collect::<Vec<_>>(), vec!["a".to_string(), "c".to_string()]);
+        assert!(apart.values().all(|e| e.retryable));
     }
 }

@@ -581,12 +581,17 @@ impl StoreDir {
         if let Some(t) = self.memo_get(fid, &fp, |m| m.times.clone()) {
             return Ok(t);
         }
-        let t: Arc<PointTimes> = match self.read_times_index(fid) {
+        let indexed = match self.read_times_index(fid) {
+            // the index describes the parts; it is served only while they are there to back it
+            // and it says what their own footers say
             Some(t) => {
-                // the index describes the parts; it is served only while they are there to back it
                 self.verify_parts(fid)?;
-                Arc::new(t)
+                self.index_agrees(fid, &t)?.then_some(t)
             }
+            None => None,
+        };
+        let t: Arc<PointTimes> = match indexed {
+            Some(t) => Arc::new(t),
             None => Arc::new(self.times_uncached(fid)?.into_iter().map(|(k, ts)| (k, runs(&ts))).collect()),
         };
         let mut points: Vec<PointRow> = t
@@ -602,6 +607,29 @@ impl StoreDir {
             }
         });
         Ok(t)
+    }
+
+    /// Whether a times index agrees with the parts' own footers: as many samples as the parts
+    /// hold rows, and its first and last sample the parts' time statistics. An index whose part
+    /// signature matches but whose runs were forged or damaged is then scanned past, not served.
+    fn index_agrees(&self, fid: &str, t: &PointTimes) -> Result<bool, StoreError> {
+        let (mut n, mut first, mut last) = (0u64, i64::MAX, i64::MIN);
+        for r in t.iter().flat_map(|(_, rs)| rs) {
+            n += u64::from(r.count);
+            first = first.min(r.start);
+            // read_times_index checked that the last sample is a storable time
+            last = last.max(r.start + r.step * (i64::from(r.count) - 1));
+        }
+        let mut rows = 0u64;
+        for part in self.parts(fid)? {
+            let (_, meta) = open_part(fid, &part)?;
+            rows += u64::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(u64::MAX);
+        }
+        Ok(rows == n
+            && match self.span(fid)? {
+                Some(span) => span == (first, last),
+                None => n == 0,
+            })
     }
 
     /// The times index the writer left in the facility's directory, when it still describes

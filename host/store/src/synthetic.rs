@@ -71,10 +71,13 @@ pub fn ingest(
     replace: bool,
     lock_timeout: Duration,
 ) -> Result<(String, WriteOutcome, Vec<String>), String> {
-    let (rows, entry) = synthesize(dataset_id, seed)?;
     let fid = facility_id(dataset_id);
+    let mode = if replace { Mode::Replace } else { Mode::Create };
+    // refused before the data is made or the store lock is taken
+    crate::writer::check_write(store, &fid, mode)?;
+    let (rows, entry) = synthesize(dataset_id, seed)?;
     let mut w = Writer::open(store, lock_timeout)?;
     let repaired = std::mem::take(&mut w.repaired);
-    let outcome = w.write_facility(&fid, &rows, if replace { Mode::Replace } else { Mode::Create }, entry)?;
+    let outcome = w.write_facility(&fid, &rows, mode, entry)?;
     Ok((fid, outcome, repaired))
 }

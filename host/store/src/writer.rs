@@ -328,41 +328,9 @@ impl Writer {
         read_json_object(&self.root.join(REGISTRY_FILE), "the facility registry")
     }
 
-    fn tombstones(&self) -> Result<BTreeMap<String, Value>, String> {
-        read_json_object(&self.root.join(TOMBSTONES_FILE), "the tombstone list")
-    }
-
-    /// Refuse a write the store's rules forbid: a bad or removed id, a letter-case twin of a
-    /// known id, an archived facility.
-    fn guard(&self, fid: &str, registry: &BTreeMap<String, Value>) -> Result<(), String> {
-        if !valid_facility_id(fid) {
-            return Err(format!(
-                "invalid facility id '{}': use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 200 characters",
-                camber_common::text::one_line(fid)
-            ));
-        }
-        let tombs = self.tombstones()?;
-        if tombs.contains_key(fid) {
-            return Err(format!("facility id '{fid}' was removed from this store and cannot be reused"));
-        }
-        let mut known: BTreeSet<String> = registry.keys().cloned().collect();
-        known.extend(tombs.keys().cloned());
-        if let Ok(rd) = std::fs::read_dir(&self.root) {
-            for e in rd.flatten() {
-                if let Some(id) = e.file_name().to_string_lossy().strip_prefix(FACILITY_PREFIX) {
-                    known.insert(id.to_string());
-                }
-            }
-        }
-        if let Some(twin) = known.iter().find(|k| k.as_str() != fid && k.eq_ignore_ascii_case(fid)) {
-            return Err(format!(
-                "facility id '{fid}' differs only by letter case from the existing '{twin}'; on a case-insensitive file system they would share one directory"
-            ));
-        }
-        if registry.get(fid).and_then(|m| m.get("state")).and_then(Value::as_str) == Some("archived") {
-            return Err(format!("facility '{fid}' is archived; it takes no new data"));
-        }
-        Ok(())
+    /// Refuse a write the store's rules forbid (see [`check_write`]), under the lock.
+    fn guard(&self, fid: &str, mode: Mode, registry: &BTreeMap<String, Value>) -> Result<(), String> {
+        guard_at(&self.root, fid, mode, registry)
     }
 
     /// Write a facility's rows (already in stored order, see [`LongRows::finish`]) and merge
@@ -375,14 +343,9 @@ impl Writer {
         entry: Map<String, Value>,
     ) -> Result<WriteOutcome, String> {
         let mut registry = self.registry()?;
-        self.guard(fid, &registry)?;
+        self.guard(fid, mode, &registry)?;
         let (fin, _, _, _) = self.swap_paths(fid);
         let exists = fin.is_dir();
-        if exists && mode == Mode::Create {
-            return Err(format!(
-                "facility '{fid}' already has data; pass --replace to replace it or --append to add to it"
-            ));
-        }
         self.changing();
         let stage_root =
             self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
@@ -622,6 +585,56 @@ impl Writer {
         cat = json!({"points": points, "equipment": equipment, "gen": new_gen});
         write_atomic(&cat_path, cat.to_string().as_bytes()).map_err(|e| io("cannot write the point catalog", e))
     }
+}
+
+/// Refuse a write the store's rules forbid: a bad or removed id, a letter-case twin of a known
+/// id, an archived facility, or new data for a facility that has some without `Replace` or
+/// `Append`. Read-only, so a command checks it before it takes the store lock (a refused write
+/// then leaves the store as it was, its lock's time included); the writer checks again under
+/// the lock.
+pub fn check_write(root: &Path, fid: &str, mode: Mode) -> Result<(), String> {
+    let registry = if root.is_dir() {
+        read_json_object(&root.join(REGISTRY_FILE), "the facility registry")?
+    } else {
+        BTreeMap::new()
+    };
+    guard_at(root, fid, mode, &registry)
+}
+
+fn guard_at(root: &Path, fid: &str, mode: Mode, registry: &BTreeMap<String, Value>) -> Result<(), String> {
+    if !valid_facility_id(fid) {
+        return Err(format!(
+            "invalid facility id '{}': use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 200 characters",
+            camber_common::text::one_line(fid)
+        ));
+    }
+    let tombs = read_json_object(&root.join(TOMBSTONES_FILE), "the tombstone list")?;
+    if tombs.contains_key(fid) {
+        return Err(format!("facility id '{fid}' was removed from this store and cannot be reused"));
+    }
+    let mut known: BTreeSet<String> = registry.keys().cloned().collect();
+    known.extend(tombs.keys().cloned());
+    if let Ok(rd) = std::fs::read_dir(root) {
+        for e in rd.flatten() {
+            if let Some(id) = e.file_name().to_string_lossy().strip_prefix(FACILITY_PREFIX) {
+                known.insert(id.to_string());
+            }
+        }
+    }
+    if let Some(twin) = known.iter().find(|k| k.as_str() != fid && k.eq_ignore_ascii_case(fid)) {
+        return Err(format!(
+            "facility id '{fid}' differs only by letter case from the existing '{twin}'; on a case-insensitive file system they would share one directory"
+        ));
+    }
+    if registry.get(fid).and_then(|m| m.get("state")).and_then(Value::as_str) == Some("archived") {
+        return Err(format!("facility '{fid}' is archived; it takes no new data"));
+    }
+    if mode == Mode::Create && root.join(format!("{FACILITY_PREFIX}{fid}")).is_dir() {
+        return Err(format!(
+            "facility '{fid}' already has data; pass --replace to replace it or --append to add to it"
+        ));
+    }
+    Ok(())
 }
 
 fn read_json_object(path: &Path, what: &str) -> Result<BTreeMap<String, Value>, String> {

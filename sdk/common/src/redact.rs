@@ -75,6 +75,14 @@ impl Redactor {
         redact_pattern(&self.roots_only(s), &|_| true)
     }
 
+    /// A name the caller sent, echoed in a message (an unknown method, tool or prompt): on one
+    /// line, [`Redactor::redact_sent`], and cut as names from the data are, so a 100,000-character
+    /// method name does not come back whole.
+    pub fn echo(&self, s: &str) -> String {
+        let line = self.redact_sent(&crate::text::one_line(s));
+        crate::text::cut(&line, crate::text::NAME_MAX_CHARS).unwrap_or(line)
+    }
+
     /// A JSON pointer into the caller's arguments: its segments are the caller's keys, so a
     /// segment that holds a path (written `~1` for `/`) reads `<path>`.
     pub fn redact_pointer(&self, ptr: &str) -> String {
@@ -203,6 +211,18 @@ fn redact_runs(s: &str, echoed: &dyn Fn(&str) -> bool, name: bool) -> String {
             && !(prev == Some(':') && s[at..].starts_with("//"));
         if starts_ok {
             let rest = &s[at..];
+            // a file URL names a local path whatever its scheme's case (file:///etc/passwd)
+            if let Some(run) = file_url_run(rest) {
+                let run = quoted_extent(s, i, &chars, name).unwrap_or(run);
+                if !in_quote || echoed(&rest[..run]) {
+                    out.push_str("<path>");
+                    let end = at + run;
+                    while i < chars.len() && chars[i].0 < end {
+                        i += 1;
+                    }
+                    continue;
+                }
+            }
             let lead = if rest.starts_with("~/") || rest.starts_with("~\\") {
                 2
             } else if rest.starts_with('/') {
@@ -217,7 +237,8 @@ fn redact_runs(s: &str, echoed: &dyn Fn(&str) -> bool, name: bool) -> String {
                 0
             };
             if lead > 0 {
-                let run = path_run(rest);
+                // a path that opens a quoted value is the whole value, spaces and commas included
+                let run = quoted_extent(s, i, &chars, name).unwrap_or_else(|| path_run(rest));
                 // "/ x" or a lone "/" is punctuation, not a path
                 let is_path = run > lead && !rest[lead..run].starts_with(['/', ' ']) || (lead == 3 && run >= 3);
                 if is_path && (!in_quote || echoed(&rest[..run])) {
@@ -234,6 +255,32 @@ fn redact_runs(s: &str, echoed: &dyn Fn(&str) -> bool, name: bool) -> String {
         i += 1;
     }
     out
+}
+
+/// Where a path starting at char `i` of `s` ends when it opens a quoted value (the char before
+/// it a double or single quote that closes later in `s`), or, for a name from the data, when it
+/// starts the name: as a byte length from the path's start. `None` when it opens no such value.
+fn quoted_extent(s: &str, i: usize, chars: &[(usize, char)], name: bool) -> Option<usize> {
+    let at = chars[i].0;
+    if name && i == 0 {
+        return Some(s.len());
+    }
+    let q = chars.get(i.checked_sub(1)?)?.1;
+    if !matches!(q, '"' | '\'') {
+        return None;
+    }
+    s[at..].find(q).filter(|&n| n > 0)
+}
+
+/// The length of a `file:` URL at the start of `s` (`file:///etc/passwd`, `FILE://host/x`), up to
+/// whitespace or a delimiter; `None` when `s` does not start with one.
+fn file_url_run(s: &str) -> Option<usize> {
+    let head = s.get(..7)?;
+    if !head.eq_ignore_ascii_case("file://") {
+        return None;
+    }
+    let run = path_run(s);
+    (run > 7).then_some(run)
 }
 
 /// What the caller sent (string values and keys of the arguments, the capability's name)
@@ -376,6 +423,25 @@ mod tests {
         // a message made of what the caller sent, quotes or not
         assert_eq!(r.redact_sent(r#"Unknown tool: "/usr/lib/x""#), "Unknown tool: \"<path>\"");
         assert_eq!(r.redact_sent("Method not found: /srv/stores/main/a b"), "Method not found: <path> b");
+        // a file URL, a quoted path with spaces whole, a path behind an escape sequence
+        assert_eq!(r.redact_sent("Method not found: file:///etc/passwd"), "Method not found: <path>");
+        assert_eq!(r.redact("cannot open FILE://host/share/x.csv now"), "cannot open <path> now");
+        let spaced = Sent::of_call("points", &json!({"facility_id": "/home/user/My Drive/x.csv"}));
+        assert_eq!(
+            r.redact_echoes(r#""/home/user/My Drive/x.csv" is not of type "integer""#, &spaced),
+            r#""<path>" is not of type "integer""#
+        );
+        assert_eq!(r.redact("no file '/opt/My Files/a, b.csv' here"), "no file '<path>' here");
+        assert_eq!(
+            r.redact_data_echoes(&json!({"sent": "/home/user/My Drive/x.csv"}), &spaced),
+            json!({"sent": "<path>"})
+        );
+        let escaped = "Method not found: \u{1b}[2J/etc/passwd";
+        assert_eq!(r.redact_sent(&crate::text::one_line(escaped)), "Method not found: <path>");
+        // an echoed name is cut
+        let long = format!("x/{}", "m".repeat(100_000));
+        assert_eq!(r.echo(&long).chars().count(), crate::text::NAME_MAX_CHARS);
+        assert_eq!(r.echo("tools/lsit\n"), "tools/lsit ");
         // a pointer's segments are the caller's keys
         assert_eq!(r.redact_pointer("/facility_id"), "/facility_id");
         assert_eq!(r.redact_pointer("/x/~1etc~1key"), "/x/<path>");

@@ -22,18 +22,90 @@ pub fn is_invisible(c: char) -> bool {
         | '\u{E0000}'..='\u{E007F}')
 }
 
+/// How many chars of `rest` (which starts with ESC or the C1 CSI) form one terminal escape
+/// sequence: a control sequence (`ESC [` or CSI, parameters, intermediates, a final byte), a
+/// string (`ESC ]`, `ESC P`, `ESC X`, `ESC ^`, `ESC _` up to BEL or `ESC \\`), or an escape
+/// with intermediates and a final byte (`ESC ( B`, `ESC c`). Just the introducer when the
+/// sequence is cut short, so no text after it is lost.
+fn escape_len(rest: &[char]) -> usize {
+    let csi = |from: usize| {
+        let mut k = from;
+        while k < rest.len() && ('\u{30}'..='\u{3F}').contains(&rest[k]) {
+            k += 1;
+        }
+        while k < rest.len() && ('\u{20}'..='\u{2F}').contains(&rest[k]) {
+            k += 1;
+        }
+        if k < rest.len() && ('\u{40}'..='\u{7E}').contains(&rest[k]) {
+            k + 1
+        } else {
+            from
+        }
+    };
+    if rest[0] == '\u{9B}' {
+        return csi(1);
+    }
+    match rest.get(1) {
+        Some('[') => csi(2),
+        Some(']' | 'P' | 'X' | '^' | '_') => {
+            let mut k = 2;
+            while k < rest.len() {
+                match rest[k] {
+                    '\u{07}' | '\u{9C}' => return k + 1,
+                    '\u{1B}' if rest.get(k + 1) == Some(&'\\') => return k + 2,
+                    _ => k += 1,
+                }
+            }
+            2
+        }
+        Some(&c) if ('\u{20}'..='\u{2F}').contains(&c) => {
+            let mut k = 1;
+            while k < rest.len() && ('\u{20}'..='\u{2F}').contains(&rest[k]) {
+                k += 1;
+            }
+            if k < rest.len() && ('\u{30}'..='\u{7E}').contains(&rest[k]) {
+                k + 1
+            } else {
+                1
+            }
+        }
+        Some(&c) if ('\u{30}'..='\u{7E}').contains(&c) => 2,
+        _ => 1,
+    }
+}
+
 /// `s` on one line: newlines, tabs, form feeds and the Unicode line and paragraph separators
-/// become spaces; the characters of [`is_invisible`] are removed.
+/// become spaces; terminal escape sequences are removed whole (what follows one is read as it
+/// would be on a screen, so a path behind `ESC [2J` is a path); the characters of
+/// [`is_invisible`] are removed.
 pub fn one_line(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '\n' | '\r' | '\t' | '\u{000C}' | '\u{0085}' | '\u{2028}' | '\u{2029}' => out.push(' '),
-            c if is_invisible(c) => {}
-            c => out.push(c),
+    if s.contains(['\u{1B}', '\u{9B}']) {
+        let chars: Vec<char> = s.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            if matches!(chars[i], '\u{1B}' | '\u{9B}') {
+                i += escape_len(&chars[i..]).max(1);
+                continue;
+            }
+            push_one_line(&mut out, chars[i]);
+            i += 1;
         }
+        return out;
+    }
+    for c in s.chars() {
+        push_one_line(&mut out, c);
     }
     out
+}
+
+/// One char of [`one_line`]'s output.
+fn push_one_line(out: &mut String, c: char) {
+    match c {
+        '\n' | '\r' | '\t' | '\u{000C}' | '\u{0085}' | '\u{2028}' | '\u{2029}' => out.push(' '),
+        c if is_invisible(c) => {}
+        c => out.push(c),
+    }
 }
 
 /// A result's text as the caller sees it: one line, and never starting with `NOTICE`, which
@@ -198,7 +270,18 @@ mod tests {
     #[test]
     fn one_line_removes_controls_bidi_and_zero_width() {
         let s = "AHU\n1\tx\u{1b}[31m\u{7}\u{0}\u{202E}evil\u{2066}\u{200B}z\u{FEFF}";
-        assert_eq!(one_line(s), "AHU 1 x[31mevilz");
+        assert_eq!(one_line(s), "AHU 1 xevilz");
+    }
+
+    #[test]
+    fn escape_sequences_are_removed_whole() {
+        assert_eq!(one_line("a \u{1b}[2J/etc/passwd"), "a /etc/passwd");
+        assert_eq!(one_line("\u{1b}]0;title\u{7}x\u{1b}]8;;u\u{1b}\\y"), "xy");
+        assert_eq!(one_line("\u{1b}(Bz\u{1b}cw\u{9b}1;2Hv"), "zwv");
+        // cut short: only the introducer goes, the text after it stays
+        assert_eq!(one_line("k\u{1b}[12"), "k12");
+        assert_eq!(one_line("k\u{1b}]no end"), "kno end");
+        assert_eq!(one_line("end\u{1b}"), "end");
     }
 
     #[test]

@@ -207,20 +207,44 @@ pub fn humanize(rule: &str) -> String {
     }
 }
 
+/// Whether a role reads as a word of the role vocabulary (lower-case letters, digits and `_`), so
+/// it may be spoken as the tool's own words; any other stored role is named as data.
+pub(crate) fn plain_role(role: &str) -> bool {
+    !role.is_empty() && role.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+}
+
+/// A role inside a sentence: `supply air temp`, or the stored value quoted by `name()`.
+fn spoken(role: &str) -> String {
+    if plain_role(role) {
+        role.replace('_', " ")
+    } else {
+        camber_common::text::name(role)
+    }
+}
+
+/// A role that starts a sentence: `Supply air temp`, or the stored value quoted by `name()`.
+fn role_subject(role: &str) -> String {
+    if plain_role(role) {
+        humanize(role)
+    } else {
+        camber_common::text::name(role)
+    }
+}
+
 /// An issue's (title, cause, action) from its root finding; the action is empty when no fix is
 /// packaged for the rule.
 pub fn advice(rule: &str, root: &Finding) -> (String, String, String) {
     if let Some(role) = rule.strip_prefix("sensor_drift:") {
         return (
-            format!("Check the {} sensor", role.replace('_', " ")),
-            format!("{} disagrees with its reference", humanize(role)),
+            format!("Check the {} sensor", spoken(role)),
+            format!("{} disagrees with its reference", role_subject(role)),
             "Calibrate or replace the sensor against the reference, then run again: the findings that read it are conditional until then.".into(),
         );
     }
     if let Some(role) = rule.strip_prefix("sensor_trust:") {
         return (
-            format!("Check the {} sensor", role.replace('_', " ")),
-            format!("{} is not trusted", humanize(role)),
+            format!("Check the {} sensor", spoken(role)),
+            format!("{} is not trusted", role_subject(role)),
             "Check the point's sensor, wiring and mapping: the findings that read it are conditional until it is trusted.".into(),
         );
     }

@@ -81,7 +81,7 @@ fn r3(x: f64) -> f64 {
 }
 
 fn needs(what: &str, equip: &str) -> String {
-    format!("needs {what} (report.rcx.loads.{equip})")
+    format!("needs {what} (report.rcx.loads.{})", camber_common::text::name(equip))
 }
 
 /// The rules a cost model prices.
@@ -272,7 +272,10 @@ fn estimator(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Option<Est>
             let tons = num(m, &["tons_median"]).filter(|t| *t > 0.0).or(load.cooling_tons.filter(|t| *t > 0.0));
             let kwpt = load.chiller_kw_per_ton.filter(|k| *k > 0.0).or(num(m, &["kw_per_ton_median"]));
             let (Some(tons), Some(kwpt)) = (tons, kwpt) else {
-                return Some(none(format!("needs cooling_tons and chiller_kw_per_ton (report.rcx.loads.{})", c.equip)));
+                return Some(none(format!(
+                    "needs cooling_tons and chiller_kw_per_ton (report.rcx.loads.{})",
+                    camber_common::text::name(c.equip)
+                )));
             };
             let approach = num(m, &["median_approach_f", "approach_median_f"]).unwrap_or(0.0);
             let design = num(m, &["design_approach_f"]).unwrap_or(0.0);
@@ -611,7 +614,7 @@ mod tests {
         let why =
             |m: &BTreeMap<String, f64>, o: &RcxOptions| estimate(&input("outdoor_air_fraction", "AHU-1", m), o).basis;
         let none = RcxOptions::default();
-        assert_eq!(why(&sums(&[]), &none), "needs supply_airflow_cfm or design_oa_cfm (report.rcx.loads.AHU-1)");
+        assert_eq!(why(&sums(&[]), &none), "needs supply_airflow_cfm or design_oa_cfm (report.rcx.loads.\"AHU-1\")");
         assert!(why(&sums(&[("min_oa_configured", 0.0)]), &none).starts_with("needs min_oa_pct"));
         assert!(why(&sums(&[("oa_cost_flagged", 0.0)]), &none).starts_with("no excess-outdoor-air verdict"));
         let o = opts(json!({"rcx": {"loads": {"AHU-1": {"design_oa_cfm": 2000}}}}));
@@ -633,7 +636,7 @@ mod tests {
         assert!((c.electricity_kwh - 20.0 * 0.5 * 100.0 * 8760.0 / 336.0).abs() < 0.1, "{c:?}");
         assert!(c.basis.starts_with("fan-out-of-hours"), "{c:?}");
         let c = estimate(&input("night_weekend_setback", "AHU-1", &m), &RcxOptions::default());
-        assert_eq!(c.basis, "needs fan_kw (report.rcx.loads.AHU-1)");
+        assert_eq!(c.basis, "needs fan_kw (report.rcx.loads.\"AHU-1\")");
     }
 
     #[test]
@@ -659,7 +662,7 @@ mod tests {
         let c = estimate(&input("leaking_valve", "AHU-1", &t), &RcxOptions::default());
         assert!((c.gas_therms - 800.0 * 10.0 / 100.0 / 0.8).abs() < 0.01, "{c:?}");
         let c = estimate(&input("leaking_valve", "AHU-1", &m), &RcxOptions::default());
-        assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.AHU-1)");
+        assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.\"AHU-1\")");
     }
 
     #[test]
@@ -671,7 +674,7 @@ mod tests {
         assert!((c.electricity_kwh - kbtu_yr / 3.412 / 3.5).abs() < 0.1, "{c:?}");
         assert_eq!(c.basis, "missed-free-cooling");
         let c = estimate(&input("free_cooling_missed", "AHU-1", &m), &RcxOptions::default());
-        assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.AHU-1)");
+        assert_eq!(c.basis, "needs supply_airflow_cfm (report.rcx.loads.\"AHU-1\")");
     }
 
     #[test]
@@ -680,12 +683,12 @@ mod tests {
         let m = BTreeMap::from([("simultaneous_hc_pct".to_string(), 40.0)]);
         let c = estimate(&input("simultaneous_heat_cool", "AHU-1", &m), &o);
         assert!(!c.costed && c.annual_cost_usd == 0.0);
-        assert_eq!(c.basis, "needs heating_capacity_kbtuh (report.rcx.loads.AHU-1)");
-        assert_eq!(uncosted_note(&c.basis), "uncosted: needs heating_capacity_kbtuh (report.rcx.loads.AHU-1)");
+        assert_eq!(c.basis, "needs heating_capacity_kbtuh (report.rcx.loads.\"AHU-1\")");
+        assert_eq!(uncosted_note(&c.basis), "uncosted: needs heating_capacity_kbtuh (report.rcx.loads.\"AHU-1\")");
         let g = estimate(&input("g36_afdd", "AHU-1", &m), &o);
         assert_eq!(g.basis, "no cost model for rule 'g36_afdd'");
         let p = estimate(&input("hw_pump_dp_reset", "P-1", &m), &o);
-        assert_eq!(p.basis, "needs pump_kw (report.rcx.loads.P-1)");
+        assert_eq!(p.basis, "needs pump_kw (report.rcx.loads.\"P-1\")");
     }
 
     #[test]

@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use camber_common::text::thousands;
+use camber_common::text::{name, thousands};
 
 use super::{count_boxes, AppendixEntry, Fact, Issue, Kpis, RcxInput};
 use crate::engine::{Finding, Severity};
@@ -94,12 +94,24 @@ impl Builder {
     }
 }
 
-/// The equipment names of a list, capped at `cap` then "and N more".
-fn named(list: &[String], cap: usize) -> String {
-    if list.len() > cap {
-        format!("{} and {} more", list[..cap].join(", "), list.len() - cap)
+/// A role as text writes it: a word of the role vocabulary as it is, any other stored role
+/// quoted by [`name`].
+pub(crate) fn role_word(role: &str) -> String {
+    if super::advice::plain_role(role) {
+        role.to_string()
     } else {
-        list.join(", ")
+        name(role)
+    }
+}
+
+/// The equipment names of a list, each written with [`name`] (they come from the data), capped
+/// at `cap` then "and N more".
+fn named(list: &[String], cap: usize) -> String {
+    let shown: Vec<String> = list.iter().take(cap).map(|e| name(e)).collect();
+    if list.len() > cap {
+        format!("{} and {} more", shown.join(", "), list.len() - cap)
+    } else {
+        shown.join(", ")
     }
 }
 
@@ -161,15 +173,17 @@ pub fn index(
             fact,
         });
     };
-    let untrusted =
-        |d: &[(String, f64)]| d.iter().map(|(r, s)| format!("{r} (trust {s:.2})")).collect::<Vec<_>>().join(", ");
+    let untrusted = |d: &[(String, f64)]| {
+        d.iter().map(|(r, s)| format!("{} (trust {s:.2})", role_word(r))).collect::<Vec<_>>().join(", ")
+    };
     for f in run.findings.iter().filter(|f| !f.declined.is_empty()) {
-        let text = format!("{} on {} declined: untrusted input(s) {}", f.finding.rule, f.equip, untrusted(&f.declined));
+        let text =
+            format!("{} on {} declined: untrusted input(s) {}", f.finding.rule, name(&f.equip), untrusted(&f.declined));
         entry(&mut b, "decline", f.finding.rule, &f.equip, text);
     }
     for f in input.drift_findings.iter().filter(|f| !f.declined.is_empty()) {
         let rule = format!("{}:{}", f.family, f.detector);
-        let text = format!("{rule} on {} declined: untrusted input(s) {}", f.equip, untrusted(&f.declined));
+        let text = format!("{rule} on {} declined: untrusted input(s) {}", name(&f.equip), untrusted(&f.declined));
         entry(&mut b, "decline", &rule, &f.equip, text);
     }
     let mut skips: Vec<((String, String), Vec<String>)> = Vec::new();
@@ -197,7 +211,7 @@ pub fn index(
         entry(&mut b, "chain_gap", "", "", text);
     }
     for u in input.drift_unevaluated {
-        let text = format!("{} drift was not evaluated on {}: {}", u.family, u.equip, u.reason);
+        let text = format!("{} drift was not evaluated on {}: {}", u.family, name(&u.equip), u.reason);
         entry(&mut b, "unevaluated", &u.family, &u.equip, text);
     }
     let judged: BTreeSet<&str> = run
@@ -287,8 +301,9 @@ fn issue_facts(
         c,
         eq,
         &format!(
-            "Issue {}: {heading}, on {eq}{plus}; severity {}, confidence {}",
+            "Issue {}: {heading}, on {}{plus}; severity {}, confidence {}",
             iss.rank,
+            name(eq),
             sev(iss.severity),
             iss.confidence.as_str()
         ),
@@ -311,7 +326,7 @@ fn issue_facts(
                 "cost",
                 c,
                 &m.equip,
-                &format!("The {} finding on {} is estimated at {}/yr ({})", m.rule, m.equip, usd(v), m.basis),
+                &format!("The {} finding on {} is estimated at {}/yr ({})", m.rule, name(&m.equip), usd(v), m.basis),
             );
         }
     }
@@ -349,17 +364,18 @@ fn issue_facts(
     if let Some(s) = &iss.sensor {
         let text = match (&s.reference, s.bias) {
             (Some(r), Some(bias)) => format!(
-                "root: {} on {} reads {bias:+.1} against the {} {r} over {} samples ({})",
-                s.role,
-                s.equip,
-                s.label.as_deref().unwrap_or("reference"),
+                "root: {} on {} reads {bias:+.1} against the {} {} over {} samples ({})",
+                role_word(&s.role),
+                name(&s.equip),
+                s.label.as_deref().map_or_else(|| "reference".to_string(), name),
+                name(r),
                 s.samples,
                 sev(iss.severity)
             ),
             _ => format!(
                 "root: {} on {} scores trust {:.2} over {} samples ({})",
-                s.role,
-                s.equip,
+                role_word(&s.role),
+                name(&s.equip),
                 s.trust.unwrap_or(f64::NAN),
                 s.samples,
                 sev(iss.severity)
@@ -370,7 +386,7 @@ fn issue_facts(
     for (i, id) in iss.finding_ids.iter().enumerate() {
         let Some((f, on)) = findings.get(id.as_str()) else { continue };
         let role = if i == 0 { "root" } else { "member" };
-        b.add("finding", c, on, &format!("{role} finding {id} ({}): {}", sev(f.severity), clean(&f.summary)));
+        b.add("finding", c, on, &format!("{role} finding {} ({}): {}", name(id), sev(f.severity), clean(&f.summary)));
     }
     if iss.action.is_empty() {
         b.add("action", c, eq, "No packaged action: the engineer is to specify the fix");
@@ -386,7 +402,7 @@ fn issue_facts(
     }
     for d in &iss.dependents {
         let on = findings.get(d.as_str()).map_or("", |(_, e)| e);
-        b.add("dependency", c, on, &format!("{d} is conditional on this sensor issue"));
+        b.add("dependency", c, on, &format!("{} is conditional on this sensor issue", name(d)));
     }
     if let Some(ch) = &iss.chain {
         let own: Vec<&String> = iss
@@ -405,7 +421,8 @@ fn issue_facts(
                 c,
                 eq,
                 &format!(
-                    "Cause chain {ch} on {eq}: {} is the root of {} ({})",
+                    "Cause chain {ch} on {}: {} is the root of {} ({})",
+                    name(eq),
                     own[0],
                     plural(rest.len(), "symptom", "symptoms"),
                     rest.join(", ")
@@ -422,7 +439,7 @@ fn issue_facts(
                 "Cause chain {}: {} at {}, {} on {} ({})",
                 z.chain,
                 z.cause,
-                z.ahu,
+                name(&z.ahu),
                 z.symptom,
                 count_boxes(z),
                 named(&z.boxes, 12)
@@ -453,6 +470,10 @@ mod tests {
         assert_eq!((hours(1234.4), hours(2.5), hours(8.0)), ("1,234".into(), "2.5".into(), "8".into()));
         assert_eq!(sentence(" a  b "), "a b.");
         assert_eq!(sentence("done."), "done.");
-        assert_eq!(named(&["a".into(), "b".into(), "c".into()], 2), "a, b and 1 more");
+        assert_eq!(named(&["a".into(), "b".into(), "c".into()], 2), "\"a\", \"b\" and 1 more");
+        assert_eq!(
+            (role_word("mixed_air_temp"), role_word("<b>")),
+            ("mixed_air_temp".into(), "\"\u{2039}b\u{203A}\"".into())
+        );
     }
 }

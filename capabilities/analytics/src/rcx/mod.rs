@@ -50,6 +50,7 @@ mod tests;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet};
 
+use camber_common::text::name;
 use serde::Serialize;
 
 use crate::config::RunConfig;
@@ -478,9 +479,18 @@ pub fn build(input: &RcxInput) -> RcxReport {
         let Some(c) = r.comparison.as_ref().filter(|c| c.severity >= Severity::Warn) else { continue };
         let rule = format!("sensor_drift:{}", r.role);
         let sev = if c.severity == Severity::Fault { "fault" } else { "warn" };
+        // a label is text: the names in it come from the data and the config
         let label = format!(
-            "{rule} {sev} ({} {} reads {:+.1} against the {} {}, RMSE {:.1}, over {} samples) on {}",
-            r.equip, r.role, c.bias, r.label, r.reference, c.rmse, c.samples, r.equip
+            "sensor_drift:{} {sev} ({} {} reads {:+.1} against the {} {}, RMSE {:.1}, over {} samples) on {}",
+            facts::role_word(&r.role),
+            name(&r.equip),
+            facts::role_word(&r.role),
+            c.bias,
+            name(&r.label),
+            name(&r.reference),
+            c.rmse,
+            c.samples,
+            name(&r.equip)
         );
         let idx = causes.len();
         for it in items.iter_mut() {
@@ -540,7 +550,12 @@ pub fn build(input: &RcxInput) -> RcxReport {
                 },
                 rule: format!("sensor_trust:{role}"),
                 severity: Severity::Warn,
-                label: format!("sensor_trust:{role} {why} (trust {:.2}) on {equip}", t.score),
+                label: format!(
+                    "sensor_trust:{} {why} (trust {:.2}) on {}",
+                    facts::role_word(role),
+                    t.score,
+                    name(equip)
+                ),
                 samples: t.samples,
             });
         }
@@ -732,7 +747,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
                         if it.rule == root.rule && it.equip == root.equip {
                             it.cost.basis.clone()
                         } else {
-                            format!("{} for {} on {}", it.cost.basis, it.rule, it.equip)
+                            format!("{} for {} on {}", it.cost.basis, it.rule, name(&it.equip))
                         }
                     })
                     .unwrap_or_else(|| root.cost.basis.clone());
@@ -784,7 +799,8 @@ pub fn build(input: &RcxInput) -> RcxReport {
             let own: Vec<&str> = members.iter().filter(|&&m| !moved[m]).map(|&m| items[m].rule.as_str()).collect();
             if own.len() > 1 {
                 why.push(format!(
-                    "Cause chain {c} on {equip}: {} is the most upstream finding; {} follow from it (hours are their union, the cost the largest member)",
+                    "Cause chain {c} on {}: {} is the most upstream finding; {} follow from it (hours are their union, the cost the largest member)",
+                    name(&equip),
                     own[0],
                     own[1..].join(", ")
                 ));
@@ -795,7 +811,7 @@ pub fn build(input: &RcxInput) -> RcxReport {
                 let mut line = format!(
                     "Cause chain (topology): {} at {} is the likely cause of {} on {} ({}); those box findings are members of this issue",
                     z.cause,
-                    z.ahu,
+                    name(&z.ahu),
                     z.symptom,
                     count_boxes(z),
                     z.rules.join(", ")

@@ -125,7 +125,7 @@ fn findings_on_one_equipment_group_along_each_chain_with_the_upstream_root() {
     assert!(r.issues.iter().all(|i| !i.rules.contains(&"supply_air_control".to_string())));
     // the chain is stated as a fact of the issue
     assert!(r.fact_index.iter().any(|f| f.id == format!("Z1@{}", sat.key)
-        && f.text == "Cause chain sat on AHU-1: supply_air_reset is the root of 2 symptoms (reheat_penalty, simultaneous_heat_cool)."));
+        && f.text == "Cause chain sat on \"AHU-1\": supply_air_reset is the root of 2 symptoms (reheat_penalty, simultaneous_heat_cool)."));
 }
 
 fn g36_warm(flagged: Vec<u32>) -> RunFinding {
@@ -176,17 +176,21 @@ fn a_warm_zone_is_blamed_on_its_air_handler_along_the_topology() {
     let zf = r.fact_index.iter().find(|f| f.kind == "chain" && f.id.ends_with(&ahu.key)).unwrap();
     assert_eq!(
         zf.text,
-        "Cause chain sat_high: supply air too warm at AHU-1, zones that cannot cool on 2 of 3 boxes (VAV-1, VAV-2)."
+        "Cause chain sat_high: supply air too warm at \"AHU-1\", zones that cannot cool on 2 of 3 boxes (\"VAV-1\", \"VAV-2\")."
     );
     let i1 = r.fact_index.iter().find(|f| f.id == format!("I1@{}", ahu.key)).unwrap();
-    assert!(i1.text.contains("on AHU-1 + 2 of 3 boxes"), "{}", i1.text);
-    assert!(ahu.why.iter().any(|w| w.starts_with("Cause chain (topology): supply air too warm at AHU-1")));
+    assert!(i1.text.contains("on \"AHU-1\" + 2 of 3 boxes"), "{}", i1.text);
+    assert!(ahu.why.iter().any(|w| w.starts_with("Cause chain (topology): supply air too warm at \"AHU-1\"")));
 
     // without a topology nothing is linked, and appendix A says why
     let r = report(&run, &t, &config(json!({})), &RcxOptions::default());
     assert_eq!(issue(&r, "g36_afdd", "AHU-1").finding_ids.len(), 1);
     let gap = r.appendix.iter().find(|e| e.kind == "chain_gap").unwrap();
-    assert!(gap.text.starts_with("4 boxes (VAV-1, VAV-2, VAV-3, VAV-9) report symptoms"), "{}", gap.text);
+    assert!(
+        gap.text.starts_with("4 boxes (\"VAV-1\", \"VAV-2\", \"VAV-3\", \"VAV-9\") report symptoms"),
+        "{}",
+        gap.text
+    );
     assert!(r.fact_index.iter().any(|f| f.id == gap.fact && f.id == "G1@appA"));
 }
 
@@ -304,13 +308,13 @@ fn an_uncosted_issue_says_what_it_needs() {
     let r = report(&run, &t, &config(json!({})), &RcxOptions::default());
     assert_eq!(
         issue(&r, "simultaneous_heat_cool", "AHU-3").cost_basis_note,
-        "uncosted: needs heating_capacity_kbtuh (report.rcx.loads.AHU-3)"
+        "uncosted: needs heating_capacity_kbtuh (report.rcx.loads.\"AHU-3\")"
     );
     assert_eq!(issue(&r, "g36_afdd", "AHU-1").cost_basis_note, "uncosted: no cost model for rule 'g36_afdd'");
     // the root has no model, a member needs an input: the missing input is named
     assert_eq!(
         issue(&r, "supply_air_reset", "AHU-1").cost_basis_note,
-        "uncosted: needs heating_capacity_kbtuh (report.rcx.loads.AHU-1) for reheat_penalty on AHU-1"
+        "uncosted: needs heating_capacity_kbtuh (report.rcx.loads.\"AHU-1\") for reheat_penalty on \"AHU-1\""
     );
     assert_eq!((r.kpis.n_uncosted, r.kpis.annual_cost_usd), (3, None));
     assert_eq!(r.fact_index[1].text, "No unconditional issue is costed, so the report states no dollar total.");
@@ -402,7 +406,7 @@ fn a_sensor_issue_ranks_just_above_the_first_issue_conditional_on_it() {
     assert_eq!(leak.conditional_on_keys, std::slice::from_ref(&sensor.key));
     assert_eq!(leak.confidence, Level::L, "conditional: input trust L");
     assert!(leak.why[0].starts_with(
-        "Input trust L: conditional on sensor_drift:supply_air_temp warn (AHU-B supply_air_temp reads +3.0"
+        "Input trust L: conditional on sensor_drift:supply_air_temp warn (\"AHU-B\" supply_air_temp reads +3.0"
     ));
     // the unconditional costed warn: site parameters, trusted inputs, enough samples
     let healthy = &r.issues[2];
@@ -524,9 +528,9 @@ fn every_fact_states_its_figure_and_ids_carry_no_token() {
     assert_eq!(text("K4@summary"), "2 issues are uncosted and 2 conditional on a sensor fix.");
     assert_eq!(text("K5@summary"), "The points the rules read cover 100.0% of their grid on average.");
     assert_eq!(text("K6@summary"), "1 check declined for an untrusted input.");
-    assert_eq!(text("X1@appA"), "leaking_valve on AHU-C declined: untrusted input(s) mixed_air_temp (trust 0.31).");
-    assert_eq!(text("M1@appA"), "supply_air_control was not run (missing supply_air_temp_sp) on AHU-A, AHU-B.");
-    assert_eq!(text("Q1@appA"), "Equipment not evaluated by any rule: LOGGER-B.");
+    assert_eq!(text("X1@appA"), "leaking_valve on \"AHU-C\" declined: untrusted input(s) mixed_air_temp (trust 0.31).");
+    assert_eq!(text("M1@appA"), "supply_air_control was not run (missing supply_air_temp_sp) on \"AHU-A\", \"AHU-B\".");
+    assert_eq!(text("Q1@appA"), "Equipment not evaluated by any rule: \"LOGGER-B\".");
     assert_eq!(text("A1@appB"), "Cost assumption boiler_efficiency = 0.8 (default).");
     assert!(r.appendix.iter().any(|e| e.kind == "decline" && e.fact == "X1@appA"));
     for i in &r.issues {
@@ -584,7 +588,7 @@ fn a_trusted_point_gone_stuck_makes_a_sensor_issue_of_its_own() {
     let r = report(&run, &t, &config(json!({})), &RcxOptions::default());
     assert_eq!(r.issues.len(), 2);
     assert_eq!(r.issues[0].root_rule, "sensor_trust:mixed_air_temp");
-    assert_eq!(r.issues[1].conditional_on, ["sensor_trust:mixed_air_temp stuck (trust 0.60) on AHU-1"]);
+    assert_eq!(r.issues[1].conditional_on, ["sensor_trust:mixed_air_temp stuck (trust 0.60) on \"AHU-1\""]);
     assert_eq!(r.issues[0].dependents, ["leaking_valve@AHU-1"]);
 }
 

@@ -332,7 +332,12 @@ fn judge(
         format!(
             "{} chillers: {pct:.0} % of the {multi_h:.0} h two or more ran ({over_h:.0} h) were over-staged, one fewer could have carried the load (capacity {cap:.0} {unit} each, {capacity_source}){}",
             chillers.len(),
-            if named.is_empty() { String::new() } else { format!("; {} could stage off", named.join(" or ")) }
+            if named.is_empty() {
+                String::new()
+            } else {
+                let named: Vec<String> = named.iter().map(|e| camber_common::text::name(e)).collect();
+                format!("; {} could stage off", named.join(" or "))
+            }
         )
     };
     let finding = Finding::new(spec, severity, summary)

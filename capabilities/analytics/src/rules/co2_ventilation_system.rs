@@ -96,7 +96,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
     if assumed > 0 {
         caveats.push(format!(
             "{assumed} CO2 zone(s) are not in the topology and were taken as served by the only economizing unit, {}",
-            members[sources[0]].equip
+            camber_common::text::name(members[sources[0]].equip)
         ));
     }
     if !unattributed.is_empty() {
@@ -124,7 +124,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         let (worst_zone, worst) = (&judged[0].0, &judged[0].1);
         let flagged: Vec<&(usize, Finding)> = judged.iter().filter(|(_, f)| f.severity >= Severity::Warn).collect();
         let served = match src {
-            Some(s) => format!("served by {}", members[s].equip),
+            Some(s) => format!("served by {}", camber_common::text::name(members[s].equip)),
             None => "with their own economizer evidence or none".to_string(),
         };
         let summary = if flagged.is_empty() {
@@ -134,7 +134,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
                 "CO2 ventilation: {} of {} zone(s) {served} flagged; worst {}: {}",
                 flagged.len(),
                 judged.len(),
-                members[*worst_zone].equip,
+                camber_common::text::name(members[*worst_zone].equip),
                 worst.summary
             )
         };
@@ -223,7 +223,10 @@ mod tests {
         );
         assert_eq!(f[0].finding.severity, Severity::Fault, "{}", f[0].finding.summary);
         assert_eq!(f[0].equips, ["V1"]);
-        assert!(f[0].finding.summary.starts_with("CO2 ventilation: 1 of 2 zone(s) served by AHU-1 flagged; worst V1"));
+        assert!(f[0]
+            .finding
+            .summary
+            .starts_with("CO2 ventilation: 1 of 2 zone(s) served by \"AHU-1\" flagged; worst \"V1\""));
         let f = judge(vec![("AHU-1", "AHU", ahu(|_| false)), ("V1", "VAV", zone(bad(1)))], true);
         assert_eq!(f[0].finding.severity, Severity::Warn, "{}", f[0].finding.summary);
     }
@@ -231,7 +234,11 @@ mod tests {
     #[test]
     fn without_a_topology_the_only_economizing_unit_serves_every_zone() {
         let f = judge(vec![("AHU-1", "AHU", ahu(occupied)), ("V1", "VAV", zone(|_| 60.0))], false);
-        assert!(f[0].finding.caveats.iter().any(|c| c.contains("taken as served by the only economizing unit, AHU-1")));
+        assert!(f[0]
+            .finding
+            .caveats
+            .iter()
+            .any(|c| c.contains("taken as served by the only economizing unit, \"AHU-1\"")));
         assert!(f[0].finding.severity <= Severity::Info);
         // two units and no topology: judged without leaving economizer hours out, and said
         let f = judge(

@@ -284,8 +284,8 @@ fn cohorts(fleet: &Fleet, grouped: bool) -> Vec<(Option<String>, bool, Vec<usize
 
 fn cohort_name(label: &Option<String>, served: bool, n: usize) -> String {
     match label {
-        Some(l) if served => format!("the {n} units {l} serves"),
-        Some(l) => format!("the {n} {l} units"),
+        Some(l) if served => format!("the {n} units {} serves", camber_common::text::name(l)),
+        Some(l) => format!("the {n} {} units", camber_common::text::name(l)),
         None => format!("the {n} units of the fleet"),
     }
 }
@@ -315,8 +315,11 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         let mut caveats = Vec::new();
         let mut metrics: BTreeMap<String, f64> = BTreeMap::new();
         let units: Vec<&Scored> = members.iter().filter_map(|&m| scored[m].as_ref()).collect();
-        let dropped: Vec<&str> =
-            members.iter().filter(|m| left_out.contains(m)).map(|&m| fleet.members[m].equip).collect();
+        let dropped: Vec<String> = members
+            .iter()
+            .filter(|m| left_out.contains(m))
+            .map(|&m| camber_common::text::name(fleet.members[m].equip))
+            .collect();
         match s.normalise.as_str() {
             "design_max" => caveats.push("normalised by design airflow (the peak of each unit's airflow_sp): a share of design flow evens out box sizes, but a healthy box at its minimum and a box stuck at the same share look alike".to_string()),
             "reference" => caveats.push("normalise = reference divides each unit by a declared reference unit, a structured input (reference = {equip: reference_equip}) this engine does not take yet: nothing was compared; unset normalise, or use design_max".to_string()),
@@ -408,14 +411,15 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         let worst = outliers[0];
         let unit = if raw { format!(" {}", c.unit) } else { String::new() };
         let names: Vec<&str> = outliers.iter().map(|u| fleet.members[u.member].equip).collect();
+        let named: Vec<String> = names.iter().map(|e| camber_common::text::name(e)).collect();
         let summary = format!(
             "{} run(s) unlike {name} on {what}: {} at {:.2}{unit} against a cohort median of {:.2}{unit} (robust z {:+.1}, {side} {bound}); outlier(s), worst first: {}",
             outliers.len(),
-            fleet.members[worst.member].equip,
+            camber_common::text::name(fleet.members[worst.member].equip),
             worst.value,
             med,
             z(worst.value),
-            names.join(", ")
+            named.join(", ")
         );
         let flagged = flagged(fleet, c.role, &s.summary, &units, &outliers, &z);
         let f = Finding::new(spec, Severity::Warn, summary)

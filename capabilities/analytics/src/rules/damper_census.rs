@@ -127,8 +127,8 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
     let mut out = Vec::new();
     for g in fleet.groups() {
         let name = match &g.label {
-            Some(l) if g.served => format!("the boxes {l} serves"),
-            Some(l) => format!("the {l} boxes"),
+            Some(l) if g.served => format!("the boxes {} serves", camber_common::text::name(l)),
+            Some(l) => format!("the {} boxes", camber_common::text::name(l)),
             None => "the boxes of the fleet".to_string(),
         };
         let entries: Vec<&BoxMedian> = g.members.iter().filter_map(|&m| boxes[m].as_ref()).collect();

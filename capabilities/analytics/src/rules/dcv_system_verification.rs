@@ -153,14 +153,14 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         match source_of(z) {
             Some(s) => assign.entry(s).or_default().push(z),
             None if sources.len() == 1 => assign.entry(sources[0]).or_default().push(z),
-            None => unattributed.push(fleet.members[z].equip),
+            None => unattributed.push(camber_common::text::name(fleet.members[z].equip)),
         }
     }
     let assumed = zones.iter().filter(|&&z| source_of(z).is_none()).count();
     if sources.len() == 1 && assumed > 0 {
         caveats.push(format!(
             "{assumed} CO2 zone(s) are not in the topology and were taken as served by the only outdoor-air source, {}",
-            fleet.members[sources[0]].equip
+            camber_common::text::name(fleet.members[sources[0]].equip)
         ));
     }
     if !unattributed.is_empty() {
@@ -367,7 +367,7 @@ mod tests {
             .finding
             .caveats
             .iter()
-            .any(|c| c.contains("taken as served by the only outdoor-air source, AHU-1")));
+            .any(|c| c.contains("taken as served by the only outdoor-air source, \"AHU-1\"")));
         // two sources and no topology: nothing can be tied
         let mut two = frames(following, &[("V1", zone(1100.0))]);
         two.push(EquipFrame { equip: "AHU-2".into(), class: "AHU".into(), frame: ahu(following) });

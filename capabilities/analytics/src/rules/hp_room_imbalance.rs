@@ -120,7 +120,8 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
     let w = fleet.weights_hours();
     let mut out = Vec::new();
     for g in rooms {
-        let room = g.label.clone().unwrap_or_default();
+        // the room as text names it (it comes from the data)
+        let room = camber_common::text::name(g.label.as_deref().unwrap_or_default());
         let mut caveats = Vec::new();
         let units: Vec<Unit> = g.members.iter().filter_map(|&m| unit(spec, fleet, m, params, &mut caveats)).collect();
         let both: Vec<usize> = (0..fleet.times.len())
@@ -187,7 +188,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         } else {
             format!(", zone sensors {sensor_spread:.1} °F apart at the median")
         };
-        let names: Vec<&str> = units.iter().map(|u| u.equip.as_str()).collect();
+        let names: Vec<String> = units.iter().map(|u| camber_common::text::name(&u.equip)).collect();
         let summary = if severity == Severity::Ok {
             format!(
                 "the {} units in {room} work together: opposite modes {fight_pct:.1}% of {both_h:.1} shared occupied hours, active shares {spread:.0} points apart{spread_text}",
@@ -459,7 +460,7 @@ mod tests {
             assert_eq!(f.finding.severity, Severity::Fault, "{}", f.finding.summary);
             let m = &f.finding.metrics;
             assert_eq!((m["verdict_room_fight"], m["verdict_capacity"], m["verdict_alone_capacity"]), (1.0, 0.0, 1.0));
-            assert!(f.finding.summary.contains("the units in ROOM_B fight"), "{}", f.finding.summary);
+            assert!(f.finding.summary.contains("the units in \"ROOM_B\" fight"), "{}", f.finding.summary);
             assert!(f.finding.caveats.iter().any(|c| c.starts_with("cause deferred to hp_room_imbalance")));
         }
         // the unit in no room keeps its capacity verdict

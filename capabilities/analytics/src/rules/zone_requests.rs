@@ -183,8 +183,11 @@ fn census_caveats(reset: Reset, fleet: &Fleet, c: &Census, members: &[usize]) ->
     }
     let gated_out = members.iter().filter(|m| c.unevaluable.contains(m)).count();
     if gated_out > 0 {
-        let names: Vec<&str> =
-            members.iter().filter(|m| c.unevaluable.contains(m)).map(|&m| fleet.members[m].equip).collect();
+        let names: Vec<String> = members
+            .iter()
+            .filter(|m| c.unevaluable.contains(m))
+            .map(|&m| camber_common::text::name(fleet.members[m].equip))
+            .collect();
         out.push(format!(
             "{} box(es) had too few request cycles with the system on to take part ({}): the census may under-count",
             gated_out,
@@ -200,8 +203,8 @@ fn census_caveats(reset: Reset, fleet: &Fleet, c: &Census, members: &[usize]) ->
 
 fn group_name(fleet: &Fleet, g: &Group) -> String {
     match &g.label {
-        Some(l) if g.served => format!("the boxes {l} serves"),
-        Some(l) => format!("the {l} boxes"),
+        Some(l) if g.served => format!("the boxes {} serves", camber_common::text::name(l)),
+        Some(l) => format!("the {} boxes", camber_common::text::name(l)),
         None => format!("the {} boxes", fleet.members.len()),
     }
 }
@@ -412,7 +415,7 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
             for &z in &answered {
                 summary.push_str(&format!(
                     "; {} leads the requests but asks on only {:.0} % of the running hours, so it is answered, not holding the reset",
-                    fleet.members[z].equip,
+                    camber_common::text::name(fleet.members[z].equip),
                     100.0 * asks_frac(z)
                 ));
             }
@@ -423,12 +426,13 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
         let mut summary = String::new();
         let mut flagged: Vec<u32> = Vec::new();
         if let Some(&worst) = rogues.first() {
-            let e = fleet.members[worst].equip;
+            let e = camber_common::text::name(fleet.members[worst].equip);
             metrics.insert("worst_zone_share".into(), round3(share(worst)));
             metrics.insert("worst_zone_binding_frac".into(), round3(binding[&worst]));
             let r = &c.reqs[worst].as_ref().expect("usable").values;
             flagged = active.iter().filter(|&&i| r[i] == row_max[i]).map(|&i| i as u32).collect();
-            let names: Vec<&str> = rogues.iter().map(|&z| fleet.members[z].equip).collect();
+            let names: Vec<String> =
+                rogues.iter().map(|&z| camber_common::text::name(fleet.members[z].equip)).collect();
             summary = format!(
                 "{e} drags the {label} reset of {name}: it holds the deciding request on {:.0} % of the active hours and sends {:.0} % of the requests (rogue zone(s): {})",
                 100.0 * binding[&worst],
@@ -439,7 +443,13 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
         if !overloaded.is_empty() {
             let names: Vec<String> = overloaded
                 .iter()
-                .map(|(z, s)| format!("{} ({:.0} % of its static requests)", fleet.members[*z].equip, 100.0 * s))
+                .map(|(z, s)| {
+                    format!(
+                        "{} ({:.0} % of its static requests)",
+                        camber_common::text::name(fleet.members[*z].equip),
+                        100.0 * s
+                    )
+                })
                 .collect();
             let words = format!(
                 "{} also drag(s) the static reset because short of cooling, {OVERLOAD_F} °F or more above the cooling setpoint while asking: an overloaded zone, the supply-air census's rogue, not a starved inlet",
@@ -693,7 +703,7 @@ pub mod testkit {
         let bad = of(rule, &frames, &Params::default());
         assert_eq!(bad[0].finding.severity, Severity::Warn, "{}", bad[0].finding.summary);
         assert_eq!(bad[0].equips, ["V2"]);
-        assert!(bad[0].finding.summary.starts_with("V2 drags the"), "{}", bad[0].finding.summary);
+        assert!(bad[0].finding.summary.starts_with("\"V2\" drags the"), "{}", bad[0].finding.summary);
         assert!(bad[0].finding.metrics["request_share.V2"] > 0.8, "{:?}", bad[0].finding.metrics);
         assert!(!bad[0].finding.flagged.is_empty());
         // leading the requests four hours a day is being answered, not holding the reset
@@ -703,7 +713,7 @@ pub mod testkit {
         assert!(f.metrics["binding_frac.V2"] >= 0.5 && f.metrics["request_share.V2"] >= 0.5, "{:?}", f.metrics);
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert!(
-            f.summary.contains("V2 leads the requests but asks on only 33 % of the running hours"),
+            f.summary.contains("\"V2\" leads the requests but asks on only 33 % of the running hours"),
             "{}",
             f.summary
         );

@@ -258,7 +258,8 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         // a fault already rated warn for its heating share keeps that reason
         if !metrics.contains_key("capped_by_heating_share") {
             metrics.insert("capped_by_drivers".into(), 1.0);
-            let names: Vec<&str> = drivers.iter().map(|&z| fleet.members[z].equip).collect();
+            let names: Vec<String> =
+                drivers.iter().map(|&z| camber_common::text::name(fleet.members[z].equip)).collect();
             caveats.push(format!(
                 "{} zone(s) drive the result ({}): without them {:.0} % of the occupied hours are mixed; look at those boxes (a leaking or stuck reheat valve) before the fleet",
                 drivers.len(),
@@ -296,7 +297,9 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         avg(4)
     );
     if !persistent_names.is_empty() {
-        let shown = persistent_names.iter().take(5).cloned().collect::<Vec<_>>().join(", ");
+        // the zones are named as text names values from the data
+        let shown =
+            persistent_names.iter().take(5).map(|z| camber_common::text::name(z)).collect::<Vec<_>>().join(", ");
         let more = persistent_names.len().saturating_sub(5);
         summary.push_str(&format!("; heating through the mixed hours: {shown}"));
         if more > 0 {
@@ -387,7 +390,11 @@ mod tests {
         assert_eq!(f.finding.metrics["pct_hours_mixed"], 100.0);
         assert_eq!(f.finding.metrics["heating_frac_when_mixed"], 0.5);
         assert_eq!(f.equips, ["V0", "V1", "V2", "V3"]);
-        assert!(f.finding.summary.contains("heating through the mixed hours: V0, V1, V2, V3"), "{}", f.finding.summary);
+        assert!(
+            f.finding.summary.contains("heating through the mixed hours: \"V0\", \"V1\", \"V2\", \"V3\""),
+            "{}",
+            f.finding.summary
+        );
         assert_eq!(f.finding.flagged.len(), 110);
         // mixing in the mornings only (4 of 11 hours, 36 %) warns
         let mut frames = vec![cooling(); 8];

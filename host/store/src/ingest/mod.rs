@@ -635,6 +635,11 @@ fn progress_bar(wanted: bool, size: u64) -> Option<indicatif::ProgressBar> {
 /// Ingest a CSV file into the store: parse and check everything, then write the facility in
 /// one swap. Returns the report.
 pub fn ingest(store: &Path, csv_path: &Path, opts: &IngestOptions) -> Result<Report, String> {
+    // what can be refused without reading the CSV or taking the store lock is refused first
+    if let Some(n) = &opts.name {
+        check_name("display name", n)?;
+    }
+    crate::writer::check_write(store, &opts.facility, opts.mode)?;
     let file = std::fs::File::open(csv_path).map_err(|e| format!("the CSV cannot be opened ({})", e.kind()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let (rows, mut report) = parse(std::io::BufReader::with_capacity(1 << 20, file), size, opts)?;

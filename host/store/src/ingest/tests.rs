@@ -215,3 +215,43 @@ fn an_overlong_line_is_refused_as_it_streams() {
     let e = parse(Endless(0), 0, &opts("UTC")).unwrap_err();
     assert!(e.contains("line 1 is longer than 4 MiB"), "{e}");
 }
+
+#[test]
+fn a_display_name_that_could_pass_for_other_text_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n").unwrap();
+    let store = dir.path().join("store");
+    for bad in ["two\nlines", "clear\u{1b}[2J", "evil\u{202E}txt", "  "] {
+        let mut o = opts("UTC");
+        o.name = Some(bad.into());
+        let e = ingest(&store, &csv, &o).unwrap_err();
+        assert!(e.starts_with("display name"), "{bad:?}: {e}");
+        assert_eq!(e.lines().count(), 1, "{e}");
+        assert!(!store.exists(), "{bad:?}: a refused ingest made the store");
+    }
+    let mut o = opts("UTC");
+    o.name = Some("Headquarters (west wing)".into());
+    ingest(&store, &csv, &o).unwrap();
+}
+
+#[test]
+fn a_refused_ingest_leaves_the_store_lock_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let csv = dir.path().join("t.csv");
+    std::fs::write(&csv, "ts,equip,equip_class,role,value\n2024-03-01 00:00,A,AHU,oat,1\n").unwrap();
+    let store = dir.path().join("store");
+    ingest(&store, &csv, &opts("UTC")).unwrap();
+    let lock = store.join(crate::writer::LOCK_FILE);
+    let old = std::time::SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000_000);
+    std::fs::File::options().write(true).open(&lock).unwrap().set_modified(old).unwrap();
+    let before = std::fs::read(&lock).unwrap();
+    let bad_id = IngestOptions { facility: "../x".into(), ..opts("UTC") };
+    let exists = opts("UTC"); // hq has data, and neither --replace nor --append is given
+    for (what, o) in [("a bad facility id", bad_id), ("an existing facility", exists)] {
+        let e = ingest(&store, &csv, &o).unwrap_err();
+        assert!(e.contains("facility"), "{what}: {e}");
+        assert_eq!(std::fs::metadata(&lock).unwrap().modified().unwrap(), old, "{what}: the lock was touched");
+        assert_eq!(std::fs::read(&lock).unwrap(), before, "{what}");
+    }
+}

@@ -112,6 +112,10 @@ fn a_known_cut_is_measured_as_the_reference_measures_it() {
         "resample": "1h", "units": {"system": "ip"}, "mv": [entry(json!({"units": "kW"}))]}))
         .unwrap();
     let s = r.data["findings"].as_array().unwrap().iter().find(|f| f["kind"] == "mv_savings").unwrap();
+    // the keys every capability's findings carry
+    assert_eq!((&s["rule"], &s["equip_class"]), (&json!("mv_savings"), &json!("CHILLEDWATER_METER")), "{s}");
+    assert_eq!(s["equip"], s["meter"], "{s}");
+    assert_eq!(s["finding_id"], json!(format!("mv_savings@{}", s["meter"].as_str().unwrap())), "{s}");
     assert!(s["summary"].as_str().unwrap().contains("kBtu") && s["summary"].as_str().unwrap().contains("kWh"), "{s}");
 }
 

@@ -434,3 +434,68 @@ fn fidelity_against_the_labels() {
     }
     eprintln!("{}", report.join("\n"));
 }
+
+/// Without a `resample` each equipment is judged at the interval its trends were logged at (an
+/// air handler at 5 minutes, a box at 15), the run says which grid each used, and a config's
+/// `resample` still wins.
+#[test]
+fn a_run_without_a_resample_judges_each_equipment_at_its_logged_interval() {
+    use camber_store::fixture::{write_facility, Row};
+    let dir = tempfile::tempdir().unwrap();
+    let start = camber_common::time::ns_from_iso("2025-03-03T00:00").unwrap();
+    let minute = 60_000_000_000i64;
+    let mut rows: Vec<Row> = Vec::new();
+    for k in 0..(3 * 24 * 12) {
+        let t = start + k * 5 * minute;
+        let hour = (k % 288) as f64 / 12.0;
+        let wiggle = ((k * 7919) % 13) as f64 / 13.0; // not a constant signal
+        let ahu = |role: &str, v: f64| (t, "AHU-5".to_string(), "AHU".to_string(), role.to_string(), v);
+        rows.push(ahu("oat", 40.0 + 10.0 * (hour / 24.0 * std::f64::consts::TAU).sin() + wiggle));
+        rows.push(ahu("mixed_air_temp", 60.0 + wiggle));
+        rows.push(ahu("return_air_temp", 72.0 + wiggle / 2.0));
+        rows.push(ahu("supply_air_temp", 55.0 + wiggle));
+        rows.push(ahu("supply_fan_status", 1.0));
+        rows.push(ahu("cool_valve", 20.0 + 10.0 * wiggle));
+        if k % 3 == 0 {
+            let vav = |role: &str, v: f64| (t, "VAV-15".to_string(), "VAV".to_string(), role.to_string(), v);
+            rows.push(vav("space_temp", 71.0 + wiggle));
+            rows.push(vav("airflow", 300.0 + 50.0 * wiggle));
+        }
+    }
+    write_facility(dir.path(), "mixed", &rows, json!({"name": "Mixed", "timezone": "UTC"})).unwrap();
+    let c = CallContext::new(dir.path(), ["mixed".to_string()]);
+    let args = json!({"facility_id": "mixed", "limit": 500});
+    let r = full_registry().call("rule_run", &args, &c).unwrap();
+    let run = &r.data["run"];
+    assert_eq!((&run["native"], &run["resample_minutes"]), (&json!(true), &Value::Null), "{run}");
+    assert_eq!(run["grids"], json!({"15": 1, "5": 1}), "{run}");
+    let grid_of = |data: &Value, equip: &str| -> Vec<f64> {
+        data["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["equip"] == equip)
+            .map(|f| f["grid_minutes"].as_f64().unwrap())
+            .collect()
+    };
+    // the box's cohorts are judged on its 15-minute grid
+    let (ahu, boxes) = (grid_of(&r.data, "AHU-5"), grid_of(&r.data, "<fleet>"));
+    assert!(!ahu.is_empty() && ahu.iter().all(|g| *g == 5.0), "{ahu:?}");
+    assert!(!boxes.is_empty() && boxes.iter().all(|g| *g == 15.0), "{boxes:?}");
+    // every 5-minute sample of the three days is judged, not one an hour
+    let fc = r.data["findings"].as_array().unwrap().iter().find(|f| f["finding_id"] == "free_cooling_missed@AHU-5");
+    assert_eq!(fc.map(|f| f["judged_samples"].clone()), Some(json!(3 * 24 * 12)), "{fc:?}");
+    // the config's resample wins
+    let cfg = json!({"source": {"facility_id": "mixed"}, "resample": "1h", "equipment": [{"class": "AHU"}, {"class": "VAV"}],
+                     "rules": ["leaking_valve", "unmet_setpoint_hours"]});
+    let path = dir.path().join("hourly.json");
+    std::fs::write(&path, cfg.to_string()).unwrap();
+    let mut c1 = CallContext::new(dir.path(), ["mixed".to_string()]);
+    let configs = RunConfigs::load(&[path]).unwrap();
+    c1.config_digest = configs.digest.clone();
+    c1.run_configs = Arc::new(configs);
+    let r = full_registry().call("rule_run", &args, &c1).unwrap();
+    assert_eq!((&r.data["run"]["native"], &r.data["run"]["resample_minutes"]), (&json!(false), &json!(60.0)));
+    assert_eq!(r.data["run"]["grids"], json!({"60": 2}));
+    assert!(grid_of(&r.data, "AHU-5").iter().chain(&grid_of(&r.data, "<fleet>")).all(|g| *g == 60.0));
+}

@@ -80,8 +80,12 @@ pub struct RunConfig {
     pub facility_id: Option<String>,
     pub equipment: Vec<EquipmentSel>,
     pub rules: Vec<RuleSel>,
-    /// The time grid, in nanoseconds.
+    /// The time grid, in nanoseconds: the config's `resample`, else the default hour (what the
+    /// drift and M&V sections judge on under `native`).
     pub resample_ns: i64,
+    /// No `resample` given (or `resample: native`): the rules judge each equipment on the
+    /// interval its trends were logged at ([`crate::grid`]).
+    pub native: bool,
     /// `trust_gate.min_trust`, when the config asks for one.
     pub min_trust: Option<f64>,
     /// Outdoor air shared by every equipment: (equipment, role).
@@ -358,12 +362,16 @@ impl RunConfig {
             }
         }
 
-        let resample_ns = match top.get("resample") {
-            None | Some(Value::Null) => DEFAULT_RESAMPLE_NS,
-            Some(Value::String(s)) => {
-                parse_duration(s).ok_or(format!("'resample' '{s}' is not a duration (e.g. \"15min\", \"1h\")"))?
-            }
-            Some(_) => return Err("'resample' must be a duration such as \"15min\"".into()),
+        let (resample_ns, native) = match top.get("resample") {
+            None | Some(Value::Null) => (DEFAULT_RESAMPLE_NS, true),
+            Some(Value::String(s)) if s.trim().eq_ignore_ascii_case("native") => (DEFAULT_RESAMPLE_NS, true),
+            Some(Value::String(s)) => (
+                parse_duration(s).ok_or(format!(
+                    "'resample' '{s}' is not a duration (e.g. \"15min\", \"1h\") or \"native\" (each equipment at its logged interval)"
+                ))?,
+                false,
+            ),
+            Some(_) => return Err("'resample' must be a duration such as \"15min\", or \"native\"".into()),
         };
         let min_trust = match top.get("trust_gate").and_then(|t| t.get("min_trust")) {
             None | Some(Value::Null) => None,
@@ -426,6 +434,7 @@ impl RunConfig {
             equipment,
             rules,
             resample_ns,
+            native,
             min_trust,
             shared_oat,
             references,
@@ -436,19 +445,29 @@ impl RunConfig {
     }
 
     /// The config of a store with no config of its own: every stored class, every rule at its
-    /// defaults, on the default grid; a weather equipment's outdoor air shared.
+    /// defaults, each equipment on its logged interval (`native`); a weather equipment's outdoor air shared.
     pub fn store_backed(facility_id: &str, classes: &[String], weather_equip: Option<&str>) -> Value {
         let rules: Vec<Value> = rules::all().iter().map(|r| Value::String((r.spec)().id.to_string())).collect();
         let mut v = serde_json::json!({
             "source": {"kind": "store", "facility_id": facility_id},
             "equipment": classes.iter().map(|c| serde_json::json!({"class": c})).collect::<Vec<_>>(),
             "rules": rules,
-            "resample": "1h",
+            "resample": "native",
         });
         if let Some(w) = weather_equip {
             v["shared_oat"] = serde_json::json!({"equip": w, "role": "oat"});
         }
         v
+    }
+
+    /// The grid step (ns) a frame of this run stands on: the config's `resample`, or under
+    /// `native` the frame's own spacing (the interval the run read it at).
+    pub fn step_of(&self, frame: &crate::Frame) -> i64 {
+        if self.native {
+            frame.typical_step().filter(|s| *s > 0).unwrap_or(self.resample_ns)
+        } else {
+            self.resample_ns
+        }
     }
 
     /// The rule's overrides from the config (empty when it does not run the rule).

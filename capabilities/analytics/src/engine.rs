@@ -807,6 +807,34 @@ pub fn scheduled(spec: &impl ParamDecl, params: &Params) -> impl Fn(i64) -> bool
 /// Nanoseconds in an hour: timestamps are naive local nanoseconds.
 pub const NS_PER_HOUR: i64 = 3_600_000_000_000;
 
+/// The role a served equipment's frame gets for its parent's duct static pressure setpoint
+/// (the run attaches it from the topology; a rule that judges a box's damper reads it).
+pub const PARENT_STATIC_SP: &str = "parent_duct_static_sp";
+
+/// `values` (at `from` times) placed on the `to` times; NaN where `from` has no sample.
+pub fn align(from: &[i64], values: &[f64], to: &[i64]) -> Vec<f64> {
+    let mut out = vec![f64::NAN; to.len()];
+    let mut j = 0;
+    for (i, t) in to.iter().enumerate() {
+        while j < from.len() && from[j] < *t {
+            j += 1;
+        }
+        if j < from.len() && from[j] == *t {
+            out[i] = values[j];
+        }
+    }
+    out
+}
+
+/// A run's finding as a rule that revisits findings after the run sees it: where it was placed
+/// (its unit; a fleet finding's group and members) and the finding itself, to amend.
+pub struct Placed<'a> {
+    pub equip: &'a str,
+    pub group: Option<&'a str>,
+    pub members: &'a [String],
+    pub finding: &'a mut Finding,
+}
+
 /// Monday = 0 of a naive local timestamp (1970-01-01 was a Thursday).
 pub fn weekday(ts: i64) -> i64 {
     (ts.div_euclid(24 * NS_PER_HOUR) + 3).rem_euclid(7)

@@ -97,7 +97,7 @@ impl<'a> Fleet<'a> {
     pub fn column(&self, member: usize, role: &str) -> Option<Vec<f64>> {
         let m = &self.members[member];
         let col = m.frame.col(role)?;
-        Some(crate::run::align(&m.frame.ts, col, &self.times))
+        Some(crate::engine::align(&m.frame.ts, col, &self.times))
     }
 
     /// A member's column on the shared axis with each sample held for the time it stands for

@@ -18,6 +18,7 @@ pub mod economizer;
 pub mod engine;
 pub mod family;
 pub mod fleet;
+pub mod grid;
 pub mod heatpump;
 pub mod hw_plant;
 pub mod mv;

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::config::{Reference, RunConfig};
-use crate::engine::{EngineError, Finding, Frame, Outcome, ParamValue, Params, RuleSpec, Severity};
+use crate::engine::{EngineError, Finding, Frame, Outcome, ParamValue, Params, Placed, RuleSpec, Severity};
 use crate::family::family_of;
 use crate::fleet::{Fleet, FleetFinding, Member};
 use crate::rules::{self, Rule};
@@ -165,9 +165,10 @@ pub fn applies(spec: &RuleSpec, class: &str) -> bool {
     spec.families.is_empty() || family_of(class).is_none_or(|f| spec.families.contains(&f))
 }
 
-/// Each equipment's roles scored, as the trust floor and `sensor_trust` read them.
-pub fn trust_of(frames: &[EquipFrame], step_ns: i64) -> BTreeMap<String, BTreeMap<String, Trust>> {
-    frames.iter().map(|e| (e.equip.clone(), assess_frame(&e.frame, step_ns))).collect()
+/// Each equipment's roles scored, as the trust floor and `sensor_trust` read them, each on the
+/// grid the config reads it at.
+pub fn trust_of(frames: &[EquipFrame], config: &RunConfig) -> BTreeMap<String, BTreeMap<String, Trust>> {
+    frames.iter().map(|e| (e.equip.clone(), assess_frame(&e.frame, config.step_of(&e.frame)))).collect()
 }
 
 /// The configured references compared: each (equipment, role) of the config whose equipment
@@ -184,7 +185,7 @@ pub fn compare_references(config: &RunConfig, frames: &[EquipFrame], others: &[E
             ) {
                 (Some(p), Some((rf, r))) => {
                     let aligned = align(&rf.frame.ts, r, &point_frame.frame.ts);
-                    compare(role, p, &aligned, config.resample_ns)
+                    compare(role, p, &aligned, config.step_of(&point_frame.frame))
                 }
                 _ => None,
             };
@@ -196,21 +197,6 @@ pub fn compare_references(config: &RunConfig, frames: &[EquipFrame], others: &[E
                 label: label.clone(),
                 comparison,
             });
-        }
-    }
-    out
-}
-
-/// `values` (at `from` times) placed on the `to` times; NaN where `from` has no sample.
-pub fn align(from: &[i64], values: &[f64], to: &[i64]) -> Vec<f64> {
-    let mut out = vec![f64::NAN; to.len()];
-    let mut j = 0;
-    for (i, t) in to.iter().enumerate() {
-        while j < from.len() && from[j] < *t {
-            j += 1;
-        }
-        if j < from.len() && from[j] == *t {
-            out[i] = values[j];
         }
     }
     out
@@ -280,7 +266,10 @@ pub fn run_watched(
     let read: Vec<&str> = selected.iter().flat_map(|(_, spec, _)| spec.inputs.roles()).collect();
     let trust: BTreeMap<String, BTreeMap<String, Trust>> = frames
         .iter()
-        .map(|e| (e.equip.clone(), crate::trust::assess_roles(&e.frame, config.resample_ns, |r| read.contains(&r))))
+        .map(|e| {
+            let step = config.step_of(&e.frame);
+            (e.equip.clone(), crate::trust::assess_roles(&e.frame, step, |r| read.contains(&r)))
+        })
         .collect();
     let references = compare_references(config, frames, others);
     let mut findings = Vec::new();
@@ -368,7 +357,11 @@ pub fn run_watched(
         ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
     }
     // a heat pump whose room fights defers the cause of its capacity finding to the room's
-    rules::hp_capacity_shortfall::defer_to_room_fight(&mut findings);
+    let mut placed: Vec<Placed> = findings
+        .iter_mut()
+        .map(|f| Placed { equip: &f.equip, group: f.group.as_deref(), members: &f.members, finding: &mut f.finding })
+        .collect();
+    rules::hp_capacity_shortfall::defer_to_room_fight(&mut placed);
     watch(total, total, "done");
     findings.sort_by(|a, b| b.finding.severity.cmp(&a.finding.severity).then_with(|| a.id.cmp(&b.id)));
     Ok(RunResult { findings, skipped, trust, references })
@@ -524,8 +517,7 @@ impl FleetRun<'_> {
     }
 }
 
-/// The role a served equipment's frame gets for its parent's duct static pressure setpoint.
-pub const PARENT_STATIC_SP: &str = "parent_duct_static_sp";
+pub use crate::engine::{align, PARENT_STATIC_SP};
 
 /// Give each served equipment of `frames` (by the config's topology) its parent's
 /// `duct_static_sp`, on its own times, as [`PARENT_STATIC_SP`], when the parent's frame (among

@@ -226,7 +226,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     } else {
         &p.frames.iter().find(|e| e.equip == f.equip).expect("a finding's equipment was run").frame
     };
-    let step = p.config.resample_ns;
+    let step = p.config.step_of(frame);
     let w = frame.weights_hours();
     let hours = |idx: &[u32]| round2(idx.iter().map(|&i| w[i as usize]).sum::<f64>());
     let limit = camber_sdk::count_arg(args, "limit", 50);

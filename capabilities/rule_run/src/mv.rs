@@ -15,9 +15,12 @@ use serde_json::{json, Value};
 use crate::prepare::{strings, to_frame};
 use crate::run::{one, severity_str};
 
-fn row(r: &MvResult) -> Value {
+/// A finding row with the keys every capability's findings carry (`finding_id`, `rule`,
+/// `equip`, `equip_class`, `severity`, `summary`), plus the meter's own.
+fn row(r: &MvResult, class: &str) -> Value {
     let mut v = json!({
-        "finding_id": format!("{}@{}", r.kind, r.meter), "kind": r.kind, "meter": r.meter, "entry": r.entry,
+        "finding_id": format!("{}@{}", r.kind, r.meter), "rule": r.kind, "equip": r.meter, "equip_class": class,
+        "kind": r.kind, "meter": r.meter, "entry": r.entry,
         "severity": severity_str(r.finding.severity), "summary": r.finding.summary, "caveats": r.finding.caveats,
         "metrics": Value::Object(r.metrics.clone()), "judged_days": r.finding.judged,
     });
@@ -171,7 +174,7 @@ pub fn mv_summary(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         "declined": declined,
         "declined_meters": out.declined.iter().map(|(m, why)| json!({"meter": m, "reason": why})).collect::<Vec<_>>(),
         "n_findings": results.len(),
-        "findings": shown.iter().map(|r| row(r)).collect::<Vec<_>>(),
+        "findings": shown.iter().map(|r| row(r, meters.get(&r.meter).map_or("", String::as_str))).collect::<Vec<_>>(),
     });
     let mut o = Output::new(data, text.join(" "), facts);
     o.banners = banners;

@@ -2,10 +2,11 @@
 //! `run_config_for`), the equipment it covers narrowed to the call's selection, the window,
 //! the trust floor, and one read of the frames on the config's grid.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use camber_analytics::config::RunConfig;
 use camber_analytics::family::class_matches;
+use camber_analytics::grid;
 use camber_analytics::run::{with_shared, EquipFrame};
 use camber_analytics::Frame;
 use camber_common::time::{iso_from_ns, ns_from_iso};
@@ -29,6 +30,9 @@ pub struct Prepared {
     pub others: Vec<EquipFrame>,
     /// The window the frames span (first and last grid slot read).
     pub window: (Option<i64>, Option<i64>),
+    /// The grid step (ns) each equipment was read at: the config's `resample`, or under
+    /// `native` the interval its trends were logged at.
+    pub steps: BTreeMap<String, i64>,
 }
 
 /// The string list argument `key`.
@@ -132,8 +136,17 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     let parse_cfg = |s: &Option<String>| s.as_deref().and_then(ns_from_iso);
     let (start, end) = (start.or(parse_cfg(&config.start)), end.or(parse_cfg(&config.end)));
     let list: Vec<String> = read.into_iter().collect();
-    let grid =
-        if list.is_empty() { Vec::new() } else { store::read_grid(&fid, &list, start, end, config.resample_ns)? };
+    let steps = grid_steps(&fid, &list, start, end, &config)?;
+    // one read per grid step: the equipment logged at each interval together
+    let mut by_step: BTreeMap<i64, Vec<String>> = BTreeMap::new();
+    for e in &list {
+        by_step.entry(steps.get(e).copied().unwrap_or(config.resample_ns)).or_default().push(e.clone());
+    }
+    let mut grid = Vec::new();
+    for (step, equips) in &by_step {
+        grid.extend(store::read_grid(&fid, equips, start, end, *step)?);
+    }
+    grid.sort_by(|a, b| a.equip.cmp(&b.equip));
     if (start.is_some() || end.is_some()) && grid.iter().all(|g| g.frame.len == 0) {
         return Err(no_sample(&fid, if start.is_some() { "start" } else { "end" })?);
     }
@@ -173,7 +186,32 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
         frames,
         others,
         window: (lo, hi),
+        steps,
     })
+}
+
+/// The grid step of each equipment of `equips`: the config's `resample` for all, or under
+/// `native` each one's logged interval in the window (the finest of its points', from the
+/// store's times index: no rows are read for it).
+pub fn grid_steps(
+    fid: &str,
+    equips: &[String],
+    start: Option<i64>,
+    end: Option<i64>,
+    config: &RunConfig,
+) -> Result<BTreeMap<String, i64>, CapError> {
+    if !config.native || equips.is_empty() {
+        return Ok(equips.iter().map(|e| (e.clone(), config.resample_ns)).collect());
+    }
+    let times = store::read_times(fid, equips, &[], start, end)?;
+    let intervals = times
+        .iter()
+        .map(|p| (p.equip.as_str(), camber_analytics::grid::logged_interval(p.runs.iter().map(|r| (r.step, r.count)))));
+    let mut steps = camber_analytics::grid::equipment_steps(intervals, config.resample_ns);
+    for e in equips {
+        steps.entry(e.clone()).or_insert(config.resample_ns);
+    }
+    Ok(steps)
 }
 
 /// The data block every run capability returns about its run.
@@ -181,9 +219,21 @@ pub fn run_block(p: &Prepared) -> Value {
     json!({
         "source": p.source,
         "from_config": p.from_config,
-        "resample_minutes": p.config.resample_ns as f64 / 60e9,
+        "resample_minutes": if p.config.native { Value::Null } else { json!(grid::minutes(p.config.resample_ns)) },
+        "native": p.config.native,
+        "grids": grids(p),
         "min_trust": p.min_trust,
         "window": {"start": p.window.0.map(iso_from_ns), "end": p.window.1.map(iso_from_ns)},
         "equipment": p.frames.len(),
     })
+}
+
+/// How many judged equipment were read at each grid step, keyed by minutes (`{"5": 12, "15": 3}`).
+fn grids(p: &Prepared) -> Value {
+    let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+    for f in &p.frames {
+        let step = p.steps.get(&f.equip).copied().unwrap_or(p.config.resample_ns);
+        *counts.entry(format!("{}", grid::minutes(step))).or_default() += 1;
+    }
+    json!(counts)
 }

@@ -95,9 +95,18 @@ pub fn share(f: &RunFinding) -> Option<f64> {
         .then(|| (10_000.0 * f.finding.flagged.len() as f64 / f.finding.judged as f64).round() / 100.0)
 }
 
-fn row(f: &RunFinding) -> Value {
+/// The grid (minutes) a finding was judged on: its equipment's, or a fleet finding's finest
+/// member's.
+fn grid_minutes(f: &RunFinding, p: &Prepared) -> f64 {
+    let step = |e: &String| p.steps.get(e).copied().unwrap_or(p.config.resample_ns);
+    let ns =
+        if f.is_fleet() { f.members.iter().map(step).min().unwrap_or(p.config.resample_ns) } else { step(&f.equip) };
+    camber_analytics::grid::minutes(ns)
+}
+
+fn row(f: &RunFinding, p: &Prepared) -> Value {
     let mut r = json!({
-        "finding_id": f.id, "rule": f.finding.rule, "equip": f.equip, "equip_class": f.class,
+        "finding_id": f.id, "rule": f.finding.rule, "equip": f.equip, "equip_class": f.class, "grid_minutes": grid_minutes(f, p),
         "severity": severity_str(f.finding.severity), "summary": f.finding.summary, "caveats": f.finding.caveats,
         "metrics": metrics_json(&f.finding.metrics), "judged_samples": f.finding.judged, "judged_basis": f.finding.judged_basis,
         "flagged_samples": f.finding.flagged.len(), "share": share(f),
@@ -238,7 +247,7 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "counts": counts,
         "n_findings": n_findings,
         "declined": declined,
-        "findings": page_rows.iter().map(|f| row(f)).collect::<Vec<_>>(),
+        "findings": page_rows.iter().map(|f| row(f, &p)).collect::<Vec<_>>(),
         "n_skipped": n_skipped,
         "skipped": skipped_page,
     });

@@ -195,7 +195,7 @@ pub fn mv_summary_output() -> Value {
         "declined_meters": {"type": "array", "items": {"type": "object", "required": ["meter", "reason"]}},
         "n_findings": {"type": "integer"},
         "findings": {"type": "array", "description": "mv_baseline (the model, its Guideline 14 statistics and verdict), mv_savings (avoided energy, savings %, the 90 % uncertainty), mv_trigger and mv_method_proposal, worst first",
-            "items": {"type": "object", "required": ["finding_id", "kind", "meter", "severity", "summary", "caveats", "metrics", "judged_days"],
+            "items": {"type": "object", "required": ["finding_id", "rule", "equip", "equip_class", "kind", "meter", "severity", "summary", "caveats", "metrics", "judged_days"],
                 "properties": {"finding_id": {"type": "string", "description": "<kind>@<meter>"}, "severity": {"type": "string", "enum": SEVERITY}}}}
     }})
 }

@@ -32,7 +32,7 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             phase.report(i, p.frames.len(), &e.equip);
             (
                 e.equip.clone(),
-                camber_analytics::run::trust_of(std::slice::from_ref(e), p.config.resample_ns)
+                camber_analytics::run::trust_of(std::slice::from_ref(e), &p.config)
                     .remove(&e.equip)
                     .unwrap_or_default(),
             )

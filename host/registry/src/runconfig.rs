@@ -276,7 +276,7 @@ fn effective(configs: &RunConfigs, store: &StoreDir, fid: &str) -> Result<Value,
         }
     }
     let config = RunConfig::store_backed(fid, &classes, weather.as_deref());
-    let banner = format!("no run config names facility '{fid}': this run covers every stored equipment class with every rule at its defaults on a 1-hour grid");
+    let banner = format!("no run config names facility '{fid}': this run covers every stored equipment class with every rule at its defaults, each equipment on the interval its trends were logged at");
     Ok(json!({"config": config, "source": "store", "from_config": false, "banner": banner}))
 }
 

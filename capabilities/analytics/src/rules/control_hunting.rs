@@ -6,7 +6,7 @@
 //!
 //! Unlike the reference, a fan speed or a box damper that answers a static-pressure setpoint
 //! (the air handler's own `duct_static_sp`, or a box's parent's, which the run attaches as
-//! [`crate::run::PARENT_STATIC_SP`] from the topology) is not charged with the setpoint's own
+//! [`crate::engine::PARENT_STATIC_SP`] from the topology) is not charged with the setpoint's own
 //! moves. Guideline 36's trim and respond holds the pressure in a deliberate limit cycle (trim
 //! every 2 minutes, respond when the critical box's damper passes 95 %), and the fan and the
 //! boxes follow it: on a healthy system at 1-minute resolution the boxes reverse 7-8 times an
@@ -35,7 +35,7 @@ pub fn spec() -> RuleSpec {
         families: &["air_handler", "terminal", "fan_coil", "hw_plant", "chw_plant"],
         inputs: Inputs {
             required: &[],
-            optional: &["supply_fan_status", "airflow", "duct_static_sp", crate::run::PARENT_STATIC_SP],
+            optional: &["supply_fan_status", "airflow", "duct_static_sp", crate::engine::PARENT_STATIC_SP],
             gating: &[],
             one_of: &[&SIGNALS],
             needs_gating: false,
@@ -113,7 +113,7 @@ const RESET_DECLINE_PCT: f64 = 90.0;
 /// Signals that answer a static-pressure setpoint, and the setpoints they answer (their own
 /// frame's first, then the parent's).
 const PRESSURE_FOLLOWERS: [&str; 2] = ["damper", "supply_fan_speed"];
-const PRESSURE_SETPOINTS: [&str; 2] = ["duct_static_sp", crate::run::PARENT_STATIC_SP];
+const PRESSURE_SETPOINTS: [&str; 2] = ["duct_static_sp", crate::engine::PARENT_STATIC_SP];
 
 /// The samples within `window` ns after a reversal of the setpoint `sp` (a change against the
 /// direction of its last change; a flat stretch keeps the direction). `None` when it never
@@ -461,7 +461,7 @@ mod tests {
             &ts,
             &[
                 ("damper", (0..n).map(damper).collect()),
-                (crate::run::PARENT_STATIC_SP, (0..n).map(sp).collect()),
+                (crate::engine::PARENT_STATIC_SP, (0..n).map(sp).collect()),
                 ("airflow", vec![500.0; n]),
             ],
         )

@@ -27,9 +27,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::engine::{round2, Condition, Finding, Frame, Outcome, ParamSpec, Params, Rule, RuleSpec, Severity};
+use crate::engine::{round2, Condition, Finding, Frame, Outcome, ParamSpec, Params, Placed, Rule, RuleSpec, Severity};
 use crate::heatpump::{self, hours, COOLING, HEATING};
-use crate::run::RunFinding;
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -245,12 +244,13 @@ fn band_words(side: &str) -> &'static str {
 /// of the room's units with a capacity or mixed verdict gets the verdict `verdict_room_fight`
 /// (`verdict_alone_capacity` or `verdict_alone_mixed` keeps the one it had alone) and a summary
 /// and caveat naming the fight; its severity stands. Returns how many were deferred.
-pub fn defer_to_room_fight(findings: &mut [RunFinding]) -> usize {
+pub fn defer_to_room_fight(findings: &mut [Placed]) -> usize {
     let rooms: Vec<(String, Vec<String>, f64)> = findings
         .iter()
         .filter(|f| f.finding.rule == "hp_room_imbalance" && f.finding.metrics.get("fights") == Some(&1.0))
         .filter_map(|f| {
-            Some((f.group.clone()?, f.members.clone(), f.finding.metrics.get("fight_pct").copied().unwrap_or(f64::NAN)))
+            let fight_pct = f.finding.metrics.get("fight_pct").copied().unwrap_or(f64::NAN);
+            Some((f.group?.to_string(), f.members.to_vec(), fight_pct))
         })
         .collect();
     let mut n = 0;
@@ -258,9 +258,10 @@ pub fn defer_to_room_fight(findings: &mut [RunFinding]) -> usize {
         .iter_mut()
         .filter(|f| f.finding.rule == "hp_capacity_shortfall" && f.finding.severity >= Severity::Warn)
     {
-        let Some((room, _, fight_pct)) = rooms.iter().find(|(_, units, _)| units.contains(&f.equip)) else {
+        let Some((room, _, fight_pct)) = rooms.iter().find(|(_, units, _)| units.iter().any(|u| u == f.equip)) else {
             continue;
         };
+        let room = camber_common::text::name(room);
         let m = &mut f.finding.metrics;
         let alone = ["verdict_capacity", "verdict_mixed"].into_iter().find(|v| m.get(*v) == Some(&1.0));
         let Some(alone) = alone else { continue };

@@ -172,7 +172,10 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
 }
 
 /// What the client and interop tests need in their Python environment.
-const PYTHON_PACKAGES: &[&str] = &["camber-toolkit==0.110.0", "mcp==2.3.0", "a2a-sdk==1.3.0"];
+/// EnergyPlus 25.2 with the ASHRAE 90.1-2019 prototype buildings and TMY3 weather, for the
+/// physics validation lab (`cargo xtask validate`, and its slice in the tests).
+const PYTHON_PACKAGES: &[&str] =
+    &["camber-toolkit==0.110.0", "mcp==2.3.0", "a2a-sdk==1.3.0", "pyenergyplus-lbnl==26.1.0"];
 
 /// A virtual environment under the target directory with [`PYTHON_PACKAGES`]; installed once
 /// (a marker file records what is there). Returns its python.
@@ -330,6 +333,23 @@ fn main() -> ExitCode {
             run(c, "the benchmarks")
         }),
         "new-capability" => ensure_wasm_target().and_then(|()| new_capability(rest)),
+        "validate" => build(false, false).and_then(|bin| {
+            let python = python_env()?;
+            let mut c = Command::new(&python);
+            c.current_dir(root());
+            c.arg(Path::new("validation").join("lab.py"))
+                .arg("--camber")
+                .arg(&bin)
+                .arg("--reference-python")
+                .arg(&python)
+                .arg("--sim-python")
+                .arg(&python)
+                .arg("--out")
+                .arg(target_dir().join("validate"))
+                .args(["--doc", "docs/VALIDATION.md"])
+                .args(rest);
+            run(c, "the validation lab")
+        }),
         "fuzz" => build(true, false).map(|_| ()).and_then(|()| {
             let mut c = cargo();
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache-release"));
@@ -338,7 +358,7 @@ fn main() -> ExitCode {
             run(c, "the fuzz run")
         }),
         _ => {
-            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--dir DIR]>");
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--dir DIR] | validate [--only CASE ...]>");
             return ExitCode::from(2);
         }
     };

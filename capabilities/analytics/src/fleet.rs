@@ -35,6 +35,9 @@ pub struct Fleet<'a> {
     pub times: Vec<i64>,
     /// Whether a topology gave at least one member its group.
     pub grouped: bool,
+    /// The roles each serving equipment (a member's parent) stores, when the run has its
+    /// frame: what a rule may say about the system serving a group (its duct static pressure).
+    pub parent_roles: std::collections::BTreeMap<String, Vec<String>>,
 }
 
 /// A group of a fleet: the members one system serves, or a pool of one class.
@@ -90,7 +93,21 @@ impl<'a> Fleet<'a> {
         times.sort_unstable();
         times.dedup();
         let grouped = members.iter().any(|m| m.parent.is_some());
-        Fleet { members, times, grouped }
+        Fleet { members, times, grouped, parent_roles: Default::default() }
+    }
+
+    /// The fleet with the roles each serving equipment stores ([`Fleet::parent_roles`]).
+    pub fn with_parent_roles(mut self, roles: std::collections::BTreeMap<String, Vec<String>>) -> Fleet<'a> {
+        self.parent_roles = roles;
+        self
+    }
+
+    /// Whether the equipment serving a group stores any of `roles` (false when the run does not
+    /// hold its frame, or the group has no serving equipment).
+    pub fn parent_has(&self, parent: Option<&str>, roles: &[&str]) -> bool {
+        parent
+            .and_then(|p| self.parent_roles.get(p))
+            .is_some_and(|stored| stored.iter().any(|r| roles.contains(&r.as_str())))
     }
 
     /// A member's column on the shared axis (NaN where it has no sample), when it has the role.

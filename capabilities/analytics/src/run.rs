@@ -353,7 +353,7 @@ pub fn run_watched(
     }
     for (k, (rule, spec, params)) in selected.iter().filter(|(r, ..)| r.is_fleet()).enumerate() {
         watch(frames.len() + k, total, spec.id);
-        let ctx = FleetRun { config, req, frames, trust: &trust, references: &references };
+        let ctx = FleetRun { config, req, frames, others, trust: &trust, references: &references };
         ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
     }
     // a heat pump whose room fights defers the cause of its capacity finding to the room's
@@ -372,6 +372,8 @@ struct FleetRun<'a> {
     config: &'a RunConfig,
     req: &'a RunRequest,
     frames: &'a [EquipFrame],
+    /// Frames read but not judged (references, the units serving the judged ones).
+    others: &'a [EquipFrame],
     trust: &'a BTreeMap<String, BTreeMap<String, Trust>>,
     references: &'a [RefResult],
 }
@@ -452,7 +454,13 @@ impl FleetRun<'_> {
             .iter()
             .map(|(e, p)| Member { equip: &e.equip, class: &e.class, parent: p.as_deref(), frame: &e.frame })
             .collect();
-        let fleet = Fleet::new(members);
+        let parent_roles: BTreeMap<String, Vec<String>> = chosen
+            .iter()
+            .filter_map(|(_, p)| p.as_deref())
+            .filter_map(|p| self.frames.iter().chain(self.others).find(|e| e.equip == p))
+            .map(|e| (e.equip.clone(), e.frame.cols.keys().cloned().collect()))
+            .collect();
+        let fleet = Fleet::new(members).with_parent_roles(parent_roles);
         let served: Vec<String> = fleet.groups().into_iter().filter(|g| g.served).filter_map(|g| g.label).collect();
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
         for FleetFinding { group, mut finding, equips } in rule.evaluate_fleet(spec, &fleet, params) {

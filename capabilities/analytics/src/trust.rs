@@ -80,7 +80,11 @@ enum Kind {
 /// The kind of a role, its physical range and the least jump that can count as a spike.
 fn describe(role: &str) -> (Kind, Option<(f64, f64)>, f64) {
     let r = role;
-    if r.contains("status") || r == "occupancy" || (r.ends_with("_cmd") && r.contains("enable")) {
+    // occupancy is a flag (0/1) or a count of people (its unit is persons): any count is in range
+    if r == "occupancy" {
+        return (Kind::Binary, Some((-0.01, 1.0e5)), 0.0);
+    }
+    if r.contains("status") || (r.ends_with("_cmd") && r.contains("enable")) {
         return (Kind::Binary, Some((-0.01, 1.01)), 0.0);
     }
     if r.ends_with("_sp")
@@ -536,6 +540,21 @@ mod tests {
         let mut w = v.clone();
         w[34] = 9000.0; // Tuesday 10:00
         assert!(assess("airflow", &ts, &w, Some(&fan), NS_PER_HOUR).flags.contains(&"spikes"));
+    }
+
+    #[test]
+    fn an_occupancy_that_counts_people_is_trusted() {
+        // a people counter (0-200 by the working day), not a 0/1 flag
+        let ts: Vec<i64> = (0..14 * 24).map(|h| h * NS_PER_HOUR).collect();
+        let count: Vec<f64> = (0..ts.len())
+            .map(|i| if (8..18).contains(&(i % 24)) { 120.0 + (i % 7) as f64 * 10.0 } else { 0.0 })
+            .collect();
+        let f = Frame::from_rows(&ts, &[("occupancy", count)]);
+        let t = &assess_frame(&f, NS_PER_HOUR)["occupancy"];
+        assert!(t.score > 0.8 && !t.flags.contains(&"out_of_range"), "{t:?}");
+        // a status still has its 0/1 range
+        let s = Frame::from_rows(&ts, &[("supply_fan_status", vec![120.0; ts.len()])]);
+        assert!(assess_frame(&s, NS_PER_HOUR)["supply_fan_status"].flags.contains(&"out_of_range"));
     }
 
     #[test]

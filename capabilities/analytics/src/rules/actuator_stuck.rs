@@ -35,6 +35,9 @@ const DEMAND_MOVE_PCT: f64 = 20.0;
 const NO_FLOW_FRAC: f64 = 0.05;
 /// A demand "moves" over this range (points); an airflow setpoint over this share of its peak.
 const DRIVER_PCT_SPAN: f64 = 5.0;
+/// A zone between its setpoints (within `warm_margin_f`) on this share of a run was satisfied
+/// throughout: its temperature moving is no call on the actuator.
+const IN_BAND_SHARE: f64 = 0.9;
 const DRIVER_FLOW_FRAC: f64 = 0.05;
 
 /// The actuators the rule can judge, in the order combinations of them are spelled.
@@ -259,6 +262,14 @@ impl Judge {
                 return None;
             }
         }
+        // a zone that stays between its heating and cooling setpoints asks its box for nothing:
+        // its temperature drifting inside the band does not call for the actuator to move
+        let in_band = match (z.st, z.hsp, z.csp) {
+            (Some(st), Some(h), Some(c)) => {
+                share(&|i| !st[i].is_nan() && st[i] >= h[i] - self.warm && st[i] <= c[i] + self.warm) >= IN_BAND_SHARE
+            }
+            _ => false,
+        };
         let drivers: [(&'static str, Option<f64>); 5] = [
             ("its demand", twin.and_then(|t| span(t, sel)).filter(|s| *s >= DRIVER_PCT_SPAN)),
             (
@@ -268,9 +279,20 @@ impl Judge {
                     .and_then(|c| span(c, sel))
                     .filter(|s| *s >= DRIVER_FLOW_FRAC * z.flow_sp_peak),
             ),
-            ("the cooling setpoint", z.csp.and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span)),
-            ("the heating setpoint", z.hsp.and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span)),
-            ("the zone temperature", z.st.and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span)),
+            // a setpoint moving (a setback ending) while the zone stays inside the band it bounds
+            // asks nothing of the actuator either
+            (
+                "the cooling setpoint",
+                z.csp.filter(|_| !in_band).and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span),
+            ),
+            (
+                "the heating setpoint",
+                z.hsp.filter(|_| !in_band).and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span),
+            ),
+            (
+                "the zone temperature",
+                z.st.filter(|_| !in_band).and_then(|c| span(c, sel)).filter(|s| *s >= self.driver_span),
+            ),
         ];
         drivers.into_iter().find_map(|(name, s)| s.map(|s| (Tier::Unexplained, Reason::FlatAllDay(name, s))))
     }
@@ -615,6 +637,17 @@ mod tests {
         assert_eq!(f.judged, 110, "ten weekdays of eleven occupied hours");
         assert!(f.metrics["longest_flat_hours"] < 4.0);
         assert!(f.caveats.is_empty(), "{:?}", f.caveats);
+    }
+
+    #[test]
+    fn a_box_resting_at_its_minimum_in_a_satisfied_zone_is_not_stuck() {
+        // the damper held at 9 % all day at a steady minimum airflow while the zone drifts 3.5 °F
+        // inside its 70-74 °F band: it asks for nothing (EnergyPlus's large office in April)
+        let f = run(&RULE, &frame(|_, h| (9.0, 70.3 + 0.35 * (h % 11) as f64, 300.0, 300.0)), &Params::default());
+        assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
+        // the same drift carried past its cooling setpoint is a call the damper did not answer
+        let f = run(&RULE, &frame(|_, h| (9.0, 72.0 + 0.35 * (h % 11) as f64, 300.0, 300.0)), &Params::default());
+        assert!(f.severity >= Severity::Warn, "{}", f.summary);
     }
 
     #[test]

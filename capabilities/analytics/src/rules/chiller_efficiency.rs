@@ -57,18 +57,11 @@ pub fn spec() -> RuleSpec {
     }
 }
 
-/// Evaluate one equipment's frame.
-pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
-    let (kw, chws, chwr, flow) = (
-        frame.required("power"),
-        frame.required("chw_supply_temp"),
-        frame.required("chw_return_temp"),
-        frame.required("chw_flow"),
-    );
-    let weights = frame.weights_hours();
-    let design = params.number(spec, "design_kw_per_ton");
-    // the loaded running samples and their kW/ton, tons
-    let loaded: Vec<(usize, f64, f64)> = (0..frame.len())
+/// A chiller's loaded running samples as `(index, kW/ton, tons)`: at least 2 kW, a delta-T of
+/// 0.5 °F and 5 tons, with plausible loop temperatures and kW/ton; what this rule and
+/// [`super::chiller_efficiency_peers`] judge.
+pub fn loaded_kw_per_ton(kw: &[f64], chws: &[f64], chwr: &[f64], flow: &[f64]) -> Vec<(usize, f64, f64)> {
+    (0..kw.len())
         .filter(|&i| {
             kw[i] >= MIN_KW
                 && (35.0..=60.0).contains(&chws[i])
@@ -80,7 +73,20 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .filter(|(_, t)| *t >= MIN_TONS)
         .map(|(i, t)| (i, kw[i] / t, t))
         .filter(|(_, k, _)| *k > 0.0 && *k < 5.0)
-        .collect();
+        .collect()
+}
+
+/// Evaluate one equipment's frame.
+pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
+    let (kw, chws, chwr, flow) = (
+        frame.required("power"),
+        frame.required("chw_supply_temp"),
+        frame.required("chw_return_temp"),
+        frame.required("chw_flow"),
+    );
+    let weights = frame.weights_hours();
+    let design = params.number(spec, "design_kw_per_ton");
+    let loaded = loaded_kw_per_ton(kw, chws, chwr, flow);
     if loaded.len() < MIN_SAMPLES {
         let mut f = Finding::not_judged(spec, "fewer than ten samples with the chiller running loaded");
         f.judged = loaded.len();

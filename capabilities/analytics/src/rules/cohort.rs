@@ -51,7 +51,24 @@ pub struct Cohort {
     pub max_spread: Option<f64>,
     /// The inputs each unit needs.
     pub inputs: Inputs,
+    /// Whether the role scales with the unit's size (airflow): compared raw, only units of
+    /// like size (their peaks within [`SIZE_RATIO`] of the cohort's median peak) are compared.
+    pub sized: bool,
+    /// Whether the role is a zone condition judged against its own setpoints (space
+    /// temperature): each unit is summarised over its occupied samples (its occupancy point,
+    /// else the assumed weekday schedule; a zone floating in its night setback is not running
+    /// unlike its peers), and a unit whose occupied mean sits between its own heating and
+    /// cooling setpoints (within [`BAND_MARGIN_F`]) is satisfied, never an outlier.
+    pub occupied_band: bool,
 }
+
+/// How far outside its own setpoint band (°F) a zone's occupied mean may sit and still be
+/// satisfied.
+pub const BAND_MARGIN_F: f64 = 0.5;
+
+/// How far (a factor either way) a unit's peak may sit from its cohort's median peak and still
+/// be compared in raw units: a 35,000 cfm core box is not a 1,000 cfm perimeter box's peer.
+pub const SIZE_RATIO: f64 = 2.0;
 
 /// `cohort_airflow`: box airflow, whose sizes and loads differ (a robust spread over 0.3 makes
 /// "no outlier" weak evidence).
@@ -62,6 +79,8 @@ pub const AIRFLOW: Cohort = Cohort {
     min_abs_dev: 0.0,
     max_spread: Some(0.3),
     inputs: Inputs { required: &["airflow"], optional: &["airflow_sp"], gating: &[], one_of: &[], needs_gating: false },
+    sized: true,
+    occupied_band: false,
 };
 
 /// `cohort_space_temp`: zone temperature, where a difference under 1 °F is not worth a visit.
@@ -73,11 +92,13 @@ pub const SPACE_TEMP: Cohort = Cohort {
     max_spread: None,
     inputs: Inputs {
         required: &["space_temp"],
-        optional: &["airflow_sp"],
+        optional: &["airflow_sp", "occupancy", "heat_sp", "cool_sp"],
         gating: &[],
         one_of: &[],
         needs_gating: false,
     },
+    sized: false,
+    occupied_band: true,
 };
 
 /// The summaries a unit's record can be reduced to.
@@ -194,6 +215,56 @@ pub fn robust_scale(values: &[f64]) -> (f64, f64, f64) {
     (med, mad, scale)
 }
 
+/// Which samples of a zone's frame are occupied: its occupancy point, else the assumed weekday
+/// schedule.
+fn occupied_samples(f: &crate::engine::Frame) -> Vec<bool> {
+    let occ = f.col("occupancy").filter(|o| o.iter().any(|v| !v.is_nan()));
+    (0..f.len())
+        .map(|i| match occ {
+            Some(o) => crate::engine::on(o[i]),
+            None => crate::engine::assumed_occupied(f.ts[i]),
+        })
+        .collect()
+}
+
+/// Whether a member's occupied mean `value` lies between its own median heating and cooling
+/// setpoints (each widened by [`BAND_MARGIN_F`]); false when it trends neither.
+fn within_band(fleet: &Fleet, member: usize, value: f64) -> bool {
+    let f = fleet.members[member].frame;
+    let occupied = occupied_samples(f);
+    let mid = |role: &str| {
+        f.col(role).map(|c| {
+            let mut v: Vec<f64> =
+                c.iter().zip(&occupied).filter(|(x, o)| **o && !x.is_nan()).map(|(x, _)| *x).collect();
+            median(&mut v)
+        })
+    };
+    match (mid("heat_sp"), mid("cool_sp")) {
+        (Some(h), Some(c)) if !h.is_nan() && !c.is_nan() => value >= h - BAND_MARGIN_F && value <= c + BAND_MARGIN_F,
+        _ => false,
+    }
+}
+
+/// The members of `units` sized unlike the rest: their peak (the 98th percentile of the role's
+/// record) more than [`SIZE_RATIO`] times above or below the units' median peak.
+fn unlike_sized(c: &Cohort, fleet: &Fleet, units: &[&Scored]) -> Vec<usize> {
+    let peak = |m: usize| -> Option<f64> {
+        let mut v: Vec<f64> = fleet.members[m].frame.col(c.role)?.iter().copied().filter(|x| !x.is_nan()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        let k = ((v.len() - 1) as f64 * 0.98).round() as usize;
+        Some(*v.select_nth_unstable_by(k, f64::total_cmp).1)
+    };
+    let peaks: Vec<(usize, f64)> =
+        units.iter().filter_map(|u| peak(u.member).map(|p| (u.member, p))).filter(|(_, p)| *p > 0.0).collect();
+    if peaks.len() < 3 {
+        return Vec::new();
+    }
+    let mid = median(&mut peaks.iter().map(|(_, p)| *p).collect::<Vec<f64>>());
+    peaks.iter().filter(|(_, p)| *p > SIZE_RATIO * mid || *p * SIZE_RATIO < mid).map(|(m, _)| *m).collect()
+}
+
 /// The robust spread of a cohort, 1.4826 x MAD / |median| (`None` with fewer than two values or
 /// a median of 0).
 pub fn spread(values: &[f64]) -> Option<f64> {
@@ -244,7 +315,15 @@ fn values(c: &Cohort, s: &Settings, fleet: &Fleet) -> (Vec<Option<Scored>>, Vec<
             out.push(None);
             continue;
         };
-        let Some(v) = summarise(&s.summary, col, &m.frame.weights_hours()) else {
+        let mut weights = m.frame.weights_hours();
+        if c.occupied_band {
+            for (w, occupied) in weights.iter_mut().zip(occupied_samples(m.frame)) {
+                if !occupied {
+                    *w = 0.0;
+                }
+            }
+        }
+        let Some(v) = summarise(&s.summary, col, &weights) else {
             out.push(None);
             continue;
         };
@@ -314,7 +393,10 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         let name = cohort_name(&label, served, members.len());
         let mut caveats = Vec::new();
         let mut metrics: BTreeMap<String, f64> = BTreeMap::new();
-        let units: Vec<&Scored> = members.iter().filter_map(|&m| scored[m].as_ref()).collect();
+        let mut units: Vec<&Scored> = members.iter().filter_map(|&m| scored[m].as_ref()).collect();
+        // compared raw, a sized role compares like units only: each unit's size is its peak
+        let unlike: Vec<usize> = if raw && c.sized { unlike_sized(c, fleet, &units) } else { Vec::new() };
+        units.retain(|u| !unlike.contains(&u.member));
         let dropped: Vec<String> = members
             .iter()
             .filter(|m| left_out.contains(m))
@@ -332,8 +414,20 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
                 dropped.join(", ")
             ));
         }
+        if !unlike.is_empty() {
+            let named: Vec<String> =
+                unlike.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
+            caveats.push(format!(
+                "{} unit(s) left out as sized unlike the cohort (their peak {} more than {SIZE_RATIO} times from the cohort's median peak, so raw {} is no comparison; set normalise = design_max where airflow_sp is trended): {}",
+                unlike.len(),
+                c.what,
+                c.what,
+                named.join(", ")
+            ));
+        }
         metrics.insert("n".into(), units.len() as f64);
         metrics.insert("n_left_out".into(), dropped.len() as f64);
+        metrics.insert("n_unlike_size".into(), unlike.len() as f64);
         metrics.insert("k".into(), s.k);
         metrics.insert("min_cohort".into(), s.min_cohort as f64);
         if raw {
@@ -370,6 +464,23 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
             _ => zz.abs() >= s.k,
         };
         let mut outliers: Vec<&Scored> = units.iter().copied().filter(|u| past(z(u.value)) && far(u)).collect();
+        // a zone held between its own setpoints is satisfied, however its peers run
+        let satisfied: Vec<usize> = if c.occupied_band && raw {
+            outliers.iter().filter(|u| within_band(fleet, u.member, u.value)).map(|u| u.member).collect()
+        } else {
+            Vec::new()
+        };
+        if !satisfied.is_empty() {
+            outliers.retain(|u| !satisfied.contains(&u.member));
+            let named: Vec<String> =
+                satisfied.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
+            caveats.push(format!(
+                "{} zone(s) stand apart from the cohort but sit between their own heating and cooling setpoints (occupied mean within {BAND_MARGIN_F} °F of the band), so they are satisfied, not outliers: {}",
+                satisfied.len(),
+                named.join(", ")
+            ));
+        }
+        metrics.insert("n_satisfied_apart".into(), satisfied.len() as f64);
         outliers.sort_by(|a, b| z(b.value).abs().total_cmp(&z(a.value).abs()));
         let cohort_spread = if raw { spread(&vals) } else { None };
         metrics.insert("median".into(), round3(med));

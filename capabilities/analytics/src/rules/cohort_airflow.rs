@@ -73,6 +73,33 @@ mod tests {
     }
 
     #[test]
+    fn a_box_sized_unlike_its_peers_is_left_out_not_flagged() {
+        // twelve 800 cfm perimeter boxes and a 4,500 cfm core box (EnergyPlus's large office):
+        // the core box moves more air because it is bigger, not because it is wrong
+        let mut frames: Vec<_> =
+            (0..12).map(|i| testkit::unit(&AIRFLOW, 780.0 + 4.0 * i as f64, 5.0, 1200.0)).collect();
+        frames.push(testkit::unit(&AIRFLOW, 4500.0, 20.0, 6000.0));
+        let names: Vec<String> = (0..13).map(|i| if i == 12 { "CORE".to_string() } else { format!("P{i}") }).collect();
+        let m: Vec<(&str, Option<&str>, &crate::engine::Frame)> =
+            names.iter().zip(&frames).map(|(e, f)| (e.as_str(), None, f)).collect();
+        let got = fleet(&RULE, &m, &crate::engine::Params::default());
+        let f = &got[0].finding;
+        assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
+        assert_eq!((f.metrics["n"], f.metrics["n_unlike_size"]), (12.0, 1.0));
+        assert!(
+            f.caveats.iter().any(|c| c.contains("sized unlike the cohort") && c.contains("\"CORE\"")),
+            "{:?}",
+            f.caveats
+        );
+        // a perimeter box moving twice its peers' air is still found
+        frames[3] = testkit::unit(&AIRFLOW, 1500.0, 5.0, 1200.0);
+        let m: Vec<(&str, Option<&str>, &crate::engine::Frame)> =
+            names.iter().zip(&frames).map(|(e, f)| (e.as_str(), None, f)).collect();
+        let got = fleet(&RULE, &m, &crate::engine::Params::default());
+        assert_eq!((got[0].finding.severity, got[0].equips.clone()), (Severity::Warn, vec!["P3".to_string()]));
+    }
+
+    #[test]
     fn a_wide_cohort_without_an_outlier_is_not_a_pass() {
         // boxes from 200 to 1100 cfm: no outlier, but too unlike to judge
         let frames: Vec<_> = [200.0, 400.0, 600.0, 800.0, 1000.0, 1100.0]

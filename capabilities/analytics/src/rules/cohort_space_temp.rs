@@ -41,6 +41,34 @@ mod tests {
     }
 
     #[test]
+    fn a_zone_apart_but_inside_its_own_band_is_satisfied() {
+        use crate::engine::testing::fleet;
+        use crate::engine::{Params, Severity};
+        // six zones near 74 °F and one held at 64 °F: an outlier, unless 64 °F is inside its own
+        // 63-75 °F band (an interior zone at its minimum airflow, say)
+        let mut frames = testkit::peers(&SPACE_TEMP, 74.0);
+        frames.push(testkit::unit(&SPACE_TEMP, 64.0, 0.2, 1000.0));
+        let names = ["Z0", "Z1", "Z2", "Z3", "Z4", "Z5", "COOL"];
+        let judge = |frames: &[crate::engine::Frame]| {
+            let m: Vec<(&str, Option<&str>, &crate::engine::Frame)> =
+                names.iter().zip(frames).map(|(e, f)| (*e, None, f)).collect();
+            fleet(&RULE, &m, &Params::default())
+        };
+        let bare = judge(&frames);
+        assert_eq!((bare[0].finding.severity, bare[0].equips.clone()), (Severity::Warn, vec!["COOL".to_string()]));
+        let n = frames[6].len();
+        frames[6].cols.insert("heat_sp".into(), vec![63.0; n]);
+        frames[6].cols.insert("cool_sp".into(), vec![75.0; n]);
+        let banded = judge(&frames);
+        let f = &banded[0].finding;
+        assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
+        assert!(f.caveats.iter().any(|c| c.contains("satisfied") && c.contains("\"COOL\"")), "{:?}", f.caveats);
+        // below its heating setpoint it is an outlier again
+        frames[6].cols.insert("heat_sp".into(), vec![65.0; n]);
+        assert_eq!(judge(&frames)[0].finding.severity, Severity::Warn);
+    }
+
+    #[test]
     fn the_smallest_difference_that_counts() {
         testkit::min_abs_dev(&RULE, &SPACE_TEMP, 72.0);
     }

@@ -10,7 +10,10 @@
 //!
 //! Levels (fixed, as the reference's): fault when 60 % or more of the boxes throttle (static
 //! likely too high) or 25 % or more are starved (static likely too low); warn when fewer than
-//! half sit in the band between; ok otherwise; info when no box has a judged sample. Beyond the
+//! half sit in the band between; ok otherwise; info when no box has a judged sample. Unlike the
+//! reference, a verdict about the static stands only where the topology names the air handler
+//! serving the boxes and it trends its duct static pressure (or its setpoint): elsewhere dampers
+//! all low at part load, or all open on a hot afternoon, are the load, and the census is info. Beyond the
 //! reference, which pools every box of the building: with a topology, each air handler's boxes
 //! are one census (a static setpoint belongs to one fan), and a finding implicates the air
 //! handler and the boxes outside the band, worst first; without one, the boxes are pooled by
@@ -38,6 +41,8 @@ pub const FAULT_LOW_PCT: f64 = 60.0;
 pub const FAULT_HIGH_PCT: f64 = 25.0;
 /// Fewer boxes in the band than this share (%) warns.
 pub const WARN_BAND_PCT: f64 = 50.0;
+/// What the serving air handler must trend for the census to judge its static pressure.
+pub const STATIC_ROLES: &[&str] = &["duct_static", "duct_static_sp"];
 
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
@@ -182,7 +187,12 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
             metrics.insert(format!("median_damper.{}", fleet.members[b.member].equip), round1(b.median));
         }
         let eps = 1e-9;
-        let (severity, verdict, mut implicated) = if pct_low >= FAULT_LOW_PCT - eps {
+        // the verdicts are about the duct static pressure: only where the air handler serving
+        // the group trends it can the census speak for it (dampers all low are as often a light
+        // load, all open a heavy one)
+        let static_known = g.served && fleet.parent_has(g.label.as_deref(), STATIC_ROLES);
+        metrics.insert("static_trended".into(), f64::from(u8::from(static_known)));
+        let (mut severity, mut verdict, mut implicated) = if pct_low >= FAULT_LOW_PCT - eps {
             let mut v = low.clone();
             v.sort_by(|a, b| a.median.total_cmp(&b.median));
             (Severity::Fault, "duct static likely too high: most dampers throttle it away", v)
@@ -198,6 +208,16 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
         } else {
             (Severity::Ok, "the damper distribution is healthy", Vec::new())
         };
+        if !static_known && severity > Severity::Info {
+            caveats.push(if g.served {
+                "the air handler serving these boxes trends no duct static pressure (duct_static or duct_static_sp): where the dampers sit cannot be laid to the static, so the census is information, not a verdict".to_string()
+            } else {
+                "no topology names the air handler serving these boxes, so whether it trends duct static pressure is unknown: where the dampers sit cannot be laid to the static, so the census is information, not a verdict".to_string()
+            });
+            severity = Severity::Info;
+            verdict = "the static pressure behind it is not trended, so no verdict";
+            implicated.clear();
+        }
         let summary = format!(
             "damper census of {name}: median damper {:.0} % open; {:.0} % of the {} boxes throttle below {LOW_BAND:.0} %, {:.0} % sit at {HIGH_BAND:.0} % or more -- {verdict}",
             fleet_median,
@@ -231,7 +251,30 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
 mod tests {
     use super::*;
     use crate::config::RunConfig;
-    use crate::engine::testing::{every, fleet, outcome, shuffled_with_duplicates, with, H, MONDAY};
+    use crate::engine::testing::{every, outcome, shuffled_with_duplicates, with, H, MONDAY};
+    use crate::fleet::{Fleet, Member};
+
+    /// The census of boxes served by air handlers that trend their duct static setpoint (the
+    /// census judges the static only then): a box the test gives no parent is served by AHU-1.
+    fn fleet(rule: &Rule, members: &[(&str, Option<&str>, &Frame)], p: &Params) -> Vec<FleetFinding> {
+        let m = members
+            .iter()
+            .map(|(equip, parent, frame)| Member {
+                equip,
+                class: "VAV",
+                parent: Some(parent.unwrap_or("AHU-1")),
+                frame,
+            })
+            .collect();
+        let roles = ["AHU-1", "AHU-2"].iter().map(|a| (a.to_string(), vec!["duct_static_sp".to_string()])).collect();
+        rule.evaluate_fleet(&(rule.spec)(), &Fleet::new(m).with_parent_roles(roles), p)
+    }
+
+    /// The same census without the static: where no air handler trends it (or the topology names
+    /// none), the census is information.
+    fn blind(members: &[(&str, Option<&str>, &Frame)]) -> Vec<FleetFinding> {
+        crate::engine::testing::fleet(&RULE, members, &Params::default())
+    }
     use crate::engine::{Frame, Outcome};
     use crate::run::{run, EquipFrame, RunRequest};
 
@@ -262,6 +305,27 @@ mod tests {
 
     fn one(levels: &[f64]) -> FleetFinding {
         census_of(levels, Some("AHU-1"), &Params::default()).remove(0)
+    }
+
+    #[test]
+    fn without_the_static_trended_the_census_is_information() {
+        // EnergyPlus's large office in April: every box near its minimum, no static pressure
+        // anywhere; served by an air handler the run does not hold, or pooled without a topology
+        let frames: Vec<Frame> = [20.0, 25.0, 18.0, 30.0, 22.0, 28.0].iter().map(|l| vav(*l)).collect();
+        let names = ["V0", "V1", "V2", "V3", "V4", "V5"];
+        for parent in [Some("AHU-9"), None] {
+            let m: Vec<(&str, Option<&str>, &Frame)> =
+                names.iter().zip(&frames).map(|(e, f)| (*e, parent, f)).collect();
+            let got = blind(&m);
+            let f = &got[0].finding;
+            assert_eq!(f.severity, Severity::Info, "{parent:?}: {}", f.summary);
+            assert!(got[0].equips.is_empty() && f.flagged.is_empty());
+            assert_eq!(f.metrics["static_trended"], 0.0);
+            assert!(f.caveats.iter().any(|c| c.contains("duct static")), "{:?}", f.caveats);
+        }
+        // the same dampers behind a trended static: too high
+        let m: Vec<(&str, Option<&str>, &Frame)> = names.iter().zip(&frames).map(|(e, f)| (*e, None, f)).collect();
+        assert_eq!(fleet(&RULE, &m, &Params::default())[0].finding.severity, Severity::Fault);
     }
 
     #[test]
@@ -388,7 +452,16 @@ mod tests {
                 .map(|(e, l)| EquipFrame { equip: e.to_string(), class: "VAV".into(), frame: vav(*l) })
                 .collect();
         frames[5].frame.cols.remove("damper");
-        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &frames, &[]).unwrap();
+        // the air handlers, read for their static setpoint, not judged
+        let ahus: Vec<EquipFrame> = ["AHU-1", "AHU-2"]
+            .iter()
+            .map(|e| EquipFrame {
+                equip: e.to_string(),
+                class: "AHU".into(),
+                frame: Frame::from_rows(&every(MONDAY, H, 3), &[("duct_static_sp", vec![1.2; 3])]),
+            })
+            .collect();
+        let r = run(&c, &RunRequest { min_trust: 0.5, ..Default::default() }, &frames, &ahus).unwrap();
         assert_eq!((r.skipped[0].equip.as_str(), r.skipped[0].missing.clone()), ("W2", vec!["damper".to_string()]));
         let ids: Vec<&str> = r.findings.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["damper_census@<fleet:AHU-1>", "damper_census@<fleet:AHU-2>"]);

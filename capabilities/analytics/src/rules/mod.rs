@@ -9,6 +9,7 @@ pub mod boiler_short_cycle;
 pub mod boiler_summer_lockout;
 pub mod chiller_approach_fouling;
 pub mod chiller_efficiency;
+pub mod chiller_efficiency_peers;
 pub mod chiller_staging;
 pub mod chiller_staging_fleet;
 pub mod chw_plant_reset;
@@ -77,6 +78,7 @@ pub fn all() -> Vec<Rule> {
         boiler_summer_lockout::RULE,
         chiller_approach_fouling::RULE,
         chiller_efficiency::RULE,
+        chiller_efficiency_peers::RULE,
         chiller_staging::RULE,
         chiller_staging_fleet::RULE,
         chw_plant_reset::RULE,

@@ -1,7 +1,19 @@
 //! `outdoor_air_fraction`: how much outdoor air an air handler takes, from the mixing-box
-//! temperature balance OAF = (RAT - MAT) / (RAT - OAT). Too much in cooling weather is an energy
-//! penalty; a median below the design minimum is under-ventilation. Judged on occupied, fan-on
-//! samples whose balance is stable (|RAT - OAT| at least `denom_min_f`) and plausible.
+//! temperature balance OAF = (RAT - MAT) / (RAT - OAT). Outdoor air above the minimum where an
+//! economizer should sit at its minimum is an energy penalty: in cooling weather with the outdoor
+//! air no cooler than the return (above `cooling_cutoff_f` and at or above the return air: below
+//! the return, more outdoor air is free cooling, not excess), and while the heating coil works alone (a
+//! trended heating valve above 5 % with the cooling valve shut: no sequence economizes while it
+//! heats). A median below the
+//! design minimum is under-ventilation. Judged on occupied, fan-on samples whose balance is stable
+//! (|RAT - OAT| at least `denom_min_f`) and plausible.
+//!
+//! Without a configured minimum the unit's own minimum is learned: the median fraction on those
+//! at-minimum samples (with the supply airflow trended, on those at 60 % of its peak flow or more:
+//! a minimum held as a fixed outdoor airflow is a large fraction of a small supply airflow). Excess is then judged against what a ventilation minimum can plausibly be
+//! ([`PLAUSIBLE_MIN_OA_PCT`]): a unit that holds more than that where it should be at its minimum
+//! (a minimum raised to 60 %, a damper that does not close) warns, and one below it is taken at its
+//! own minimum, which the finding states. Under-ventilation is judged against the generic 20 %.
 //!
 //! The finding also carries what the excess costs on those samples ([`crate::oa_cost`]'s
 //! `oa_cost_*` sums, read from the heating valve, the supply air, both humidities and the
@@ -20,6 +32,20 @@ const GENERIC_MIN_OA_PCT: f64 = 20.0;
 const MARGIN_PCT: f64 = 5.0;
 /// Fewer judged samples than this are not a verdict.
 const MIN_SAMPLES: usize = 10;
+/// The most outdoor air (%) a ventilation minimum plausibly asks of an office air handler: an
+/// unconfigured unit that holds more where it should be at its minimum warns.
+pub const PLAUSIBLE_MIN_OA_PCT: f64 = 40.0;
+/// A heating valve above this (%) is the coil heating (a floor of a few percent, or an actuator
+/// still closing, is not).
+const HEATING_VALVE_PCT: f64 = 5.0;
+/// A cooling valve at or below this (%) is shut.
+const COOL_SHUT_PCT: f64 = 1.0;
+/// The share of its peak supply airflow above which a unit's minimum outdoor-air fraction is
+/// learned: at lower flows a fixed minimum outdoor airflow is a larger fraction.
+const HIGH_FLOW_SHARE: f64 = 0.6;
+/// An outdoor airflow whose standard deviation over the at-minimum samples is at most this share
+/// of its mean is a fixed minimum outdoor airflow.
+const FIXED_OA_CV: f64 = 0.15;
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -31,7 +57,16 @@ pub fn spec() -> RuleSpec {
         families: &["air_handler"],
         inputs: Inputs {
             required: &["mixed_air_temp", "return_air_temp"],
-            optional: &["oat", "oa_damper", "supply_fan_status", "supply_fan_speed", "airflow", "occupancy"],
+            optional: &[
+                "oat",
+                "oa_damper",
+                "supply_fan_status",
+                "supply_fan_speed",
+                "airflow",
+                "occupancy",
+                "heat_valve",
+                "cool_valve",
+            ],
             gating: &["oat"],
             one_of: &[],
             needs_gating: false,
@@ -43,7 +78,7 @@ pub fn spec() -> RuleSpec {
                 unit: "% of supply airflow (OA fraction)",
                 range: Some((0.0, 100.0)),
                 choices: &[],
-                basis: "the design minimum belongs to the unit's ventilation schedule; unset, a generic 20 % is assumed and the finding says the minimum is not the unit's own",
+                basis: "the design minimum belongs to the unit's ventilation schedule; unset, the unit's own minimum is learned from the samples where it should sit at it (and excess is a minimum above 40 %), and under-ventilation is judged against a generic 20 %",
                 calibrate: "Take it from the sequence of operation or measure the fraction at the minimum damper position; a 10 % damper position is often a much smaller air fraction.",
             },
             ParamSpec {
@@ -111,10 +146,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         None => (None, "none"),
     };
     let occ = frame.col("occupancy").filter(|o| o.iter().any(|v| !v.is_nan()));
+    let heat = frame.col("heat_valve").map(crate::engine::as_percent);
+    let cool = frame.col("cool_valve").map(crate::engine::as_percent);
     let w = frame.weights_hours();
     let (mut fan_off, mut small_dt, mut out_of_range) = (0usize, 0usize, 0usize);
-    // (index, oaf, minimum, cooling weather)
+    // (index, oaf, minimum, where the economizer should sit at its minimum)
     let mut judged: Vec<(u32, f64, f64, bool)> = Vec::new();
+    let mut heating_n = 0usize;
     for i in 0..frame.len() {
         let occupied = match occ {
             Some(o) => on(o[i]),
@@ -144,7 +182,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             continue;
         }
         let min = crate::engine::by_month(&by_month, month(frame.ts[i]), min_all);
-        judged.push((i as u32, oaf, min, o > cutoff));
+        // heating alone (a coil fighting the cooling is simultaneous_heat_cool's)
+        let heating = heat.as_ref().is_some_and(|h| h[i] > HEATING_VALVE_PCT)
+            && cool.as_ref().is_none_or(|c| c[i].is_nan() || c[i] <= COOL_SHUT_PCT)
+            && o < r;
+        heating_n += usize::from(heating);
+        judged.push((i as u32, oaf, min, (o > cutoff && o >= r) || heating));
     }
     if judged.len() < MIN_SAMPLES {
         let mut f = Finding::not_judged(
@@ -159,6 +202,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         return Outcome::Findings(vec![f]);
     }
     let judged_h: f64 = judged.iter().map(|j| w[j.0 as usize]).sum();
+    let configured_any = !configured.is_nan() || !by_month.is_empty();
     let cooling: Vec<&(u32, f64, f64, bool)> = judged.iter().filter(|j| j.3).collect();
     let cool_h: f64 = cooling.iter().map(|j| w[j.0 as usize]).sum();
     let excess: Vec<u32> = cooling.iter().filter(|j| j.1 > j.2 + MARGIN_PCT).map(|j| j.0).collect();
@@ -177,14 +221,40 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let median_ratio =
         if all_positive { median(&mut judged.iter().map(|j| j.1 / j.2).collect::<Vec<_>>()) } else { f64::NAN };
 
-    let sev_excess = if !excess_judged {
-        Severity::Ok
-    } else if excess_pct >= 50.0 {
-        Severity::Fault
-    } else if excess_pct >= 20.0 {
-        Severity::Warn
-    } else {
-        Severity::Ok
+    // unconfigured: the unit's own minimum, where it should sit at it
+    // a minimum kept as a fixed outdoor airflow is a large fraction of a small supply airflow:
+    // where the supply airflow is trended, the minimum is learned on the samples where it runs
+    // at least HIGH_FLOW_SHARE of its peak (when there are enough of them)
+    let flow = frame.col("airflow").filter(|f| f.iter().any(|v| *v > crate::oa_cost::MIN_PLAUSIBLE_CFM));
+    let high_flow: Option<Vec<f64>> = flow.and_then(|f| {
+        let mut v: Vec<f64> = f.iter().copied().filter(|x| !x.is_nan()).collect();
+        let k = (v.len().checked_sub(1)? as f64 * 0.98).round() as usize;
+        let peak = *v.select_nth_unstable_by(k, f64::total_cmp).1;
+        let at: Vec<f64> = cooling.iter().filter(|j| f[j.0 as usize] >= HIGH_FLOW_SHARE * peak).map(|j| j.1).collect();
+        (at.len() >= MIN_SAMPLES).then_some(at)
+    });
+    let learned_on_high_flow = high_flow.is_some();
+    // the outdoor airflow (cfm) on the at-minimum samples: held steady, it is a fixed minimum
+    // outdoor airflow, whatever fraction of the supply that is
+    let fixed_oa_cfm: Option<f64> = flow.and_then(|f| {
+        let cfm: Vec<f64> =
+            cooling.iter().map(|j| j.1 / 100.0 * f[j.0 as usize]).filter(|c| c.is_finite() && *c > 0.0).collect();
+        if cfm.len() < MIN_SAMPLES {
+            return None;
+        }
+        let mean = cfm.iter().sum::<f64>() / cfm.len() as f64;
+        let sd = (cfm.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / cfm.len() as f64).sqrt();
+        (sd <= FIXED_OA_CV * mean).then_some(mean)
+    });
+    let learned = (!configured_any && excess_judged).then(|| high_flow.map_or(median_cool, |mut v| median(&mut v)));
+    let sev_excess = match learned {
+        _ if !excess_judged => Severity::Ok,
+        Some(_) if fixed_oa_cfm.is_some() => Severity::Ok,
+        Some(m) if m > PLAUSIBLE_MIN_OA_PCT => Severity::Warn,
+        Some(_) => Severity::Ok,
+        None if excess_pct >= 50.0 => Severity::Fault,
+        None if excess_pct >= 20.0 => Severity::Warn,
+        None => Severity::Ok,
     };
     let sev_under = if median_ratio < 0.5 {
         Severity::Fault
@@ -193,6 +263,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         Severity::Ok
     };
+    // a unit at its own plausible minimum flags no sample as excess
+    let excess: Vec<u32> = if learned.is_some() && sev_excess == Severity::Ok { Vec::new() } else { excess };
     let under_worse = sev_under > sev_excess;
     let severity = if under_worse { sev_under } else { sev_excess };
     let min_text =
@@ -200,14 +272,24 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let tail = if under_worse {
         format!("under-ventilation: median outdoor-air fraction {median_oaf:.0}% against {min_text} ({short_pct:.0}% of judged hours more than {MARGIN_PCT} points short)")
     } else if !excess_judged {
-        format!("excess outdoor air not judged: {} sample(s) in cooling weather (outdoor air above {cutoff} °F), {MIN_SAMPLES} needed", cooling.len())
+        format!("excess outdoor air not judged: {} sample(s) where the economizer should sit at its minimum (outdoor air above {cutoff} °F and the return, or the heating coil working), {MIN_SAMPLES} needed", cooling.len())
+    } else if let Some(m) = learned {
+        let verdict = if let Some(cfm) = fixed_oa_cfm {
+            format!("a fixed minimum outdoor airflow of about {cfm:.0} cfm (steady whatever the supply airflow), taken as the unit's ventilation minimum (min_oa_pct is not set)")
+        } else if m > PLAUSIBLE_MIN_OA_PCT {
+            format!("above the {PLAUSIBLE_MIN_OA_PCT:.0}% a ventilation minimum plausibly needs: check the minimum damper position, or set min_oa_pct to the design minimum")
+        } else {
+            "taken as its own minimum (min_oa_pct is not set)".to_string()
+        };
+        format!("where the economizer should sit at its minimum (outdoor air above {cutoff} °F and the return, or heating) it takes a median {m:.0}% outdoor air, {verdict}")
     } else {
-        format!("{excess_pct:.0}% of cooling-weather hours (outdoor air above {cutoff} °F) more than {MARGIN_PCT} points above {min_text}")
+        format!("{excess_pct:.0}% of the hours where the economizer should sit at its minimum (outdoor air above {cutoff} °F and the return, or heating) more than {MARGIN_PCT} points above {min_text}")
     };
     let mut caveats = Vec::new();
-    if configured.is_nan() && by_month.is_empty() {
+    if !configured_any {
         caveats.push(format!(
-            "min_oa_pct is not set: judged against a generic {GENERIC_MIN_OA_PCT}% minimum, not this unit's design"
+            "min_oa_pct is not set: under-ventilation is judged against a generic {GENERIC_MIN_OA_PCT}% minimum, and excess against the unit's own minimum learned from its data ({}), not its design",
+            learned.map_or_else(|| "too few samples to learn it".to_string(), |m| format!("{m:.0}%"))
         ));
     }
     if fan_src == "none" {
@@ -221,6 +303,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if !median_cool.is_nan() {
         metrics.insert("median_oaf_cooling".into(), round2(median_cool));
     }
+    if let Some(m) = learned {
+        metrics.insert("learned_min_oa_pct".into(), round2(m));
+        metrics.insert("learned_on_high_flow".into(), f64::from(u8::from(learned_on_high_flow)));
+        if let Some(cfm) = fixed_oa_cfm {
+            metrics.insert("fixed_min_oa_cfm".into(), round2(cfm));
+        }
+    }
+    metrics.insert("n_heating".into(), heating_n as f64);
     if excess_judged {
         metrics.insert("excess_oa_pct".into(), round2(excess_pct));
     } else {
@@ -253,7 +343,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         severity,
         format!(
             "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
-            if median_cool.is_nan() { String::new() } else { format!(" ({median_cool:.0}% in cooling weather)") },
+            if median_cool.is_nan() {
+                String::new()
+            } else {
+                format!(" ({median_cool:.0}% where it should sit at its minimum)")
+            },
             if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
         ),
     )
@@ -306,6 +400,78 @@ mod tests {
         let mut p = Params::default();
         p.values.insert("min_oa_pct".into(), ParamValue::Number(min));
         p
+    }
+
+    /// `frame` with a heating valve at `valve(i)` %.
+    fn heating(
+        days: i64,
+        oat: impl Fn(usize) -> f64,
+        oaf: impl Fn(usize) -> f64,
+        valve: impl Fn(usize) -> f64,
+    ) -> Frame {
+        let mut f = frame(days, oat, oaf, 1.0);
+        let v: Vec<f64> = (0..f.len()).map(valve).collect();
+        f.cols.insert("heat_valve".into(), v);
+        f
+    }
+
+    #[test]
+    fn outdoor_air_cooler_than_the_return_is_free_cooling_not_excess() {
+        // 65 °F outdoors is above a 60 °F cutoff but below the 72 °F return: an economizer rightly
+        // takes all of it
+        let p = crate::engine::testing::numbers(&[("min_oa_pct", 20.0), ("cooling_cutoff_f", 60.0)]);
+        let r = run(&RULE, &frame(5, |_| 65.0, |_| 100.0, 1.0), &p);
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert_eq!(r.metrics["n_cooling"], 0.0);
+        // above the return it is excess
+        let hot = run(&RULE, &frame(5, |_| 80.0, |_| 100.0, 1.0), &with_min(20.0));
+        assert_eq!(hot.severity, Severity::Fault, "{}", hot.summary);
+    }
+
+    #[test]
+    fn outdoor_air_taken_while_the_coil_heats_is_excess() {
+        // a spring month: 45 °F outdoors, the heating coil working, 60 % outdoor air
+        let spring = heating(5, |_| 45.0, |_| 60.0, |_| 30.0);
+        let r = run(&RULE, &spring, &with_min(20.0));
+        assert_eq!((r.severity, r.metrics["n_heating"]), (Severity::Fault, 55.0), "{}", r.summary);
+        // at its 20 % minimum while heating: ok; economizing with the coil shut: not judged as excess
+        assert_eq!(run(&RULE, &heating(5, |_| 45.0, |_| 20.0, |_| 30.0), &with_min(20.0)).severity, Severity::Ok);
+        let econ = run(&RULE, &heating(5, |_| 45.0, |_| 60.0, |_| 0.0), &with_min(20.0));
+        assert_eq!((econ.severity, econ.metrics["n_heating"]), (Severity::Ok, 0.0), "{}", econ.summary);
+    }
+
+    #[test]
+    fn without_a_configured_minimum_the_units_own_is_learned() {
+        // a healthy unit at its 28 % minimum in hot weather: not excess against a generic 20 %
+        let r = run(&RULE, &frame(5, |_| 85.0, |i| 26.0 + (i % 5) as f64, 1.0), &Params::default());
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert_eq!(r.metrics["learned_min_oa_pct"], 28.0);
+        assert!(r.flagged.is_empty());
+        assert!(r.caveats.iter().any(|c| c.contains("learned")), "{:?}", r.caveats);
+        // a minimum raised to 60 %, in summer or in a heating spring: warned
+        let raised = run(&RULE, &frame(5, |_| 85.0, |_| 60.0, 1.0), &Params::default());
+        assert_eq!(raised.severity, Severity::Warn, "{}", raised.summary);
+        // a fixed 2,000 cfm minimum: 67 % of a 3,000 cfm supply on light days, 20 % of 10,000 on
+        // heavy ones; learned where the supply runs near its peak, the minimum is 20 %
+        let supply = |i: usize| if (i / 24).is_multiple_of(2) { 3000.0 } else { 10_000.0 };
+        let mut fixed = heating(6, |_| 45.0, |i| 100.0 * 2000.0 / supply(i), |_| 30.0);
+        fixed.cols.insert("airflow".into(), (0..fixed.len()).map(supply).collect());
+        let r = run(&RULE, &fixed, &Params::default());
+        assert_eq!((r.severity, r.metrics["learned_min_oa_pct"]), (Severity::Ok, 20.0), "{}", r.summary);
+        assert_eq!((r.metrics["learned_on_high_flow"], r.metrics["fixed_min_oa_cfm"]), (1.0, 2000.0));
+        // a light season: the supply never leaves its 3,000 cfm, the fixed 2,000 cfm minimum is 67 %
+        let mut light = heating(5, |_| 45.0, |_| 100.0 * 2000.0 / 3000.0, |_| 30.0);
+        light.cols.insert("airflow".into(), vec![3000.0; light.len()]);
+        let r = run(&RULE, &light, &Params::default());
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert!(r.summary.contains("fixed minimum outdoor airflow of about 2000 cfm"), "{}", r.summary);
+        // a 60 % minimum on a supply that varies: the outdoor airflow follows it, and warns
+        let mut frac = heating(6, |_| 45.0, |_| 60.0, |_| 30.0);
+        frac.cols.insert("airflow".into(), (0..frac.len()).map(supply).collect());
+        assert_eq!(run(&RULE, &frac, &Params::default()).severity, Severity::Warn);
+        let spring = run(&RULE, &heating(5, |_| 45.0, |_| 60.0, |_| 30.0), &Params::default());
+        assert_eq!(spring.severity, Severity::Warn, "{}", spring.summary);
+        assert!(spring.summary.contains("check the minimum damper position"), "{}", spring.summary);
     }
 
     #[test]

@@ -53,6 +53,11 @@ pub const RECOVERY_H: f64 = 2.0;
 pub const WARN_PCT: f64 = 5.0;
 /// ... and a fault.
 pub const FAULT_PCT: f64 = 15.0;
+/// A minimum at or below this share of the box's peak airflow is a ventilation minimum: reheating
+/// at it in heating weather is the design sequence, so the finding is at most info.
+pub const VENTILATION_MIN_FRACTION: f64 = 0.4;
+/// Without a reheat valve, a zone within this of its heating setpoint (°F) needs heat.
+const NEEDS_HEAT_F: f64 = 0.5;
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -69,6 +74,7 @@ pub fn spec() -> RuleSpec {
                 "airflow_sp",
                 "airflow_min_sp",
                 "damper",
+                "heat_sp",
                 "heat_valve",
                 "heat_valve_position",
                 "warmup",
@@ -138,13 +144,21 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             "no occupied sample with the zone temperature, its cooling setpoint, the airflow and its minimum",
         )]);
     }
-    let satisfied = |i: usize| judged[i] && zone[i] <= cool[i];
+    // without a reheat valve to say the zone needs heat, a zone in its deadband is satisfied,
+    // not overcooled: it must be down at its heating setpoint (when trended)
+    let heat_sp = frame.col("heat_sp").filter(|_| valve.is_none());
+    let satisfied = |i: usize| {
+        judged[i] && zone[i] <= cool[i] && heat_sp.is_none_or(|h| h[i].is_nan() || zone[i] <= h[i] + NEEDS_HEAT_F)
+    };
     let held = |i: usize| {
         let m = min.at[i];
         let at = m > 0.0 && flow[i] >= (1.0 - FLOW_TOL) * m && flow[i] <= (1.0 + FLOW_TOL) * m;
         at && match confirm {
             Confirm::Controller => active.is_some_and(|a| a[i] <= (1.0 + FLOW_TOL) * m),
-            Confirm::Damper => damper.as_ref().is_some_and(|d| d[i] <= DAMPER_LOW_PCT),
+            // a pressure-independent box holds its minimum at whatever damper position the duct
+            // static leaves it; a damper at or below DAMPER_LOW_PCT is the reference's check, a
+            // steady flow at the minimum is held too
+            Confirm::Damper => damper.as_ref().is_some_and(|d| d[i] <= DAMPER_LOW_PCT) || at,
             Confirm::Unconfirmed => true,
         }
     };
@@ -194,6 +208,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut fractions: Vec<f64> =
         (0..frame.len()).filter(|&i| judged[i] && peak > 0.0).map(|i| min.at[i] / peak).collect();
     let min_fraction = median(&mut fractions);
+    if min_fraction <= VENTILATION_MIN_FRACTION && severity > Severity::Info {
+        caveats.push(format!(
+            "the minimum is about {:.0}% of the box's peak airflow, a ventilation minimum: reheating at it when the zone needs heat is the design sequence, not a minimum set too high (a supply air colder than the zones need is reheat_penalty's and the supply-air reset's lead)",
+            100.0 * min_fraction
+        ));
+        severity = Severity::Info;
+    }
     let mut metrics = BTreeMap::new();
     metrics.insert("judged_hours".into(), round2(judged_h));
     metrics.insert("recovery_hours".into(), round2(recovery_h));
@@ -330,12 +351,30 @@ mod tests {
         f.cols.remove("airflow_sp");
         f.cols.insert("damper".into(), vec![30.0; 40]);
         assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Fault);
+        // a damper over 30 % (a 0-1 damper at 31 %) with the flow steady at the minimum is held
+        // there too: a pressure-independent box holds its minimum at any damper position
         f.cols.insert("damper".into(), vec![0.31; 40]);
-        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Ok, "a 0-1 damper at 31 %");
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Fault, "a 0-1 damper at 31 %");
+        f.cols.insert("airflow".into(), vec![600.0; 40]);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Ok, "twice the minimum is not held at it");
+        f.cols.insert("airflow".into(), vec![300.0; 40]);
         // a minimum of zero delivers no air to overcool with
         f.cols.insert("airflow_min_sp".into(), vec![0.0; 40]);
         f.cols.insert("airflow".into(), vec![0.0; 40]);
         assert_eq!(run(&RULE, &f, &Params::default()).flagged.len(), 0);
+    }
+
+    #[test]
+    fn a_zone_resting_in_its_deadband_is_not_overcooled() {
+        // no reheat valve: at 72 °F between a 70 °F heating and a 74 °F cooling setpoint the zone
+        // is satisfied; at 70.3 °F it needs heat
+        let mut f = reheating(40);
+        f.cols.remove("heat_valve");
+        f.cols.insert("heat_sp".into(), vec![70.0; 40]);
+        f.cols.insert("space_temp".into(), vec![72.0; 40]);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Ok);
+        f.cols.insert("space_temp".into(), vec![70.3; 40]);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Fault);
     }
 
     #[test]
@@ -360,8 +399,10 @@ mod tests {
             ],
         );
         let r = run(&RULE, &g, &Params::default());
-        assert_eq!((r.severity, r.metrics["overcool_with_reheat_pct"]), (Severity::Warn, 25.0));
+        // a minimum of 30 % of the peak is a ventilation minimum: reheating at it is the design
+        assert_eq!((r.severity, r.metrics["overcool_with_reheat_pct"]), (Severity::Info, 25.0));
         assert!(r.caveats.iter().any(|c| c.contains("active airflow setpoint")), "{:?}", r.caveats);
+        assert!(r.caveats.iter().any(|c| c.contains("a ventilation minimum")), "{:?}", r.caveats);
         // a flat airflow_sp is the minimum itself and confirms nothing: unconfirmed
         let mut h = reheating(40);
         h.cols.remove("airflow_min_sp");

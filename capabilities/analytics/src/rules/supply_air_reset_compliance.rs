@@ -167,8 +167,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let fixed_mean = fixed_gap.iter().sum::<f64>() / k;
     let explained = requests.is_some() && !opportunity && fixed_pct + EPS >= warn_pct && fixed_mean + EPS >= warn_gap;
     let own_sequence = configured || requests.is_some();
+    // below the coolest air any reset of the map asks for (its min_clg_sat), whatever T-max
+    // the unit's own sequence or its zones set: no schedule explains it, requests or not
+    let under_floor: Vec<u32> = judged.iter().filter(|&&i| sat[i] < min_sat - tol).map(|&i| i as u32).collect();
+    let floor_pct = 100.0 * under_floor.len() as f64 / k;
+    let under_any = opportunity && !own_sequence && floor_pct + EPS >= warn_pct;
 
-    let severity = if not_tracking || (opportunity && own_sequence) {
+    let severity = if not_tracking || (opportunity && own_sequence) || under_any {
         Severity::Warn
     } else if opportunity || explained {
         Severity::Info
@@ -184,6 +189,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let target_median = median(&mut judged.iter().map(|&i| target(i, t_max_at[i])).collect::<Vec<_>>());
     let tail = if opportunity && own_sequence {
         "colder than its reset asks for: reheat the sequence does not need".to_string()
+    } else if under_any {
+        format!("colder than any reset asks for: {floor_pct:.0}% of judged samples below the map's coolest setpoint of {min_sat} °F (less {tol} °F), where no requests or sequence can explain it")
     } else if opportunity {
         "colder than G36's map would run it; whether the unit's own sequence asks for more is not known".to_string()
     } else if not_tracking {
@@ -214,7 +221,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if requests.is_none() {
         caveats.push(format!("no SAT reset requests trended: T-max is taken at its ceiling of {t_max} °F, so supply air cooled for zones that ask for it reads as below target"));
     }
-    if opportunity && !own_sequence {
+    if opportunity && !own_sequence && !under_any {
         caveats.push("the target is G36's default map, not known to be this unit's sequence: set the map parameters to the sequence, or trend the SAT reset requests, for a verdict".to_string());
     }
     if explained {
@@ -223,6 +230,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 
     let mut metrics = BTreeMap::new();
     metrics.insert("pct_below_target".into(), round2(pct_below));
+    metrics.insert("pct_below_min_clg_sat".into(), round2(floor_pct));
     metrics.insert("target_median".into(), round2(target_median));
     metrics.insert("mean_gap_f".into(), round2(mean_gap));
     metrics.insert("actual_sat_median".into(), round2(sat_median));
@@ -319,12 +327,19 @@ mod tests {
 
     #[test]
     fn cold_supply_air_warns_against_the_units_own_sequence_only() {
-        let cold = frame(10, |_, _| 50.0);
-        let n = cold.len();
-        // G36's default map, no requests: colder than G36, but the sequence is not known
-        let f = run(&RULE, &cold, &Params::default());
+        // G36's default map, no requests: 55 °F (its floor) is colder than G36 runs it, but the unit's sequence
+        // is not known
+        let cool = frame(10, |_, _| 55.0);
+        let f = run(&RULE, &cool, &Params::default());
         assert_eq!(f.severity, Severity::Info, "{}", f.summary);
         assert!(f.caveats.iter().any(|c| c.contains("not known to be this unit's sequence")));
+        // 50 °F is below the coolest setpoint any reset of the map asks for: a warning, requests
+        // or not
+        let cold = frame(10, |_, _| 50.0);
+        let n = cold.len();
+        let f = run(&RULE, &cold, &Params::default());
+        assert_eq!((f.severity, f.metrics["pct_below_min_clg_sat"]), (Severity::Warn, 100.0), "{}", f.summary);
+        assert!(f.summary.contains("colder than any reset asks for"), "{}", f.summary);
         // with the requests trended (none sent), G36 would sit at T-max: a warning
         let f = run(&RULE, &with(cold.clone(), "sat_reset_requests", vec![0.0; n]), &Params::default());
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);

@@ -203,7 +203,7 @@ def md_escape(text):
 
 
 def results_markdown(res):
-    lines = [f"Run of {res['finished']} ({res['seconds']:.0f} s; camber `{res['camber']}` built {res['camber_build']}, "
+    lines = [f"Run of {res['finished']} ({res['seconds']:.0f} s; camber built {res['camber_build']}, "
              f"reference camber-toolkit {res['reference_version']})."]
     if res["camber_rebuilt_during_run"]:
         lines.append("**The camber binary was rebuilt during the run: the cases may mix two builds; run again.**")

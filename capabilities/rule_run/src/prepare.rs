@@ -1,6 +1,7 @@
 //! What every run capability does first: the facility's run config (through the host's
 //! `run_config_for`), the equipment it covers narrowed to the call's selection, the window,
-//! the trust floor, and one read of the frames on the config's grid.
+//! the trust floor, and the frames read on the config's grid (or, without one, each equipment on
+//! its logged interval: one read per grid step).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -193,7 +194,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
 /// The grid step of each equipment of `equips`: the config's `resample` for all, or under
 /// `native` each one's logged interval in the window (the finest of its points', from the
 /// store's times index: no rows are read for it).
-pub fn grid_steps(
+fn grid_steps(
     fid: &str,
     equips: &[String],
     start: Option<i64>,
@@ -204,10 +205,9 @@ pub fn grid_steps(
         return Ok(equips.iter().map(|e| (e.clone(), config.resample_ns)).collect());
     }
     let times = store::read_times(fid, equips, &[], start, end)?;
-    let intervals = times
-        .iter()
-        .map(|p| (p.equip.as_str(), camber_analytics::grid::logged_interval(p.runs.iter().map(|r| (r.step, r.count)))));
-    let mut steps = camber_analytics::grid::equipment_steps(intervals, config.resample_ns);
+    let intervals =
+        times.iter().map(|p| (p.equip.as_str(), grid::logged_interval(p.runs.iter().map(|r| (r.step, r.count)))));
+    let mut steps = grid::equipment_steps(intervals, config.resample_ns);
     for e in equips {
         steps.entry(e.clone()).or_insert(config.resample_ns);
     }

@@ -33,18 +33,22 @@ const MIN_TONS: f64 = 5.0;
 /// Fewest loaded samples judged.
 const MIN_SAMPLES: usize = 10;
 
+/// What a chiller's kW/ton is measured from (this rule's inputs and
+/// [`super::chiller_efficiency_peers`]'s).
+pub const INPUTS: Inputs = Inputs {
+    required: &["power", "chw_supply_temp", "chw_return_temp", "chw_flow"],
+    optional: &[],
+    gating: &[],
+    one_of: &[],
+    needs_gating: false,
+};
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
         id: "chiller_efficiency",
         families: &["chw_plant"],
-        inputs: Inputs {
-            required: &["power", "chw_supply_temp", "chw_return_temp", "chw_flow"],
-            optional: &[],
-            gating: &[],
-            one_of: &[],
-            needs_gating: false,
-        },
+        inputs: INPUTS,
         params: vec![ParamSpec::number(
             "design_kw_per_ton",
             0.85,

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 
 use super::chiller_efficiency::loaded_kw_per_ton;
 use crate::chiller::is_chw_loop;
-use crate::engine::{round2, weighted_quantile, Finding, Inputs, Params, Rule, RuleSpec, Severity};
+use crate::engine::{round2, weighted_quantile, Finding, Params, Rule, RuleSpec, Severity};
 use crate::fleet::{Fleet, FleetFinding};
 
 /// The rule as the engine runs it.
@@ -32,13 +32,7 @@ pub fn spec() -> RuleSpec {
     RuleSpec {
         id: "chiller_efficiency_peers",
         families: &["chw_plant"],
-        inputs: Inputs {
-            required: &["power", "chw_supply_temp", "chw_return_temp", "chw_flow"],
-            optional: &[],
-            gating: &[],
-            one_of: &[],
-            needs_gating: false,
-        },
+        inputs: super::chiller_efficiency::INPUTS,
         params: Vec::new(),
         judged_basis: "samples with a chiller running loaded (2 kW, 0.5 °F delta-T and 5 tons or more)",
     }

@@ -203,19 +203,20 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let judged_h: f64 = judged.iter().map(|j| w[j.0 as usize]).sum();
     let configured_any = !configured.is_nan() || !by_month.is_empty();
-    let cooling: Vec<&(u32, f64, f64, bool)> = judged.iter().filter(|j| j.3).collect();
-    let cool_h: f64 = cooling.iter().map(|j| w[j.0 as usize]).sum();
-    let excess: Vec<u32> = cooling.iter().filter(|j| j.1 > j.2 + MARGIN_PCT).map(|j| j.0).collect();
+    let at_min: Vec<&(u32, f64, f64, bool)> = judged.iter().filter(|j| j.3).collect();
+    let at_min_h: f64 = at_min.iter().map(|j| w[j.0 as usize]).sum();
+    let excess: Vec<u32> = at_min.iter().filter(|j| j.1 > j.2 + MARGIN_PCT).map(|j| j.0).collect();
     let short: Vec<u32> = judged.iter().filter(|j| j.1 < j.2 - MARGIN_PCT).map(|j| j.0).collect();
     // `+ 0.0` turns the empty sum's -0.0 into 0.0
     let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
-    // too few cooling-weather samples to call the excess either way (a cool season): not judged
-    let excess_judged = cooling.len() >= MIN_SAMPLES;
-    let excess_pct = if excess_judged { 100.0 * hours(&excess) / cool_h } else { 0.0 };
+    // too few samples where the economizer should sit at its minimum to call the excess either
+    // way (a mild season): not judged
+    let excess_judged = at_min.len() >= MIN_SAMPLES;
+    let excess_pct = if excess_judged { 100.0 * hours(&excess) / at_min_h } else { 0.0 };
     let excess: Vec<u32> = if excess_judged { excess } else { Vec::new() };
     let short_pct = 100.0 * hours(&short) / judged_h;
     let median_oaf = median(&mut judged.iter().map(|j| j.1).collect::<Vec<_>>());
-    let median_cool = median(&mut cooling.iter().map(|j| j.1).collect::<Vec<_>>());
+    let median_at_min = median(&mut at_min.iter().map(|j| j.1).collect::<Vec<_>>());
     let median_vs_min = median(&mut judged.iter().map(|j| j.1 - j.2).collect::<Vec<_>>());
     let all_positive = judged.iter().all(|j| j.2 > 0.0);
     let median_ratio =
@@ -230,7 +231,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let mut v: Vec<f64> = f.iter().copied().filter(|x| !x.is_nan()).collect();
         let k = (v.len().checked_sub(1)? as f64 * 0.98).round() as usize;
         let peak = *v.select_nth_unstable_by(k, f64::total_cmp).1;
-        let at: Vec<f64> = cooling.iter().filter(|j| f[j.0 as usize] >= HIGH_FLOW_SHARE * peak).map(|j| j.1).collect();
+        let at: Vec<f64> = at_min.iter().filter(|j| f[j.0 as usize] >= HIGH_FLOW_SHARE * peak).map(|j| j.1).collect();
         (at.len() >= MIN_SAMPLES).then_some(at)
     });
     let learned_on_high_flow = high_flow.is_some();
@@ -238,7 +239,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // outdoor airflow, whatever fraction of the supply that is
     let fixed_oa_cfm: Option<f64> = flow.and_then(|f| {
         let cfm: Vec<f64> =
-            cooling.iter().map(|j| j.1 / 100.0 * f[j.0 as usize]).filter(|c| c.is_finite() && *c > 0.0).collect();
+            at_min.iter().map(|j| j.1 / 100.0 * f[j.0 as usize]).filter(|c| c.is_finite() && *c > 0.0).collect();
         if cfm.len() < MIN_SAMPLES {
             return None;
         }
@@ -246,7 +247,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let sd = (cfm.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / cfm.len() as f64).sqrt();
         (sd <= FIXED_OA_CV * mean).then_some(mean)
     });
-    let learned = (!configured_any && excess_judged).then(|| high_flow.map_or(median_cool, |mut v| median(&mut v)));
+    let learned = (!configured_any && excess_judged).then(|| high_flow.map_or(median_at_min, |mut v| median(&mut v)));
     let sev_excess = match learned {
         _ if !excess_judged => Severity::Ok,
         Some(_) if fixed_oa_cfm.is_some() => Severity::Ok,
@@ -272,7 +273,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let tail = if under_worse {
         format!("under-ventilation: median outdoor-air fraction {median_oaf:.0}% against {min_text} ({short_pct:.0}% of judged hours more than {MARGIN_PCT} points short)")
     } else if !excess_judged {
-        format!("excess outdoor air not judged: {} sample(s) where the economizer should sit at its minimum (outdoor air above {cutoff} °F and the return, or the heating coil working), {MIN_SAMPLES} needed", cooling.len())
+        format!("excess outdoor air not judged: {} sample(s) where the economizer should sit at its minimum (outdoor air above {cutoff} °F and the return, or the heating coil working), {MIN_SAMPLES} needed", at_min.len())
     } else if let Some(m) = learned {
         let verdict = if let Some(cfm) = fixed_oa_cfm {
             format!("a fixed minimum outdoor airflow of about {cfm:.0} cfm (steady whatever the supply airflow), taken as the unit's ventilation minimum (min_oa_pct is not set)")
@@ -300,8 +301,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let mut metrics = BTreeMap::new();
     metrics.insert("oaf_median_pct".into(), round2(median_oaf));
-    if !median_cool.is_nan() {
-        metrics.insert("median_oaf_cooling".into(), round2(median_cool));
+    if !median_at_min.is_nan() {
+        metrics.insert("median_oaf_cooling".into(), round2(median_at_min));
     }
     if let Some(m) = learned {
         metrics.insert("learned_min_oa_pct".into(), round2(m));
@@ -316,12 +317,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         caveats.push(format!(
             "only {} judged sample(s) in cooling weather: excess outdoor air is not judged",
-            cooling.len()
+            at_min.len()
         ));
     }
     metrics.insert("under_vent_pct".into(), round2(short_pct));
     metrics.insert("min_oa_pct".into(), min_all);
-    metrics.insert("n_cooling".into(), cooling.len() as f64);
+    metrics.insert("n_cooling".into(), at_min.len() as f64);
     metrics.insert("n_valid".into(), judged.len() as f64);
     metrics.insert("n_masked_fan_off".into(), fan_off as f64);
     metrics.insert("n_masked_small_delta_t".into(), small_dt as f64);
@@ -343,10 +344,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         severity,
         format!(
             "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
-            if median_cool.is_nan() {
+            if median_at_min.is_nan() {
                 String::new()
             } else {
-                format!(" ({median_cool:.0}% where it should sit at its minimum)")
+                format!(" ({median_at_min:.0}% where it should sit at its minimum)")
             },
             if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
         ),
@@ -359,8 +360,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         Condition {
             name: "excess_oa".into(),
             flagged: excess.clone(),
-            judged: if excess_judged { cooling.len() } else { 0 },
-            judged_hours: cool_h,
+            judged: if excess_judged { at_min.len() } else { 0 },
+            judged_hours: at_min_h,
             flagged_hours: hours(&excess),
         },
         Condition {

@@ -35,6 +35,9 @@ const DEMAND_MOVE_PCT: f64 = 20.0;
 const NO_FLOW_FRAC: f64 = 0.05;
 /// A demand "moves" over this range (points); an airflow setpoint over this share of its peak.
 const DRIVER_PCT_SPAN: f64 = 5.0;
+/// A box whose minimum airflow setpoint is at least this share of its peak airflow is
+/// constant volume.
+const CONSTANT_VOLUME_SHARE: f64 = 0.85;
 /// A zone between its setpoints (within `warm_margin_f`) on this share of a run was satisfied
 /// throughout: its temperature moving is no call on the actuator.
 const IN_BAND_SHARE: f64 = 0.9;
@@ -63,6 +66,7 @@ pub fn spec() -> RuleSpec {
                 "heat_sp",
                 "airflow",
                 "airflow_sp",
+                "airflow_min_sp",
                 "occupancy",
                 "supply_fan_status",
             ],
@@ -155,8 +159,22 @@ struct Zone<'a> {
     flow: Option<&'a [f64]>,
     flow_sp: Option<&'a [f64]>,
     flow_sp_peak: f64,
+    /// A constant-volume box: its trended minimum airflow is at least [`CONSTANT_VOLUME_SHARE`]
+    /// of its peak airflow, so its damper has nothing to modulate.
+    constant_volume: bool,
     /// Each sample's weight in hours.
     w: &'a [f64],
+}
+
+/// Whether a box is constant volume: the median of its trended minimum airflow setpoint is at
+/// least [`CONSTANT_VOLUME_SHARE`] of its peak airflow (the 98th percentile).
+fn constant_volume(frame: &Frame) -> bool {
+    let (Some(min_sp), Some(flow)) = (frame.col("airflow_min_sp"), frame.col("airflow")) else { return false };
+    let mut f: Vec<f64> = flow.iter().copied().filter(|v| !v.is_nan()).collect();
+    let min = median(&mut min_sp.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<f64>>());
+    let Some(last) = f.len().checked_sub(1) else { return false };
+    let peak = *f.select_nth_unstable_by((last as f64 * 0.98).round() as usize, f64::total_cmp).1;
+    peak > 0.0 && min >= CONSTANT_VOLUME_SHARE * peak
 }
 
 /// max - min of the known values at `sel`; `None` when there are none.
@@ -261,6 +279,10 @@ impl Judge {
             if saturated {
                 return None;
             }
+        }
+        // a constant-volume box's damper holds its one flow all day by design
+        if role == "damper" && z.constant_volume {
+            return None;
         }
         // a zone that stays between its heating and cooling setpoints asks its box for nothing:
         // its temperature drifting inside the band does not call for the actuator to move
@@ -408,6 +430,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         flow: frame.col("airflow"),
         flow_sp,
         flow_sp_peak: flow_sp.map_or(0.0, |c| c.iter().filter(|v| !v.is_nan()).fold(0.0, |a, v| a.max(v.abs()))),
+        constant_volume: constant_volume(frame),
         w: &w,
     };
     let judge = Judge {
@@ -648,6 +671,19 @@ mod tests {
         // the same drift carried past its cooling setpoint is a call the damper did not answer
         let f = run(&RULE, &frame(|_, h| (9.0, 72.0 + 0.35 * (h % 11) as f64, 300.0, 300.0)), &Params::default());
         assert!(f.severity >= Severity::Warn, "{}", f.summary);
+    }
+
+    #[test]
+    fn a_constant_volume_box_holding_its_one_flow_is_not_stuck() {
+        // a classroom box whose minimum is its maximum (the secondary school prototype): the
+        // damper holds its balancing position all day while the zone drifts past its band
+        let mut f = frame(|_, h| (60.0, 72.0 + 0.35 * (h % 11) as f64, 1000.0, 1000.0));
+        let r = run(&RULE, &f, &Params::default());
+        assert!(r.severity >= Severity::Warn, "without the minimum trended: {}", r.summary);
+        let n = f.len();
+        f.cols.insert("airflow_min_sp".into(), vec![950.0; n]);
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
     }
 
     #[test]

@@ -16,6 +16,17 @@ use crate::engine::{
     Severity,
 };
 
+/// The outdoor airflow (cfm) on the judged samples when it holds steady: measured
+/// (`oa_airflow`), else the fraction of the trended supply airflow.
+fn steady_outdoor_airflow(frame: &Frame, judged: &[usize], oaf: &[f64]) -> Option<f64> {
+    let cfm: Vec<f64> = match (frame.col("oa_airflow"), frame.col("airflow")) {
+        (Some(oa), _) => judged.iter().map(|&i| oa[i]).collect(),
+        (None, Some(sa)) => judged.iter().map(|&i| oaf[i] / 100.0 * sa[i]).collect(),
+        (None, None) => return None,
+    };
+    crate::economizer::steady_oa_cfm(&cfm, 10)
+}
+
 /// Fewest usable measured-airflow fractions before they are preferred over the balance.
 const MIN_MEASURED: usize = 10;
 
@@ -275,6 +286,24 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if severity == Severity::Ok {
             caveats.push(format!("min_oa_pct is not set: the outdoor-air fraction stayed within both a generous {conservative}% and a generic {assumed}% minimum"));
         }
+        // a steady outdoor airflow above the limit is a fixed minimum outdoor airflow (a
+        // classroom unit's ventilation can be most of its supply) or a damper fixed open: without
+        // the design minimum the two cannot be told apart
+        if severity >= Severity::Warn && basis != Basis::Damper {
+            if let Some(cfm) = steady_outdoor_airflow(frame, &judged, &y) {
+                metrics.insert("steady_oa_cfm".into(), round2(cfm));
+                caveats.push(format!(
+                    "min_oa_pct is not set and the outdoor airflow above the limit holds steady at about {cfm:.0} cfm: a fixed ventilation minimum that large and a damper fixed open look alike; set min_oa_pct to judge it"
+                ));
+                return Outcome::Findings(vec![Finding::of(spec.id, basis.judged(), Severity::Info, format!(
+                        "lockout not judged: above the {high_limit} °F high limit the unit holds a steady {cfm:.0} cfm of outdoor air ({median_y:.0}% of its supply at the median), a fixed minimum or a fixed damper"
+                    ))
+                    .with_caveats(caveats)
+                    .with_metrics(metrics)
+                    .with_judged(judged.len())
+                    .with_conditions(conditions)]);
+            }
+        }
     }
     metrics.insert("not_locked_out_pct".into(), round2(pct));
     let summary = if severity >= Severity::Warn {
@@ -404,6 +433,26 @@ mod tests {
         let r = run(&RULE, &m, &min20());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
         assert_eq!(r.judged_basis, Basis::Measured.judged());
+    }
+
+    #[test]
+    fn a_steady_outdoor_airflow_without_a_design_minimum_is_not_judged() {
+        // a classroom unit above the limit: 3,000 cfm of outdoor air, steady, in 4,500-5,500 cfm
+        // of supply (55-67 %): a fixed ventilation minimum or a fixed damper, not known which
+        let mut m = frame(50, |_| 85.0, |_| 100.0, 1.0);
+        let supply: Vec<f64> = (0..50).map(|i| 4_500.0 + 20.0 * i as f64).collect();
+        m.cols.insert("airflow".into(), supply);
+        m.cols.insert("oa_airflow".into(), (0..50).map(|i| 3_000.0 + (i % 3) as f64 * 20.0).collect());
+        let r = run(&RULE, &m, &Params::default());
+        assert_eq!(r.severity, Severity::Info, "{}", r.summary);
+        assert!((r.metrics["steady_oa_cfm"] - 3_020.0).abs() < 1.0, "{:?}", r.metrics);
+        // the same unit with its design minimum known is judged
+        let p = crate::engine::testing::numbers(&[("min_oa_pct", 20.0)]);
+        assert!(run(&RULE, &m, &p).severity >= Severity::Warn);
+        // an outdoor airflow that follows the supply is the economizer open: judged
+        m.cols.insert("oa_airflow".into(), (0..50).map(|i| 0.65 * (2_000.0 + 100.0 * i as f64)).collect());
+        m.cols.insert("airflow".into(), (0..50).map(|i| 2_000.0 + 100.0 * i as f64).collect());
+        assert!(run(&RULE, &m, &Params::default()).severity >= Severity::Warn);
     }
 
     #[test]

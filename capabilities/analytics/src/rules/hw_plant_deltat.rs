@@ -6,7 +6,8 @@
 //! duty, else the gas input), with both loop temperatures and a difference between -2 and 120 °F
 //! (outside that one of the sensors is wrong, not the loop): the share of that time below
 //! `design_deltaT_min_f`, each sample weighed by the time it stands for. Warning at 20 %, fault
-//! at 50 %; fewer than ten such samples are not judged.
+//! at 50 %; fewer than ten such samples, or under a day of firing, are not judged (a loop that
+//! barely carries load shows a small difference whatever its pumps do).
 
 use std::collections::BTreeMap;
 
@@ -18,6 +19,9 @@ const WARN_PCT: f64 = 20.0;
 const FAULT_PCT: f64 = 50.0;
 /// Fewest samples judged.
 const MIN_SAMPLES: usize = 10;
+/// Fewest hours of occupied firing judged: a boiler that fires a few hours a month on a loop
+/// with almost no load shows a small difference whatever its pumps do.
+const MIN_FIRING_H: f64 = 24.0;
 /// A difference outside this (°F) is a sensor fault, not the loop's.
 const PLAUSIBLE_F: (f64, f64) = (-2.0, 120.0);
 
@@ -63,8 +67,16 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         f.judged = judged.len();
         return Outcome::Findings(vec![f]);
     }
-    let low: Vec<u32> = judged.iter().filter(|&&i| hws[i] - hwr[i] < design).map(|&i| i as u32).collect();
     let total: f64 = judged.iter().map(|&i| w[i]).sum();
+    if total < MIN_FIRING_H {
+        let mut f = Finding::not_judged(
+            spec,
+            &format!("the boiler fired {total:.1} occupied hours, under the {MIN_FIRING_H:.0} h a loop's difference is judged on (too little load)"),
+        );
+        f.judged = judged.len();
+        return Outcome::Findings(vec![f]);
+    }
+    let low: Vec<u32> = judged.iter().filter(|&&i| hws[i] - hwr[i] < design).map(|&i| i as u32).collect();
     // + 0.0: an empty float sum is -0.0, which would print as "-0"
     let low_h: f64 = low.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
     let pct = if total > 0.0 { 100.0 * low_h / total } else { 0.0 };
@@ -113,6 +125,18 @@ mod tests {
     /// The occupied samples' positions in `plant`'s week (55 of them).
     fn occupied_idx() -> Vec<usize> {
         (0..24 * 7).filter(|&i| occupied(MONDAY + i as i64 * H)).collect()
+    }
+
+    #[test]
+    fn a_boiler_that_barely_fires_is_not_judged() {
+        // 20 occupied firing hours at a 3 °F difference: a loop with almost no load (a school's
+        // boiler in a warm October), not a verdict on its pumps
+        let idx = occupied_idx();
+        let r = run(&RULE, &plant(|_| 3.0, |i| if idx[..20].contains(&i) { 1.0 } else { 0.0 }), &Params::default());
+        assert_eq!(r.severity, Severity::Info, "{}", r.summary);
+        assert!(r.summary.contains("too little load"), "{}", r.summary);
+        let r = run(&RULE, &plant(|_| 3.0, |i| if idx[..30].contains(&i) { 1.0 } else { 0.0 }), &Params::default());
+        assert_eq!(r.severity, Severity::Fault, "{}", r.summary);
     }
 
     #[test]

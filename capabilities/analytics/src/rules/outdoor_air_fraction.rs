@@ -35,17 +35,11 @@ const MIN_SAMPLES: usize = 10;
 /// The most outdoor air (%) a ventilation minimum plausibly asks of an office air handler: an
 /// unconfigured unit that holds more where it should be at its minimum warns.
 pub const PLAUSIBLE_MIN_OA_PCT: f64 = 40.0;
-/// A heating valve above this (%) is the coil heating (a floor of a few percent, or an actuator
-/// still closing, is not).
-const HEATING_VALVE_PCT: f64 = 5.0;
 /// A cooling valve at or below this (%) is shut.
 const COOL_SHUT_PCT: f64 = 1.0;
 /// The share of its peak supply airflow above which a unit's minimum outdoor-air fraction is
 /// learned: at lower flows a fixed minimum outdoor airflow is a larger fraction.
 const HIGH_FLOW_SHARE: f64 = 0.6;
-/// An outdoor airflow whose standard deviation over the at-minimum samples is at most this share
-/// of its mean is a fixed minimum outdoor airflow.
-const FIXED_OA_CV: f64 = 0.15;
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -183,7 +177,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
         let min = crate::engine::by_month(&by_month, month(frame.ts[i]), min_all);
         // heating alone (a coil fighting the cooling is simultaneous_heat_cool's)
-        let heating = heat.as_ref().is_some_and(|h| h[i] > HEATING_VALVE_PCT)
+        let heating = heat.as_ref().is_some_and(|h| h[i] > crate::economizer::HEATING_VALVE_PCT)
             && cool.as_ref().is_none_or(|c| c[i].is_nan() || c[i] <= COOL_SHUT_PCT)
             && o < r;
         heating_n += usize::from(heating);
@@ -238,14 +232,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // the outdoor airflow (cfm) on the at-minimum samples: held steady, it is a fixed minimum
     // outdoor airflow, whatever fraction of the supply that is
     let fixed_oa_cfm: Option<f64> = flow.and_then(|f| {
-        let cfm: Vec<f64> =
-            at_min.iter().map(|j| j.1 / 100.0 * f[j.0 as usize]).filter(|c| c.is_finite() && *c > 0.0).collect();
-        if cfm.len() < MIN_SAMPLES {
-            return None;
-        }
-        let mean = cfm.iter().sum::<f64>() / cfm.len() as f64;
-        let sd = (cfm.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / cfm.len() as f64).sqrt();
-        (sd <= FIXED_OA_CV * mean).then_some(mean)
+        let cfm: Vec<f64> = at_min.iter().map(|j| j.1 / 100.0 * f[j.0 as usize]).collect();
+        crate::economizer::steady_oa_cfm(&cfm, MIN_SAMPLES)
     });
     let learned = (!configured_any && excess_judged).then(|| high_flow.map_or(median_at_min, |mut v| median(&mut v)));
     let sev_excess = match learned {

@@ -167,26 +167,36 @@ def score_fault(fault, faulted, clean):
     return {"status": status, "by": new_hits or hits, "side_alarms": side}
 
 
-def split_clean_alarms(clean, by_design):
-    """(false alarms, alarms the prototype explains by design) of a clean twin. A by_design entry
-    matches the rule, an equipment pattern (the finding's equip or one of its equips) and, when it
-    has one, a regular expression searched in the summary."""
+def applies_to(entry, building):
+    """A by_design entry holds for the buildings it names ("buildings": [...] or "building"), or
+    for every building when it names none."""
+    scope = entry.get("buildings", [entry["building"]] if "building" in entry else None)
+    return scope is None or building in scope
+
+
+def split_clean_alarms(clean, by_design, building):
+    """(false alarms, alarms the prototype explains by design) of a clean twin of `building`. A
+    by_design entry matches when it applies to the building (applies_to), the rule, an equipment
+    pattern (the finding's equip or one of its equips) and, when it has one, a regular expression
+    searched in the summary."""
     false, design = [], []
     for f in alarms(clean):
-        why = next((d["reason"] for d in by_design if d["rule"] == f["rule"]
+        why = next((d["reason"] for d in by_design if applies_to(d, building) and d["rule"] == f["rule"]
                     and any(fnmatch.fnmatchcase(e, d["equip"]) for e in [f["equip"]] + f["equips"])
                     and re.search(d.get("summary", ""), f["summary"])), None)
         (design if why else false).append(dict(f, by_design=why) if why else f)
     return false, design
 
 
-def physical_effect(clean_dir, fault_dir, columns, start):
-    """Mean of each column over occupied rows (AHU-1 occupancy) from the fault start: clean, faulted."""
+def physical_effect(clean_dir, fault_dir, columns, start, hours="occupied"):
+    """Mean of each column over occupied (or, with hours="unoccupied", unoccupied) rows (AHU-1
+    occupancy) from the fault start: clean, faulted."""
     def rows(d):
         return list(csv.DictReader(open(os.path.join(d, "trends.csv"), newline="")))
     clean, fault = rows(clean_dir), rows(fault_dir)
     since = clean[0]["Time"][:5] + start if start else ""
-    keep = [i for i, r in enumerate(clean) if r.get("AHU-1 occupancy") == "1.000" and r["Time"] >= since]
+    occ = "0.000" if hours == "unoccupied" else "1.000"
+    keep = [i for i, r in enumerate(clean) if r.get("AHU-1 occupancy") == occ and r["Time"] >= since]
     mean = lambda rs, c: sum(float(rs[i][c]) for i in keep if rs[i][c]) / max(1, sum(1 for i in keep if rs[i][c]))
     return {c: {"clean": round(mean(clean, c), 2), "faulted": round(mean(fault, c), 2)}
             for c in columns if c in clean[0]}
@@ -215,6 +225,8 @@ def results_markdown(res):
         if not c["fault"]:
             continue
         proof = "; ".join(f"{col}: {v['clean']} → {v['faulted']}" for col, v in c["proof"].items())
+        if c["fault"].get("proof_hours") == "unoccupied":
+            proof = "(unoccupied mean) " + proof
         cell = lambda s: s["status"] + "".join(
             f"; {f['rule']} {f['severity']}" + (f" ({f['on_clean_twin']} on the twin)" if f["on_clean_twin"] else "") for f in s["by"])
         lines.append(f"| {c['name']} | {md_escape(c['fault']['why'])} | {c['fault']['equip']} | {proof} | "
@@ -283,6 +295,10 @@ def main():
     a = ap.parse_args()
     t0 = time.time()
     lab = json.load(open(a.lab))
+    unknown = {n for d in lab["by_design"] for n in d.get("buildings", [d["building"]] if "building" in d else [])} \
+        - {b["name"] for b in lab["buildings"]}
+    if unknown:
+        sys.exit(f"by_design names unknown buildings: {sorted(unknown)}")
     cases = load_cases(lab)
     if a.only:
         wanted = set(a.only) | {c["clean"] for c in cases if c["name"] in a.only}
@@ -320,10 +336,11 @@ def main():
             for tool in ("camber", "reference"):
                 c[tool] = score_fault(c["fault"], c["findings"][tool], twin["findings"][tool])
             spec = json.load(open(os.path.join(HERE, c["fault"]["file"])))
-            c["proof"] = physical_effect(twin["sim_dir"], c["sim_dir"], c["fault"]["proof"], spec.get("start"))
+            c["proof"] = physical_effect(twin["sim_dir"], c["sim_dir"], c["fault"]["proof"], spec.get("start"),
+                                         c["fault"].get("proof_hours", "occupied"))
         else:
             for tool in ("camber", "reference"):
-                false, design = split_clean_alarms(c["findings"][tool], lab["by_design"])
+                false, design = split_clean_alarms(c["findings"][tool], lab["by_design"], c["building"])
                 c[tool] = {"false_alarms": false, "by_design": design}
 
     keep = ("name", "building", "prototype", "weather", "start", "end", "clean", "fault", "proof", "camber", "reference")

@@ -243,7 +243,9 @@ def plant_points(m, pts, sz, plants):
         add(c("chw_flow"), e, "CHILLER", "chw_flow", "gpm", [(n, "Chiller Evaporator Mass Flow Rate")], lambda v: KGS2GPM * v[0], "evaporator water flow")
         add(c("power"), e, "CHILLER", "power", "kW", [(n, "Chiller Electricity Rate")], lambda v: W2KW * v[0], "compressor electric power")
         add(c("compressor_status"), e, "CHILLER", "compressor_status", "", [(n, "Chiller Part Load Ratio")], lambda v: 1.0 if v[0] > 0 else 0.0, "1 when part-load ratio > 0")
-        add(c("cond_entering_water_temp"), e, "CHILLER", "cond_entering_water_temp", "degF", [(n, "Chiller Condenser Inlet Temperature")], lambda v: C2F(v[0]), "condenser entering water")
+        if o.get("condenser_type", "WaterCooled").lower() == "watercooled":
+            # an air-cooled chiller's condenser inlet is outdoor air, not condenser water
+            add(c("cond_entering_water_temp"), e, "CHILLER", "cond_entering_water_temp", "degF", [(n, "Chiller Condenser Inlet Temperature")], lambda v: C2F(v[0]), "condenser entering water")
         loop, pl = m.plant_loop_of(n)
         plants.setdefault(loop, []).append(e)
         if pl:

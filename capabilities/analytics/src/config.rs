@@ -114,6 +114,10 @@ pub struct RunConfig {
 /// mistake and refused.
 pub const REFERENCE_ONLY_RULES: &[&str] = &[];
 
+/// Rules this engine has beyond the reference toolkit's: a config handed to the reference (the
+/// side-by-side bench) leaves them out.
+pub const CAMBER_ONLY_RULES: &[&str] = &["chiller_efficiency_peers"];
+
 /// A duration such as "15min", "1h", "30s", "1d" (pandas' spellings "T", "H", "D" too) in ns.
 pub fn parse_duration(s: &str) -> Option<i64> {
     let t = s.trim();
@@ -486,6 +490,14 @@ impl RunConfig {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_rules_only_this_engine_has_are_built() {
+        for id in CAMBER_ONLY_RULES {
+            assert!(rule_spec(id).is_ok(), "{id}");
+            assert!(!REFERENCE_ONLY_RULES.contains(id));
+        }
+    }
 
     #[test]
     fn a_reference_style_config_parses() {

@@ -159,6 +159,8 @@ struct Zone<'a> {
     flow: Option<&'a [f64]>,
     flow_sp: Option<&'a [f64]>,
     flow_sp_peak: f64,
+    /// The box's trended minimum airflow setpoint.
+    flow_min_sp: Option<&'a [f64]>,
     /// A constant-volume box: its trended minimum airflow is at least [`CONSTANT_VOLUME_SHARE`]
     /// of its peak airflow, so its damper has nothing to modulate.
     constant_volume: bool,
@@ -166,15 +168,20 @@ struct Zone<'a> {
     w: &'a [f64],
 }
 
-/// Whether a box is constant volume: the median of its trended minimum airflow setpoint is at
-/// least [`CONSTANT_VOLUME_SHARE`] of its peak airflow (the 98th percentile).
+/// Whether a box is constant volume: its minimum airflow setpoint at its highest (the 98th
+/// percentile: a minimum scheduled off at night reads 0 then) is at least
+/// [`CONSTANT_VOLUME_SHARE`] of its peak airflow (likewise).
 fn constant_volume(frame: &Frame) -> bool {
     let (Some(min_sp), Some(flow)) = (frame.col("airflow_min_sp"), frame.col("airflow")) else { return false };
-    let mut f: Vec<f64> = flow.iter().copied().filter(|v| !v.is_nan()).collect();
-    let min = median(&mut min_sp.iter().copied().filter(|v| !v.is_nan()).collect::<Vec<f64>>());
-    let Some(last) = f.len().checked_sub(1) else { return false };
-    let peak = *f.select_nth_unstable_by((last as f64 * 0.98).round() as usize, f64::total_cmp).1;
-    peak > 0.0 && min >= CONSTANT_VOLUME_SHARE * peak
+    let high = |c: &[f64]| {
+        let mut v: Vec<f64> = c.iter().copied().filter(|x| !x.is_nan()).collect();
+        let last = v.len().checked_sub(1)?;
+        Some(*v.select_nth_unstable_by((last as f64 * 0.98).round() as usize, f64::total_cmp).1)
+    };
+    match (high(min_sp), high(flow)) {
+        (Some(min), Some(peak)) => peak > 0.0 && min >= CONSTANT_VOLUME_SHARE * peak,
+        _ => false,
+    }
 }
 
 /// max - min of the known values at `sel`; `None` when there are none.
@@ -231,7 +238,9 @@ impl Judge {
         }
         if role == "damper" && closed {
             let sp = z.flow_sp.map(|c| median_at(c, sel)).filter(|v| !v.is_nan());
-            let reference = sp.or((!self.min_airflow.is_nan()).then_some(self.min_airflow));
+            // a box resting at its own trended minimum airflow is at its minimum, not shut
+            let min_sp = z.flow_min_sp.map(|c| median_at(c, sel)).filter(|v| !v.is_nan() && *v > 0.0);
+            let reference = sp.or(min_sp).or((!self.min_airflow.is_nan()).then_some(self.min_airflow));
             let Some(r) = reference else {
                 return Some((Tier::Contradicted, Reason::ShutOccupied));
             };
@@ -239,6 +248,11 @@ impl Judge {
             if r > 0.0 && flow.is_none_or(|f| f <= NO_FLOW_FRAC * r) {
                 return Some((Tier::Contradicted, Reason::ShutNoFlow(flow.map(|f| f / r))));
             }
+        }
+        // a constant-volume box's damper holds its one flow whatever the zone asks, by design (a
+        // shut one with no air, above, is still a fault)
+        if role == "damper" && z.constant_volume {
+            return None;
         }
         // the zone's distance past the setpoint on the actuator's side (> 0: it wants more)
         let want: Option<Box<dyn Fn(usize) -> f64 + '_>> = match (z.st, heating) {
@@ -279,10 +293,6 @@ impl Judge {
             if saturated {
                 return None;
             }
-        }
-        // a constant-volume box's damper holds its one flow all day by design
-        if role == "damper" && z.constant_volume {
-            return None;
         }
         // a zone that stays between its heating and cooling setpoints asks its box for nothing:
         // its temperature drifting inside the band does not call for the actuator to move
@@ -430,6 +440,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         flow: frame.col("airflow"),
         flow_sp,
         flow_sp_peak: flow_sp.map_or(0.0, |c| c.iter().filter(|v| !v.is_nan()).fold(0.0, |a, v| a.max(v.abs()))),
+        flow_min_sp: frame.col("airflow_min_sp"),
         constant_volume: constant_volume(frame),
         w: &w,
     };
@@ -674,6 +685,22 @@ mod tests {
     }
 
     #[test]
+    fn a_box_at_its_own_tiny_minimum_is_not_shut() {
+        // a mechanical room's box at 2 % delivering its 17 cfm against an 11 cfm minimum
+        let mut f = frame(|_, _| (2.0, 72.0, 17.0, f64::NAN));
+        f.cols.remove("airflow_sp");
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!(r.severity, Severity::Fault, "without its minimum it reads shut: {}", r.summary);
+        let n = f.len();
+        f.cols.insert("airflow_min_sp".into(), vec![11.0; n]);
+        let r = run(&RULE, &f, &Params::default());
+        assert!(r.severity <= Severity::Info, "{}", r.summary);
+        // no air at all against that minimum is shut
+        f.cols.insert("airflow".into(), vec![0.0; n]);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Fault);
+    }
+
+    #[test]
     fn a_constant_volume_box_holding_its_one_flow_is_not_stuck() {
         // a classroom box whose minimum is its maximum (the secondary school prototype): the
         // damper holds its balancing position all day while the zone drifts past its band
@@ -684,6 +711,11 @@ mod tests {
         f.cols.insert("airflow_min_sp".into(), vec![950.0; n]);
         let r = run(&RULE, &f, &Params::default());
         assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        // full open all day with the zone well inside its cooling setpoint: still its one flow
+        let mut open = frame(|_, _| (100.0, 70.0, 1000.0, 1000.0));
+        assert!(run(&RULE, &open, &Params::default()).severity >= Severity::Warn);
+        open.cols.insert("airflow_min_sp".into(), vec![1000.0; n]);
+        assert_eq!(run(&RULE, &open, &Params::default()).severity, Severity::Ok);
     }
 
     #[test]

@@ -170,15 +170,18 @@ struct Zone<'a> {
 
 /// Whether a box is constant volume: its minimum airflow setpoint at its highest (the 98th
 /// percentile: a minimum scheduled off at night reads 0 then) is at least
-/// [`CONSTANT_VOLUME_SHARE`] of its peak airflow (likewise).
+/// [`CONSTANT_VOLUME_SHARE`] of its maximum: its airflow setpoint's highest when trended (a box
+/// stuck at its minimum never reaches its maximum airflow, but its controller still asks for
+/// it), else its airflow's.
 fn constant_volume(frame: &Frame) -> bool {
-    let (Some(min_sp), Some(flow)) = (frame.col("airflow_min_sp"), frame.col("airflow")) else { return false };
+    let Some(min_sp) = frame.col("airflow_min_sp") else { return false };
+    let Some(max) = frame.col("airflow_sp").or(frame.col("airflow")) else { return false };
     let high = |c: &[f64]| {
         let mut v: Vec<f64> = c.iter().copied().filter(|x| !x.is_nan()).collect();
         let last = v.len().checked_sub(1)?;
         Some(*v.select_nth_unstable_by((last as f64 * 0.98).round() as usize, f64::total_cmp).1)
     };
-    match (high(min_sp), high(flow)) {
+    match (high(min_sp), high(max)) {
         (Some(min), Some(peak)) => peak > 0.0 && min >= CONSTANT_VOLUME_SHARE * peak,
         _ => false,
     }
@@ -249,11 +252,10 @@ impl Judge {
                 return Some((Tier::Contradicted, Reason::ShutNoFlow(flow.map(|f| f / r))));
             }
         }
-        // a constant-volume box's damper holds its one flow whatever the zone asks, by design (a
-        // shut one with no air, above, is still a fault)
-        if role == "damper" && z.constant_volume {
-            return None;
-        }
+        // a constant-volume box's damper holds its one flow whatever the zone asks, by design: a
+        // satisfied zone behind it full open, or a day held still, is no contradiction (a shut
+        // one with no air, above, or one short of open with its zone warm, below, still are)
+        let constant_volume = role == "damper" && z.constant_volume;
         // the zone's distance past the setpoint on the actuator's side (> 0: it wants more)
         let want: Option<Box<dyn Fn(usize) -> f64 + '_>> = match (z.st, heating) {
             (Some(st), true) => z.hsp.map(|h| Box::new(move |i: usize| h[i] - st[i]) as Box<dyn Fn(usize) -> f64>),
@@ -265,13 +267,13 @@ impl Judge {
                 let gap = median(&mut sel.iter().map(|&i| want(i)).filter(|g| *g > self.warm).collect::<Vec<_>>());
                 return Some((Tier::Contradicted, Reason::ZoneOut(gap)));
             }
-            if open && share(&|i| -want(i) >= self.satisfied) >= SATISFIED_SHARE {
+            if open && !constant_volume && share(&|i| -want(i) >= self.satisfied) >= SATISFIED_SHARE {
                 let gap =
                     median(&mut sel.iter().map(|&i| -want(i)).filter(|g| *g >= self.satisfied).collect::<Vec<_>>());
                 return Some((Tier::Contradicted, Reason::ZoneSatisfied(gap)));
             }
         }
-        if day_h <= 0.0 || run_h / day_h < self.day_share {
+        if constant_volume || day_h <= 0.0 || run_h / day_h < self.day_share {
             return None;
         }
         // at a limit the demand agrees with: saturated, not stuck

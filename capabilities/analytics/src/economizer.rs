@@ -141,6 +141,22 @@ pub fn sorted_at(col: &[f64], idx: impl Iterator<Item = usize>) -> Vec<f64> {
     v
 }
 
+/// An outdoor airflow's standard deviation at most this share of its mean is steady: a fixed
+/// minimum outdoor airflow (or a damper fixed in place), whatever fraction of the supply it is.
+pub const STEADY_OA_CV: f64 = 0.15;
+
+/// The mean outdoor airflow (cfm) of `cfm` when it holds steady ([`STEADY_OA_CV`]) over at
+/// least `min_n` positive readings; `None` otherwise.
+pub fn steady_oa_cfm(cfm: &[f64], min_n: usize) -> Option<f64> {
+    let v: Vec<f64> = cfm.iter().copied().filter(|c| c.is_finite() && *c > 0.0).collect();
+    if v.len() < min_n.max(1) {
+        return None;
+    }
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    let sd = (v.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
+    (sd <= STEADY_OA_CV * mean).then_some(mean)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,20 +209,4 @@ mod tests {
         assert_eq!(running(&f, false), (vec![true; 3], FanGate::Disabled));
         assert_eq!(running(&Frame::from_rows(&[0], &[("oat", vec![1.0])]), true), (vec![true], FanGate::NoSignal));
     }
-}
-
-/// An outdoor airflow's standard deviation at most this share of its mean is steady: a fixed
-/// minimum outdoor airflow (or a damper fixed in place), whatever fraction of the supply it is.
-pub const STEADY_OA_CV: f64 = 0.15;
-
-/// The mean outdoor airflow (cfm) of `cfm` when it holds steady ([`STEADY_OA_CV`]) over at
-/// least `min_n` positive readings; `None` otherwise.
-pub fn steady_oa_cfm(cfm: &[f64], min_n: usize) -> Option<f64> {
-    let v: Vec<f64> = cfm.iter().copied().filter(|c| c.is_finite() && *c > 0.0).collect();
-    if v.len() < min_n.max(1) {
-        return None;
-    }
-    let mean = v.iter().sum::<f64>() / v.len() as f64;
-    let sd = (v.iter().map(|c| (c - mean).powi(2)).sum::<f64>() / v.len() as f64).sqrt();
-    (sd <= STEADY_OA_CV * mean).then_some(mean)
 }

@@ -807,6 +807,14 @@ pub fn scheduled(spec: &impl ParamDecl, params: &Params) -> impl Fn(i64) -> bool
 /// Nanoseconds in an hour: timestamps are naive local nanoseconds.
 pub const NS_PER_HOUR: i64 = 3_600_000_000_000;
 
+/// The peak of a column that one spike cannot set: the 98th percentile of its known values
+/// (`None` when it has none). What a box's or a fan's largest flow is taken as.
+pub fn robust_peak(col: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = col.iter().copied().filter(|x| !x.is_nan()).collect();
+    let last = v.len().checked_sub(1)?;
+    Some(*v.select_nth_unstable_by((last as f64 * 0.98).round() as usize, f64::total_cmp).1)
+}
+
 /// The role a served equipment's frame gets for its parent's duct static pressure setpoint
 /// (the run attaches it from the topology; a rule that judges a box's damper reads it).
 pub const PARENT_STATIC_SP: &str = "parent_duct_static_sp";

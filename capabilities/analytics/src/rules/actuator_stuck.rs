@@ -176,12 +176,7 @@ struct Zone<'a> {
 fn constant_volume(frame: &Frame) -> bool {
     let Some(min_sp) = frame.col("airflow_min_sp") else { return false };
     let Some(max) = frame.col("airflow_sp").or(frame.col("airflow")) else { return false };
-    let high = |c: &[f64]| {
-        let mut v: Vec<f64> = c.iter().copied().filter(|x| !x.is_nan()).collect();
-        let last = v.len().checked_sub(1)?;
-        Some(*v.select_nth_unstable_by((last as f64 * 0.98).round() as usize, f64::total_cmp).1)
-    };
-    match (high(min_sp), high(max)) {
+    match (crate::engine::robust_peak(min_sp), crate::engine::robust_peak(max)) {
         (Some(min), Some(peak)) => peak > 0.0 && min >= CONSTANT_VOLUME_SHARE * peak,
         _ => false,
     }

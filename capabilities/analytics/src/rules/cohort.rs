@@ -248,14 +248,7 @@ fn within_band(fleet: &Fleet, member: usize, value: f64) -> bool {
 /// The members of `units` sized unlike the rest: their peak (the 98th percentile of the role's
 /// record) more than [`SIZE_RATIO`] times above or below the units' median peak.
 fn unlike_sized(c: &Cohort, fleet: &Fleet, units: &[&Scored]) -> Vec<usize> {
-    let peak = |m: usize| -> Option<f64> {
-        let mut v: Vec<f64> = fleet.members[m].frame.col(c.role)?.iter().copied().filter(|x| !x.is_nan()).collect();
-        if v.is_empty() {
-            return None;
-        }
-        let k = ((v.len() - 1) as f64 * 0.98).round() as usize;
-        Some(*v.select_nth_unstable_by(k, f64::total_cmp).1)
-    };
+    let peak = |m: usize| fleet.members[m].frame.col(c.role).and_then(crate::engine::robust_peak);
     let peaks: Vec<(usize, f64)> =
         units.iter().filter_map(|u| peak(u.member).map(|p| (u.member, p))).filter(|(_, p)| *p > 0.0).collect();
     if peaks.len() < 3 {

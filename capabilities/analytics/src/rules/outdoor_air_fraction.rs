@@ -222,9 +222,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // at least HIGH_FLOW_SHARE of its peak (when there are enough of them)
     let flow = frame.col("airflow").filter(|f| f.iter().any(|v| *v > crate::oa_cost::MIN_PLAUSIBLE_CFM));
     let high_flow: Option<Vec<f64>> = flow.and_then(|f| {
-        let mut v: Vec<f64> = f.iter().copied().filter(|x| !x.is_nan()).collect();
-        let k = (v.len().checked_sub(1)? as f64 * 0.98).round() as usize;
-        let peak = *v.select_nth_unstable_by(k, f64::total_cmp).1;
+        let peak = crate::engine::robust_peak(f)?;
         let at: Vec<f64> = at_min.iter().filter(|j| f[j.0 as usize] >= HIGH_FLOW_SHARE * peak).map(|j| j.1).collect();
         (at.len() >= MIN_SAMPLES).then_some(at)
     });

@@ -25,7 +25,9 @@ mod common;
 mod g36;
 mod heatpump;
 mod hwplant;
-mod rng;
+/// The deterministic random source the models draw from, public so tests that build their own
+/// noisy signals use the same generator.
+pub mod rng;
 mod staging;
 mod weather;
 
@@ -349,8 +351,18 @@ pub fn datasets() -> Vec<DatasetInfo> {
 
 /// Generate dataset `id` with `seed` (its default seed when `None`); `None` for an unknown id.
 pub fn generate(id: &str, seed: Option<u64>) -> Option<Generated> {
+    generate_at(id, seed, None)
+}
+
+/// [`generate`], recording at `step_minutes` instead of the dataset's own step (`None`: its
+/// own): the models still run minute by minute, so the same building is logged at 1, 5, 15 or
+/// 60 minutes as a building-automation system would trend it.
+pub fn generate_at(id: &str, seed: Option<u64>, step_minutes: Option<u32>) -> Option<Generated> {
     let r = recipes().into_iter().find(|r| (r.info)().id == id)?;
-    let info = (r.info)();
+    let mut info = (r.info)();
+    if let Some(step) = step_minutes {
+        info.step_minutes = step.max(1);
+    }
     let seed = seed.unwrap_or(info.default_seed);
     let clock = Clock::new(info.days, info.step_minutes);
     let start_day = days_from_civil(r.start.0, r.start.1, r.start.2);

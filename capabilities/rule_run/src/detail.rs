@@ -144,7 +144,7 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
     // the flagged samples index the family's current window of the equipment's grid
     let grid = camber_sdk::store::read_grid(&fid, std::slice::from_ref(&f.equip), start, end, config.resample_ns)?;
     let frame =
-        grid.iter().find(|g| g.equip == f.equip).map(|g| crate::prepare::to_frame(&g.frame)).unwrap_or_default();
+        grid.into_iter().find(|g| g.equip == f.equip).map(|g| crate::prepare::to_frame(g.frame)).unwrap_or_default();
     let step = config.resample_ns;
     let limit = camber_sdk::count_arg(args, "limit", 50);
     let offset = camber_sdk::count_arg(args, "offset", 0);

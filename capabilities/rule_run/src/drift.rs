@@ -19,7 +19,7 @@ use camber_common::time::{iso_from_ns, ns_from_iso};
 use camber_sdk::{name, page, store, unknown_selection, CapError, Context, Output};
 use serde_json::{json, Value};
 
-use crate::prepare::{no_sample, strings, to_frame};
+use crate::prepare::{no_sample, shared_oat, strings, to_frame};
 use crate::progress::Phase;
 use crate::run::{metrics_json, one, severity_str};
 
@@ -416,19 +416,15 @@ pub fn run_drift(
     }
     let list: Vec<String> = read.into_iter().collect();
     let grid = store::read_grid(&fid, &list, None, None, config.resample_ns)?;
-    let shared: Option<(String, Vec<i64>, Vec<f64>)> = config.shared_oat.as_ref().and_then(|(e, role)| {
-        let g = grid.iter().find(|g| &g.equip == e)?;
-        let k = g.frame.roles.iter().position(|r| r == role)?;
-        Some((role.clone(), store::frame_times(&g.frame), g.frame.values[k].clone()))
-    });
+    let shared = shared_oat(&grid, config);
     let frames: Vec<EquipFrame> = grid
-        .iter()
+        .into_iter()
         .map(|g| {
-            let mut frame = to_frame(&g.frame);
+            let mut frame = to_frame(g.frame);
             if let Some((role, ts, v)) = &shared {
                 frame = with_shared(frame, role, ts, v);
             }
-            EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame }
+            EquipFrame { equip: g.equip, class: g.equip_class, frame }
         })
         .collect();
     let holds = |w: Window, among: &[&EquipFrame]| {

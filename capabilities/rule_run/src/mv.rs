@@ -98,20 +98,17 @@ pub fn mv_summary(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         }
     }
     let grid = store::read_grid(&fid, &read, None, None, config.resample_ns)?;
-    let shared: Option<(String, Vec<i64>, Vec<f64>)> = config.shared_oat.as_ref().and_then(|(e, role)| {
-        let g = grid.iter().find(|g| &g.equip == e)?;
-        let k = g.frame.roles.iter().position(|r| r == role)?;
-        Some(("oat".to_string(), store::frame_times(&g.frame), g.frame.values[k].clone()))
-    });
+    // the weather point's column, read as the outdoor air whatever its role
+    let shared = crate::prepare::shared_oat(&grid, &config).map(|(_, ts, v)| ("oat".to_string(), ts, v));
     let frames: Vec<(String, String, camber_analytics::Frame)> = grid
-        .iter()
+        .into_iter()
         .filter(|g| meters.contains_key(&g.equip))
         .map(|g| {
-            let mut frame = to_frame(&g.frame);
+            let mut frame = to_frame(g.frame);
             if let (Some((role, ts, v)), None) = (&shared, frame.col("oat")) {
                 frame = with_shared(frame, role, ts, v);
             }
-            (g.equip.clone(), g.equip_class.clone(), frame)
+            (g.equip, g.equip_class, frame)
         })
         .collect();
     let list: Vec<Meter> = frames.iter().map(|(n, c, f)| Meter { name: n, class: c, frame: f }).collect();

@@ -54,10 +54,18 @@ fn when(args: &Value, key: &str) -> Result<Option<i64>, CapError> {
 }
 
 /// A frame the store read, as the engine's.
-pub fn to_frame(f: &store::Frame) -> Frame {
-    let ts = store::frame_times(f);
-    let cols = f.roles.iter().cloned().zip(f.values.iter().cloned()).collect();
-    Frame { ts, cols }
+pub fn to_frame(f: store::Frame) -> Frame {
+    let ts = if f.ts.is_empty() { store::frame_times(&f) } else { f.ts };
+    Frame { ts, cols: f.roles.into_iter().zip(f.values).collect() }
+}
+
+/// The config's shared outdoor-air point as read in `grid`: (role, its times, its values), to
+/// give every frame without one ([`with_shared`]).
+pub fn shared_oat(grid: &[store::EquipFrame], config: &RunConfig) -> Option<(String, Vec<i64>, Vec<f64>)> {
+    let (e, role) = config.shared_oat.as_ref()?;
+    let g = grid.iter().find(|g| &g.equip == e)?;
+    let k = g.frame.roles.iter().position(|r| r == role)?;
+    Some((role.clone(), store::frame_times(&g.frame), g.frame.values[k].clone()))
 }
 
 /// The refusal of a window that holds no stored sample: `not_found` naming the facility's
@@ -151,15 +159,11 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     if (start.is_some() || end.is_some()) && grid.iter().all(|g| g.frame.len == 0) {
         return Err(no_sample(&fid, if start.is_some() { "start" } else { "end" })?);
     }
-    let shared: Option<(String, Vec<i64>, Vec<f64>)> = config.shared_oat.as_ref().and_then(|(e, role)| {
-        let g = grid.iter().find(|g| &g.equip == e)?;
-        let k = g.frame.roles.iter().position(|r| r == role)?;
-        Some((role.clone(), store::frame_times(&g.frame), g.frame.values[k].clone()))
-    });
+    let shared = shared_oat(&grid, &config);
     let (mut frames, mut others) = (Vec::new(), Vec::new());
     let (mut lo, mut hi) = (None::<i64>, None::<i64>);
-    for g in &grid {
-        let mut frame = to_frame(&g.frame);
+    for g in grid {
+        let mut frame = to_frame(g.frame);
         if let (Some(a), Some(b)) = (frame.ts.first(), frame.ts.last()) {
             lo = Some(lo.map_or(*a, |x| x.min(*a)));
             hi = Some(hi.map_or(*b, |x| x.max(*b)));
@@ -168,9 +172,9 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
             if let Some((role, ts, v)) = &shared {
                 frame = with_shared(frame, role, ts, v);
             }
-            frames.push(EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame });
+            frames.push(EquipFrame { equip: g.equip, class: g.equip_class, frame });
         } else {
-            others.push(EquipFrame { equip: g.equip.clone(), class: g.equip_class.clone(), frame });
+            others.push(EquipFrame { equip: g.equip, class: g.equip_class, frame });
         }
     }
     camber_analytics::run::attach_parent_static_sp(&mut frames, &others, &config);

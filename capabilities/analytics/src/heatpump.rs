@@ -148,8 +148,11 @@ pub fn mode(frame: &Frame, heat_rise_f: f64, cool_drop_f: f64) -> Option<(Vec<f6
 
 /// The samples of `mode` that are a defrost: with the mode read from the status, a run of
 /// cooling samples standing for at most `max_defrost_min` minutes (each sample for the time in
-/// `weights_h`) with a heating sample on each side. A run at either end of the trend, or beside
-/// an idle or unknown sample, stays cooling.
+/// `weights_h`) with a heating sample on each side. A lone cooling sample between heating ones is
+/// a defrost too, however long it stands for: on a trend logged less often than a defrost lasts,
+/// one snapshot that caught a defrost looks the same, and a valve truly stuck in cooling shows as
+/// a run of samples. A run at either end of the trend, or beside an idle or unknown sample,
+/// stays cooling.
 pub fn defrosts(mode: &[f64], source: ModeSource, weights_h: &[f64], max_defrost_min: f64) -> Vec<bool> {
     let mut out = vec![false; mode.len()];
     if source != ModeSource::Status || max_defrost_min <= 0.0 || mode.len() < 3 {
@@ -170,7 +173,7 @@ pub fn defrosts(mode: &[f64], source: ModeSource, weights_h: &[f64], max_defrost
             && i < mode.len()
             && mode[start - 1] == HEATING
             && mode[i] == HEATING
-            && minutes <= max_defrost_min + 1e-9
+            && (i - start == 1 || minutes <= max_defrost_min + 1e-9)
         {
             out[start..i].iter_mut().for_each(|x| *x = true);
         }
@@ -313,6 +316,14 @@ mod tests {
         assert_eq!(defrosts(&m, ModeSource::Status, &w, 14.9), [false; 9]);
         assert_eq!(defrosts(&m, ModeSource::Status, &w, 0.0), [false; 9]);
         assert_eq!(defrosts(&m, ModeSource::Discharge, &w, 15.0), [false; 9]);
+    }
+
+    #[test]
+    fn an_hourly_snapshot_of_a_defrost_is_not_an_hour_of_cooling() {
+        let w = vec![1.0; 7];
+        let m = [HEATING, COOLING, HEATING, COOLING, COOLING, HEATING, HEATING];
+        // one hourly sample caught mid-defrost is a defrost; two in a row are cooling
+        assert_eq!(defrosts(&m, ModeSource::Status, &w, 15.0), [false, true, false, false, false, false, false]);
     }
 
     #[test]

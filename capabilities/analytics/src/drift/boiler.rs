@@ -20,12 +20,16 @@
 //! gas at matched weather, a sensor bias does not. A ratio rise the gas does not share (less than
 //! `corroboration_share` of it, and less than 2 %) is a heat-metering problem (info, metric
 //! `attribution_sensor` 1), and without the signature a fault is capped at a warning
-//! (`attribution_unconfirmed` 1). Unlike the reference, the detector also runs the
-//! sustained-shift check. The floors are screening levels, not ones proven on these boilers.
+//! (`attribution_unconfirmed` 1). A signature the outdoor air barely explains (r² under 0.2: in a
+//! scheduled building the occupied hours are also the warm ones and carry the ventilation load)
+//! or one of the wrong sign (gas rising with the weather) is not fitted: it cannot tell the two
+//! apart, so the finding stays an unconfirmed warning rather than an info blaming the sensors.
+//! Unlike the reference, the detector also runs the sustained-shift check. The floors are
+//! screening levels, not ones proven on these boilers.
 
 use std::collections::BTreeMap;
 
-use super::loadfit::{self, LoadFit, Side};
+use super::loadfit::{self, LoadFit, Model, Side};
 use super::{
     col, cusum_param_specs, cusum_params, fitted, flagged, grade, median_kept, not_judged, p95_positive, score_caveats,
     score_metrics, values, why_unscored, why_unusable, Baseline, DetectorSpec, FitError, Floors, Kind, Part,
@@ -42,6 +46,11 @@ const MIN_SAMPLES: usize = 30;
 /// fit the heating signature.
 const RETURN_MIN_SPREAD_F: f64 = 2.0;
 const OAT_MIN_SPAN_F: f64 = 10.0;
+/// The share of the gas's variance over the baseline the outdoor air must explain for the
+/// signature to corroborate anything: below it the gas follows the occupancy schedule, the
+/// building's thermal lag or a process load more than the weather, and the gas "at matched
+/// outdoor air" moves with whatever else differs between the windows.
+const SIGNATURE_MIN_R2: f64 = 0.2;
 /// The smallest gas rise at matched weather that backs a ratio rise, whatever its share.
 const CORROBORATION_MIN_REL: f64 = 0.02;
 /// The load gates: shares of the baseline's 95th-percentile heat.
@@ -190,6 +199,14 @@ fn fit(spec: &DetectorSpec, frame: &Frame, _params: &Params) -> Result<Vec<Part>
                 LoadFit::fit(&frame.ts, oat, &p.gas, &idx, OAT_MIN_SPAN_F, false)
             };
             match fitted {
+                Ok(f) if f.model == Model::Linear && f.slope >= 0.0 => sig.declined = Some(format!(
+                    "the gas rose with the outdoor air over the baseline ({:+.3} per °F), the wrong sign for a heating load",
+                    f.slope
+                )),
+                Ok(f) if f.r2.is_some_and(|r| r < SIGNATURE_MIN_R2) => sig.declined = Some(format!(
+                    "the outdoor air explains only {:.0} % of the gas burned over the baseline: the schedule, the building's thermal lag or a process load drives it more",
+                    100.0 * f.r2.unwrap_or(0.0)
+                )),
                 Ok(f) => sig.fit = Some(f),
                 Err(why) => sig.declined = Some(why),
             }

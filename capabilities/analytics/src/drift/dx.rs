@@ -51,6 +51,9 @@ const NO_LOAD_GATE: f64 = -200.0;
 /// An outdoor-air range (°F) under this is a flat level; a covariate must spread this much.
 const MIN_OAT_SPAN_F: f64 = 5.0;
 const COVARIATE_MIN_SPREAD_F: f64 = 2.0;
+/// Minutes after a compressor start during which the unit is still pulling down (the supply air,
+/// the split and the refrigerant readings settle over a few minutes): not steady cooling.
+const SETTLE_MINUTES: i64 = 5;
 /// A water-cooled unit's full-size tons gates.
 const TON_GATES: (f64, f64) = (5.0, 10.0);
 const DSH: &str = "discharge_superheat_temp";
@@ -191,10 +194,30 @@ struct Conditions {
     water: bool,
 }
 
+/// The cooling samples ([`dx::cooling`]) less those taken within [`SETTLE_MINUTES`] of a sample
+/// with the compressor off: on minute data a start's pull-down is otherwise judged as if it were
+/// the unit's steady state, and its low split and unsettled refrigerant readings swamp the
+/// baseline's scatter. Sampled coarser than the settling time, no start is seen and nothing is
+/// left out; without a compressor status nothing is either.
+fn steady_cooling(frame: &Frame) -> Vec<bool> {
+    let mut rows = dx::cooling(frame);
+    let Some(comp) = col(frame, "compressor_status") else { return rows };
+    let settle = SETTLE_MINUTES * 60_000_000_000;
+    let mut last_off: Option<i64> = None;
+    for (i, row) in rows.iter_mut().enumerate() {
+        if comp[i] <= 0.5 {
+            last_off = Some(frame.ts[i]);
+        } else if last_off.is_some_and(|t| frame.ts[i] - t <= settle) {
+            *row = false;
+        }
+    }
+    rows
+}
+
 /// The charge and discharge-superheat conditions: tons and condenser water for a water-cooled
 /// unit, else the outdoor and return air.
 fn unit_conditions(frame: &Frame) -> Result<Conditions, Unread> {
-    let mut rows = dx::cooling(frame);
+    let mut rows = steady_cooling(frame);
     if dx::is_water_cooled(frame) {
         let (f, r, s) = (col(frame, "chw_flow"), col(frame, "chw_return_temp"), col(frame, "chw_supply_temp"));
         let (Some(f), Some(r), Some(s)) = (f, r, s) else {
@@ -227,7 +250,7 @@ fn split_conditions(frame: &Frame, cov: Option<&str>) -> Result<Conditions, Unre
         Some(_) => Some(oat().ok_or_else(|| Unread::Missing(vec!["oat".into()]))?),
         None => dew().or_else(oat),
     };
-    Ok(Conditions { load: rat.to_vec(), load_name: "return_air_temp", cov, rows: dx::cooling(frame), water: false })
+    Ok(Conditions { load: rat.to_vec(), load_name: "return_air_temp", cov, rows: steady_cooling(frame), water: false })
 }
 
 /// A reading of the window: the charging metric's, the split, the discharge superheat.

@@ -710,5 +710,31 @@ fn unset(
     ParamSpec { name, default: ParamValue::Number(f64::NAN), unit, range: Some(range), choices: &[], basis, calibrate }
 }
 
+/// How long a loop's temperatures take to settle after a start (ns): the water that sat in the
+/// pipes has to come round and the plant has to pull it to its setpoint, so a fresh start's
+/// temperatures say nothing about the loop's or the tower's condition.
+pub(crate) const SETTLE_NS: i64 = 30 * 60_000_000_000;
+
+/// The running mask `keep` less each run's first sample and any sample within [`SETTLE_NS`] of
+/// the last stopped one (the start fell somewhere after it). Without a status there are no
+/// starts to see and the mask is kept as it is.
+pub(crate) fn settled(ts: &[i64], mut keep: Vec<bool>, has_status: bool) -> Vec<bool> {
+    if !has_status {
+        return keep;
+    }
+    let (mut stopped_at, mut was_running) = (None::<i64>, true);
+    for (k, &t) in keep.iter_mut().zip(ts) {
+        if !*k {
+            (stopped_at, was_running) = (Some(t), false);
+            continue;
+        }
+        if !was_running || stopped_at.is_some_and(|s| t - s < SETTLE_NS) {
+            *k = false;
+        }
+        was_running = true;
+    }
+    keep
+}
+
 #[cfg(test)]
 mod tests;

@@ -10,10 +10,12 @@
 //! - loop DP at matched flow, either way, net of a DP-setpoint reset;
 //! - pump power at matched flow (an excess: lost wire-to-water efficiency).
 //!
-//! Only running samples are judged when a pump status is trended. The gates scale with the pump:
+//! Only running samples are judged when a pump status is trended (the loop ΔT only once the
+//! loop has settled, half an hour after a start). The gates scale with the pump:
 //! a speed normalizer is judged just above the drive's learned minimum speed (else 15 %), a flow
 //! normalizer from a tenth of the baseline's 95th-percentile flow (at most 50 gpm), and the flow
-//! and power floors are fractions of the baseline's own 95th percentile, capped. A normalizer
+//! and power floors are fractions of the baseline's own 95th percentile, the head floors of the
+//! head the baseline expects at its top speed, all capped. A normalizer
 //! that barely moves (or a pump with a status but no speed) is compared as a flat level.
 
 use std::collections::BTreeMap;
@@ -252,8 +254,8 @@ pub(super) fn spec(s: Signal, l: Loop) -> DetectorSpec {
         (Signal::Flow, true) => ("Hot-water pump flow against the pump's own speed-to-flow baseline: less flow at the same speed is wear or added resistance.", "running samples at or above the speed gate", "gpm"),
         (Signal::Head, false) => ("Pump head against the pump's own speed-to-head baseline on the chilled-water loop: less head at the same speed points at the pump itself.", "running samples at or above the speed gate", "psi"),
         (Signal::Head, true) => ("Pump head against the pump's own speed-to-head baseline on the hot-water loop: less head at the same speed points at the pump itself.", "running samples at or above the speed gate", "psi"),
-        (Signal::DeltaT, false) => ("Chilled-water loop ΔT (return minus supply) against its flow-matched baseline, judged either way: a collapse is low-ΔT syndrome, a widening a starved loop.", "running samples at or above the flow gate", "°F"),
-        (Signal::DeltaT, true) => ("Hot-water loop ΔT (supply minus return) against its flow-matched baseline, judged either way: a collapse is low-ΔT syndrome, a widening a starved loop.", "running samples at or above the flow gate", "°F"),
+        (Signal::DeltaT, false) => ("Chilled-water loop ΔT (return minus supply) against its flow-matched baseline, judged either way: a collapse is low-ΔT syndrome, a widening a starved loop.", "running samples at or above the flow gate, settled half an hour after a start", "°F"),
+        (Signal::DeltaT, true) => ("Hot-water loop ΔT (supply minus return) against its flow-matched baseline, judged either way: a collapse is low-ΔT syndrome, a widening a starved loop.", "running samples at or above the flow gate, settled half an hour after a start", "°F"),
         (Signal::Dp, false) => ("Chilled-water loop differential pressure against its flow-matched baseline, judged either way and net of a DP-setpoint reset: a rise is added resistance, a fall a bypass.", "running samples at or above the flow gate", "loop DP units"),
         (Signal::Dp, true) => ("Hot-water loop differential pressure against its flow-matched baseline, judged either way and net of a DP-setpoint reset: a rise is added resistance, a fall a bypass.", "running samples at or above the flow gate", "loop DP units"),
         (Signal::Power, false) => ("Pump power against its chilled-water-flow-matched baseline: more power for the same flow is lost wire-to-water efficiency.", "running samples at or above the flow gate", "kW"),
@@ -289,12 +291,12 @@ fn params(s: Signal) -> Vec<ParamSpec> {
                 "Set it a little above the scatter of the loop DP about its setpoint. It adds a caveat only."),
         ],
         Signal::Head => vec![
-            ParamSpec::number("warn_psi", 2.0, "psi", (0.5, 20.0),
-                "a backstop under the sigma floor; head is a pressure, so it does not scale with the pump's size",
-                "Judge one known-good window against a baseline fitted on another and set it above the deficit that shows; a warning needs both this and warn_sigma."),
-            ParamSpec::number("fault_psi", 4.0, "psi", (1.0, 40.0),
-                "a screening backstop for a clear head loss",
-                "About twice warn_psi."),
+            unset("warn_psi", "psi", (0.5, 20.0),
+                "a backstop under the sigma floor that scales with the head the pump works at, since a variable-speed pump's head falls with the square of its speed and wear takes a share of it: unset, 8 % of the head the baseline expects at its top speed, up to 2 psi",
+                "Leave it unset, or judge one known-good window against a baseline fitted on another and set it above the deficit that shows; a warning needs both this and warn_sigma."),
+            unset("fault_psi", "psi", (1.0, 40.0),
+                "a screening backstop for a clear head loss: unset, 16 % of the head the baseline expects at its top speed, up to 4 psi",
+                "Leave it unset, or about twice warn_psi."),
             ws, fs,
             unset("flow_confound", "gpm", (0.5, 100.0),
                 "a flow rise this large moves the pump down its curve and lowers the head without any wear: unset, 2.5 % of the baseline's 95th-percentile flow up to 20 gpm",
@@ -420,6 +422,7 @@ fn prepare(
         }
         Signal::DeltaT => {
             let c = need(&[r.warm, r.cool, r.flow])?;
+            let keep = super::settled(&frame.ts, keep, status.is_some());
             Ok((Prepared { y: c[0].iter().zip(c[1]).map(|(w, k)| w - k).collect(), x: c[2].to_vec(), keep }, None))
         }
         Signal::Dp => {
@@ -629,9 +632,18 @@ pub(super) fn evaluate(
             warn_sigma: params.number(spec, "warn_sigma"),
             fault_sigma: params.number(spec, "fault_sigma"),
         },
+        Signal::Head => {
+            // the head the baseline expects at the top of its speed range: the pump's working head
+            let working = Some(fit.predict(fit.load_max)).filter(|h| h.is_finite() && *h > 0.0);
+            Floors {
+                warn: scaled_floor(opt_number(spec, params, "warn_psi"), working, 0.08, 2.0),
+                fault: scaled_floor(opt_number(spec, params, "fault_psi"), working, 0.16, 4.0),
+                warn_sigma: params.number(spec, "warn_sigma"),
+                fault_sigma: params.number(spec, "fault_sigma"),
+            }
+        }
         _ => {
             let (w, f) = match s {
-                Signal::Head => ("warn_psi", "fault_psi"),
                 Signal::DeltaT => ("warn_f", "fault_f"),
                 _ => ("warn", "fault"),
             };
@@ -653,7 +665,7 @@ pub(super) fn evaluate(
     if let Some(f) = part.vfd_floor {
         metrics.insert(format!("{}_vfd_floor_pct", d.prefix), f);
     }
-    if matches!(s, Signal::Flow | Signal::Power) {
+    if matches!(s, Signal::Flow | Signal::Head | Signal::Power) {
         metrics.insert(key(d.prefix, "warn_floor", d.unit_key), loadfit::round4(floors.warn));
         metrics.insert(key(d.prefix, "fault_floor", d.unit_key), loadfit::round4(floors.fault));
     }

@@ -18,6 +18,9 @@
 //! A current window is judged on the load its baseline was fitted on; unlike the reference, a
 //! window that can read that load is judged on it even when it could read a stronger one.
 //!
+//! The approach is judged once the plant has settled: a sample within half an hour of an unloaded
+//! one (the plant's start) is left out.
+//!
 //! The wet bulb is measured (`wetbulb_temp`) or derived from `oat` and `outdoor_rh` at the site's
 //! pressure. The fan-effort baseline takes the wet bulb as a second regressor when it moved at
 //! least 2 °F over the baseline, else it is fitted on the load alone and says so.
@@ -288,7 +291,8 @@ fn prepare(
         Signal::Approach => {
             let wb = wb.ok_or_else(|| vec!["wetbulb_temp, or oat and outdoor_rh".to_string()])?;
             let y = cws.iter().zip(&wb).map(|(c, w)| c - w).collect();
-            Ok(Prepared { load, x, y, keep: vec![true; frame.len()], wb: Some(wb), wb_derived })
+            let keep = super::settled(&frame.ts, loaded(&x), true);
+            Ok(Prepared { load, x, y, keep, wb: Some(wb), wb_derived })
         }
         Signal::FanEffort => {
             let y = as_percent(col(frame, "tower_fan_speed").unwrap_or(&[]));
@@ -296,6 +300,20 @@ fn prepare(
             Ok(Prepared { load, x, y, keep, wb, wb_derived })
         }
     }
+}
+
+/// The samples the tower carries a load on: above a twentieth of the window's 95th-percentile
+/// load. The approach of a plant that has just started is left out with them ([`super::settled`]):
+/// the water that sat in the basin and pipes has not yet come round, and on an hourly trend that
+/// one sample a day would widen the baseline's scatter by half.
+fn loaded(x: &[f64]) -> Vec<bool> {
+    let mut v: Vec<f64> = x.iter().copied().filter(|v| v.is_finite()).collect();
+    if v.is_empty() {
+        return vec![false; x.len()];
+    }
+    v.sort_by(f64::total_cmp);
+    let p95 = v[((v.len() - 1) as f64 * 0.95) as usize];
+    x.iter().map(|&l| l.is_finite() && l > 0.05 * p95).collect()
 }
 
 /// The median offset of the tower's leaving-water sensor over the chillers' condenser-entering

@@ -17,7 +17,8 @@
 //! over-ventilation share (and reported apart): those where the economizer command is on, else
 //! those with outdoor air below `econ_high_limit_f` and the unit taking more than its minimum
 //! outdoor air (its damper more than 5 points above `oa_damper_min_pct`, or above its own 5th
-//! percentile while open with the fan on; or the unit on all outdoor air by the mixing-box
+//! percentile while open with the fan on, leaving out each start's first sample; or the unit on
+//! all outdoor air by the mixing-box
 //! balance). With fewer than ten hours left outside economizer mode, over-ventilation is not
 //! judged. Under-ventilation is judged on every occupied sample: an economizer only adds air.
 
@@ -133,10 +134,12 @@ pub(crate) fn economizer(spec: &RuleSpec, frame: &Frame, params: &Params, w: &[f
             let fan = frame.col("supply_fan_status");
             let mut min = params.number(spec, "oa_damper_min_pct");
             if min.is_nan() {
-                let mut open: Vec<(f64, f64)> = (0..frame.len())
-                    .filter(|&i| d[i] * scale > 0.5 && fan.is_none_or(|f| f[i] > 0.5))
-                    .map(|i| (d[i] * scale, w[i]))
-                    .collect();
+                // a sample counts once the unit was already running open at the one before: the
+                // damper stroking open at a fan start is not its minimum (an hourly trend whose
+                // schedule starts on the hour catches it mid-stroke every morning)
+                let open = |i: usize| d[i] * scale > 0.5 && fan.is_none_or(|f| f[i] > 0.5);
+                let mut open: Vec<(f64, f64)> =
+                    (1..frame.len()).filter(|&i| open(i) && open(i - 1)).map(|i| (d[i] * scale, w[i])).collect();
                 min = weighted_quantile(&mut open, 0.05);
             }
             (0..frame.len()).map(|i| !min.is_nan() && d[i] * scale > min + ABOVE_MIN_POINTS).collect()
@@ -458,6 +461,33 @@ mod tests {
         // turned off, every occupied hour counts
         let r = run(&RULE, &economizing(65.0), &with(&[("exclude_economizer", ParamValue::Flag(Some(false)))]));
         assert!(!r.metrics.contains_key("econ_hours_pct") && r.metrics["over_vent_pct"] == 100.0, "{:?}", r.metrics);
+    }
+
+    #[test]
+    fn a_damper_stroking_open_at_fan_start_is_not_its_minimum() {
+        // hourly, the fan on 06:00-19:00 with the damper at its 20 % minimum all day but caught
+        // at 5 % each morning at 06:00 as it strokes open; mild outdoor air, CO2 near outdoor
+        let mut f = zone(60, |_, _| 480.0);
+        let hour = |t: i64| ((t - MONDAY) % (24 * H)) / H;
+        let fan: Vec<f64> = f.ts.iter().map(|&t| (6..19).contains(&hour(t)) as u8 as f64).collect();
+        let damper: Vec<f64> =
+            f.ts.iter()
+                .zip(&fan)
+                .map(|(&t, &on)| {
+                    if on == 0.0 {
+                        0.0
+                    } else if hour(t) == 6 {
+                        5.0
+                    } else {
+                        20.0
+                    }
+                })
+                .collect();
+        f.cols.insert("supply_fan_status".into(), fan);
+        f.cols.insert("oa_damper".into(), damper);
+        f.cols.insert("oat".into(), vec![50.0; f.len()]);
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!((r.metrics["econ_hours_pct"], r.severity), (0.0, Severity::Warn), "{}", r.summary);
     }
 
     #[test]

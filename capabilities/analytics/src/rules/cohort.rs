@@ -245,10 +245,16 @@ fn within_band(fleet: &Fleet, member: usize, value: f64) -> bool {
     }
 }
 
-/// The members of `units` sized unlike the rest: their peak (the 98th percentile of the role's
-/// record) more than [`SIZE_RATIO`] times above or below the units' median peak.
+/// The members of `units` sized unlike the rest: their size more than [`SIZE_RATIO`] times above
+/// or below the units' median size. A unit's size is the peak (98th percentile) of its airflow
+/// setpoint where it trends one, which reaches the box's design flow whatever the box delivers,
+/// else of the role's own record: a box whose damper is stuck nearly shut peaks low on its
+/// airflow, and sizing it by that would leave out the very box the cohort should find.
 fn unlike_sized(c: &Cohort, fleet: &Fleet, units: &[&Scored]) -> Vec<usize> {
-    let peak = |m: usize| fleet.members[m].frame.col(c.role).and_then(crate::engine::robust_peak);
+    let peak = |m: usize| {
+        let f = fleet.members[m].frame;
+        f.col("airflow_sp").or_else(|| f.col(c.role)).and_then(crate::engine::robust_peak)
+    };
     let peaks: Vec<(usize, f64)> =
         units.iter().filter_map(|u| peak(u.member).map(|p| (u.member, p))).filter(|(_, p)| *p > 0.0).collect();
     if peaks.len() < 3 {

@@ -100,6 +100,21 @@ mod tests {
     }
 
     #[test]
+    fn a_box_stuck_nearly_shut_is_compared_by_its_design_not_left_out() {
+        // eight 1,000 cfm boxes; one damper stuck nearly shut moves 120 cfm while its airflow
+        // setpoint still reaches design: sized by its setpoint it is a peer, and far below them
+        let mut frames: Vec<_> = (0..8).map(|i| testkit::unit(&AIRFLOW, 480.0 + 6.0 * i as f64, 5.0, 1000.0)).collect();
+        frames[2] = testkit::unit(&AIRFLOW, 120.0, 2.0, 1000.0);
+        let names: Vec<String> = (0..8).map(|i| format!("V{i}")).collect();
+        let m: Vec<(&str, Option<&str>, &crate::engine::Frame)> =
+            names.iter().zip(&frames).map(|(e, f)| (e.as_str(), None, f)).collect();
+        let got = fleet(&RULE, &m, &crate::engine::Params::default());
+        let f = &got[0].finding;
+        assert_eq!(f.metrics["n_unlike_size"], 0.0, "{:?}", f.caveats);
+        assert_eq!((f.severity, got[0].equips.clone()), (Severity::Warn, vec!["V2".to_string()]), "{}", f.summary);
+    }
+
+    #[test]
     fn a_wide_cohort_without_an_outlier_is_not_a_pass() {
         // boxes from 200 to 1100 cfm: no outlier, but too unlike to judge
         let frames: Vec<_> = [200.0, 400.0, 600.0, 800.0, 1000.0, 1100.0]

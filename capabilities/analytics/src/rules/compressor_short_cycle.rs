@@ -42,6 +42,14 @@ pub fn spec() -> RuleSpec {
                 "Take the manufacturer's minimum run and off times and the staging differential into account, and better, count starts per day on the unit in a known-good week of like weather and set the ceiling above its busiest day (not on the period being judged, which would hide the fault). Warn at it, fault at twice it; idle days trended lower the rate.",
             ),
             ParamSpec::number(
+                "long_run_min",
+                20.0,
+                "minutes (median run)",
+                (5.0, 60.0),
+                "a compressor whose runs last twenty minutes at the median is cycling on its thermostat, not short cycling: a healthy single-stage unit at part load starts two or three times an hour",
+                "Under the fault level a unit whose median run is at least this long is info, not warn, when the trend is fine enough to time the runs (an interval of at most half this). Set it to the run length under which the manufacturer calls a cycle short; 60 judges on starts alone.",
+            ),
+            ParamSpec::number(
                 "max_interval_min",
                 15.0,
                 "minutes",
@@ -98,6 +106,17 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if !median_run.is_nan() {
         metrics.insert("median_run_min".into(), round2(median_run));
     }
+    // frequent starts with long runs: a thermostat's cycling, when the runs can be timed
+    let long_run = params.number(spec, "long_run_min");
+    let timed = c.interval_min.is_some_and(|m| m <= long_run / 2.0);
+    let severity = if severity == Severity::Warn && timed && median_run >= long_run {
+        caveats.push(format!(
+            "{per_day:.1} starts a day is above the {limit} ceiling, but the runs last {median_run:.0} minutes at the median (at least long_run_min {long_run}): a compressor cycling on its thermostat, not short cycling"
+        ));
+        Severity::Info
+    } else {
+        severity
+    };
     let mut summary =
         format!("{per_day:.1} compressor starts a day (limit {limit}), running {:.0}% of the time", c.runtime_pct);
     if severity >= Severity::Warn && !median_run.is_nan() {
@@ -156,6 +175,19 @@ mod tests {
         assert_eq!(sev(&unit(7, 12), &numbers(&[("max_starts_per_day", 12.01)])), Severity::Ok);
         assert_eq!(sev(&unit(7, 24), &numbers(&[("max_starts_per_day", 12.01)])), Severity::Warn);
         assert_eq!(sev(&unit(7, 12), &numbers(&[("max_starts_per_day", 6.0)])), Severity::Fault);
+    }
+
+    #[test]
+    fn frequent_starts_with_long_runs_are_a_thermostat_cycling() {
+        // a week at 5 minutes, 16 starts a day of 25-minute runs: info, with a caveat
+        let n = 7 * 288;
+        let status: Vec<f64> = (0..n).map(|i| if (i % 288) % 18 < 5 { 1.0 } else { 0.0 }).collect();
+        let f = Frame::from_rows(&every(MONDAY, 5 * MINUTE, n), &[("compressor_status", status)]);
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!((r.severity, r.metrics["median_run_min"]), (Severity::Info, 25.0), "{}", r.summary);
+        assert!(r.caveats.iter().any(|c| c.contains("cycling on its thermostat")), "{:?}", r.caveats);
+        // judged on starts alone when long_run_min is above the runs
+        assert_eq!(run(&RULE, &f, &numbers(&[("long_run_min", 30.0)])).severity, Severity::Warn);
     }
 
     #[test]

@@ -15,8 +15,8 @@
 //! then left out), else the valve at or above `dual_max_valve` or the discharge air at least
 //! `dual_max_dat_rise` above the space. The share of reheating time above the minimum outside
 //! the high loop is a warning from 15 % and a fault from 40 % (fixed, as the reference's); an
-//! inferred minimum rates no worse than a warning, and less than `min_reheat_hours` of reheat is
-//! not rated (info).
+//! inferred minimum rates no worse than a warning, and less than `min_reheat_hours` of reheat,
+//! or fewer than four reheat samples, is not rated (info).
 //!
 //! The reheat hours are of time (each sample weighs the time it stands for, so a gap is not
 //! reheat) where the reference counts samples times the median step; on regular data they
@@ -37,6 +37,10 @@ use crate::engine::{
     RuleSpec, Severity,
 };
 use crate::terminal::{self, hours, MinBasis, INFERRED_CAVEAT};
+
+/// Fewest reheat samples whose share above the minimum is rated: on an hourly trend two hours
+/// of reheat are two samples, and one of them above the minimum is not half the reheat.
+const MIN_REHEAT_SAMPLES: usize = 4;
 
 /// The share of reheating time (%) above the minimum outside the high heating loop that is a
 /// warning ...
@@ -218,6 +222,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 "only {reheat_h:.1} h of occupied reheat, under min_reheat_hours ({min_h} h): the sequence is not rated"
             ));
             severity = Severity::Info;
+        } else if reheat.len() < MIN_REHEAT_SAMPLES {
+            caveats.push(format!(
+                "only {} reheat sample(s) (a coarse trend): a share of so few is not a rate, and the sequence is not rated",
+                reheat.len()
+            ));
+            severity = Severity::Info;
         }
         (
             severity,
@@ -306,13 +316,13 @@ mod tests {
         assert_eq!(valve(5.0, &Params::default()), 0.0);
         assert_eq!(valve(5.5, &Params::default()), 10.0);
         assert_eq!(valve(5.5, &numbers(&[("valve_thr", 6.0)])), 0.0);
-        // min_reheat_hours: two hours of reheat are rated, one is not
+        // min_reheat_hours: reheat of exactly that many hours is rated, less is not
         let reheat = |k: usize, p: &Params| {
             sev(&box_frame(10, |i| if i < k { 40.0 } else { 0.0 }, |i| if i < k { 500.0 } else { 300.0 }), p)
         };
-        assert_eq!(reheat(2, &Params::default()), Severity::Fault);
+        assert_eq!(reheat(4, &numbers(&[("min_reheat_hours", 4.0)])), Severity::Fault);
         assert_eq!(reheat(1, &Params::default()), Severity::Info);
-        assert_eq!(reheat(2, &numbers(&[("min_reheat_hours", 2.5)])), Severity::Info);
+        assert_eq!(reheat(4, &numbers(&[("min_reheat_hours", 4.5)])), Severity::Info);
     }
 
     #[test]
@@ -433,6 +443,18 @@ mod tests {
                 run(&RULE, &f, &Params::default())
             );
         }
+    }
+
+    #[test]
+    fn two_hourly_samples_of_reheat_are_not_a_rate() {
+        // two hours of reheat on an hourly trend, one above the minimum: not rated
+        let f = box_frame(10, |i| if i < 2 { 40.0 } else { 0.0 }, |i| if i == 0 { 500.0 } else { 300.0 });
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!((r.severity, r.metrics["reheat_above_min_pct"]), (Severity::Info, 50.0), "{}", r.summary);
+        assert!(r.caveats.iter().any(|c| c.contains("not a rate")), "{:?}", r.caveats);
+        // four such samples are rated
+        let g = box_frame(10, |i| if i < 4 { 40.0 } else { 0.0 }, |i| if i < 2 { 500.0 } else { 300.0 });
+        assert_eq!(run(&RULE, &g, &Params::default()).severity, Severity::Fault);
     }
 
     #[test]

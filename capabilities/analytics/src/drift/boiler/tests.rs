@@ -265,3 +265,61 @@ fn the_roll_up_names_the_boiler_the_sensor_or_neither() {
     let d = (fam.diagnose)(fam, "B-1", &[("boiler_efficiency_drift", &run(&boiler(200, 400, 0.0, 0.0), &p))]);
     assert_eq!(d.locus, "steady");
 }
+
+/// A scheduled building: the occupied hours (8 of every 24) are the warm ones and carry a
+/// ventilation load, so over a week the gas rises with the outdoor air hour by hour; the current
+/// window is 4 °F warmer than the baseline.
+fn scheduled(n: usize, start: usize, foul: f64, warmer: f64) -> Frame {
+    let occupied = |i: usize| (9..17).contains(&(i % 24));
+    let oat = move |i: usize| 25.0 + warmer + if occupied(i) { 8.0 } else { 0.0 } + 4.0 * noise(i + 5);
+    let flow =
+        move |i: usize| 200.0 + if occupied(i) { 60.0 } else { 0.0 } - 2.0 * (oat(i) - 25.0) + 20.0 * noise(i + 9);
+    let heat = move |i: usize| 500.0 * flow(i) * 20.0 / BTU_PER_KWH;
+    frame(
+        n,
+        start,
+        &[
+            ("gas_input_rate", &|i| heat(i) / eff(i) * (1.0 + foul) * (1.0 + 0.01 * noise(i))),
+            ("hw_supply_temp", &|i| ret(i) + 20.0),
+            ("hw_return_temp", &ret),
+            ("hw_flow", &flow),
+            ("oat", &oat),
+        ],
+    )
+}
+
+#[test]
+fn a_signature_the_weather_does_not_explain_does_not_blame_the_sensors() {
+    let p = Params::default();
+    let b = fit(&spec(), &scheduled(168, 0, 0.0, 0.0), &p).unwrap();
+    let sig = b.parts.iter().find(|q| q.name == "gas_signature").unwrap();
+    assert!(sig.fit.is_none(), "{:?}", sig.fit);
+    assert!(sig.declined.as_deref().is_some_and(|d| d.contains("wrong sign")), "{:?}", sig.declined);
+    // a boiler 9 % fouled in a warmer week: an unconfirmed warning, not an info on the sensors
+    let f = one(judge(&spec(), &scheduled(168, 0, 0.0, 0.0), &scheduled(168, 336, 0.09, 4.0), &p));
+    assert_eq!((f.severity, f.metrics["attribution_sensor"]), (Severity::Warn, 0.0), "{}", f.summary);
+    assert_eq!(f.metrics["attribution_unconfirmed"], 1.0);
+}
+
+#[test]
+fn a_signature_the_weather_barely_explains_is_not_fitted() {
+    // the gas follows the occupancy alone, the outdoor air wanders on its own
+    let f = |foul: f64| {
+        frame(
+            168,
+            0,
+            &[
+                ("gas_input_rate", &move |i| {
+                    (600.0 + if (9..17).contains(&(i % 24)) { 300.0 } else { 0.0 }) * (1.0 + foul)
+                }),
+                ("hw_supply_temp", &|i| ret(i) + 20.0),
+                ("hw_return_temp", &ret),
+                ("hw_flow", &|i| 200.0 + if (9..17).contains(&(i % 24)) { 100.0 } else { 0.0 }),
+                ("oat", &|i| 10.0 + 45.0 * ((i * 29) % 83) as f64 / 83.0),
+            ],
+        )
+    };
+    let b = fit(&spec(), &f(0.0), &Params::default()).unwrap();
+    let sig = b.parts.iter().find(|q| q.name == "gas_signature").unwrap();
+    assert!(sig.declined.as_deref().is_some_and(|d| d.contains("explains only")), "{:?}", sig.declined);
+}

@@ -175,6 +175,48 @@ fn a_healthy_unit_holds_and_the_narrowing_without_a_charge_loss_is_air() {
     assert!(over.summary.contains("liquid backs up in the condenser"), "{}", over.summary);
 }
 
+/// A unit logged every minute from `start` minutes after T0, cycling 20 minutes on and 10 off,
+/// each start pulling the supply air down over its first minutes (a third, then a sixth, then a
+/// twelfth of the split missing); `shift` widens its steady split.
+fn cycling(n: usize, start: usize, shift: f64) -> Frame {
+    const MIN: i64 = 60_000_000_000;
+    let on = |i: usize| i % 30 < 20;
+    let lag = |i: usize| match i % 30 {
+        0 => 2.0 / 3.0,
+        1 => 1.0 / 3.0,
+        2 => 1.0 / 6.0,
+        3 => 1.0 / 12.0,
+        _ => 0.0,
+    };
+    let sp = |i: usize| if on(i) { (split(i % 600) + shift) * (1.0 - lag(i)) } else { 0.0 };
+    let ts: Vec<i64> = (start..start + n).map(|i| T0 + i as i64 * MIN).collect();
+    let col = |f: &dyn Fn(usize) -> f64| (start..start + n).map(f).collect::<Vec<f64>>();
+    let cols = vec![
+        ("oat", col(&|i| oat(i % 600))),
+        ("return_air_temp", col(&|i| rat(i % 600))),
+        ("supply_air_temp", col(&|i| rat(i % 600) - sp(i))),
+        ("return_air_dewpoint_temp", col(&|i| dew(i % 600))),
+        ("compressor_status", col(&|i| if on(i) { 1.0 } else { 0.0 })),
+    ];
+    Frame::from_rows(&ts, &cols)
+}
+
+#[test]
+fn a_starts_pull_down_is_not_judged_as_steady_cooling() {
+    // on minute data a 2.5 °F wider split is judged on the settled samples; the pull-down after
+    // each start would otherwise triple the baseline's scatter and hide it
+    let p = Params::default();
+    let f = one(judge(&airflow(), &cycling(3000, 0, 0.0), &cycling(1500, 3000, 2.5), &p));
+    assert_eq!((f.severity, f.metrics["airflow_low"]), (Severity::Warn, 1.0), "{}", f.summary);
+    let twin = one(judge(&airflow(), &cycling(3000, 0, 0.0), &cycling(1500, 3000, 0.0), &p));
+    assert_eq!(twin.severity, Severity::Ok, "{}", twin.summary);
+    // the settled samples only: the first five minutes after each start are left out
+    let rows = steady_cooling(&cycling(60, 20, 0.0));
+    assert_eq!(rows.iter().filter(|r| **r).count(), 2 * 15, "{rows:?}");
+    // hourly data shows no start to leave out
+    assert_eq!(steady_cooling(&unit(60, 0, Off::default())), dx::cooling(&unit(60, 0, Off::default())));
+}
+
 #[test]
 fn the_floors_are_inclusive_and_both_are_needed() {
     for (s, o, key) in [

@@ -2,9 +2,9 @@
 //! zone with its own envelope, sun and people) simulated minute by minute, every loop closed
 //! (zone cooling and heating PI loops driving the box's airflow setpoint and reheat valve, a
 //! pressure-independent damper loop, the air handler's Guideline 36 trim-and-respond duct
-//! static reset and its supply-air reset and economizer). A fault changes one piece of the model (a damper stuck, a minimum set too high, a coil
-//! starved, a reset overridden); the twin is the same building healthy, under the same weather
-//! and noise.
+//! static reset and its supply-air reset and economizer). A fault changes one piece of the
+//! model (a damper stuck, a minimum set too high, a coil starved, a reset overridden); the twin
+//! is the same building healthy, under the same weather and noise.
 
 use super::kit::{Building, Case, Lab, Season, EVERY_STEP};
 use camber_analytics::run::EquipFrame;

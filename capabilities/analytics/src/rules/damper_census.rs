@@ -9,8 +9,10 @@
 //! judged). A box throttles when its median is below 50 % and is starved at 90 % or more.
 //!
 //! Levels (fixed, as the reference's): fault when 60 % or more of the boxes throttle (static
-//! likely too high) or 25 % or more are starved (static likely too low); warn when fewer than
-//! half sit in the band between; ok otherwise; info when no box has a judged sample. Unlike the
+//! likely too high) or 25 % or more are starved (static likely too low; unlike the reference,
+//! only when more than two are: a Guideline 36 static reset ignores its first two requests and
+//! keeps that many critical boxes near wide open by design); warn when fewer than half sit in
+//! the band between; ok otherwise; info when no box has a judged sample. Unlike the
 //! reference, a verdict about the static stands only where the topology names the air handler
 //! serving the boxes and it trends its duct static pressure (or its setpoint): elsewhere dampers
 //! all low at part load, or all open on a hot afternoon, are the load, and the census is info. Beyond the
@@ -39,6 +41,10 @@ pub const HIGH_BAND: f64 = 90.0;
 pub const FAULT_LOW_PCT: f64 = 60.0;
 /// The share of starved boxes (%) that says the static is too low.
 pub const FAULT_HIGH_PCT: f64 = 25.0;
+/// Starved boxes a healthy trim-and-respond static reset keeps by design: Guideline 36 ignores
+/// its first two requests, so it lowers the static until about that many critical boxes sit near
+/// wide open. More than this many, as well as [`FAULT_HIGH_PCT`], say the static is too low.
+pub const RESET_IGNORES: usize = 2;
 /// Fewer boxes in the band than this share (%) warns.
 pub const WARN_BAND_PCT: f64 = 50.0;
 /// What the serving air handler must trend for the census to judge its static pressure.
@@ -196,7 +202,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
             let mut v = low.clone();
             v.sort_by(|a, b| a.median.total_cmp(&b.median));
             (Severity::Fault, "duct static likely too high: most dampers throttle it away", v)
-        } else if pct_high >= FAULT_HIGH_PCT - eps {
+        } else if pct_high >= FAULT_HIGH_PCT - eps && high.len() > RESET_IGNORES {
             let mut v = high.clone();
             v.sort_by(|a, b| b.median.total_cmp(&a.median));
             (Severity::Fault, "duct static likely too low: boxes pinned open, starved of air", v)
@@ -341,10 +347,10 @@ mod tests {
 
     #[test]
     fn static_too_low_and_too_high_are_faults_and_a_spread_warns() {
-        let low = one(&[95.0, 98.0, 70.0, 66.0, 74.0, 58.0]);
+        let low = one(&[95.0, 98.0, 92.0, 66.0, 74.0, 58.0]);
         assert_eq!(low.finding.severity, Severity::Fault, "{}", low.finding.summary);
         assert!(low.finding.summary.contains("too low"), "{}", low.finding.summary);
-        assert_eq!(low.equips, ["AHU-1", "V1", "V0"], "the air handler, then the most starved");
+        assert_eq!(low.equips, ["AHU-1", "V1", "V0", "V2"], "the air handler, then the most starved");
         assert!(!low.finding.flagged.is_empty());
         let high = one(&[20.0, 30.0, 25.0, 66.0, 35.0, 58.0]);
         assert_eq!(high.finding.severity, Severity::Fault, "{}", high.finding.summary);
@@ -360,9 +366,15 @@ mod tests {
         // three of five throttling is 60 %: a fault; two of five is not
         assert_eq!(one(&[20.0, 30.0, 40.0, 60.0, 70.0]).finding.severity, Severity::Fault);
         assert_eq!(one(&[20.0, 30.0, 60.0, 60.0, 70.0]).finding.severity, Severity::Ok);
-        // one of four starved is 25 %: a fault; one of five is not
-        assert_eq!(one(&[95.0, 60.0, 60.0, 70.0]).finding.severity, Severity::Fault);
-        assert_eq!(one(&[95.0, 60.0, 60.0, 70.0, 70.0]).finding.severity, Severity::Ok);
+        // three of twelve starved is 25 %: a fault; three of thirteen is not
+        let mut twelve = vec![95.0, 92.0, 97.0];
+        twelve.extend([60.0; 9]);
+        assert_eq!(one(&twelve).finding.severity, Severity::Fault);
+        twelve.push(70.0);
+        assert_eq!(one(&twelve).finding.severity, Severity::Ok);
+        // two of four, or one of four, pinned open are a reset's critical boxes, not a fault
+        assert_eq!(one(&[95.0, 96.0, 60.0, 70.0]).finding.severity, Severity::Ok);
+        assert_eq!(one(&[95.0, 60.0, 60.0, 70.0]).finding.severity, Severity::Ok);
         // half the boxes in the band passes; fewer warns
         assert_eq!(one(&[20.0, 30.0, 60.0, 70.0]).finding.severity, Severity::Ok);
         assert_eq!(one(&[20.0, 30.0, 60.0, 70.0, 95.0, 40.0, 85.0]).finding.severity, Severity::Warn);
@@ -447,7 +459,7 @@ mod tests {
         }))
         .unwrap();
         let mut frames: Vec<EquipFrame> =
-            [("V0", 95.0), ("V1", 60.0), ("V2", 65.0), ("W0", 60.0), ("W1", 65.0), ("W2", 70.0)]
+            [("V0", 95.0), ("V1", 92.0), ("V2", 97.0), ("W0", 60.0), ("W1", 65.0), ("W2", 70.0)]
                 .iter()
                 .map(|(e, l)| EquipFrame { equip: e.to_string(), class: "VAV".into(), frame: vav(*l) })
                 .collect();
@@ -465,7 +477,7 @@ mod tests {
         assert_eq!((r.skipped[0].equip.as_str(), r.skipped[0].missing.clone()), ("W2", vec!["damper".to_string()]));
         let ids: Vec<&str> = r.findings.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["damper_census@<fleet:AHU-1>", "damper_census@<fleet:AHU-2>"]);
-        assert_eq!(r.findings[0].equips, ["AHU-1", "V0"]);
+        assert_eq!(r.findings[0].equips, ["AHU-1", "V2", "V0", "V1"]);
         assert_eq!(r.findings[0].finding.severity, Severity::Fault);
         assert_eq!(r.findings[1].members, ["W0", "W1"]);
         // through the engine alone, a frame without a damper is a skip

@@ -594,6 +594,24 @@ fn damper_census(step: usize, faulty: bool) -> Building {
     )
 }
 
+/// `damper_census` in winter, when the healthy static reset sits low and keeps its two critical
+/// boxes near wide open by design (the twin the census once faulted); the fault is the same
+/// setpoint held at 1.2 in. w.c.
+fn damper_census_winter(step: usize, faulty: bool) -> Building {
+    let lab = Lab::new("zones-damper-census-winter", Season::Winter, 14, step);
+    floor(
+        &lab,
+        FLOOR,
+        faulty,
+        "AHU-1",
+        |_| {},
+        |a| a.static_fixed = Some(1.2),
+        AhuPlan::default(),
+        &[Col::Damper, Col::Airflow, Col::AirflowSp, Col::Occupancy],
+        &["supply_fan_status", "duct_static", "duct_static_sp"],
+    )
+}
+
 /// `overcooling_min_flow`: a winter fortnight on the office floor; VAV-3's cooling minimum was
 /// set at 65 % of its 1,000 cfm design (not the 30 % it needs), so the satisfied perimeter zone
 /// is pushed into heating and the box reheats its own cold air for much of the day.
@@ -785,6 +803,7 @@ pub fn cases() -> Vec<Case> {
         Case { rule: "sat_cohort_starvation", steps: EVERY_STEP, build: sat_cohort_starvation },
         Case { rule: "static_reset_effectiveness", steps: EVERY_STEP, build: static_reset_effectiveness },
         Case { rule: "damper_census", steps: EVERY_STEP, build: damper_census },
+        Case { rule: "damper_census", steps: EVERY_STEP, build: damper_census_winter },
         Case { rule: "overcooling_min_flow", steps: EVERY_STEP, build: overcooling_min_flow },
         Case { rule: "overcooling_severity", steps: EVERY_STEP, build: overcooling_severity },
         Case { rule: "reheat_capacity_shortfall", steps: EVERY_STEP, build: reheat_capacity_shortfall },

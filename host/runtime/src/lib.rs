@@ -189,6 +189,9 @@ impl Runtime {
         cfg.consume_fuel(true);
         cfg.epoch_interruption(true);
         cfg.wasm_component_model(true);
+        if std::env::var_os("CAMBER_PERFMAP").is_some() {
+            cfg.profiler(wasmtime::ProfilingStrategy::PerfMap);
+        }
         let mut pool = PoolingAllocationConfig::default();
         let n = config.max_concurrent.max(1);
         pool.total_component_instances(n);

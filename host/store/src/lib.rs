@@ -882,7 +882,7 @@ impl StoreDir {
             equip: String,
             class: String,
             roles: Vec<String>,
-            slot_row: HashMap<i64, usize>,
+            slot_row: SlotRows,
             last: Option<(i64, usize)>,
             ts: Vec<i64>,
             sum: Vec<Vec<f64>>,
@@ -897,7 +897,7 @@ impl StoreDir {
                     equip: p.equip.clone(),
                     class: p.equip_class.clone(),
                     roles: Vec::new(),
-                    slot_row: HashMap::new(),
+                    slot_row: SlotRows::default(),
                     last: None,
                     ts: Vec::new(),
                     sum: Vec::new(),
@@ -945,12 +945,13 @@ impl StoreDir {
                     else {
                         continue;
                     };
-                    let slot = t.div_euclid(step) * step;
+                    let k = t.div_euclid(step);
+                    let slot = k * step;
                     let row = match a.last {
                         Some((s, r)) if s == slot => r,
                         _ => {
                             let next = a.ts.len();
-                            let r = *a.slot_row.entry(slot).or_insert(next);
+                            let r = a.slot_row.row(k, next);
                             if r == next {
                                 a.ts.push(slot);
                                 for (s, c) in a.sum.iter_mut().zip(a.count.iter_mut()) {
@@ -970,8 +971,11 @@ impl StoreDir {
         Ok(accs
             .into_iter()
             .map(|a| {
-                let mut order: Vec<usize> = (0..a.ts.len()).collect();
-                order.sort_unstable_by_key(|&i| a.ts[i]);
+                let order = a.slot_row.in_order().unwrap_or_else(|| {
+                    let mut order: Vec<usize> = (0..a.ts.len()).collect();
+                    order.sort_unstable_by_key(|&i| a.ts[i]);
+                    order
+                });
                 let values = a
                     .sum
                     .iter()
@@ -1177,6 +1181,77 @@ pub struct GridFrame {
 }
 
 /// Whether a part file's month (or year, in the old layout) can hold samples in `[start, end]`.
+/// A grid's slot (its index, time / step) to the row that holds it. Trends are regular, so the
+/// slots of one equipment are a dense run from the first one seen: a vector indexed by the slot
+/// answers without hashing a timestamp per stored row, and lists the rows in time order at the
+/// end without a sort. Slots far apart (a grid much finer than the data) fall back to a map.
+enum SlotRows {
+    Dense { base: i64, rows: Vec<u32> },
+    Map(HashMap<i64, usize>),
+}
+
+impl Default for SlotRows {
+    fn default() -> SlotRows {
+        SlotRows::Dense { base: 0, rows: Vec::new() }
+    }
+}
+
+impl SlotRows {
+    /// No row for the slot yet.
+    const NONE: u32 = u32::MAX;
+
+    /// The row of slot `k`, `next` (the caller's next row) when the slot is new.
+    fn row(&mut self, k: i64, next: usize) -> usize {
+        match self {
+            SlotRows::Map(m) => *m.entry(k).or_insert(next),
+            SlotRows::Dense { base, rows } => {
+                if rows.is_empty() {
+                    *base = k;
+                }
+                // room for the slots actually held, with slack: a sparse grid turns into a map
+                let bound = 4 * next as i64 + 4096;
+                let off = k - *base;
+                let span = rows.len() as i64;
+                let fits = if off < 0 { span - off <= bound } else { off < span.max(bound) };
+                if fits && next < Self::NONE as usize {
+                    if off < 0 {
+                        let mut grown = vec![Self::NONE; (-off) as usize];
+                        grown.append(rows);
+                        *rows = grown;
+                        *base = k;
+                    }
+                    let i = (k - *base) as usize;
+                    if i >= rows.len() {
+                        rows.resize(i + 1, Self::NONE);
+                    }
+                    if rows[i] == Self::NONE {
+                        rows[i] = next as u32;
+                    }
+                    return rows[i] as usize;
+                }
+                let map = rows
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, r)| **r != Self::NONE)
+                    .map(|(i, r)| (*base + i as i64, *r as usize))
+                    .collect();
+                *self = SlotRows::Map(map);
+                self.row(k, next)
+            }
+        }
+    }
+
+    /// The rows in slot order, when the index is dense (`None`: sort them).
+    fn in_order(&self) -> Option<Vec<usize>> {
+        match self {
+            SlotRows::Dense { rows, .. } => {
+                Some(rows.iter().filter(|r| **r != Self::NONE).map(|r| *r as usize).collect())
+            }
+            SlotRows::Map(_) => None,
+        }
+    }
+}
+
 fn part_overlaps(part: &Path, start: Option<i64>, end: Option<i64>) -> bool {
     let Some((y, m)) = part_year_month(part) else { return true };
     // a directory name no writer gives: let the rows' own times decide
@@ -1419,6 +1494,29 @@ pub(crate) fn part_rows(part: &Path) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slot_rows_index_regular_slots_densely_and_sparse_ones_by_map() {
+        let mut s = SlotRows::default();
+        // slots arrive role by role: 10..20 for one role, then 5..15 for another
+        let mut next = 0;
+        let mut rows = std::collections::BTreeMap::new();
+        for k in (10..20).chain(5..15) {
+            let r = s.row(k, next);
+            if r == next {
+                next += 1;
+            }
+            assert_eq!(*rows.entry(k).or_insert(r), r, "slot {k} keeps its row");
+        }
+        assert!(matches!(s, SlotRows::Dense { base: 5, .. }));
+        let order = s.in_order().expect("dense");
+        assert_eq!(order, (5..20).map(|k| rows[&k]).collect::<Vec<_>>(), "rows in slot order");
+        // a slot far beyond what is held turns the index into a map, keeping every row
+        let far = s.row(1_000_000_000, next);
+        assert_eq!(far, next);
+        assert!(matches!(s, SlotRows::Map(_)) && s.in_order().is_none());
+        assert_eq!(s.row(12, 99), rows[&12]);
+    }
 
     #[test]
     fn runs_round_trip_and_clip() {

@@ -245,23 +245,40 @@ fn within_band(fleet: &Fleet, member: usize, value: f64) -> bool {
     }
 }
 
-/// The members of `units` sized unlike the rest: their size more than [`SIZE_RATIO`] times above
-/// or below the units' median size. A unit's size is the peak (98th percentile) of its airflow
-/// setpoint where it trends one, which reaches the box's design flow whatever the box delivers,
-/// else of the role's own record: a box whose damper is stuck nearly shut peaks low on its
-/// airflow, and sizing it by that would leave out the very box the cohort should find.
+/// The members of `units` sized unlike the rest: more than [`SIZE_RATIO`] times above or below
+/// the units' median peak (98th percentile) on every size measure they trend: the role's own
+/// record and, where trended, the airflow setpoint. One measure alone misleads: a box stuck
+/// nearly shut peaks low on its airflow though its setpoint still asks for its design flow, and a
+/// rogue zone's setpoint peaks at its maximum while its peers' never leave part load. A box of
+/// another size (a 35,000 cfm core zone among 1,000 cfm perimeter boxes) is unlike on both.
 fn unlike_sized(c: &Cohort, fleet: &Fleet, units: &[&Scored]) -> Vec<usize> {
-    let peak = |m: usize| {
-        let f = fleet.members[m].frame;
-        f.col("airflow_sp").or_else(|| f.col(c.role)).and_then(crate::engine::robust_peak)
+    // per measure: the members it sizes, and those it finds unlike
+    let unlike_on = |role: &str| -> Option<(Vec<usize>, Vec<usize>)> {
+        let peaks: Vec<(usize, f64)> = units
+            .iter()
+            .filter_map(|u| {
+                fleet.members[u.member].frame.col(role).and_then(crate::engine::robust_peak).map(|p| (u.member, p))
+            })
+            .filter(|(_, p)| *p > 0.0)
+            .collect();
+        if peaks.len() < 3 {
+            return None;
+        }
+        let mid = median(&mut peaks.iter().map(|(_, p)| *p).collect::<Vec<f64>>());
+        let unlike = peaks.iter().filter(|(_, p)| *p > SIZE_RATIO * mid || *p * SIZE_RATIO < mid).map(|(m, _)| *m);
+        Some((peaks.iter().map(|(m, _)| *m).collect(), unlike.collect()))
     };
-    let peaks: Vec<(usize, f64)> =
-        units.iter().filter_map(|u| peak(u.member).map(|p| (u.member, p))).filter(|(_, p)| *p > 0.0).collect();
-    if peaks.len() < 3 {
-        return Vec::new();
-    }
-    let mid = median(&mut peaks.iter().map(|(_, p)| *p).collect::<Vec<f64>>());
-    peaks.iter().filter(|(_, p)| *p > SIZE_RATIO * mid || *p * SIZE_RATIO < mid).map(|(m, _)| *m).collect()
+    let measures: Vec<(Vec<usize>, Vec<usize>)> = [c.role, "airflow_sp"]
+        .iter()
+        .take(if c.role == "airflow_sp" { 1 } else { 2 })
+        .filter_map(|r| unlike_on(r))
+        .collect();
+    let Some(((_, first), rest)) = measures.split_first() else { return Vec::new() };
+    first
+        .iter()
+        .copied()
+        .filter(|m| rest.iter().all(|(sized, unlike)| !sized.contains(m) || unlike.contains(m)))
+        .collect()
 }
 
 /// The robust spread of a cohort, 1.4826 x MAD / |median| (`None` with fewer than two values or
@@ -480,6 +497,44 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
             ));
         }
         metrics.insert("n_satisfied_apart".into(), satisfied.len() as f64);
+        // a unit apart on a raw size-scaled summary only because it is a bigger or smaller box
+        // is not an outlier: it must stand apart as a share of its own size too
+        let sized_alike: Vec<usize> = if c.sized && raw && !outliers.is_empty() {
+            let size = |m: usize| {
+                let f = fleet.members[m].frame;
+                f.col("airflow_sp").or_else(|| f.col(c.role)).and_then(crate::engine::robust_peak).filter(|p| *p > 0.0)
+            };
+            let shares: Option<Vec<(usize, f64)>> =
+                units.iter().map(|u| size(u.member).map(|p| (u.member, u.value / p))).collect();
+            match shares {
+                Some(shares) => {
+                    let (smed, _, sscale) = robust_scale(&shares.iter().map(|(_, v)| *v).collect::<Vec<f64>>());
+                    let apart = |m: usize| {
+                        shares
+                            .iter()
+                            .find(|(x, _)| *x == m)
+                            .is_some_and(|(_, v)| sscale > 0.0 && past((v - smed) / sscale))
+                    };
+                    outliers.iter().filter(|u| !apart(u.member)).map(|u| u.member).collect()
+                }
+                None => Vec::new(),
+            }
+        } else {
+            Vec::new()
+        };
+        if !sized_alike.is_empty() {
+            outliers.retain(|u| !sized_alike.contains(&u.member));
+            let named: Vec<String> =
+                sized_alike.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
+            caveats.push(format!(
+                "{} unit(s) stand apart on raw {} but not as a share of their own size (the peak of airflow_sp, else of the {}): a bigger or smaller box, not an outlier: {}",
+                sized_alike.len(),
+                c.what,
+                c.what,
+                named.join(", ")
+            ));
+        }
+        metrics.insert("n_apart_by_size".into(), sized_alike.len() as f64);
         outliers.sort_by(|a, b| z(b.value).abs().total_cmp(&z(a.value).abs()));
         let cohort_spread = if raw { spread(&vals) } else { None };
         metrics.insert("median".into(), round3(med));
@@ -810,8 +865,9 @@ pub mod testkit {
         }
     }
 
-    /// Normalised by design airflow, a big box moving proportionally more air is not an
-    /// outlier, a unit without an airflow setpoint is left out, and `reference` says it cannot.
+    /// A big box moving proportionally more air is not an outlier, normalised by design airflow
+    /// or raw (where it stands apart only on its size); normalised, a unit without an airflow
+    /// setpoint is left out; and `reference` says it cannot.
     pub fn normalised(rule: &Rule, c: &Cohort, level: f64) {
         let mut frames = peers(c, level);
         frames[0] = unit(c, level * 2.0, level * 0.02, 2000.0);
@@ -822,8 +878,17 @@ pub mod testkit {
         assert_eq!(f.severity, Severity::Ok, "{}", f.summary);
         assert_eq!(f.metrics["n_left_out"], 1.0);
         assert!(f.caveats.iter().any(|c| c.contains("left out") && c.contains("V5")), "{:?}", f.caveats);
+        // raw, a size-scaled role stands apart on its value but not as a share of its size: not
+        // an outlier; a role that does not scale with size (a temperature) is one
         let raw = of(rule, &refs(&named(&frames, None)), &Params::default());
-        assert_eq!(raw[0].equips, ["V0"], "{}", raw[0].finding.summary);
+        if c.sized {
+            assert!(raw[0].equips.is_empty(), "{}", raw[0].finding.summary);
+            assert_eq!(raw[0].finding.metrics["n_apart_by_size"], 1.0);
+            let caveats = &raw[0].finding.caveats;
+            assert!(caveats.iter().any(|c| c.contains("share of their own size")), "{caveats:?}");
+        } else {
+            assert_eq!(raw[0].equips, ["V0"], "{}", raw[0].finding.summary);
+        }
         let reference = with(&[("normalise", ParamValue::Choice("reference".into()))]);
         let got = of(rule, &refs(&named(&frames, None)), &reference);
         assert_eq!(got[0].finding.severity, Severity::Info);

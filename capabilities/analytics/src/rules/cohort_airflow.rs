@@ -115,6 +115,26 @@ mod tests {
     }
 
     #[test]
+    fn a_box_is_set_aside_for_its_size_only_when_every_size_measure_says_so() {
+        let names: Vec<String> = (0..8).map(|i| format!("V{i}")).collect();
+        let run_on = |frames: &[crate::engine::Frame]| {
+            let m: Vec<(&str, Option<&str>, &crate::engine::Frame)> =
+                names.iter().zip(frames).map(|(e, f)| (e.as_str(), None, f)).collect();
+            fleet(&RULE, &m, &crate::engine::Params::default())
+        };
+        // a rogue zone: its setpoint pinned at its 1,000 cfm design while its peers' ask 400, but
+        // its airflow (starved at 520) a peer's size: compared, not set aside
+        let mut frames: Vec<_> = (0..8).map(|i| testkit::unit(&AIRFLOW, 380.0 + 5.0 * i as f64, 5.0, 400.0)).collect();
+        frames[3] = testkit::unit(&AIRFLOW, 520.0, 5.0, 1000.0);
+        assert_eq!(run_on(&frames)[0].finding.metrics["n_unlike_size"], 0.0);
+        // a box three times the size on both its airflow and its setpoint: set aside
+        frames[3] = testkit::unit(&AIRFLOW, 1200.0, 5.0, 1300.0);
+        let got = run_on(&frames);
+        assert_eq!(got[0].finding.metrics["n_unlike_size"], 1.0, "{:?}", got[0].finding.caveats);
+        assert!(got[0].finding.severity <= Severity::Info, "{}", got[0].finding.summary);
+    }
+
+    #[test]
     fn a_wide_cohort_without_an_outlier_is_not_a_pass() {
         // boxes from 200 to 1100 cfm: no outlier, but too unlike to judge
         let frames: Vec<_> = [200.0, 400.0, 600.0, 800.0, 1000.0, 1100.0]

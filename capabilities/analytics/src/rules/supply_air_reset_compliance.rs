@@ -10,9 +10,11 @@
 //! G36 lowers T-max itself by trim-and-respond when zones send SAT reset requests. With the
 //! requests trended, T-max is rebuilt from them ([`crate::trim_respond`]), so supply air that
 //! is cold because zones ask for it is not charged to the air handler; it is reported for a
-//! look at those zones. With neither the requests nor a configured map, the target is only
-//! G36's default and not known to be the unit's sequence: cold supply air against it is
-//! reported, not warned.
+//! look at those zones. Without the requests, T-max is unknown: the zones may have pulled it
+//! down, so supply air colder than the map with T-max at its ceiling is reported, not warned,
+//! whether the map is configured (the unit's own, unlike the reference, which warns) or G36's
+//! default; only supply air below the map's coolest setpoint (`min_clg_sat`), which no T-max
+//! explains, warns without them.
 
 use std::collections::BTreeMap;
 
@@ -166,7 +168,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let fixed_pct = 100.0 * fixed_gap.iter().filter(|g| **g > tol).count() as f64 / k;
     let fixed_mean = fixed_gap.iter().sum::<f64>() / k;
     let explained = requests.is_some() && !opportunity && fixed_pct + EPS >= warn_pct && fixed_mean + EPS >= warn_gap;
-    let own_sequence = configured || requests.is_some();
+    // the target is the unit's own only with its T-max known: from the zones' requests
+    let own_sequence = requests.is_some();
     // below the coolest air any reset of the map asks for (its min_clg_sat), whatever T-max
     // the unit's own sequence or its zones set: no schedule explains it, requests or not
     let under_floor: Vec<u32> = judged.iter().filter(|&&i| sat[i] < min_sat - tol).map(|&i| i as u32).collect();
@@ -345,10 +348,14 @@ mod tests {
         assert_eq!(f.severity, Severity::Warn, "{}", f.summary);
         assert_eq!(f.metrics["pct_below_target"], 100.0);
         assert_eq!(f.flagged.len(), 120);
-        // a configured map is the unit's own
+        // a configured map without the requests: below its floor warns, above it (the zones
+        // may have pulled T-max down) is reported
         let mut p = Params::default();
         set(&mut p, "t_max", 62.0);
         assert_eq!(run(&RULE, &cold, &p).severity, Severity::Warn);
+        let f = run(&RULE, &cool, &p);
+        assert_eq!(f.severity, Severity::Info, "{}", f.summary);
+        assert!(f.metrics["pct_below_target"] > 40.0, "{:?}", f.metrics);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 mod air;
 #[path = "fault_lab/air_drift.rs"]
 mod air_drift;
+mod common;
 #[path = "fault_lab/compressor.rs"]
 mod compressor;
 #[path = "fault_lab/heat_pumps.rs"]

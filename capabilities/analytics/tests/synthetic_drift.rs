@@ -4,19 +4,8 @@
 mod common;
 
 use camber_analytics::drift::{self, judge};
-use camber_analytics::engine::{Frame, Outcome, Params, Severity};
-use common::frame_of;
-
-/// The samples of `f` in days `from..to` of the span.
-fn days(f: &Frame, from: i64, to: i64) -> Frame {
-    const DAY: i64 = 86_400_000_000_000;
-    let t0 = f.ts[0];
-    let keep: Vec<usize> = (0..f.len()).filter(|&i| (from * DAY..to * DAY).contains(&(f.ts[i] - t0))).collect();
-    let ts: Vec<i64> = keep.iter().map(|&i| f.ts[i]).collect();
-    let cols: Vec<(&str, Vec<f64>)> =
-        f.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
-    Frame::from_rows(&ts, &cols)
-}
+use camber_analytics::engine::{Outcome, Params, Severity};
+use common::{frame_of, window as days};
 
 #[test]
 fn a_cooling_valve_that_starts_to_leak_is_found_and_its_twin_is_not() {

@@ -21,3 +21,14 @@ pub fn verdict(rule: &str, f: &Frame) -> Option<Severity> {
         Outcome::Skipped { .. } => None,
     }
 }
+
+/// The samples of `f` in days `from..to` of its span: a drift test's baseline or current window.
+pub fn window(f: &Frame, from: i64, to: i64) -> Frame {
+    const DAY: i64 = 86_400_000_000_000;
+    let t0 = f.ts[0];
+    let keep: Vec<usize> = (0..f.len()).filter(|&i| (from * DAY..to * DAY).contains(&(f.ts[i] - t0))).collect();
+    let ts: Vec<i64> = keep.iter().map(|&i| f.ts[i]).collect();
+    let cols: Vec<(&str, Vec<f64>)> =
+        f.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
+    Frame::from_rows(&ts, &cols)
+}

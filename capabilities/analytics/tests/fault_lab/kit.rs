@@ -9,6 +9,8 @@ use camber_analytics::drift::{self, judge};
 use camber_analytics::engine::{Frame, Outcome, Params, Severity};
 use camber_analytics::run::{run, with_shared, EquipFrame, RunRequest};
 use camber_synth::rng::{Ar1, Rng};
+
+pub use super::common::window;
 use serde_json::{json, Value};
 
 /// The logging intervals (minutes) a case is proven at unless it says otherwise.
@@ -131,17 +133,6 @@ impl Lab {
         }
         EquipFrame { equip: equip.to_string(), class: class.to_string(), frame: Frame::from_rows(&self.ts(), &cols) }
     }
-}
-
-/// The samples of `f` in days `from..to` of its span.
-pub fn window(f: &Frame, from: i64, to: i64) -> Frame {
-    const DAY: i64 = 86_400_000_000_000;
-    let t0 = f.ts[0];
-    let keep: Vec<usize> = (0..f.len()).filter(|&i| (from * DAY..to * DAY).contains(&(f.ts[i] - t0))).collect();
-    let ts: Vec<i64> = keep.iter().map(|&i| f.ts[i]).collect();
-    let cols: Vec<(&str, Vec<f64>)> =
-        f.cols.iter().map(|(k, v)| (k.as_str(), keep.iter().map(|&i| v[i]).collect())).collect();
-    Frame::from_rows(&ts, &cols)
 }
 
 /// What a case hands the run: the units, which serves which, and the unit the fault is in.

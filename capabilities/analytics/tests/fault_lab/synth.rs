@@ -2,6 +2,7 @@
 //! (a damper stuck in the model, a tower whose fill fouls) against the same system simulated
 //! healthy under the same weather, each logged at the lab's interval.
 
+use super::common::frame_of;
 use super::kit::{window, Building, Case, DriftCase, EVERY_STEP, FINE_STEPS};
 use camber_analytics::engine::Frame;
 use camber_analytics::run::EquipFrame;
@@ -17,15 +18,6 @@ fn dataset(id: &str, step: usize) -> Arc<Generated> {
         .entry((id.to_string(), step))
         .or_insert_with(|| Arc::new(camber_synth::generate_at(id, None, Some(step as u32)).expect("a synth dataset")))
         .clone()
-}
-
-/// One equipment of a generated dataset as a frame.
-fn frame_of(g: &Generated, equip: &str) -> Frame {
-    let series: Vec<&camber_synth::PointSeries> = g.series.iter().filter(|s| s.equip == equip).collect();
-    let n = series[0].values.len();
-    let ts: Vec<i64> = (0..n).map(|i| series[0].ts(i)).collect();
-    let cols: Vec<(&str, Vec<f64>)> = series.iter().map(|s| (s.role.as_str(), s.values.clone())).collect();
-    Frame::from_rows(&ts, &cols)
 }
 
 /// The units of one scenario of dataset `id` at `step`, boxes served by their air handler; the

@@ -576,11 +576,11 @@ fn static_reset_effectiveness(step: usize, faulty: bool) -> Building {
     )
 }
 
-/// `damper_census`: a summer fortnight on the office floor; the air handler's duct static
-/// setpoint is held at 1.2 in. w.c. (its reset disabled), three times what the boxes need, so
-/// nearly every damper throttles below half open.
-fn damper_census(step: usize, faulty: bool) -> Building {
-    let lab = Lab::new("zones-damper-census", Season::Summer, 14, step);
+/// `damper_census`: a fortnight on the office floor; the air handler's duct static setpoint is
+/// held at 1.2 in. w.c. (its reset disabled), three times what the boxes need, so nearly every
+/// damper throttles below half open.
+fn damper_census_in(name: &'static str, season: Season, step: usize, faulty: bool) -> Building {
+    let lab = Lab::new(name, season, 14, step);
     floor(
         &lab,
         FLOOR,
@@ -594,22 +594,15 @@ fn damper_census(step: usize, faulty: bool) -> Building {
     )
 }
 
-/// `damper_census` in winter, when the healthy static reset sits low and keeps its two critical
-/// boxes near wide open by design (the twin the census once faulted); the fault is the same
-/// setpoint held at 1.2 in. w.c.
+/// [`damper_census_in`] in summer.
+fn damper_census(step: usize, faulty: bool) -> Building {
+    damper_census_in("zones-damper-census", Season::Summer, step, faulty)
+}
+
+/// [`damper_census_in`] in winter, when the healthy static reset sits low and keeps its two
+/// critical boxes near wide open by design (the twin the census once faulted).
 fn damper_census_winter(step: usize, faulty: bool) -> Building {
-    let lab = Lab::new("zones-damper-census-winter", Season::Winter, 14, step);
-    floor(
-        &lab,
-        FLOOR,
-        faulty,
-        "AHU-1",
-        |_| {},
-        |a| a.static_fixed = Some(1.2),
-        AhuPlan::default(),
-        &[Col::Damper, Col::Airflow, Col::AirflowSp, Col::Occupancy],
-        &["supply_fan_status", "duct_static", "duct_static_sp"],
-    )
+    damper_census_in("zones-damper-census-winter", Season::Winter, step, faulty)
 }
 
 /// `overcooling_min_flow`: a winter fortnight on the office floor; VAV-3's cooling minimum was

@@ -159,8 +159,22 @@ fn a_store_the_reference_writes_is_served_by_camber() {
     };
     let template: Vec<&str> = theirs["rules"].as_array().unwrap().iter().map(|r| r.as_str().unwrap()).collect();
     assert_eq!(template, ["supply_air_control", "supply_air_reset_compliance", "leaking_valve"]);
-    assert_eq!(fired(&ours.data["findings"]), fired(&theirs["findings"]));
+    // the same, but for supply_air_reset_compliance: with no SAT reset requests trended, camber
+    // cannot know the T-max the zones asked for, and reports supply air colder than the
+    // configured map as info where the reference warns (on both units: the healthy one too)
+    let deviation = |f: &(String, String, String)| f.0 == "supply_air_reset_compliance";
+    let mut expected = fired(&theirs["findings"]);
+    assert!(expected.iter().any(deviation), "the reference's warning this test expects: {expected:?}");
+    expected.retain(|f| !deviation(f));
+    assert_eq!(fired(&ours.data["findings"]), expected);
     assert!(!fired(&ours.data["findings"]).is_empty());
+    let info: Vec<&Value> = ours.data["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "supply_air_reset_compliance" && f["severity"] == "info")
+        .collect();
+    assert_eq!(info.len(), 2, "both units reported, as info");
     // the template's duct loggers: the biased sensor is caught, and what reads it is conditional
     let trust = full_registry().call("sensor_trust", &json!({"facility_id": fid}), &ctx).unwrap();
     let refs = trust.data["references"].as_array().unwrap();
@@ -334,6 +348,7 @@ fn the_rcx_report_agrees_with_the_reference_on_its_cause_chain_and_sensor_bias_b
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");
     let data = dir.path().join("data");
+    let mut both = 0;
     for id in ["synthetic-g36-rcx-chains", "synthetic-ahu-sensor-bias"] {
         reference(&["write", store.to_str().unwrap(), data.to_str().unwrap(), id]);
         let fid = format!("ds-{id}");
@@ -342,8 +357,12 @@ fn the_rcx_report_agrees_with_the_reference_on_its_cause_chain_and_sensor_bias_b
         let ours = full_registry().call("rcx_report", &json!({"facility_id": fid, "top_n": 50}), &ctx).unwrap();
         let our_issues = ours.data["issues"].as_array().unwrap();
         let their_issues = theirs["issues"].as_array().unwrap();
-        // the reference's top-five issue equipment are among ours
-        for t in their_issues.iter().take(5) {
+        // the reference's top-five issue equipment are among ours, but for its
+        // supply_air_reset_compliance warnings without reset requests, which camber reports as
+        // info (see a_store_the_reference_writes_is_served_by_camber)
+        let deviates =
+            |t: &Value| t["rules"].as_array().is_some_and(|r| r.iter().all(|x| x == "supply_air_reset_compliance"));
+        for t in their_issues.iter().take(5).filter(|t| !deviates(t)) {
             assert!(our_issues.iter().any(|o| o["equip"] == t["equip"]), "{id}: the reference's {t} is not among ours");
         }
         // the same first issue, or the sensor issue just above it where the spec says so
@@ -357,15 +376,13 @@ fn the_rcx_report_agrees_with_the_reference_on_its_cause_chain_and_sensor_bias_b
             assert_eq!(at(0), first["key"], "{id}: the same first issue");
         }
         // costs within 25 % where both cost an issue (the keys are the same fingerprint)
-        let mut both = 0;
-        for t in their_issues {
+        for t in their_issues.iter().filter(|t| !deviates(t)) {
             let Some(o) = our_issues.iter().find(|o| o["key"] == t["key"]) else { continue };
             if let (Some(a), Some(b)) = (o["annual_cost_usd"].as_f64(), t["annual_cost_usd"].as_f64()) {
                 assert!((a - b).abs() <= 0.25 * b, "{id}: {} costs {a} here and {b} in the reference", t["key"]);
                 both += 1;
             }
         }
-        assert!(both >= 1, "{id}: no issue costed by both");
         eprintln!(
             "{id}: reference {:.1} s, {} issues; camber {} issues",
             theirs["seconds"],
@@ -373,6 +390,7 @@ fn the_rcx_report_agrees_with_the_reference_on_its_cause_chain_and_sensor_bias_b
             our_issues.len()
         );
     }
+    assert!(both >= 1, "no issue costed by both");
 }
 
 #[test]

@@ -6,7 +6,10 @@
 //! trended heating valve above 5 % with the cooling valve shut: no sequence economizes while it
 //! heats). A median below the
 //! design minimum is under-ventilation. Judged on occupied, fan-on samples whose balance is stable
-//! (|RAT - OAT| at least `denom_min_f`) and plausible.
+//! (|RAT - OAT| at least `denom_min_f`) and plausible. Beyond the reference, a balance no damper
+//! can make (mixed air more than 2 °F outside the span of the outdoor and return air, on 10 % or
+//! more of the stable samples) warns that one of the three sensors reads wrong: a return-air
+//! sensor reading 6 °F warm hides exactly the hours an economizer fault would show in.
 //!
 //! Without a configured minimum the unit's own minimum is learned: the median fraction on those
 //! at-minimum samples (with the supply airflow trended, on those at 60 % of its peak flow or more:
@@ -32,6 +35,12 @@ const GENERIC_MIN_OA_PCT: f64 = 20.0;
 const MARGIN_PCT: f64 = 5.0;
 /// Fewer judged samples than this are not a verdict.
 const MIN_SAMPLES: usize = 10;
+/// Mixed air more than this (°F) outside the span of the outdoor and return air it mixes is an
+/// impossible balance: some sensor of the three reads wrong.
+const IMPOSSIBLE_MARGIN_F: f64 = 2.0;
+/// The share (%) of stable samples with an impossible balance that says a sensor is biased
+/// (a stratified mixing box gives a few).
+const IMPOSSIBLE_WARN_PCT: f64 = 10.0;
 /// The most outdoor air (%) a ventilation minimum plausibly asks of an office air handler: an
 /// unconfigured unit that holds more where it should be at its minimum warns.
 pub const PLAUSIBLE_MIN_OA_PCT: f64 = 40.0;
@@ -143,7 +152,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let heat = frame.col("heat_valve").map(crate::engine::as_percent);
     let cool = frame.col("cool_valve").map(crate::engine::as_percent);
     let w = frame.weights_hours();
-    let (mut fan_off, mut small_dt, mut out_of_range) = (0usize, 0usize, 0usize);
+    let (mut fan_off, mut small_dt, mut out_of_range, mut stable) = (0usize, 0usize, 0usize, 0usize);
+    // stable samples whose mixed air lies outside what its outdoor and return air can make
+    let mut impossible: Vec<u32> = Vec::new();
     // (index, oaf, minimum, where the economizer should sit at its minimum)
     let mut judged: Vec<(u32, f64, f64, bool)> = Vec::new();
     let mut heating_n = 0usize;
@@ -170,6 +181,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             small_dt += 1;
             continue;
         }
+        stable += 1;
+        if m < o.min(r) - IMPOSSIBLE_MARGIN_F || m > o.max(r) + IMPOSSIBLE_MARGIN_F {
+            impossible.push(i as u32);
+        }
         let oaf = 100.0 * (r - m) / (r - o);
         if !(oaf > -20.0 && oaf < 120.0) {
             out_of_range += 1;
@@ -183,7 +198,25 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         heating_n += usize::from(heating);
         judged.push((i as u32, oaf, min, (o > cutoff && o >= r) || heating));
     }
+    let impossible_pct = 100.0 * impossible.len() as f64 / stable.max(1) as f64;
+    let biased = stable >= MIN_SAMPLES && impossible.len() >= MIN_SAMPLES && impossible_pct >= IMPOSSIBLE_WARN_PCT;
+    let balance = |severity: Severity| -> (Severity, Option<String>) {
+        if biased {
+            (severity.max(Severity::Warn), Some(format!(
+                "the mixing balance is impossible on {impossible_pct:.0}% of the stable samples (mixed air more than {IMPOSSIBLE_MARGIN_F} °F outside the span of the outdoor and return air it mixes): a mixed, return or outdoor air sensor reads wrong, so the outdoor-air fraction cannot be trusted -- check the three against a reference"
+            )))
+        } else {
+            (severity, None)
+        }
+    };
     if judged.len() < MIN_SAMPLES {
+        if let (severity, Some(why)) = balance(Severity::Info) {
+            let mut metrics = BTreeMap::new();
+            metrics.insert("impossible_balance_pct".into(), round2(impossible_pct));
+            metrics.insert("n_stable".into(), stable as f64);
+            let f = Finding::new(spec, severity, why).with_metrics(metrics).with_flagged(impossible.clone());
+            return Outcome::Findings(vec![f.with_judged(stable)]);
+        }
         let mut f = Finding::not_judged(
             spec,
             &format!(
@@ -253,7 +286,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // a unit at its own plausible minimum flags no sample as excess
     let excess: Vec<u32> = if learned.is_some() && sev_excess == Severity::Ok { Vec::new() } else { excess };
     let under_worse = sev_under > sev_excess;
-    let severity = if under_worse { sev_under } else { sev_excess };
+    let (severity, impossible_why) = balance(if under_worse { sev_under } else { sev_excess });
     let min_text =
         if by_month.is_empty() { format!("the {min_all}% minimum") } else { "each month's minimum".to_string() };
     let tail = if under_worse {
@@ -313,6 +346,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("n_masked_fan_off".into(), fan_off as f64);
     metrics.insert("n_masked_small_delta_t".into(), small_dt as f64);
     metrics.insert("n_masked_out_of_range".into(), out_of_range as f64);
+    metrics.insert("impossible_balance_pct".into(), round2(impossible_pct));
     metrics.insert("denom_min_f".into(), denom_min);
     // what the excess costs, for the RCx report's cost model (never the verdict): on every
     // judged sample, and only an excess verdict is priced
@@ -322,42 +356,44 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("min_oa_configured".into(), f64::from(u8::from(!configured.is_nan() || !by_month.is_empty())));
     metrics.insert("min_oa_by_month".into(), f64::from(u8::from(!by_month.is_empty())));
     let n = judged.len();
-    let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).copied().collect();
+    let impossible: Vec<u32> = if biased { impossible } else { Vec::new() };
+    let mut flagged: Vec<u32> = excess.iter().chain(short.iter()).chain(impossible.iter()).copied().collect();
     flagged.sort_unstable();
     flagged.dedup();
-    Outcome::Findings(vec![Finding::new(
-        spec,
-        severity,
-        format!(
-            "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
-            if median_at_min.is_nan() {
-                String::new()
-            } else {
-                format!(" ({median_at_min:.0}% where it should sit at its minimum)")
+    let summary = format!(
+        "outdoor-air fraction median {median_oaf:.0}%{}; {tail}{}",
+        if median_at_min.is_nan() {
+            String::new()
+        } else {
+            format!(" ({median_at_min:.0}% where it should sit at its minimum)")
+        },
+        if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
+    );
+    let summary = match impossible_why {
+        Some(why) => format!("{why}; {summary}"),
+        None => summary,
+    };
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(flagged)
+        .with_judged(n)
+        .with_conditions(vec![
+            Condition {
+                name: "excess_oa".into(),
+                flagged: excess.clone(),
+                judged: if excess_judged { at_min.len() } else { 0 },
+                judged_hours: at_min_h,
+                flagged_hours: hours(&excess),
             },
-            if fan_src == "none" { "; not fan-gated (no fan signal trended)" } else { "" }
-        ),
-    )
-    .with_caveats(caveats)
-    .with_metrics(metrics)
-    .with_flagged(flagged)
-    .with_judged(n)
-    .with_conditions(vec![
-        Condition {
-            name: "excess_oa".into(),
-            flagged: excess.clone(),
-            judged: if excess_judged { at_min.len() } else { 0 },
-            judged_hours: at_min_h,
-            flagged_hours: hours(&excess),
-        },
-        Condition {
-            name: "under_ventilation".into(),
-            flagged: short.clone(),
-            judged: n,
-            judged_hours: judged_h,
-            flagged_hours: hours(&short),
-        },
-    ])])
+            Condition {
+                name: "under_ventilation".into(),
+                flagged: short.clone(),
+                judged: n,
+                judged_hours: judged_h,
+                flagged_hours: hours(&short),
+            },
+        ])])
 }
 
 #[cfg(test)]
@@ -381,6 +417,24 @@ mod tests {
                 ("supply_fan_status", vec![fan; ts.len()]),
             ],
         )
+    }
+
+    #[test]
+    fn a_balance_no_damper_can_make_is_a_sensor_reading_wrong() {
+        // 20 % outdoor air in hot weather, the return air sensor reading 6 °F warm: the mixed air
+        // sits below both the outdoor and the (reported) return air
+        let mut f = frame(7, |i| 84.0 + (i % 6) as f64, |_| 20.0, 1.0);
+        let healthy = run(&RULE, &f, &Params::default());
+        assert_eq!(healthy.metrics["impossible_balance_pct"], 0.0, "{}", healthy.summary);
+        f.cols.insert("return_air_temp".into(), vec![78.0; f.len()]);
+        f.cols.insert(
+            "mixed_air_temp".into(),
+            (0..f.len()).map(|i| 72.0 + 0.2 * (84.0 + (i % 6) as f64 - 72.0) - 0.5).collect(),
+        );
+        let r = run(&RULE, &f, &Params::default());
+        assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
+        assert!(r.summary.starts_with("the mixing balance is impossible"), "{}", r.summary);
+        assert_eq!(r.metrics["impossible_balance_pct"], 100.0);
     }
 
     fn with_min(min: f64) -> Params {

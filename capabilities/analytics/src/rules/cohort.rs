@@ -25,6 +25,12 @@
 //! hours it runs unlike its peers, not the night hours every unit sits at zero (all its
 //! samples when the summary is its load factor or variability).
 //!
+//! Beyond the reference, for a role that scales with a box's size (airflow) compared raw: a box
+//! set aside as sized unlike the cohort only when its airflow and its setpoint both say so, and
+//! an outlier on raw airflow that is not one as a share of its design airflow (the peak of its
+//! `airflow_sp`, among the units that trend one) is a bigger or smaller box, not an outlier (a
+//! caveat names it).
+//!
 //! Not taken from the reference: `normalise = "reference"`, which divides each unit by a
 //! declared reference unit (a structured input, `reference = {equip: reference_equip}`, that
 //! this engine's parameters cannot express yet): with it, the finding is info and says so.
@@ -500,24 +506,26 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         // a unit apart on a raw size-scaled summary only because it is a bigger or smaller box
         // is not an outlier: it must stand apart as a share of its own size too
         let sized_alike: Vec<usize> = if c.sized && raw && !outliers.is_empty() {
+            // sized by the airflow setpoint's peak only: a box's own airflow peak would size a
+            // damper stuck part-shut as small and excuse it
             let size = |m: usize| {
-                let f = fleet.members[m].frame;
-                f.col("airflow_sp").or_else(|| f.col(c.role)).and_then(crate::engine::robust_peak).filter(|p| *p > 0.0)
+                fleet.members[m].frame.col("airflow_sp").and_then(crate::engine::robust_peak).filter(|p| *p > 0.0)
             };
-            let shares: Option<Vec<(usize, f64)>> =
-                units.iter().map(|u| size(u.member).map(|p| (u.member, u.value / p))).collect();
-            match shares {
-                Some(shares) => {
-                    let (smed, _, sscale) = robust_scale(&shares.iter().map(|(_, v)| *v).collect::<Vec<f64>>());
-                    let apart = |m: usize| {
-                        shares
-                            .iter()
-                            .find(|(x, _)| *x == m)
-                            .is_some_and(|(_, v)| sscale > 0.0 && past((v - smed) / sscale))
-                    };
-                    outliers.iter().filter(|u| !apart(u.member)).map(|u| u.member).collect()
-                }
-                None => Vec::new(),
+            // the shares of the units that trend a setpoint (at least three); an outlier without
+            // one cannot be excused
+            let shares: Vec<(usize, f64)> =
+                units.iter().filter_map(|u| size(u.member).map(|p| (u.member, u.value / p))).collect();
+            if shares.len() >= 3 {
+                let (smed, _, sscale) = robust_scale(&shares.iter().map(|(_, v)| *v).collect::<Vec<f64>>());
+                let alike = |m: usize| {
+                    shares
+                        .iter()
+                        .find(|(x, _)| *x == m)
+                        .is_some_and(|(_, v)| sscale > 0.0 && !past((v - smed) / sscale))
+                };
+                outliers.iter().filter(|u| alike(u.member)).map(|u| u.member).collect()
+            } else {
+                Vec::new()
             }
         } else {
             Vec::new()
@@ -527,9 +535,8 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
             let named: Vec<String> =
                 sized_alike.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
             caveats.push(format!(
-                "{} unit(s) stand apart on raw {} but not as a share of their own size (the peak of airflow_sp, else of the {}): a bigger or smaller box, not an outlier: {}",
+                "{} unit(s) stand apart on raw {} but not as a share of their own size (the peak of their airflow_sp): a bigger or smaller box, not an outlier: {}",
                 sized_alike.len(),
-                c.what,
                 c.what,
                 named.join(", ")
             ));

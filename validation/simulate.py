@@ -538,6 +538,9 @@ def main():
         print(f"warning: {len(missing)} requested outputs not produced, their points are dropped: {missing[:8]}")
     points = [p for p in points if all((k.upper(), v) in cols for k, v in p.inputs)]
     bias = dict(biases)
+    # a sensor reads wrong from the day its fault starts, as the model's fault does
+    start = spec.get("start")
+    bias_from = dt.datetime(a.year, *map(int, start.split("-"))) if start else None
     dst_col = cols[("ENVIRONMENT", "Site Daylight Saving Time Status")]
     csv_path = os.path.join(a.out, "trends.csv")
     with open(csv_path, "w", newline="") as fh:
@@ -550,7 +553,8 @@ def main():
             t = stamp(row[0], a.year) + dt.timedelta(hours=float(row[dst_col]))
             out = [t.strftime("%Y-%m-%d %H:%M")]
             for p in points:
-                v = p.fn([float(row[cols[(k.upper(), var)]]) for k, var in p.inputs]) + bias.get(p.column, 0.0)
+                biased = bias_from is None or t >= bias_from
+                v = p.fn([float(row[cols[(k.upper(), var)]]) for k, var in p.inputs]) + (bias.get(p.column, 0.0) if biased else 0.0)
                 out.append("" if v != v else f"{v:.3f}")
             w.writerow(out)
     mapping = {"timestamp": "Time", "columns": {p.column: {"equip": p.equip, "equip_class": p.cls, "role": p.role, "unit": p.unit} for p in points}}

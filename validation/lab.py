@@ -114,6 +114,15 @@ def camber_findings(camber, store, fid, config_path):
              "equips": sorted(f.get("equips") or [])} for f in data["findings"]]
 
 
+def camber_declined(camber, store, fid, config_path, rules, equip):
+    """The checks of `rules` the trust floor declined on `equip` (or on a fleet naming it): a
+    fault no rule could judge is a different miss from one a rule judged healthy."""
+    data = camber_call(camber, "rule_run", {"facility_id": fid, "rules": rules, "min_severity": "info", "limit": 1000},
+                       "--store", store, "--allow", fid, "--config", config_path)
+    return [{"rule": f["rule"], "equip": f["equip"], "summary": f["summary"]} for f in data["findings"]
+            if f.get("declined") and (f["equip"] == equip or f["equip"].startswith("<"))]
+
+
 def reference_rules(ref_python):
     """The rule ids the reference implementation has (camber's own rules beyond them are left out
     of its config)."""
@@ -229,8 +238,10 @@ def results_markdown(res):
             proof = "(unoccupied mean) " + proof
         cell = lambda s: s["status"] + "".join(
             f"; {f['rule']} {f['severity']}" + (f" ({f['on_clean_twin']} on the twin)" if f["on_clean_twin"] else "") for f in s["by"])
+        declined = "".join(f"; {d['rule']} declined ({md_escape(d['summary'].removeprefix('declined -- '))})"
+                           for d in c.get("declined", []))
         lines.append(f"| {c['name']} | {md_escape(c['fault']['why'])} | {c['fault']['equip']} | {proof} | "
-                     f"{', '.join(c['fault']['rules'])} | {cell(c['camber'])} | {cell(c['reference'])} |")
+                     f"{', '.join(c['fault']['rules'])} | {cell(c['camber'])}{declined} | {cell(c['reference'])} |")
     lines += ["", "Side alarms (warn/fault findings on the faulted case that its clean twin does not raise, other "
               "than the detection itself):", ""]
     for c in res["cases"]:
@@ -323,6 +334,9 @@ def main():
         equips = {col["equip"] for col in json.load(open(os.path.join(sim_dir, "mapping.json")))["columns"].values()}
         c["findings"] = {"camber": camber_findings(a.camber, store, fid, config_path),
                          "reference": reference_findings(a.reference_python, store, config, run_dir, equips, ref_rules)}
+        targeted = [r for r in (c["fault"] or {}).get("rules", []) if r in rules]
+        if targeted:
+            c["declined"] = camber_declined(a.camber, store, fid, config_path, targeted, c["fault"]["equip"])
         for tool, fs in c["findings"].items():
             json.dump(fs, open(os.path.join(run_dir, f"{tool}-findings.json"), "w"), indent=1)
         c["sim_dir"] = sim_dir
@@ -343,7 +357,8 @@ def main():
                 false, design = split_clean_alarms(c["findings"][tool], lab["by_design"], c["building"])
                 c[tool] = {"false_alarms": false, "by_design": design}
 
-    keep = ("name", "building", "prototype", "weather", "start", "end", "clean", "fault", "proof", "camber", "reference")
+    keep = ("name", "building", "prototype", "weather", "start", "end", "clean", "fault", "proof", "camber", "reference",
+            "declined")
     rebuilt = time.ctime(os.path.getmtime(a.camber)) != build
     res = {"finished": time.strftime("%Y-%m-%d %H:%M"), "seconds": time.time() - t0, "camber": a.camber,
            "camber_build": build, "camber_rebuilt_during_run": rebuilt,

@@ -28,6 +28,8 @@ pub mod bindings {
     });
 }
 
+#[cfg(target_family = "wasm")]
+mod minmax;
 mod plugin;
 pub mod store;
 

@@ -68,6 +68,13 @@ impl Frame {
     /// The typical spacing of the samples (ns): the median gap between neighbours; `None` with
     /// fewer than two samples.
     pub fn typical_step(&self) -> Option<i64> {
+        // a regular trend (the common case) needs no selection
+        if let [a, b, ..] = self.ts[..] {
+            let step = b.saturating_sub(a);
+            if self.ts.windows(2).all(|w| w[1].saturating_sub(w[0]) == step) {
+                return Some(step);
+            }
+        }
         let mut d: Vec<i64> = self.ts.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
         if d.is_empty() {
             return None;
@@ -84,11 +91,12 @@ impl Frame {
         if n == 0 {
             return Vec::new();
         }
-        let mut diffs: Vec<i64> = self.ts.windows(2).map(|w| w[1].saturating_sub(w[0])).collect();
         let typical = self.typical_step().unwrap_or(NS_PER_HOUR);
-        diffs.push(typical);
         let cap = typical as f64 * 1.5;
-        diffs.iter().map(|&d| (d as f64).min(cap) / 3_600_000_000_000.0).collect()
+        let hours = |d: i64| if (d as f64) < cap { d as f64 } else { cap } / 3_600_000_000_000.0;
+        let mut w: Vec<f64> = self.ts.windows(2).map(|p| hours(p[1].saturating_sub(p[0]))).collect();
+        w.push(hours(typical));
+        w
     }
 }
 

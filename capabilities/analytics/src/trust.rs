@@ -214,12 +214,13 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         let judged: Vec<usize> = idx.iter().copied().filter(|&i| runs_here(i)).collect();
         let hours_per = step as f64 / NS_PER_HOUR as f64;
         let (mut frozen, mut k) = (0usize, 0usize);
+        let stuck_after = stuck_hours(role);
         while k < judged.len() {
             let mut j = k + 1;
             while j < judged.len() && v[judged[j]] == v[judged[k]] {
                 j += 1;
             }
-            if (j - k) as f64 * hours_per >= stuck_hours(role) && !at_rest(v[judged[k]]) {
+            if (j - k) as f64 * hours_per >= stuck_after && !at_rest(v[judged[k]]) {
                 frozen += j - k;
                 stuck_run = true;
             }

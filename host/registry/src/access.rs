@@ -242,13 +242,13 @@ impl HostAccess for Access {
         step_ns: i64,
     ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
         let store = self.check(&facility_id)?;
-        match retry_once(|| store.read_grid(&facility_id, &equips, start_ns, end_ns, step_ns)) {
+        match retry_once(|| store.read_grid_shared(&facility_id, &equips, start_ns, end_ns, step_ns)) {
             Ok(frames) => Ok(frames
-                .into_iter()
+                .iter()
                 .map(|g| wit_store::EquipFrame {
-                    equip: g.equip,
-                    equip_class: g.equip_class,
-                    frame: wit_frame(g.frame),
+                    equip: g.equip.clone(),
+                    equip_class: g.equip_class.clone(),
+                    frame: wit_frame_of(&g.frame),
                 })
                 .collect()),
             Err(e) => Err(self.fail(e)),
@@ -277,15 +277,31 @@ impl HostAccess for Access {
 /// A frame for the guest: evenly spaced timestamps as a start and a step, others listed.
 fn wit_frame(f: camber_store::Frame) -> wit_store::Frame {
     let len = f.ts.len() as u32;
-    let regular = f.ts.len() >= 2 && f.ts.windows(2).all(|w| w[1] - w[0] == f.ts[1] - f.ts[0]);
-    let (start, step, ts) = if f.ts.len() == 1 {
-        (f.ts[0], 0, Vec::new())
-    } else if regular {
-        (f.ts[0], f.ts[1] - f.ts[0], Vec::new())
-    } else {
-        (0, 0, f.ts)
+    let (start, step, ts) = match spacing(&f.ts) {
+        Some((start, step)) => (start, step, Vec::new()),
+        None => (0, 0, f.ts),
     };
     wit_store::Frame { start, step, ts, len, roles: f.roles, values: f.values }
+}
+
+/// [`wit_frame`] of a frame the store keeps (a cached grid): its columns are copied.
+fn wit_frame_of(f: &camber_store::Frame) -> wit_store::Frame {
+    let len = f.ts.len() as u32;
+    let (start, step, ts) = match spacing(&f.ts) {
+        Some((start, step)) => (start, step, Vec::new()),
+        None => (0, 0, f.ts.clone()),
+    };
+    wit_store::Frame { start, step, ts, len, roles: f.roles.clone(), values: f.values.clone() }
+}
+
+/// `(start, step)` of evenly spaced timestamps (`step` 0 for one), which then need not cross
+/// into the guest one by one.
+fn spacing(ts: &[i64]) -> Option<(i64, i64)> {
+    match ts {
+        [t] => Some((*t, 0)),
+        [a, b, ..] if ts.windows(2).all(|w| w[1] - w[0] == b - a) => Some((*a, b - a)),
+        _ => None,
+    }
 }
 
 /// A read that failed because a file went missing (a concurrent ingest replaced it between

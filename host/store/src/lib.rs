@@ -31,6 +31,7 @@ pub mod dataset_catalog;
 pub mod fence;
 pub mod files;
 pub mod fixture;
+mod gridcache;
 pub mod ingest;
 pub mod parts;
 pub mod synthetic;
@@ -105,7 +106,12 @@ pub struct StoreDir {
     root: PathBuf,
     memo: Mutex<HashMap<String, Memo>>,
     registry_memo: Mutex<Option<(String, Arc<RegistryView>)>>,
+    grids: Mutex<gridcache::GridCache>,
 }
+
+/// Bytes of grids a store keeps between calls (see [`StoreDir::read_grid_shared`]): a few
+/// facility-years at one minute, or hundreds of facility-months at fifteen.
+pub const GRID_CACHE_BYTES: usize = 384 << 20;
 
 #[derive(Debug, Default)]
 struct Memo {
@@ -238,6 +244,7 @@ impl StoreDir {
                 root: root.to_path_buf(),
                 memo: Mutex::new(HashMap::new()),
                 registry_memo: Mutex::new(None),
+                grids: Mutex::new(gridcache::GridCache::new(GRID_CACHE_BYTES)),
             })
         })
     }
@@ -878,6 +885,48 @@ impl StoreDir {
         end: Option<i64>,
         step: i64,
     ) -> Result<Vec<GridFrame>, StoreError> {
+        let shared = self.read_grid_shared(fid, equips, start, end, step)?;
+        Ok(Arc::try_unwrap(shared).unwrap_or_else(|a| (*a).clone()))
+    }
+
+    /// [`StoreDir::read_grid`], kept between calls: a grid asked for again while none of the
+    /// facility's files changed is not read again. A grid is kept only when the facility's
+    /// fingerprint was the same before and after it was read, so a read that overlapped an
+    /// ingest is never filed under either generation.
+    pub fn read_grid_shared(
+        &self,
+        fid: &str,
+        equips: &[String],
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Arc<Vec<GridFrame>>, StoreError> {
+        let key = gridcache::GridKey {
+            fid: fid.to_string(),
+            fingerprint: self.memo_key(fid),
+            equips: equips.to_vec(),
+            start,
+            end,
+            step: step.max(1),
+        };
+        if let Some(g) = self.grids.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
+            return Ok(g);
+        }
+        let frames = Arc::new(self.read_grid_uncached(fid, equips, start, end, step)?);
+        if self.memo_key(fid) == key.fingerprint {
+            self.grids.lock().unwrap_or_else(|p| p.into_inner()).put(key, frames.clone());
+        }
+        Ok(frames)
+    }
+
+    fn read_grid_uncached(
+        &self,
+        fid: &str,
+        equips: &[String],
+        start: Option<i64>,
+        end: Option<i64>,
+        step: i64,
+    ) -> Result<Vec<GridFrame>, StoreError> {
         struct Acc {
             equip: String,
             class: String,
@@ -1494,6 +1543,27 @@ pub(crate) fn part_rows(part: &Path) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_grid_is_served_until_the_facility_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = |v: f64| -> Vec<fixture::Row> {
+            (0..6).map(|i| (i * 60_000_000_000, "AHU-1".to_string(), "AHU".to_string(), "oat".to_string(), v)).collect()
+        };
+        fixture::write_facility(dir.path(), "f", &rows(50.0), serde_json::json!({})).unwrap();
+        let store = StoreDir::open(dir.path()).unwrap();
+        let first = store.read_grid_shared("f", &[], None, None, 60_000_000_000).unwrap();
+        let again = store.read_grid_shared("f", &[], None, None, 60_000_000_000).unwrap();
+        assert!(Arc::ptr_eq(&first, &again), "the unchanged facility's grid is not read twice");
+        let other = store.read_grid_shared("f", &[], None, None, 120_000_000_000).unwrap();
+        assert!(!Arc::ptr_eq(&first, &other), "another step is another grid");
+        assert_eq!(other[0].frame.ts.len(), 3);
+        // an ingest rewrites the facility: the next read sees the new values
+        fixture::write_facility(dir.path(), "f", &rows(70.0), serde_json::json!({})).unwrap();
+        let after = store.read_grid_shared("f", &[], None, None, 60_000_000_000).unwrap();
+        assert_eq!(after[0].frame.values[0][0], 70.0);
+        assert_eq!(first[0].frame.values[0][0], 50.0);
+    }
 
     #[test]
     fn slot_rows_index_regular_slots_densely_and_sparse_ones_by_map() {

@@ -530,6 +530,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let nan = f64::NAN;
     let at = |c: &Option<Vec<f64>>, i: usize| c.as_ref().map_or(nan, |v| v[i]);
     let raw = |c: Option<&[f64]>, i: usize| c.map_or(nan, |v| v[i]);
+    // the combined sensor errors, worked out once (`hypot` is a library call in wasm)
+    let (e_sat_mat, e_mat_oat, e_coil) = (E_SAT.hypot(E_MAT), E_MAT.hypot(E_OAT), E_CCET.hypot(E_CCLT));
     let fired = |fc: usize, i: usize| -> bool {
         let (s, m, r, o) = (sat[i], at(&mat, i), at(&rat, i), at(&oat, i));
         let sp = raw(satsp, i);
@@ -544,14 +546,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 .as_ref()
                 .is_some_and(|(p, min)| (r - o).abs() >= DT_MIN && (p[i] - min[i]).abs() > E_FLOW * 100.0),
             7 => s < sp - E_SAT && hc[i] >= VALVE_FULL,
-            8 => (s - DT_SF - m).abs() > E_SAT.hypot(E_MAT),
+            8 => (s - DT_SF - m).abs() > e_sat_mat,
             9 => o - E_OAT > sp - DT_SF + E_SAT,
-            10 => (m - o).abs() > E_MAT.hypot(E_OAT),
+            10 => (m - o).abs() > e_mat_oat,
             11 => o + E_OAT < sp - DT_SF - E_SAT,
             12 => s - E_SAT - DT_SF >= m + E_MAT,
             13 => s > sp + E_SAT && cc[i] >= VALVE_FULL,
             // supply air is downstream of the fan: the air left the coil DT_SF cooler
-            14 => m - s >= E_CCET.hypot(E_CCLT) - DT_SF,
+            14 => m - s >= e_coil - DT_SF,
             _ => false,
         }
     };

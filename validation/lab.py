@@ -124,17 +124,20 @@ def camber_declined(camber, store, fid, config_path, rules, equip):
 
 
 def reference_rules(ref_python):
-    """The rule ids the reference implementation has (camber's own rules beyond them are left out
-    of its config)."""
-    out = subprocess.run([ref_python, "-c", "from camber.rules import builtin_registry; print('\\n'.join(builtin_registry().names()))"],
-                         capture_output=True, text=True, check=True)
-    return set(out.stdout.split())
+    """The rule ids the reference implementation has, each with the parameter names its
+    constructor takes (camber's own rules and parameters beyond them are left out of its
+    config: a tower's design range, say, is a camber parameter the reference refuses)."""
+    script = ("import inspect, json; from camber.rules import builtin_registry; r = builtin_registry(); "
+              "print(json.dumps({n: sorted(inspect.signature(type(r.get(n)).__init__).parameters) for n in r.names()}))")
+    out = subprocess.run([ref_python, "-c", script], capture_output=True, text=True, check=True)
+    return {n: set(ps) - {"self", "args", "kwargs"} for n, ps in json.loads(out.stdout).items()}
 
 
 def reference_findings(ref_python, store, config, run_dir, equips, known):
     """The reference reads the same store through a store source; fleet findings name their units
     in metrics lists (outliers, ...), so any list of known equipment ids counts."""
-    rules = [r for r in config["rules"] if (r if isinstance(r, str) else r["name"]) in known]
+    rules = [r if isinstance(r, str) else dict(r, params={k: v for k, v in r["params"].items() if k in known[r["name"]]})
+             for r in config["rules"] if (r if isinstance(r, str) else r["name"]) in known]
     cfg = dict(config, rules=rules,
                source={"kind": "store", "store": os.path.abspath(store), "facility_id": config["source"]["facility_id"]})
     path = os.path.join(run_dir, "reference-config.json")

@@ -148,9 +148,55 @@ pub fn enthalpy_btu_lb(t_f: f64, w: f64) -> f64 {
     0.240 * t_f + w * (1061.0 + 0.444 * t_f)
 }
 
+/// Enthalpy (Btu per lb of dry air) of saturated air at `t_f` °F and `p_psia`.
+pub fn saturated_enthalpy(t_f: f64, p_psia: f64) -> f64 {
+    enthalpy_btu_lb(t_f, humidity_ratio(t_f, 100.0, p_psia))
+}
+
+/// A cooling tower's Merkel number KaV/L: the transfer units its fill gave water cooled from
+/// `hot_f` to `cold_f` °F by air entering at `wet_bulb_f` °F, at water-to-air mass ratio `lg`
+/// (CTI ATC-105's four-point Chebyshev integration of dT over the enthalpy driving force, the
+/// air's enthalpy rising by `lg` Btu/lb per °F the water falls). NaN when the driving force
+/// is not positive at every point (the water could not have been cooled that far) or the
+/// range is not positive. At a given `lg` a tower's Merkel number is a property of its fill:
+/// a healthy tower delivers its design figure in any weather, a degraded one less.
+pub fn merkel_number(hot_f: f64, cold_f: f64, wet_bulb_f: f64, lg: f64, p_psia: f64) -> f64 {
+    let range = hot_f - cold_f;
+    if range.is_nan() || range <= 0.0 || lg.is_nan() || lg <= 0.0 || wet_bulb_f.is_nan() {
+        return f64::NAN;
+    }
+    let h_in = saturated_enthalpy(wet_bulb_f, p_psia);
+    let mut sum = 0.0;
+    for share in [0.1, 0.4, 0.6, 0.9] {
+        let t = cold_f + share * range;
+        let force = saturated_enthalpy(t, p_psia) - (h_in + lg * share * range);
+        if force.is_nan() || force <= 0.0 {
+            return f64::NAN;
+        }
+        sum += 1.0 / force;
+    }
+    range / 4.0 * sum
+}
+
 #[cfg(test)]
 mod ip_tests {
     use super::*;
+
+    #[test]
+    fn merkel_numbers_of_typical_selections() {
+        let p = SEA_LEVEL_PSIA;
+        // a 10 °F range and 7 °F approach at 78 °F wet bulb with L/G 1.0: a common selection,
+        // about 1.2-1.6 transfer units by the CTI charts
+        let k = merkel_number(95.0, 85.0, 78.0, 1.0, p);
+        assert!((1.0..1.8).contains(&k), "{k}");
+        // a closer approach needs more fill; a wider one less
+        assert!(merkel_number(93.0, 83.0, 78.0, 1.0, p) > merkel_number(97.0, 87.0, 78.0, 1.0, p));
+        // more water per unit air needs more fill for the same temperatures
+        assert!(merkel_number(95.0, 85.0, 78.0, 1.3, p) > k);
+        // water cannot be cooled below what the air can take: no number
+        assert!(merkel_number(95.0, 79.0, 78.0, 2.5, p).is_nan());
+        assert!(merkel_number(85.0, 85.0, 78.0, 1.0, p).is_nan());
+    }
 
     #[test]
     fn saturation_humidity_and_enthalpy_match_the_handbook_tables() {

@@ -4,15 +4,35 @@
 //! `min_effort_pct` (every sample with both temperatures when no fan speed is trended), on the
 //! median approach: warning at 1.3 and fault at 1.7 times the design approach. The wet bulb is
 //! the trended point, else derived from outdoor temperature and humidity at the site's pressure.
+//!
+//! The approach narrows as the range does, so a degraded tower at part load can show a normal
+//! approach. Given the tower's design point (`design_range_f` and `design_wetbulb_f`, beside
+//! `design_approach_f`) and its entering water, the rule also judges its capability: the
+//! Merkel number each full-effort sample shows against the design point's at the same
+//! water-to-air ratio (a property of the fill, the same in any weather for a healthy tower),
+//! warning below 0.90 and faulting below 0.75 of it on the median.
 
 use std::collections::BTreeMap;
 
 use crate::engine::{round2, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule, RuleSpec, Severity};
-use crate::psychro::{site_params, site_wet_bulb};
+use crate::psychro::{merkel_number, site_params, site_wet_bulb};
 
 /// Median approach over design that warns, and that faults.
 const WARN_RATIO: f64 = 1.3;
 const FAULT_RATIO: f64 = 1.7;
+
+/// Median capability (Merkel number over the design point's) that warns, and that faults.
+const CAPABILITY_WARN: f64 = 0.90;
+const CAPABILITY_FAULT: f64 = 0.75;
+/// A sample's range (°F) below which its Merkel number is mostly sensor error.
+const CAPABILITY_MIN_RANGE_F: f64 = 3.0;
+/// Samples the capability needs before it decides anything.
+const CAPABILITY_MIN_SAMPLES: usize = 12;
+/// How a fill's Merkel number falls as its water-to-air ratio rises (KaV/L ~ (L/G)^-n; CTI's
+/// typical exponent).
+const FILL_EXPONENT: f64 = 0.6;
+/// kPa per psi.
+const KPA_PER_PSI: f64 = 6.894_757;
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -25,7 +45,7 @@ pub fn spec() -> RuleSpec {
         families: &["chw_plant", "cooling_tower"],
         inputs: Inputs {
             required: &["cw_supply_temp"],
-            optional: &["wetbulb_temp", "oat", "outdoor_rh", "tower_fan_speed"],
+            optional: &["wetbulb_temp", "oat", "outdoor_rh", "tower_fan_speed", "cw_return_temp", "cw_flow"],
             gating: &["wetbulb_temp", "oat+outdoor_rh"],
             one_of: &[],
             needs_gating: true,
@@ -48,6 +68,33 @@ pub fn spec() -> RuleSpec {
                 choices: &[],
                 basis: "only at full fan effort is a wide approach the tower's fault rather than its control choosing warmer water",
                 calibrate: "Lower it when the towers rarely reach full speed; the approach at part speed reads wider than at design.",
+            },
+            ParamSpec {
+                name: "design_range_f",
+                default: ParamValue::Number(f64::NAN),
+                unit: "°F",
+                range: Some((3.0, 30.0)),
+                choices: &[],
+                basis: "unset: the tower's design point is unknown and only its approach is judged",
+                calibrate: "Take the design range (entering minus leaving water at design) from the tower's selection sheet; with design_wetbulb_f it lets the rule judge the tower's capability.",
+            },
+            ParamSpec {
+                name: "design_wetbulb_f",
+                default: ParamValue::Number(f64::NAN),
+                unit: "°F",
+                range: Some((50.0, 90.0)),
+                choices: &[],
+                basis: "unset: the tower's design point is unknown and only its approach is judged",
+                calibrate: "Take the design entering wet bulb from the tower's selection sheet.",
+            },
+            ParamSpec {
+                name: "design_lg",
+                default: ParamValue::Number(1.0),
+                unit: "lb water / lb air",
+                range: Some((0.5, 2.0)),
+                choices: &[],
+                basis: "a typical selection; the capability ratio moves little with it (a few percent from 0.7 to 1.3)",
+                calibrate: "Take the design L/G from the tower's selection sheet when it is given.",
             },
             elevation,
             pressure,
@@ -86,35 +133,129 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let median = crate::engine::median(&mut approaches.clone());
     // a hair of tolerance: temperatures are decimals stored in binary
     const EPS: f64 = 1e-9;
-    let severity = if median + EPS >= FAULT_RATIO * design {
+    let by_approach = if median + EPS >= FAULT_RATIO * design {
         Severity::Fault
     } else if median + EPS >= WARN_RATIO * design {
         Severity::Warn
     } else {
         Severity::Ok
     };
-    let high: Vec<u32> =
+    let mut high: Vec<u32> =
         idx.iter().zip(&approaches).filter(|(_, a)| **a + EPS >= WARN_RATIO * design).map(|(i, _)| *i).collect();
     let mut metrics = BTreeMap::new();
     metrics.insert("median_approach_f".into(), round2(median));
     metrics.insert("design_approach_f".into(), design);
     metrics.insert("judged_samples".into(), n as f64);
     let mut caveats = Vec::new();
+    let mut severity = by_approach;
+    let mut summary = format!("the tower's median approach is {median:.1} °F against a design of {design} °F");
+    match capability(spec, frame, params, &idx, &wbs, p_kpa / KPA_PER_PSI) {
+        Capability::NotGiven => {}
+        Capability::Unjudged(why) => caveats.push(format!("the tower's capability is not judged: {why}")),
+        Capability::Judged { ratio, samples, low } => {
+            let by_capability = if ratio < CAPABILITY_FAULT {
+                Severity::Fault
+            } else if ratio < CAPABILITY_WARN {
+                Severity::Warn
+            } else {
+                Severity::Ok
+            };
+            metrics.insert("capability_ratio".into(), round2(ratio));
+            metrics.insert("capability_samples".into(), samples as f64);
+            caveats.push("the capability is the Merkel number (CTI ATC-105) of each full-effort sample over the design point's at the same water-to-air ratio, taken from design_lg, the water flow against its own peak and the fan speed".into());
+            summary.push_str(&format!(
+                "; its fill delivers {:.0} % of its design capability (Merkel number, median of {samples} samples)",
+                100.0 * ratio
+            ));
+            if by_capability > severity {
+                severity = by_capability;
+                high = low;
+            }
+        }
+    }
     if derived {
         caveats.push(format!("the wet bulb is derived from outdoor temperature and humidity at {:.1} kPa", p_kpa));
     }
     if fan.is_none() {
         caveats.push("no tower fan speed: every sample was judged, whatever the tower's effort".into());
     }
-    Outcome::Findings(vec![Finding::new(
-        spec,
-        severity,
-        format!("the tower's median approach is {median:.1} °F against a design of {design} °F"),
-    )
-    .with_caveats(caveats)
-    .with_metrics(metrics)
-    .with_flagged(high)
-    .with_judged(n)])
+    Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
+        .with_metrics(metrics)
+        .with_flagged(high)
+        .with_judged(n)])
+}
+
+/// What the design point says of the tower's capability.
+enum Capability {
+    /// No design point configured.
+    NotGiven,
+    /// A design point, but the trends cannot judge against it (why).
+    Unjudged(String),
+    /// The median Merkel number over the design point's, on `samples`; `low` the samples
+    /// below the warning.
+    Judged { ratio: f64, samples: usize, low: Vec<u32> },
+}
+
+/// The capability of the tower on the full-effort samples `idx` (wet bulbs `wbs`).
+fn capability(spec: &RuleSpec, frame: &Frame, params: &Params, idx: &[u32], wbs: &[f64], p_psia: f64) -> Capability {
+    let (range_d, wb_d) = (params.number(spec, "design_range_f"), params.number(spec, "design_wetbulb_f"));
+    if range_d.is_nan() || wb_d.is_nan() {
+        return Capability::NotGiven;
+    }
+    let Some(cwr) = frame.col("cw_return_temp") else {
+        return Capability::Unjudged("no entering-water temperature (cw_return_temp) is trended".into());
+    };
+    let cws = frame.required("cw_supply_temp");
+    let (approach_d, lg_d) = (params.number(spec, "design_approach_f"), params.number(spec, "design_lg"));
+    let design = merkel_number(wb_d + approach_d + range_d, wb_d + approach_d, wb_d, lg_d, p_psia);
+    if design.is_nan() {
+        return Capability::Unjudged(
+            "the design point is not a feasible tower (its approach is too close for its L/G)".into(),
+        );
+    }
+    // the water flow against the tower's own peak (its design flow, near enough), when trended
+    let flow = frame.col("cw_flow");
+    let peak = flow.map(|f| {
+        let mut running: Vec<f64> = idx.iter().map(|&i| f[i as usize]).filter(|v| v.is_finite() && *v > 0.0).collect();
+        running.sort_by(f64::total_cmp);
+        crate::economizer::percentile(&running, 98.0)
+    });
+    let fan = frame.col("tower_fan_speed");
+    let mut ratios = Vec::new();
+    let mut low = Vec::new();
+    for &i in idx {
+        let i = i as usize;
+        if cwr[i].is_nan() || cwr[i] - cws[i] < CAPABILITY_MIN_RANGE_F {
+            continue;
+        }
+        let water = match (flow, peak) {
+            (Some(f), Some(p)) if p > 0.0 => f[i] / p,
+            _ => 1.0,
+        };
+        let air = fan.map_or(1.0, |f| f[i] / 100.0);
+        if !(water > 0.0 && air > 0.0) {
+            continue;
+        }
+        let lg = lg_d * water / air;
+        let k = merkel_number(cwr[i], cws[i], wbs[i], lg, p_psia);
+        if k.is_nan() {
+            continue;
+        }
+        let ratio = k / (design * (lg / lg_d).powf(-FILL_EXPONENT));
+        if ratio < CAPABILITY_WARN {
+            low.push(i as u32);
+        }
+        ratios.push(ratio);
+    }
+    if ratios.len() < CAPABILITY_MIN_SAMPLES {
+        return Capability::Unjudged(format!(
+            "{} full-effort samples with a range of {CAPABILITY_MIN_RANGE_F} °F or more, {CAPABILITY_MIN_SAMPLES} needed",
+            ratios.len()
+        ));
+    }
+    let samples = ratios.len();
+    Capability::Judged { ratio: crate::engine::median(&mut ratios), samples, low }
 }
 
 #[cfg(test)]
@@ -247,5 +388,84 @@ mod tests {
             outcome(&RULE, &f, &Params::default()),
             Outcome::Skipped { missing: vec!["wetbulb_temp, or oat and outdoor_rh".into()] }
         );
+    }
+
+    /// The leaving water of a tower whose fill gives `capability` times the design Merkel
+    /// number (10 °F range and approach at 68 °F wet bulb, L/G 1) at wet bulb `wb` and range
+    /// `range`, at full fan and design flow: found by bisection on the approach.
+    fn leaving(capability: f64, wb: f64, range: f64) -> f64 {
+        let p = crate::psychro::SEA_LEVEL_PSIA;
+        let target = capability * merkel_number(88.0, 78.0, 68.0, 1.0, p);
+        let (mut lo, mut hi) = (wb + 0.01, wb + 40.0);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            let k = merkel_number(mid + range, mid, wb, 1.0, p);
+            // a closer approach needs more fill: too much fill means move the water warmer
+            if k.is_nan() || k > target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
+    /// A month of full-fan hours at a July-like wet bulb and part-load range (6-8 °F), with
+    /// a fill of `capability`.
+    fn tower(capability: f64) -> Frame {
+        let n = 240;
+        let ts: Vec<i64> = (0..n as i64).map(|i| i * H).collect();
+        let wb: Vec<f64> = (0..n).map(|i| 57.0 + 3.0 * ((i as f64) * 0.26).sin()).collect();
+        let range: Vec<f64> = (0..n).map(|i| 7.0 + ((i as f64) * 0.7).cos()).collect();
+        let cws: Vec<f64> = (0..n).map(|i| leaving(capability, wb[i], range[i])).collect();
+        let cwr: Vec<f64> = (0..n).map(|i| cws[i] + range[i]).collect();
+        Frame::from_rows(
+            &ts,
+            &[
+                ("cw_supply_temp", cws),
+                ("cw_return_temp", cwr),
+                ("wetbulb_temp", wb),
+                ("tower_fan_speed", vec![100.0; n]),
+            ],
+        )
+    }
+
+    fn design_point() -> Params {
+        numbers(&[("design_approach_f", 10.0), ("design_range_f", 10.0), ("design_wetbulb_f", 68.0)])
+    }
+
+    #[test]
+    fn a_degraded_fill_at_part_load_is_found_by_its_capability() {
+        // at part load the degraded tower's approach stays under 1.3 x design: only its
+        // capability shows it
+        let sick = tower(0.8);
+        let approach_only = run(&RULE, &sick, &numbers(&[("design_approach_f", 10.0)]));
+        assert_eq!(approach_only.severity, Severity::Ok, "{}", approach_only.summary);
+        let r = run(&RULE, &sick, &design_point());
+        assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
+        assert!((r.metrics["capability_ratio"] - 0.8).abs() < 0.02, "{:?}", r.metrics);
+        assert!(!r.flagged.is_empty());
+        // a fill at 70 % is a fault
+        assert_eq!(run(&RULE, &tower(0.7), &design_point()).severity, Severity::Fault);
+        // the healthy tower in the same weather reads its design capability
+        let ok = run(&RULE, &tower(1.0), &design_point());
+        assert_eq!(ok.severity, Severity::Ok, "{}", ok.summary);
+        assert!((ok.metrics["capability_ratio"] - 1.0).abs() < 0.02, "{:?}", ok.metrics);
+    }
+
+    #[test]
+    fn the_capability_needs_the_entering_water_and_enough_range() {
+        let mut f = tower(0.8);
+        f.cols.remove("cw_return_temp");
+        let r = run(&RULE, &f, &design_point());
+        assert_eq!(r.severity, Severity::Ok);
+        assert!(r.caveats.iter().any(|c| c.contains("no entering-water temperature")), "{:?}", r.caveats);
+        // a range under 3 °F is sensor error more than heat rejected
+        let mut f = tower(0.8);
+        let cws = f.cols["cw_supply_temp"].clone();
+        f.cols.insert("cw_return_temp".into(), cws.iter().map(|c| c + 2.0).collect());
+        let r = run(&RULE, &f, &design_point());
+        assert!(!r.metrics.contains_key("capability_ratio"), "{:?}", r.metrics);
+        assert!(r.caveats.iter().any(|c| c.contains("12 needed")), "{:?}", r.caveats);
     }
 }

@@ -93,9 +93,15 @@ def rule_ids(camber):
 
 
 def run_config(fid, sim_dir, rules, rule_params):
-    """All rules on every class of the mapping, with the simulated topology (box -> AHU)."""
+    """All rules on every class of the mapping, with the simulated topology (box -> AHU), and
+    the boxes' minimum airflows as the prototype designs them (a commissioning engineer's VAV
+    schedule: simulate.py reads it from the model before any fault edits it)."""
     mapping = json.load(open(os.path.join(sim_dir, "mapping.json")))
     classes = sorted({c["equip_class"] for c in mapping["columns"].values()})
+    schedule = json.load(open(os.path.join(sim_dir, "truth.json"))).get("design_min_airflow_cfm") or {}
+    if schedule:
+        rule_params = dict(rule_params)
+        rule_params["overcooling_min_flow"] = dict(rule_params.get("overcooling_min_flow", {}), design_min_airflow=schedule)
     return {"source": {"facility_id": fid},
             "equipment": [{"class": c} for c in classes],
             "rules": [{"name": r, "params": rule_params[r]} if r in rule_params else r for r in rules],

@@ -10,7 +10,7 @@ mapping.json (camber's wide-CSV mapping), truth.json (the fault spec, what it ed
 columns carry a sensor bias), topology.json (camber's run-config topology: box -> AHU,
 chiller -> plant), and the EnergyPlus run directory (eplus/).
 """
-import argparse, csv, datetime as dt, json, os, re, shutil, sys, tempfile, time
+import argparse, csv, datetime as dt, json, os, random, re, shutil, sys, tempfile, time, zlib
 
 from pyenergyplus.api import EnergyPlusAPI
 from pyenergyplus.dataset import ashrae_models, weather_files
@@ -217,6 +217,10 @@ def build_points(m, ahu_names, plants):
             add(b("occupancy"), box, "VAV", "occupancy", "", [("HVACOperationSchd", "Schedule Value")],
                 lambda v: 1.0 if v[0] > 0.5 else 0.0, "occupied-mode schedule")
             sz[("want_box", tname)] = (kind, tname)
+            frac = t.get("constant_minimum_air_flow_fraction")
+            if isinstance(frac, (int, float)):
+                # the box's minimum as designed, read before any fault edits the model
+                sz[("design_min", box)] = (tname, float(frac), mult)
             rk, rn = t.get("reheat_coil_object_type", ""), t.get("reheat_coil_name")
             if rk == "Coil:Heating:Water":
                 w = m.get(rk, rn)["water_inlet_node_name"]
@@ -426,6 +430,31 @@ def sched_after(start, value, year):
     return {"data": data}
 
 
+# ---------------------------------------------------------------- sensor noise
+# EnergyPlus reports the model's exact state: a controlled water temperature sits on its
+# setpoint to the last digit for weeks, which no real sensor does (and which camber's sensor
+# trust rightly reads as a frozen point). Measured points get a sensor's noise; setpoints,
+# commands, statuses and schedules are written as the controller holds them.
+TEMP_NOISE_F = 0.1                      # standard deviation of a temperature sensor, degF
+RELATIVE_NOISE = {"airflow": 0.01, "oa_airflow": 0.01, "chw_flow": 0.01, "cw_flow": 0.01,
+                  "hw_flow": 0.01, "power": 0.005, "gas_input_rate": 0.01}
+
+
+def noise_of(role):
+    """(absolute degF, relative share) of the sensor noise a role's point carries."""
+    if role.endswith("_sp"):
+        return 0.0, 0.0
+    if role.endswith("_temp") or role in ("oat",):
+        return TEMP_NOISE_F, 0.0
+    return 0.0, RELATIVE_NOISE.get(role, 0.0)
+
+
+def noise_source(column):
+    """The same noise for a column in every run of a building: a fault and its twin differ by
+    the fault alone."""
+    return random.Random(zlib.crc32(column.encode()))
+
+
 # ---------------------------------------------------------------- run + export
 def prepare(ep, start, end, year, points):
     sm, sd = map(int, start.split("-"))
@@ -542,6 +571,7 @@ def main():
     start = spec.get("start")
     bias_from = dt.datetime(a.year, *map(int, start.split("-"))) if start else None
     dst_col = cols[("ENVIRONMENT", "Site Daylight Saving Time Status")]
+    noise = {p.column: (noise_of(p.role), noise_source(p.column)) for p in points}
     csv_path = os.path.join(a.out, "trends.csv")
     with open(csv_path, "w", newline="") as fh:
         w = csv.writer(fh)
@@ -555,13 +585,21 @@ def main():
             for p in points:
                 biased = bias_from is None or t >= bias_from
                 v = p.fn([float(row[cols[(k.upper(), var)]]) for k, var in p.inputs]) + (bias.get(p.column, 0.0) if biased else 0.0)
+                (absolute, relative), rng = noise[p.column]
+                if v == v and (absolute or relative):
+                    v = v + rng.gauss(0.0, absolute) if absolute else v * (1.0 + rng.gauss(0.0, relative))
                 out.append("" if v != v else f"{v:.3f}")
             w.writerow(out)
     mapping = {"timestamp": "Time", "columns": {p.column: {"equip": p.equip, "equip_class": p.cls, "role": p.role, "unit": p.unit} for p in points}}
     json.dump(mapping, open(os.path.join(a.out, "mapping.json"), "w"), indent=1)
     json.dump(topology(ahus, plants, {p.equip for p in points}), open(os.path.join(a.out, "topology.json"), "w"), indent=1)
+    # the VAV schedule of the unmodified prototype: each box's minimum airflow as designed
+    designed = {key[1]: v for key, v in sz.items() if key[0] == "design_min"}
+    schedule = {box: round(M3S2CFM * frac * sz[("box", tname)] / mult, 1)
+                for box, (tname, frac, mult) in designed.items() if sz.get(("box", tname))}
     truth = {"prototype": a.prototype, "weather": weather, "period": [a.start, a.end], "year": a.year,
              "fault": spec, "edits": edits, "biased_columns": biases, "ahus": ahus, "plants": plants,
+             "design_min_airflow_cfm": schedule, "sensor_noise": {"temperature_degF": TEMP_NOISE_F, "relative": RELATIVE_NOISE},
              "energyplus_seconds": round(secs, 1),
              "sources": {p.column: {"inputs": p.inputs, "note": p.note} for p in points}}
     json.dump(truth, open(os.path.join(a.out, "truth.json"), "w"), indent=1)

@@ -3,7 +3,10 @@
 //! metered from the chilled-water flow and loop temperatures (tons = gpm x delta-T / 24), so
 //! kW/ton is measured, not inferred. Judged on the samples it runs loaded: at least 2 kW, a
 //! delta-T of at least 0.5 °F and 5 tons (kW/ton explodes as the load goes to zero), with
-//! readings in a plausible range (supply 35-60 °F, return 38-80 °F, kW/ton between 0 and 5). The
+//! readings in a plausible range (supply 35-60 °F, return 38-80 °F, kW/ton between 0 and 5), and
+//! at [`MIN_LOAD_SHARE`] of its capacity or more (`design_tons`, else its own 98th-percentile
+//! load): a healthy chiller unloaded below its rating points reads well above its design
+//! figure (an air-cooled school chiller at 16 % load, 1.44 kW/ton against 1.19). The
 //! median kW/ton warns at 1.2 times `design_kw_per_ton` and faults at 1.5 times it; the share of
 //! loaded time above 1.15 times design is reported.
 //!
@@ -32,6 +35,12 @@ const MIN_DT_F: f64 = 0.5;
 const MIN_TONS: f64 = 5.0;
 /// Fewest loaded samples judged.
 const MIN_SAMPLES: usize = 10;
+/// Loads below this share of the chiller's capacity are not judged against the design figure:
+/// below its lowest rating points a chiller cycles or false-loads (hot-gas bypass), and its
+/// kW/ton there climbs on a healthy machine.
+pub const MIN_LOAD_SHARE: f64 = 0.4;
+/// The percentile of loaded tons taken as the capacity when `design_tons` is not given.
+const LEARNED_CAPACITY_PCTL: f64 = 98.0;
 
 /// What a chiller's kW/ton is measured from (this rule's inputs and
 /// [`super::chiller_efficiency_peers`]'s).
@@ -49,14 +58,24 @@ pub fn spec() -> RuleSpec {
         id: "chiller_efficiency",
         families: &["chw_plant"],
         inputs: INPUTS,
-        params: vec![ParamSpec::number(
+        params: vec![
+            ParamSpec::number(
+                "design_tons",
+                f64::NAN,
+                "tons (unset: learned)",
+                (5.0, 10_000.0),
+                "unset: the capacity is learned as the 98th percentile of the chiller's own loaded tons, which reads low in a mild period",
+                "Take the rated capacity from the chiller schedule or its nameplate.",
+            ),
+            ParamSpec::number(
             "design_kw_per_ton",
             0.85,
             "kW/ton",
             (0.4, 1.6),
             "a generic ceiling between a water-cooled centrifugal (about 0.5-0.6 kW/ton) and an air-cooled machine (about 1.0-1.2); a chiller's own schedule is better",
             "Use the chiller schedule or the manufacturer's selection at the loads it actually runs (its IPLV/NPLV points), or the median kW/ton of a known-good season after a tube cleaning. Calibrating on the period being judged hides a degradation already there.",
-        )],
+        ),
+        ],
         judged_basis: "samples with the chiller running loaded (2 kW, 0.5 °F delta-T and 5 tons or more)",
     }
 }
@@ -90,10 +109,30 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     );
     let weights = frame.weights_hours();
     let design = params.number(spec, "design_kw_per_ton");
-    let loaded = loaded_kw_per_ton(kw, chws, chwr, flow);
+    let mut loaded = loaded_kw_per_ton(kw, chws, chwr, flow);
+    // judged at the loads its design figure speaks for
+    let rated = params.number(spec, "design_tons");
+    let capacity = if rated > 0.0 {
+        rated
+    } else {
+        let mut t: Vec<f64> = loaded.iter().map(|p| p.2).collect();
+        t.sort_by(f64::total_cmp);
+        crate::economizer::percentile(&t, LEARNED_CAPACITY_PCTL)
+    };
+    let low: f64 = loaded.iter().filter(|p| p.2 < MIN_LOAD_SHARE * capacity).map(|p| weights[p.0]).sum::<f64>() + 0.0;
+    loaded.retain(|p| p.2 >= MIN_LOAD_SHARE * capacity);
+    let mut caveats = Vec::new();
+    if low > 0.0 {
+        caveats.push(format!(
+            "{low:.1} loaded h below {:.0} % of the chiller's capacity ({capacity:.0} tons, {}) were not judged: unloaded that far a chiller cycles or false-loads, and a healthy one's kW/ton climbs past its design figure",
+            100.0 * MIN_LOAD_SHARE,
+            if rated > 0.0 { "design_tons" } else { "learned as its 98th-percentile load; set design_tons" }
+        ));
+    }
     if loaded.len() < MIN_SAMPLES {
         let mut f = Finding::not_judged(spec, "fewer than ten samples with the chiller running loaded");
         f.judged = loaded.len();
+        f.caveats.extend(caveats);
         return Outcome::Findings(vec![f]);
     }
     let total: f64 = loaded.iter().map(|p| weights[p.0]).sum();
@@ -123,7 +162,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         INEFFICIENT_RATIO * design
     );
     let flagged = if severity >= Severity::Warn { inefficient } else { Vec::new() };
+    metrics.insert("capacity_tons".into(), round2(capacity));
+    metrics.insert("below_min_load_hours".into(), round2(low));
     Outcome::Findings(vec![Finding::new(spec, severity, summary)
+        .with_caveats(caveats)
         .with_metrics(metrics)
         .with_flagged(flagged)
         .with_judged(loaded.len())])
@@ -151,6 +193,38 @@ mod tests {
                 ("chw_return_temp", (0..n).map(|i| if on[i] { 44.0 + 24.0 * tons[i] / 600.0 } else { 44.5 }).collect()),
             ],
         )
+    }
+
+    /// A healthy chiller (0.6 kW/ton loaded) that spends most of its hours unloaded near 15 % of
+    /// its 300 tons, false-loading at 1.5 kW/ton there.
+    fn mostly_unloaded() -> Frame {
+        let mut f = chiller(|_| 0.6);
+        let (tons, kw): (Vec<f64>, Vec<f64>) =
+            (0..f.len()).map(|i| if i % 3 == 0 { (45.0, 67.5) } else { (f64::NAN, f64::NAN) }).unzip();
+        for i in 0..f.len() {
+            if !tons[i].is_nan() && f.cols["chw_flow"][i] > 0.0 {
+                f.cols.get_mut("chw_return_temp").unwrap()[i] = 44.0 + 24.0 * tons[i] / 600.0;
+                f.cols.get_mut("power").unwrap()[i] = kw[i];
+            }
+        }
+        f
+    }
+
+    #[test]
+    fn loads_below_the_rating_points_are_not_judged_against_the_design() {
+        let r = run(&RULE, &mostly_unloaded(), &numbers(&[("design_kw_per_ton", 0.6)]));
+        assert_eq!(r.severity, Severity::Ok, "{}", r.summary);
+        assert_eq!(r.metrics["kw_per_ton_median"], 0.6);
+        assert_eq!(r.judged, 7 * 48 - 7 * 16, "a third of the running samples are unloaded");
+        assert!(r.caveats.iter().any(|c| c.contains("learned as its 98th-percentile load")), "{:?}", r.caveats);
+        // the rated capacity given: 45 tons is 11 % of 400, still out; 250-300 tons is judged
+        let r = run(&RULE, &mostly_unloaded(), &numbers(&[("design_kw_per_ton", 0.6), ("design_tons", 400.0)]));
+        assert_eq!((r.severity, r.metrics["capacity_tons"]), (Severity::Ok, 400.0));
+        assert!(r.caveats.iter().any(|c| c.contains("(400 tons, design_tons)")), "{:?}", r.caveats);
+        // a rating of 100 tons puts 45 tons above the floor: the false-loading hours are judged
+        let r = run(&RULE, &mostly_unloaded(), &numbers(&[("design_kw_per_ton", 0.6), ("design_tons", 100.0)]));
+        assert_eq!(r.judged, 7 * 48);
+        assert!(r.metrics["pct_hours_inefficient"] > 30.0, "{:?}", r.metrics);
     }
 
     #[test]

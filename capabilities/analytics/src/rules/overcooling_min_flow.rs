@@ -36,8 +36,8 @@
 use std::collections::BTreeMap;
 
 use crate::engine::{
-    as_percent, median, round2, schedule_params, severity_of, Condition, Finding, Frame, Inputs, Outcome, Params, Rule,
-    RuleSpec, Severity,
+    as_percent, median, round2, schedule_params, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec,
+    Params, Rule, RuleSpec, Severity,
 };
 use crate::terminal::{self, hours, MinBasis, ValveSignal, DIVERGE_SHARE, INFERRED_CAVEAT, REHEAT_OPEN_PCT};
 
@@ -58,6 +58,12 @@ pub const FAULT_PCT: f64 = 15.0;
 pub const VENTILATION_MIN_FRACTION: f64 = 0.4;
 /// Without a reheat valve, a zone within this of its heating setpoint (°F) needs heat.
 const NEEDS_HEAT_F: f64 = 0.5;
+/// A minimum this many times the box's scheduled minimum (`design_min_airflow`) is set above
+/// its schedule ...
+pub const ABOVE_SCHEDULE: f64 = 1.5;
+/// ... and a warning once the box is held there, its zone satisfied, on this share (%) of the
+/// judged time: cold air moved for nothing, reheated or not.
+pub const ABOVE_SCHEDULE_WARN_PCT: f64 = 25.0;
 
 /// The rule as the engine runs it.
 pub const RULE: Rule = Rule::new(spec, evaluate);
@@ -85,7 +91,18 @@ pub fn spec() -> RuleSpec {
             one_of: &[],
             needs_gating: true,
         },
-        params: schedule_params().to_vec(),
+        params: {
+            let mut p = schedule_params().to_vec();
+            p.push(ParamSpec::number(
+                "design_min_airflow",
+                f64::NAN,
+                "cfm (unset: not known)",
+                (0.0, 100_000.0),
+                "unset: the box's designed minimum is unknown, and a minimum set well above it (a lobby box at 80 % where the schedule says 25 %) looks like a box designed for a dense zone",
+                "Take each box's minimum from the VAV schedule of the drawings or the balancing report, per box (\"design_min_airflow\": {\"VAV-2-04\": 215}).",
+            ));
+            p
+        },
         judged_basis: "occupied samples with the zone temperature, its cooling setpoint, the airflow and its minimum",
     }
 }
@@ -215,7 +232,32 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         ));
         severity = Severity::Info;
     }
+    // the minimum against the box's schedule, when the schedule is given
+    let mut schedule_text = String::new();
+    let design_min = params.number(spec, "design_min_airflow");
+    let mut above_schedule = f64::NAN;
+    if design_min > 0.0 {
+        let mut mins: Vec<f64> =
+            (0..frame.len()).filter(|&i| judged[i] && min.at[i] > 0.0).map(|i| min.at[i]).collect();
+        let held_min = median(&mut mins);
+        above_schedule = held_min / design_min;
+        if above_schedule >= ABOVE_SCHEDULE {
+            schedule_text =
+                format!("; the minimum ({held_min:.0}) is {above_schedule:.1} times the scheduled {design_min:.0}");
+            if pct(overcool_h) >= ABOVE_SCHEDULE_WARN_PCT && severity < Severity::Warn {
+                severity = Severity::Warn;
+                caveats.push(format!(
+                    "rated on the minimum set above its schedule: the box held there with its zone satisfied on {:.0}% of the judged time moves cold air the zone does not need, reheated or not",
+                    pct(overcool_h)
+                ));
+            }
+        }
+    }
     let mut metrics = BTreeMap::new();
+    if !above_schedule.is_nan() {
+        metrics.insert("design_min_airflow".into(), design_min);
+        metrics.insert("min_over_schedule".into(), round2(above_schedule));
+    }
     metrics.insert("judged_hours".into(), round2(judged_h));
     metrics.insert("recovery_hours".into(), round2(recovery_h));
     metrics.insert("satisfied_pct".into(), round2(pct(satisfied_h)));
@@ -249,10 +291,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         )
     };
     let summary = format!(
-        "overcooled at its minimum airflow (zone at or below its cooling setpoint, airflow held at the minimum) on {:.1}% of {judged_h:.1} occupied h ({overcool_h:.1} h){reheat_text}{peak_text}",
+        "overcooled at its minimum airflow (zone at or below its cooling setpoint, airflow held at the minimum) on {:.1}% of {judged_h:.1} occupied h ({overcool_h:.1} h){reheat_text}{peak_text}{schedule_text}",
         pct(overcool_h),
     );
-    let flagged = if valve.is_some() { with_reheat.clone() } else { overcool.clone() };
+    let on_schedule = above_schedule >= ABOVE_SCHEDULE && pct(overcool_h) >= ABOVE_SCHEDULE_WARN_PCT;
+    let flagged = if valve.is_some() && !on_schedule { with_reheat.clone() } else { overcool.clone() };
     let condition = |name: &str, idx: Vec<u32>| Condition {
         name: name.into(),
         flagged_hours: sum(&idx),
@@ -275,7 +318,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::testing::{every, outcome, run, shuffled_with_duplicates, H, MINUTE, MONDAY};
+    use crate::engine::testing::{every, numbers, outcome, run, shuffled_with_duplicates, H, MINUTE, MONDAY};
 
     /// `n` occupied hourly samples of a box with a 300 cfm minimum its controller asks for, the
     /// cooling setpoint at 74 °F, the zone at `zone(i)`, the airflow at `flow(i)` and the
@@ -535,5 +578,25 @@ mod tests {
             ],
         );
         assert_eq!(run(&RULE, &apart, &Params::default()).severity, Severity::Info);
+    }
+
+    #[test]
+    fn a_minimum_set_well_above_its_schedule_warns_without_reheat() {
+        // held at its 300 cfm minimum with the zone a degree under its cooling setpoint, never
+        // reheating: on its own, nothing to say
+        let f = box_frame(40, |_| 73.0, |_| 300.0, |_| 0.0);
+        assert_eq!(run(&RULE, &f, &Params::default()).severity, Severity::Ok);
+        // the schedule says 100 cfm: the minimum is three times it
+        let r = run(&RULE, &f, &numbers(&[("design_min_airflow", 100.0)]));
+        assert_eq!(r.severity, Severity::Warn, "{}", r.summary);
+        assert_eq!(r.metrics["min_over_schedule"], 3.0);
+        assert!(r.summary.contains("3.0 times the scheduled 100"), "{}", r.summary);
+        assert_eq!(r.flagged.len(), 40, "the hours held at the minimum are the evidence");
+        // at 1.2 times its schedule (a balancing tolerance, a rounded schedule) it is not
+        let r = run(&RULE, &f, &numbers(&[("design_min_airflow", 250.0)]));
+        assert_eq!((r.severity, r.metrics["min_over_schedule"]), (Severity::Ok, 1.2));
+        // far above schedule, but the zone is warm and the box modulates above it: nothing
+        let busy = box_frame(40, |_| 75.0, |_| 600.0, |_| 0.0);
+        assert_eq!(run(&RULE, &busy, &numbers(&[("design_min_airflow", 100.0)])).severity, Severity::Ok);
     }
 }

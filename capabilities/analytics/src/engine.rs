@@ -753,7 +753,7 @@ pub fn fan_on(frame: &Frame) -> Option<(Vec<Option<bool>>, &'static str)> {
         return Some((s.iter().map(|&v| known(v, &on)).collect(), "fan status"));
     }
     if let Some(s) = frame.col("supply_fan_speed") {
-        let top = s.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, f64::max);
+        let top = s.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, max_of);
         let scale = if top <= 1.0 { 100.0 } else { 1.0 };
         return Some((s.iter().map(|&v| known(v, &|x| x * scale > 1.0)).collect(), "fan speed"));
     }
@@ -769,7 +769,7 @@ pub fn fan_on(frame: &Frame) -> Option<(Vec<Option<bool>>, &'static str)> {
 pub fn as_percent(col: &[f64]) -> Vec<f64> {
     let (mut lo, mut hi, mut any) = (f64::INFINITY, f64::NEG_INFINITY, false);
     for &v in col.iter().filter(|v| !v.is_nan()) {
-        (lo, hi, any) = (lo.min(v), hi.max(v), true);
+        (lo, hi, any) = (min_of(lo, v), max_of(hi, v), true);
     }
     let scale = if any && hi <= 1.5 && lo >= -0.01 { 100.0 } else { 1.0 };
     col.iter().map(|v| v * scale).collect()
@@ -875,6 +875,28 @@ pub fn month(ts: i64) -> usize {
 pub fn assumed_occupied(ts: i64) -> bool {
     let hour = ts.rem_euclid(24 * NS_PER_HOUR) / NS_PER_HOUR;
     weekday(ts) < 5 && (7..18).contains(&hour)
+}
+
+/// The larger of two values, the other one when either is NaN: `f64::max` as two compares.
+/// In a WebAssembly guest `f64::max` is a call into the C library on every sample (wasm's own
+/// `f64.max` returns NaN for a NaN operand), and the rules fold whole columns with it.
+#[inline]
+pub fn max_of(a: f64, b: f64) -> f64 {
+    if b > a || a.is_nan() {
+        b
+    } else {
+        a
+    }
+}
+
+/// The smaller of two values, the other one when either is NaN (see [`max_of`]).
+#[inline]
+pub fn min_of(a: f64, b: f64) -> f64 {
+    if b < a || a.is_nan() {
+        b
+    } else {
+        a
+    }
 }
 
 /// The median of the values (reordered in place, not sorted); NaN when there are none.
@@ -1039,6 +1061,18 @@ pub(crate) mod testing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn max_of_and_min_of_skip_nan_as_f64_max_and_min_do() {
+        for (a, b) in [(1.0, 2.0), (2.0, 1.0), (f64::NAN, 3.0), (3.0, f64::NAN), (-1.0, -1.0)] {
+            assert_eq!(max_of(a, b), a.max(b), "max {a} {b}");
+            assert_eq!(min_of(a, b), a.min(b), "min {a} {b}");
+        }
+        assert!(max_of(f64::NAN, f64::NAN).is_nan() && min_of(f64::NAN, f64::NAN).is_nan());
+        let col = [3.0, f64::NAN, -2.0, 7.5];
+        assert_eq!(col.iter().copied().fold(f64::NEG_INFINITY, max_of), 7.5);
+        assert_eq!(col.iter().copied().fold(f64::INFINITY, min_of), -2.0);
+    }
 
     #[test]
     fn rows_are_sorted_and_the_last_duplicate_wins() {

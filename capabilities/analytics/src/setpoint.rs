@@ -174,8 +174,8 @@ pub fn classify(
     let values: Vec<f64> = keep.iter().map(|&i| sp[i]).collect();
     let w: Vec<f64> = keep.iter().map(|&i| weights.get(i).copied().filter(|x| x.is_finite()).unwrap_or(0.0)).collect();
     let n = values.len();
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let lo = values.iter().copied().fold(f64::INFINITY, crate::engine::min_of);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of);
     let range = if n == 0 { 0.0 } else { hi - lo };
     let tol = move_min / 2.0;
     // calendar days with enough samples, and those the setpoint moved on
@@ -189,7 +189,9 @@ pub fn classify(
         .filter(|(_, idx)| {
             let x: Vec<f64> = idx.iter().map(|&j| values[j]).collect();
             let xw: Vec<f64> = idx.iter().map(|&j| w[j]).collect();
-            let (a, b) = x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| (a.min(v), b.max(v)));
+            let (a, b) = x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
+                (crate::engine::min_of(a, v), crate::engine::max_of(b, v))
+            });
             b - a + EPS >= move_min && modal_share(&x, &xw, tol) < HELD_SHARE
         })
         .map(|(d, _)| **d)

@@ -356,8 +356,8 @@ fn wrong_units(frame: &Frame, running: Option<&[Option<bool>]>) -> Vec<(String, 
             (v.len() >= MIN_RUNNING_ROWS).then(|| {
                 (
                     role,
-                    v.iter().copied().fold(f64::INFINITY, f64::min),
-                    v.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    v.iter().copied().fold(f64::INFINITY, crate::engine::min_of),
+                    v.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of),
                 )
             })
         })

@@ -662,7 +662,7 @@ fn why_unusable(
     }
     let loaded: Vec<usize> = both.iter().copied().filter(|&i| x[i] >= min_load).collect();
     if loaded.is_empty() {
-        let top = both.iter().map(|&i| x[i]).fold(f64::NEG_INFINITY, f64::max);
+        let top = both.iter().map(|&i| x[i]).fold(f64::NEG_INFINITY, crate::engine::max_of);
         return format!("no sample with {xn} at or above {min_load:.4} (the highest was {top:.4})");
     }
     let (lo, hi) = range.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));

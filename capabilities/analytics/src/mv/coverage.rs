@@ -224,7 +224,7 @@ pub fn assess(
         let h_max = (0..fit_t.len())
             .filter(|&i| fit_t[i].is_finite() && fit_d.iter().all(|c| c[i].is_finite()))
             .map(|i| lev(fit_t[i], &fit_d.iter().map(|c| c[i]).collect::<Vec<_>>()))
-            .fold(0.0_f64, f64::max);
+            .fold(0.0_f64, crate::engine::max_of);
         for &i in &rows {
             if lev(t[i], &d.iter().map(|c| c[i]).collect::<Vec<_>>()) > h_max * (1.0 + 1e-9) + 1e-12 {
                 outside[i] = true;

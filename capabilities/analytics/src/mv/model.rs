@@ -529,8 +529,8 @@ pub fn fit(obs: Obs, form: Form, driver_names: &[String]) -> Result<Model, Strin
         sse: f64::NAN,
         bic: f64::NAN,
         xtx_inv: Vec::new(),
-        fit_min: t.iter().copied().fold(f64::INFINITY, f64::min),
-        fit_max: t.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        fit_min: t.iter().copied().fold(f64::INFINITY, crate::engine::min_of),
+        fit_max: t.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of),
     };
     let q = form.coef_names().len() + k;
     let mut xtx = vec![vec![0.0; q]; q];

@@ -313,7 +313,7 @@ fn extrapolation_is_graded_and_a_severe_one_declined() {
     assert_eq!(grade(&inside).tier, Tier::InRange);
     // 10 of 100 days 3 degrees above the fitted maximum: moderate
     let mut some = inside.clone();
-    let top = t.iter().copied().fold(f64::MIN, f64::max);
+    let top = t.iter().copied().fold(f64::MIN, crate::engine::max_of);
     for v in some.iter_mut().take(10) {
         *v = top + 3.0;
     }

@@ -111,7 +111,12 @@ pub fn grade(e: &Evidence) -> Confidence {
                 Level::L
             };
             let mut text = format!("{n} samples judged");
-            let cov = e.trust.values().map(|t| t.coverage).filter(|c| c.is_finite()).fold(f64::INFINITY, f64::min);
+            let cov = e
+                .trust
+                .values()
+                .map(|t| t.coverage)
+                .filter(|c| c.is_finite())
+                .fold(f64::INFINITY, crate::engine::min_of);
             if cov.is_finite() {
                 text.push_str(&format!(", {:.0}% input coverage", 100.0 * cov));
                 if cov < 0.5 {

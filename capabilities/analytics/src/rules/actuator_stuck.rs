@@ -184,11 +184,10 @@ fn constant_volume(frame: &Frame) -> bool {
 
 /// max - min of the known values at `sel`; `None` when there are none.
 fn span(c: &[f64], sel: &[usize]) -> Option<f64> {
-    let (lo, hi) = sel
-        .iter()
-        .map(|&i| c[i])
-        .filter(|v| !v.is_nan())
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let (lo, hi) =
+        sel.iter().map(|&i| c[i]).filter(|v| !v.is_nan()).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+            (crate::engine::min_of(a, v), crate::engine::max_of(b, v))
+        });
     (lo <= hi).then_some(hi - lo)
 }
 
@@ -570,7 +569,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         Some(r) => format!("{} ({:.0}% of active time flagged)", phrase(chosen.role, r), chosen.share),
         None => format!(
             "no actuator held still against its zone's demand (longest flat run {:.1} h)",
-            verdicts.iter().map(|v| v.longest_h).fold(0.0, f64::max)
+            verdicts.iter().map(|v| v.longest_h).fold(0.0, crate::engine::max_of)
         ),
     };
     let mut metrics = BTreeMap::new();

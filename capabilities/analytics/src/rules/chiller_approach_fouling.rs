@@ -105,7 +105,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         f.caveats.extend(caveats);
         return Outcome::Findings(vec![f]);
     }
-    let worst = [c, e].iter().flatten().map(|l| l.1).fold(f64::NEG_INFINITY, f64::max);
+    let worst = [c, e].iter().flatten().map(|l| l.1).fold(f64::NEG_INFINITY, crate::engine::max_of);
     // a hair of tolerance: temperatures are decimals stored in binary
     const EPS: f64 = 1e-9;
     let severity = severity_of(worst + EPS, WARN_RATIO, FAULT_RATIO);

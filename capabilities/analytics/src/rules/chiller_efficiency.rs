@@ -138,7 +138,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let total: f64 = loaded.iter().map(|p| weights[p.0]).sum();
     let median = weighted_quantile(&mut loaded.iter().map(|p| (p.1, weights[p.0])).collect(), 0.5);
     let tons_median = weighted_quantile(&mut loaded.iter().map(|p| (p.2, weights[p.0])).collect(), 0.5);
-    let peak = loaded.iter().map(|p| p.2).fold(f64::NEG_INFINITY, f64::max);
+    let peak = loaded.iter().map(|p| p.2).fold(f64::NEG_INFINITY, crate::engine::max_of);
     // a hair of tolerance: kW/ton is a ratio of decimals stored in binary
     const EPS: f64 = 1e-9;
     let inefficient: Vec<u32> =

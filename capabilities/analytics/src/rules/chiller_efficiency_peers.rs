@@ -56,7 +56,7 @@ fn read(fleet: &Fleet, member: usize, w: &[f64]) -> Option<Read> {
     }
     let median = weighted_quantile(&mut loaded.iter().map(|p| (p.1, w[p.0])).collect(), 0.5);
     let tons = weighted_quantile(&mut loaded.iter().map(|p| (p.2, w[p.0])).collect(), 0.5);
-    let peak = loaded.iter().map(|p| p.2).fold(f64::NEG_INFINITY, f64::max);
+    let peak = loaded.iter().map(|p| p.2).fold(f64::NEG_INFINITY, crate::engine::max_of);
     Some(Read {
         member,
         median,
@@ -116,7 +116,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, _params: &Params) -> Vec<FleetFi
         let best_name = camber_common::text::name(fleet.members[best_member].equip);
         let judged: usize = reads.iter().map(|r| r.samples.len()).sum();
         let (severity, summary, flagged) = if worse.is_empty() {
-            let spread = reads.iter().map(|r| r.median / best_median).fold(1.0, f64::max);
+            let spread = reads.iter().map(|r| r.median / best_median).fold(1.0, crate::engine::max_of);
             (
                 Severity::Ok,
                 format!("{plant} run within {:.2} times the best ({best_name}, {best_median:.2} kW/ton)", spread),

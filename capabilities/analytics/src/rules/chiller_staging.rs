@@ -139,7 +139,7 @@ fn load_factor(frame: &Frame, on: &[bool], weights: &[f64], low_load_pct: f64) -
     if running.len() < MIN_SAMPLES {
         return None;
     }
-    let peak = running.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
+    let peak = running.iter().map(|p| p.1).fold(f64::NEG_INFINITY, crate::engine::max_of);
     let (windows, window_of) = peak_windows(frame);
     let mut peaks = vec![0.0f64; windows];
     for &(i, t) in &running {

@@ -196,7 +196,7 @@ pub fn summarise(summary: &str, values: &[f64], weights: &[f64]) -> Option<f64> 
         return None;
     }
     let mean = pairs.iter().map(|(v, w)| v * w).sum::<f64>() / total;
-    let peak = pairs.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let peak = pairs.iter().map(|p| p.0).fold(f64::NEG_INFINITY, crate::engine::max_of);
     match summary {
         "peak" => Some(peak),
         "load_factor" => (peak != 0.0).then(|| mean / peak),
@@ -354,7 +354,7 @@ fn values(c: &Cohort, s: &Settings, fleet: &Fleet) -> (Vec<Option<Scored>>, Vec<
             "design_max" => m
                 .frame
                 .col("airflow_sp")
-                .map(|sp| sp.iter().copied().filter(|x| !x.is_nan()).fold(f64::NEG_INFINITY, f64::max))
+                .map(|sp| sp.iter().copied().filter(|x| !x.is_nan()).fold(f64::NEG_INFINITY, crate::engine::max_of))
                 .filter(|d| *d > 0.0),
             // the reference's divisor is a structured input this engine does not take
             _ => None,
@@ -563,7 +563,7 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
                 100.0 * s.max_spread.unwrap_or(0.0)
             ));
         }
-        let largest = vals.iter().map(|&v| z(v).abs()).fold(0.0, f64::max);
+        let largest = vals.iter().map(|&v| z(v).abs()).fold(0.0, crate::engine::max_of);
         if outliers.is_empty() {
             let (sev, tail) = if wide { (Severity::Info, ": too unlike to judge") } else { (Severity::Ok, "") };
             let f = Finding::new(

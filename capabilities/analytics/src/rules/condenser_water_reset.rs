@@ -65,8 +65,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .map(|i| (wb[i], cws[i]))
         .collect();
     let n = pairs.len();
-    let wb_lo = pairs.iter().map(|p| p.0).fold(f64::INFINITY, f64::min);
-    let wb_hi = pairs.iter().map(|p| p.0).fold(f64::NEG_INFINITY, f64::max);
+    let wb_lo = pairs.iter().map(|p| p.0).fold(f64::INFINITY, crate::engine::min_of);
+    let wb_hi = pairs.iter().map(|p| p.0).fold(f64::NEG_INFINITY, crate::engine::max_of);
     if n < MIN_SAMPLES || wb_hi - wb_lo < MIN_WB_SPREAD_F {
         let mut f = Finding::not_judged(spec, "too few samples, or too little wet-bulb change, to fit a reset");
         f.judged = n;

@@ -206,7 +206,7 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
                 match (vals.is_empty(), mean) {
                     (true, _) => f64::NAN,
                     (false, true) => vals.iter().sum::<f64>() / vals.len() as f64,
-                    (false, false) => vals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+                    (false, false) => vals.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of),
                 }
             })
             .collect();

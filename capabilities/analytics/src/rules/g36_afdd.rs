@@ -380,7 +380,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     } else {
         caveats.push("no outdoor-air damper point: heating (OS#1) and free cooling (OS#2) are read from the valves alone, so idle running at minimum outdoor air counts as free cooling".into());
     }
-    let econ_above = |i: usize| -> f64 { tol + crate::engine::by_month(&by_month_damper, month(ts[i]), oa_min) };
+    // the calendar month is worked out only when a month-by-month list asks for it
+    let econ_above = |i: usize| -> f64 {
+        tol + if by_month_damper.is_empty() {
+            oa_min
+        } else {
+            crate::engine::by_month(&by_month_damper, month(ts[i]), oa_min)
+        }
+    };
 
     // operating state per sample
     let os: Vec<u8> = (0..n)
@@ -491,7 +498,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                     f64::NAN
                 }
             });
-            let minimum = (0..n).map(|i| crate::engine::by_month(&by_month_min, month(ts[i]), min_oa));
+            let minimum = (0..n).map(|i| {
+                if by_month_min.is_empty() {
+                    min_oa
+                } else {
+                    crate::engine::by_month(&by_month_min, month(ts[i]), min_oa)
+                }
+            });
             caveats.push("FC6 compares the outdoor-air fraction from the air temperatures with the configured minimum (G36 uses the active minimum setpoint over measured airflow)".into());
             Some((pct.collect(), minimum.collect()))
         }

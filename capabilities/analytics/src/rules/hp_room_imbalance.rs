@@ -145,16 +145,16 @@ pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFin
             .iter()
             .map(|u| 100.0 * both.iter().filter(|&&i| u.mode[i] != IDLE).map(|&i| w[i]).sum::<f64>() / both_h + 0.0)
             .collect();
-        let spread = active.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-            - active.iter().copied().fold(f64::INFINITY, f64::min);
+        let spread = active.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of)
+            - active.iter().copied().fold(f64::INFINITY, crate::engine::min_of);
         let mut zone_spread: Vec<(f64, f64)> = both
             .iter()
             .filter_map(|&i| {
                 let z: Vec<f64> = units.iter().map(|u| u.zone[i]).filter(|z| !z.is_nan()).collect();
                 (z.len() >= 2).then(|| {
                     (
-                        z.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-                            - z.iter().copied().fold(f64::INFINITY, f64::min),
+                        z.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of)
+                            - z.iter().copied().fold(f64::INFINITY, crate::engine::min_of),
                         w[i],
                     )
                 })

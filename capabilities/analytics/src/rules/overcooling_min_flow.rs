@@ -221,7 +221,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         caveats.push(terminal::divergence_caveat(s));
     }
 
-    let peak = (0..frame.len()).filter(|&i| judged[i]).map(|i| flow[i]).fold(f64::NAN, f64::max);
+    let peak = (0..frame.len()).filter(|&i| judged[i]).map(|i| flow[i]).fold(f64::NAN, crate::engine::max_of);
     let mut fractions: Vec<f64> =
         (0..frame.len()).filter(|&i| judged[i] && peak > 0.0).map(|i| min.at[i] / peak).collect();
     let min_fraction = median(&mut fractions);

@@ -266,7 +266,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let short_grade = gated(short_depth_grade, short_pct[1], short_gate);
 
     let free: Vec<f64> = (0..n).filter(|&i| considered[i] && !saturated(i)).map(|i| depth[i]).collect();
-    let max_depth = free.iter().copied().fold(0.0, f64::max);
+    let max_depth = free.iter().copied().fold(0.0, crate::engine::max_of);
     let median_depth = median(&mut free.iter().copied().filter(|d| *d > 0.0).collect::<Vec<_>>());
     let reference = if relative { "heating setpoint" } else { "cooling setpoint" };
     let mut caveats = Vec::new();

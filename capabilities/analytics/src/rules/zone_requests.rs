@@ -409,8 +409,8 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
             let mut summary = format!(
                 "{label} rogue-zone census: the {} zones of {name} share the requests without a rogue (largest share {:.0} %, highest binding fraction {:.0} %)",
                 zones.len(),
-                100.0 * zones.iter().map(|&z| share(z)).fold(0.0, f64::max),
-                100.0 * zones.iter().map(|&z| binding[&z]).fold(0.0, f64::max),
+                100.0 * zones.iter().map(|&z| share(z)).fold(0.0, crate::engine::max_of),
+                100.0 * zones.iter().map(|&z| binding[&z]).fold(0.0, crate::engine::max_of),
             );
             for &z in &answered {
                 summary.push_str(&format!(
@@ -517,7 +517,7 @@ pub fn starvation(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Params)
                     (!v.is_nan()).then_some((z, v))
                 })
                 .collect();
-            let top = vals.iter().map(|(_, v)| *v).fold(0.0, f64::max);
+            let top = vals.iter().map(|(_, v)| *v).fold(0.0, crate::engine::max_of);
             total += vals.iter().map(|(_, v)| v * wi).sum::<f64>();
             if vals.is_empty() || top <= 0.0 {
                 continue;

@@ -21,6 +21,7 @@ use camber_common::progress::{Progress, ProgressSink};
 use camber_common::redact::Sent;
 use camber_common::text::{one_line, summary_line, thousands};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
+use camber_runtime::profile::step;
 use camber_runtime::{panic_message, wit, CallState, CapabilityPre, GuestCall, GuestOutcome, Runtime, Stop};
 use camber_store::{fence, StoreError};
 
@@ -64,16 +65,16 @@ pub(crate) fn admit(
     arguments: &Value,
     ctx: &CallContext,
 ) -> Result<Admitted, Refusal> {
-    let args = validate(cap, arguments)?;
-    let (named, readable) = allowlist(&args, ctx)?;
-    let wall = licence(&named, ctx)?;
+    let args = step("1 input schema", || validate(cap, arguments))?;
+    let (named, readable) = step("2 allowlist", || allowlist(&args, ctx))?;
+    let wall = step("3 licence", || licence(&named, ctx))?;
     // Step 4, no-persist, holds by construction: a guest has no preopened directory, no
     // sockets and no environment, and every interface it imports is read-only. Step 5, the
     // trust floor, is `ctx.min_trust`: it travels with the access state, `run_config_for`
     // raises it to a config's own, and a guest may only ask for more. Neither has a per-call
     // check to make here.
-    let (fenced, fenced_off, fence_tokens) = fences_before(&named, &readable, ctx)?;
-    let token = call_token(name, &args, &readable, ctx);
+    let (fenced, fenced_off, fence_tokens) = step("9 fences before", || fences_before(&named, &readable, ctx))?;
+    let token = step("call token", || call_token(name, &args, &readable, ctx));
     Ok(Admitted { args, readable, wall, fenced, fence_tokens, fenced_off, token })
 }
 
@@ -168,7 +169,7 @@ pub(crate) fn run(
     access.run_configs = ctx.run_configs.clone();
     access.fenced_off = std::mem::take(&mut adm.fenced_off);
     access.min_trust = ctx.min_trust;
-    let arguments = adm.args.to_string();
+    let arguments = step("arguments to JSON text", || adm.args.to_string());
     let call = GuestCall {
         name,
         arguments: &arguments,
@@ -183,7 +184,8 @@ pub(crate) fn run(
     }
     let returned = guest_end(runtime, name, outcome, ctx)?;
     if let Some(s) = &ctx.store {
-        fence::after(s.root(), &adm.fenced, &adm.fence_tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
+        step("9 fences after", || fence::after(s.root(), &adm.fenced, &adm.fence_tokens))
+            .map_err(|e| unavailable(&e, &ctx.allowed))?;
     }
     returned.map_err(|e| match e.data.as_deref().map(serde_json::from_str::<Value>) {
         None => CapError { code: code_from_wit(e.code), message: e.message, data: None }.into(),
@@ -271,15 +273,15 @@ pub(crate) fn finish(
     sent: &Sent,
 ) -> Result<CapabilityResult, Refusal> {
     let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
-    let mut o = parse_output(out, adm, &internal)?;
-    pages_and_caps(&mut o, cap, ctx);
-    output_schema(&o, cap, &internal)?;
-    facility_check(&o, ctx, &internal)?;
-    fact_ids(&mut o, &adm.token, &internal)?;
-    citations(&mut o, &internal)?;
-    text_rules(&mut o);
-    paths(&mut o, ctx, sent);
-    byte_cap(&o, ctx)?;
+    let mut o = step("result from JSON text", || parse_output(out, adm, &internal))?;
+    step("6 pages and caps", || pages_and_caps(&mut o, cap, ctx));
+    step("output schema", || output_schema(&o, cap, &internal))?;
+    step("facility check", || facility_check(&o, ctx, &internal))?;
+    step("fact ids", || fact_ids(&mut o, &adm.token, &internal))?;
+    step("7 citations", || citations(&mut o, &internal))?;
+    step("8 text rules", || text_rules(&mut o));
+    step("10 paths", || paths(&mut o, ctx, sent));
+    step("byte cap", || byte_cap(&o, ctx))?;
     Ok(CapabilityResult { data: o.data, text: o.text, facts: o.facts, banners: o.banners, truncated: o.truncated })
 }
 

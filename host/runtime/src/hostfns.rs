@@ -12,6 +12,7 @@ use crate::bindings::camber::capability::progress as wit_progress;
 use crate::bindings::camber::capability::run_config as wit_run_config;
 use crate::bindings::camber::capability::store as wit_store;
 use crate::bindings::camber::capability::types as wit;
+use crate::profile::step;
 use crate::CallState;
 
 /// What a guest may read during one call: the store interface of the WIT contract, answered
@@ -134,10 +135,10 @@ impl wit::Host for CallState {}
 
 impl wit_store::Host for CallState {
     fn facilities(&mut self) -> Result<wit_store::FacilityList, wit::StoreError> {
-        self.access.facilities()
+        step("host fn: facilities", || self.access.facilities())
     }
     fn points(&mut self, facility_id: String) -> Result<Vec<wit_store::Point>, wit::StoreError> {
-        self.access.points(facility_id)
+        step("host fn: points", || self.access.points(facility_id))
     }
     fn read_series(
         &mut self,
@@ -147,7 +148,7 @@ impl wit_store::Host for CallState {
         start_ns: Option<i64>,
         end_ns: Option<i64>,
     ) -> Result<wit_store::Series, wit::StoreError> {
-        self.access.read_series(facility_id, equip, role, start_ns, end_ns)
+        step("host fn: read-series", || self.access.read_series(facility_id, equip, role, start_ns, end_ns))
     }
     fn read_times(
         &mut self,
@@ -157,7 +158,7 @@ impl wit_store::Host for CallState {
         start_ns: Option<i64>,
         end_ns: Option<i64>,
     ) -> Result<Vec<wit_store::PointTimes>, wit::StoreError> {
-        self.access.read_times(facility_id, equips, roles, start_ns, end_ns)
+        step("host fn: read-times", || self.access.read_times(facility_id, equips, roles, start_ns, end_ns))
     }
     fn read_frame(
         &mut self,
@@ -167,7 +168,7 @@ impl wit_store::Host for CallState {
         start_ns: Option<i64>,
         end_ns: Option<i64>,
     ) -> Result<wit_store::Frame, wit::StoreError> {
-        self.access.read_frame(facility_id, equip, roles, start_ns, end_ns)
+        step("host fn: read-frame", || self.access.read_frame(facility_id, equip, roles, start_ns, end_ns))
     }
     fn read_grid(
         &mut self,
@@ -177,19 +178,19 @@ impl wit_store::Host for CallState {
         end_ns: Option<i64>,
         step_ns: i64,
     ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
-        self.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns)
+        step("host fn: read-grid", || self.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns))
     }
 }
 
 impl wit_run_config::Host for CallState {
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError> {
-        self.access.run_config(facility_id)
+        step("host fn: run-config", || self.access.run_config(facility_id))
     }
 }
 
 impl wit_catalog::Host for CallState {
     fn dataset_catalog(&mut self) -> String {
-        self.access.catalog()
+        step("host fn: dataset-catalog", || self.access.catalog())
     }
 }
 

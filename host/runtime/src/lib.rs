@@ -22,6 +22,7 @@ use camber_common::progress::{Progress, ProgressSink};
 
 pub mod bindings;
 pub mod hostfns;
+pub mod profile;
 
 pub use hostfns::{HostAccess, NoAccess};
 
@@ -361,11 +362,13 @@ impl Runtime {
         f: impl FnOnce(&WitCapability, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
         let stderr = MemoryOutputPipe::new(8 * 1024);
-        let mut store = self.new_store(access, max_seconds, cancel, progress, stderr.clone());
+        let mut store = profile::step("sandbox: a fresh store", || {
+            self.new_store(access, max_seconds, cancel, progress, stderr.clone())
+        });
         self.active.fetch_add(1, Ordering::AcqRel);
         self.ensure_ticker();
-        let result = match pre.instantiate(&mut store) {
-            Ok(inst) => f(&inst, &mut store),
+        let result = match profile::step("sandbox: instantiate", || pre.instantiate(&mut store)) {
+            Ok(inst) => profile::step("guest (its store reads included)", || f(&inst, &mut store)),
             Err(e) => Err(e.context(NoSlot)),
         };
         self.active.fetch_sub(1, Ordering::AcqRel);

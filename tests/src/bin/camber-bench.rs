@@ -5,6 +5,9 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "bench/phases.rs"]
+mod phases;
+
 use camber_registry::component_files;
 use camber_registry::{CallContext, Registry};
 use camber_runtime::{Runtime, RuntimeConfig};
@@ -1163,6 +1166,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("sandbox-year") {
         sandbox_year(&registry_from(&[components_dir()]).unwrap());
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("phases") {
+        phases::phases();
         return;
     }
     if args.get(1).map(String::as_str) == Some("rules-year") {

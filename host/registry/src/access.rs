@@ -259,7 +259,7 @@ impl HostAccess for Access {
         let store = self.check(&facility_id)?;
         let configs = self.run_configs.clone();
         let floor = self.min_trust;
-        match retry_once(|| crate::runconfig::run_config_for(&configs, &store, &facility_id, floor)) {
+        match retry_once(|| crate::runconfig::run_config_text(&configs, &store, &facility_id, floor)) {
             Ok(v) => Ok(v.to_string()),
             Err(e) => Err(self.fail(e)),
         }

@@ -6,7 +6,9 @@
 //! packaged in `templates/reference-datasets.json`), else a config backed by the store (every
 //! stored class, every rule at its defaults).
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
@@ -32,6 +34,9 @@ pub struct RunConfigs {
     pub loaded: Vec<Loaded>,
     /// A digest of their content ("" when there are none): part of every call's token.
     pub digest: String,
+    /// The run config text each facility was last given (see [`run_config_text`]), under the
+    /// store's key of what it was derived from and the trust floor.
+    memo: Arc<Mutex<HashMap<String, (String, Arc<str>)>>>,
 }
 
 /// JSON, or YAML for a `.yaml` / `.yml` file (or text that is not JSON).
@@ -210,6 +215,24 @@ fn dataset_template(dataset_id: &str, fid: &str, step_minutes: Option<u64>, clas
     }))
 }
 
+/// [`run_config_for`] as the JSON text a guest reads, worked out once per facility until its
+/// files, the facility registry or the floor change: a dataset's template is rebuilt from the
+/// facility's points and checked against every rule, most of a millisecond a call otherwise.
+pub fn run_config_text(configs: &RunConfigs, store: &StoreDir, fid: &str, floor: f64) -> Result<Arc<str>, StoreError> {
+    let key = format!("{}|{}|{floor}", store.root().display(), store.derived_key(fid));
+    if let Some((k, text)) = configs.memo.lock().unwrap_or_else(|p| p.into_inner()).get(fid) {
+        if *k == key {
+            return Ok(text.clone());
+        }
+    }
+    let text: Arc<str> = run_config_for(configs, store, fid, floor)?.to_string().into();
+    // kept only when nothing changed while it was worked out
+    if format!("{}|{}|{floor}", store.root().display(), store.derived_key(fid)) == key {
+        configs.memo.lock().unwrap_or_else(|p| p.into_inner()).insert(fid.to_string(), (key, text.clone()));
+    }
+    Ok(text)
+}
+
 /// The config a run of `fid` uses, for the guest: `{config, source, from_config, banners,
 /// min_trust}`. `source` is "caller", "dataset" or "store"; `min_trust` is the trust floor the
 /// run applies: the caller's (`floor`), or the config's `trust_gate.min_trust` when higher.
@@ -312,6 +335,27 @@ mod tests {
         );
         let e = RunConfigs::load(&[good.clone(), good]).unwrap_err();
         assert!(e.contains("already names"));
+    }
+
+    #[test]
+    fn a_facilitys_run_config_text_is_kept_until_its_data_or_the_floor_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows = |v: f64| vec![(0i64, "AHU-1".to_string(), "AHU".to_string(), "supply_air_temp".to_string(), v)];
+        camber_store::fixture::write_facility(dir.path(), "hq", &rows(55.0), json!({"state": "active"})).unwrap();
+        let store = StoreDir::open(dir.path()).unwrap();
+        let configs = RunConfigs::default();
+        let a = run_config_text(&configs, &store, "hq", 0.5).unwrap();
+        let b = run_config_text(&configs, &store, "hq", 0.5).unwrap();
+        assert!(Arc::ptr_eq(&a, &b), "worked out once");
+        assert_eq!(*a, *run_config_for(&configs, &store, "hq", 0.5).unwrap().to_string());
+        let floor = run_config_text(&configs, &store, "hq", 0.7).unwrap();
+        assert!(floor.contains("0.7"), "another floor is another text");
+        // a new equipment class stored: the store-backed config covers it
+        let mut more = rows(56.0);
+        more.push((0, "CH-1".into(), "CHILLER".into(), "chw_supply_temp".into(), 44.0));
+        camber_store::fixture::write_facility(dir.path(), "hq", &more, json!({"state": "active"})).unwrap();
+        let after = run_config_text(&configs, &store, "hq", 0.7).unwrap();
+        assert!(after.contains("CHILLER") && !floor.contains("CHILLER"), "{after}");
     }
 
     #[test]

@@ -107,7 +107,14 @@ pub struct StoreDir {
     memo: Mutex<HashMap<String, Memo>>,
     registry_memo: Mutex<Option<(String, Arc<RegistryView>)>>,
     grids: Mutex<gridcache::GridCache>,
+    /// Each directory's entries under a facility, filed under the directory's own status (see
+    /// [`StoreDir::collect_files`]).
+    listings: Mutex<HashMap<PathBuf, (DirStamp, Vec<(PathBuf, bool)>)>>,
 }
+
+/// What changes whenever a directory's entries change: its inode, modification time and
+/// status-change time (which no user-space tool can set back).
+type DirStamp = (u64, i64, i64, i64, i64);
 
 /// Bytes of grids a store keeps between calls (see [`StoreDir::read_grid_shared`]): a few
 /// facility-years at one minute, or hundreds of facility-months at fifteen.
@@ -245,6 +252,7 @@ impl StoreDir {
                 memo: Mutex::new(HashMap::new()),
                 registry_memo: Mutex::new(None),
                 grids: Mutex::new(gridcache::GridCache::new(GRID_CACHE_BYTES)),
+                listings: Mutex::new(HashMap::new()),
             })
         })
     }
@@ -259,6 +267,13 @@ impl StoreDir {
     /// status-change time, which no user-space tool can set back. A part rewritten to the same
     /// size with its modification time restored still invalidates the memo (and so is read,
     /// and found damaged, again).
+    /// What a value derived from a facility's points and the facility registry (a run config
+    /// built from a dataset's template, say) is filed under: the facility's memo key and the
+    /// registry file's status. Any rewrite of either changes it.
+    pub fn derived_key(&self, fid: &str) -> String {
+        format!("{}|{}", self.memo_key(fid), stat_line(REGISTRY_FILE, &self.root.join(REGISTRY_FILE)))
+    }
+
     fn memo_key(&self, fid: &str) -> String {
         self.fingerprint_of(fid, true)
     }
@@ -267,7 +282,7 @@ impl StoreDir {
         use std::os::unix::fs::MetadataExt;
         let mut lines = Vec::new();
         let mut files = Vec::new();
-        let _ = collect_files(&self.facility_dir(fid), &mut files);
+        let _ = self.collect_files(&self.facility_dir(fid), &mut files);
         files.sort();
         for f in files {
             let rel = f.strip_prefix(&self.root).unwrap_or(&f).to_string_lossy().into_owned();
@@ -293,6 +308,49 @@ impl StoreDir {
             *m = Memo { fingerprint: fingerprint.to_string(), ..Default::default() };
         }
         put(m);
+    }
+
+    /// Every file under `dir`, recursively. A directory is listed again only when its status
+    /// changed (an entry added, removed or renamed changes its modification and change times);
+    /// otherwise its entries come from the last listing, which spares every call that
+    /// fingerprints a facility (the call token, each memoised read) a directory read per
+    /// partition. A file rewritten in place leaves its directory as it was, and is caught by
+    /// the file's own status, which the fingerprint reads every time.
+    fn collect_files(&self, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::symlink_metadata(dir)?;
+        let stamp: DirStamp = (m.ino(), m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec());
+        // a symbolic link's own status says nothing of its target's entries
+        let keep = !m.file_type().is_symlink();
+        let cached = if keep {
+            let listings = self.listings.lock().unwrap_or_else(|p| p.into_inner());
+            listings.get(dir).filter(|(s, _)| *s == stamp).map(|(_, e)| e.clone())
+        } else {
+            None
+        };
+        let entries = match cached {
+            Some(e) => e,
+            None => {
+                let mut e = Vec::new();
+                for entry in std::fs::read_dir(dir)? {
+                    let entry = entry?;
+                    e.push((entry.path(), entry.file_type()?.is_dir()));
+                }
+                if keep {
+                    let mut listings = self.listings.lock().unwrap_or_else(|p| p.into_inner());
+                    listings.insert(dir.to_path_buf(), (stamp, e.clone()));
+                }
+                e
+            }
+        };
+        for (path, is_dir) in entries {
+            if is_dir {
+                self.collect_files(&path, out)?;
+            } else {
+                out.push(path);
+            }
+        }
+        Ok(())
     }
 
     /// The store's root directory (never shown to a caller).
@@ -1109,18 +1167,6 @@ pub(crate) fn collect_parts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) ->
     Ok(())
 }
 
-fn collect_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            collect_files(&entry.path(), out)?;
-        } else {
-            out.push(entry.path());
-        }
-    }
-    Ok(())
-}
-
 /// A part file opened and its footer read, with the columns checked against the store's
 /// schema: `ts` a timestamp; `equip`, `role` (and `equip_class` when present) strings;
 /// `value` a number. A part with the right names and the wrong types is damage: read as it
@@ -1543,6 +1589,39 @@ pub(crate) fn part_rows(part: &Path) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_facilitys_fingerprint_follows_files_added_removed_and_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let rows: Vec<fixture::Row> = (0..6)
+            .map(|i| (i * 60_000_000_000, "AHU-1".to_string(), "AHU".to_string(), "oat".to_string(), 50.0))
+            .collect();
+        fixture::write_facility(dir.path(), "f", &rows, serde_json::json!({})).unwrap();
+        let store = StoreDir::open(dir.path()).unwrap();
+        let first = store.facility_fingerprint("f");
+        assert_eq!(store.facility_fingerprint("f"), first, "unchanged files, the same fingerprint");
+        // a file appears beside the parts (its directory's listing is read again)
+        let mut part = None;
+        let mut files = Vec::new();
+        store.collect_files(&store.facility_dir("f"), &mut files).unwrap();
+        for f in &files {
+            if f.extension().is_some_and(|e| e == "parquet") {
+                part = Some(f.clone());
+            }
+        }
+        let part = part.expect("a part file");
+        let extra = part.with_file_name("part-9-9.parquet");
+        std::fs::copy(&part, &extra).unwrap();
+        let added = store.facility_fingerprint("f");
+        assert_ne!(added, first);
+        std::fs::remove_file(&extra).unwrap();
+        let removed = store.facility_fingerprint("f");
+        assert_ne!(removed, added);
+        // rewritten in place to another size: its directory is unchanged, the file is not
+        let bytes = std::fs::read(&part).unwrap();
+        std::fs::write(&part, [bytes.as_slice(), b"x"].concat()).unwrap();
+        assert_ne!(store.facility_fingerprint("f"), removed);
+    }
 
     #[test]
     fn a_kept_grid_is_served_until_the_facility_changes() {

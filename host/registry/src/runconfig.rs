@@ -36,8 +36,11 @@ pub struct RunConfigs {
     pub digest: String,
     /// The run config text each facility was last given (see [`run_config_text`]), under the
     /// store's key of what it was derived from and the trust floor.
-    memo: Arc<Mutex<HashMap<String, (String, Arc<str>)>>>,
+    memo: Arc<Mutex<HashMap<String, KeyedText>>>,
 }
+
+/// A text and the key of what it was worked out from.
+type KeyedText = (String, Arc<str>);
 
 /// JSON, or YAML for a `.yaml` / `.yml` file (or text that is not JSON).
 pub fn parse_text(name: &str, text: &str) -> Result<Value, String> {

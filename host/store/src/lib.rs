@@ -109,8 +109,11 @@ pub struct StoreDir {
     grids: Mutex<gridcache::GridCache>,
     /// Each directory's entries under a facility, filed under the directory's own status (see
     /// [`StoreDir::collect_files`]).
-    listings: Mutex<HashMap<PathBuf, (DirStamp, Vec<(PathBuf, bool)>)>>,
+    listings: Mutex<HashMap<PathBuf, (DirStamp, Listing)>>,
 }
+
+/// A directory's entries: each path and whether it is a directory.
+type Listing = Vec<(PathBuf, bool)>;
 
 /// What changes whenever a directory's entries change: its inode, modification time and
 /// status-change time (which no user-space tool can set back).

@@ -176,10 +176,11 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         .filter(|s| query.is_none_or(|q| matches(s, q)))
         .collect();
     let count = selected.len();
-    let rows: Vec<Value> = selected.iter().map(|s| row(s, detail)).collect();
-    let (rows, notice) = page(rows, "rules", offset, limit, "by rule id");
     let n_params: usize = selected.iter().map(|s| s.params.len()).sum();
     let n_drift = selected.iter().filter(|s| s.kind == "drift_detector").count();
+    // only the page's rows are written out
+    let (on_page, notice) = page(selected, "rules", offset, limit, "by rule id");
+    let rows: Vec<Value> = on_page.iter().map(|s| row(s, detail)).collect();
     let what = if n_drift == 0 {
         format!("{count} rule(s) match")
     } else {

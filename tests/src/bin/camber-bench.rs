@@ -5,6 +5,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "bench/mcp.rs"]
+mod mcp;
 #[path = "bench/phases.rs"]
 mod phases;
 
@@ -1166,6 +1168,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("sandbox-year") {
         sandbox_year(&registry_from(&[components_dir()]).unwrap());
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("mcp") {
+        mcp::mcp();
         return;
     }
     if args.get(1).map(String::as_str) == Some("phases") {

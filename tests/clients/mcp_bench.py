@@ -1,0 +1,95 @@
+"""Time an MCP server as an assistant's client meets it: the official MCP Python SDK over stdio,
+one persistent session, the same calls repeated, medians.
+
+usage: mcp_bench.py FACILITY CHEAP_ROUNDS DATA_ROUNDS -- SERVER COMMAND ...
+
+Starts the server command, initializes, then times `ping` (the client's own round trip) and
+each capability with arguments that suit it on FACILITY (a finding id and a dataset id are
+taken from earlier answers). A call that reads no building data is repeated CHEAP_ROUNDS times,
+one that does DATA_ROUNDS times, each after one warm-up call. Prints one JSON document:
+{"ping_ms": median, "calls": {name: {"median_ms": m, "rounds": n} or {"error": text}}}.
+"""
+
+import asyncio
+import json
+import os
+import statistics
+import sys
+import time
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+CHEAP = ["dataset_search", "dataset_entry", "check_citations", "rule_params", "facilities"]
+
+
+async def timed(fn, rounds):
+    await fn()
+    took = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        await fn()
+        took.append((time.perf_counter() - t) * 1000.0)
+    return statistics.median(took)
+
+
+async def bench(session, facility, cheap_rounds, data_rounds):
+    out = {"calls": {}}
+    out["ping_ms"] = await timed(session.send_ping, cheap_rounds)
+
+    async def call(name, args):
+        res = await session.call_tool(name, args)
+        if res.is_error:
+            raise RuntimeError(res.content[0].text if res.content else "error")
+        return res
+
+    search = await call("dataset_search", {"query": "vav"})
+    datasets = (search.structured_content or {}).get("datasets") or [{}]
+    # a week from the facility's first sample is drift's baseline
+    listed = await call("facilities", {})
+    rows = (listed.structured_content or {}).get("facilities") or []
+    first = next((f.get("start") or f.get("first") for f in rows if f.get("facility_id") == facility), None)
+    baseline = None
+    if isinstance(first, str) and len(first) >= 10:
+        import datetime as dt
+        d0 = dt.date.fromisoformat(first[:10])
+        baseline = [str(d0), str(d0 + dt.timedelta(days=6))]
+    run = await call("rule_run", {"facility_id": facility, "min_severity": "warn"})
+    findings = (run.structured_content or {}).get("findings") or [{}]
+    args = {
+        "dataset_search": {"query": "vav"},
+        "dataset_entry": {"dataset_id": datasets[0].get("id", "")},
+        "check_citations": {"text": "The plant has 3 chillers [F1@x-abcdef].",
+                            "facts": [{"id": "F1@x-abcdef", "text": "3 chillers"}]},
+        "rule_params": {},
+        "facilities": {},
+        "points": {"facility_id": facility},
+        "sensor_trust": {"facility_id": facility},
+        "rule_run": {"facility_id": facility},
+        "finding_detail": {"facility_id": facility, "finding_id": findings[0].get("finding_id", "")},
+        "drift": {"facility_id": facility, **({"baseline": baseline} if baseline else {})},
+        "rcx_report": {"facility_id": facility},
+    }
+    for name, a in args.items():
+        rounds = cheap_rounds if name in CHEAP else data_rounds
+        try:
+            m = await timed(lambda: call(name, a), rounds)
+            out["calls"][name] = {"median_ms": m, "rounds": rounds}
+        except Exception as e:  # a refusal: reported, not fatal
+            out["calls"][name] = {"error": str(e).splitlines()[0][:200]}
+    return out
+
+
+async def main():
+    sep = sys.argv.index("--")
+    facility, cheap_rounds, data_rounds = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    command = sys.argv[sep + 1:]
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    async with stdio_client(params, errlog=open(os.devnull, "w")) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            print(json.dumps(await bench(session, facility, cheap_rounds, data_rounds)))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

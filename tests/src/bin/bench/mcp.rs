@@ -1,0 +1,86 @@
+//! `camber-bench mcp` (`cargo xtask bench mcp`): camber's `camber mcp` and the reference's, side
+//! by side, as an assistant's client meets them: the official MCP Python SDK over stdio, one
+//! persistent session each, on the reference's synthetic-g36-rcx-chains store with the
+//! reference's own run template, the same calls repeated (`tests/clients/mcp_bench.py`).
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const DATASET: &str = "synthetic-g36-rcx-chains";
+
+/// Run the client against one server command; its JSON answer.
+fn drive(python: &Path, facility: &str, server: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients").join("mcp_bench.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([facility, "50", "5", "--"])
+        .args(server)
+        .output()
+        .expect("the Python test environment runs");
+    assert!(out.status.success(), "mcp_bench.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("mcp_bench.py prints JSON")
+}
+
+fn cell(v: &Value) -> String {
+    match (v["median_ms"].as_f64(), v["error"].as_str()) {
+        (Some(ms), _) if ms >= 1000.0 => format!("{:.1} s", ms / 1000.0),
+        (Some(ms), _) if ms >= 10.0 => format!("{ms:.1} ms"),
+        (Some(ms), _) => format!("{ms:.2} ms"),
+        (None, Some(e)) => format!("refused: {}", e.chars().take(60).collect::<String>()),
+        _ => "-".into(),
+    }
+}
+
+/// The side-by-side table.
+pub fn mcp() {
+    let python = camber_tests::python();
+    let store = camber_tests::target_dir().join("camber-refstore");
+    let downloads = camber_tests::target_dir().join("camber-refdata");
+    let facility = format!("ds-{DATASET}");
+    let listed = std::fs::read_to_string(store.join("_facilities.json")).unwrap_or_default();
+    if !listed.contains(&format!("\"{facility}\"")) {
+        camber_tests::reference(&["write", store.to_str().unwrap(), downloads.to_str().unwrap(), DATASET]);
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let template = dir.path().join("template.json");
+    let reference_cli = python.with_file_name("camber");
+    let made = Command::new(&reference_cli)
+        .args(["datasets", "config", DATASET, "--store"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&template)
+        .output()
+        .expect("the reference's CLI runs");
+    assert!(made.status.success(), "the reference's template: {}", String::from_utf8_lossy(&made.stderr));
+    let (store, template) = (store.to_str().unwrap(), template.to_str().unwrap());
+    let args = ["mcp", "--store", store, "--allow", &facility, "--config", template];
+    let ours_bin = camber_tests::camber_bin();
+    let mut ours_cmd = vec![ours_bin.to_str().unwrap()];
+    ours_cmd.extend(args);
+    let py = python.to_str().unwrap();
+    let mut theirs_cmd = vec![py, "-c", "import sys; from camber.cli import main; sys.exit(main())"];
+    theirs_cmd.extend(args);
+    let ours = drive(&python, &facility, &ours_cmd);
+    let theirs = drive(&python, &facility, &theirs_cmd);
+    println!(
+        "camber mcp and the reference's (camber-toolkit), the official MCP Python client over stdio, {facility} with the reference's template; medians (calls that read no building data 50 times, the rest 5):\n"
+    );
+    println!("| call | reference | camber | reference / camber |");
+    println!("|---|---|---|---|");
+    let row = |name: &str, a: &Value, b: &Value| {
+        let ratio = match (a["median_ms"].as_f64(), b["median_ms"].as_f64()) {
+            (Some(x), Some(y)) if y > 0.0 => format!("{:.1}x", x / y),
+            _ => "-".into(),
+        };
+        println!("| {name} | {} | {} | {ratio} |", cell(a), cell(b));
+    };
+    let ping = |v: &Value| serde_json::json!({"median_ms": v["ping_ms"]});
+    row("ping (the client's round trip)", &ping(&theirs), &ping(&ours));
+    if let Some(calls) = ours["calls"].as_object() {
+        for name in calls.keys() {
+            row(name, &theirs["calls"][name], &ours["calls"][name]);
+        }
+    }
+}

@@ -49,6 +49,12 @@ pub fn read_times(
     wit::read_times(facility_id, equips, roles, start_ns, end_ns).map_err(err)
 }
 
+/// The dataset catalog (public metadata) as the host's JSON text, for a capability that parses
+/// only what it needs of it.
+pub fn catalog_text() -> String {
+    wit_catalog::dataset_catalog()
+}
+
 /// The dataset catalog (public metadata), parsed.
 pub fn catalog() -> Result<serde_json::Value, CapError> {
     serde_json::from_str(&wit_catalog::dataset_catalog())

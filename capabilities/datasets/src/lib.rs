@@ -570,12 +570,24 @@ pub fn entry_output_schema() -> Value {
     })
 }
 
+fn not_json() -> CapError {
+    CapError::internal("the host's catalog is not a JSON list of datasets")
+}
+
 fn dataset_search(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
-    search_output(&store::catalog()?, args)
+    let catalog = slim::with_keys(&store::catalog_text(), slim::SEARCH_KEYS).ok_or_else(not_json)?;
+    search_output(&catalog, args)
 }
 
 fn dataset_entry(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
-    entry_output(&store::catalog()?, args)
+    let text = store::catalog_text();
+    let id = args["dataset_id"].as_str().unwrap_or_default();
+    let one = slim::only_entry(&text, id).ok_or_else(not_json)?;
+    if entries(&one).is_empty() {
+        // an unknown id: its suggestions need every id, and only the ids
+        return entry_output(&slim::with_keys(&text, &["id"]).ok_or_else(not_json)?, args);
+    }
+    entry_output(&one, args)
 }
 
 fn plugin() -> Plugin {
@@ -616,5 +628,6 @@ fn plugin() -> Plugin {
 
 camber_sdk::export_plugin!(plugin);
 
+mod slim;
 #[cfg(test)]
 mod tests;

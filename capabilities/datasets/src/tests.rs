@@ -287,3 +287,52 @@ fn packaged_entries_match_the_reference_rows() {
     assert_eq!(suggest_ids(&cat, "nuig-ahu")[0], "nuig-ahu101");
     assert_eq!(sd.data["suggested_rules"], json!(["economizer_high_limit", "leaking_valve", "outdoor_air_fraction"]));
 }
+
+/// The packaged catalog's entries as the host sends them: a JSON array's text.
+fn packaged_text() -> String {
+    packaged()["datasets"].to_string()
+}
+
+#[test]
+fn a_search_on_its_keys_answers_as_on_the_whole_catalog() {
+    let text = packaged_text();
+    let full: Value = serde_json::from_str(&text).unwrap();
+    let slim_cat = slim::with_keys(&text, slim::SEARCH_KEYS).unwrap();
+    for args in [
+        json!({}),
+        json!({"query": "vav"}),
+        json!({"query": "chiller plant"}),
+        json!({"kind": "real"}),
+        json!({"labeled": true}),
+        json!({"licence": "commercial"}),
+        json!({"limit": 5, "offset": 3}),
+    ] {
+        let (a, b) = (search_output(&full, &args).unwrap(), search_output(&slim_cat, &args).unwrap());
+        for (x, y) in a.data["datasets"].as_array().unwrap().iter().zip(b.data["datasets"].as_array().unwrap()) {
+            for (k, v) in x.as_object().unwrap() {
+                assert_eq!(Some(v), y.get(k), "{args}: {} {k}", x["id"]);
+            }
+        }
+        assert_eq!((&a.data, &a.text, &a.facts, &a.banners), (&b.data, &b.text, &b.facts, &b.banners), "{args}");
+    }
+}
+
+#[test]
+fn an_entry_read_alone_answers_as_on_the_whole_catalog() {
+    let text = packaged_text();
+    let full: Value = serde_json::from_str(&text).unwrap();
+    let ids: Vec<String> = entries(&full).iter().map(|e| s(e, "id").to_string()).collect();
+    assert!(ids.len() > 10);
+    for id in ids.iter().step_by(5) {
+        let args = json!({"dataset_id": id});
+        let one = slim::only_entry(&text, id).unwrap();
+        assert_eq!(entries(&one).len(), 1, "{id}");
+        let (a, b) = (entry_output(&full, &args).unwrap(), entry_output(&one, &args).unwrap());
+        assert_eq!((&a.data, &a.text, &a.facts, &a.banners), (&b.data, &b.text, &b.facts, &b.banners), "{id}");
+    }
+    // an unknown id: the suggestions come from the ids alone
+    let args = json!({"dataset_id": "lbnl-sdahu-typo"});
+    let ids_only = slim::with_keys(&text, &["id"]).unwrap();
+    let (a, b) = (entry_output(&full, &args).unwrap_err(), entry_output(&ids_only, &args).unwrap_err());
+    assert_eq!((a.message, a.data), (b.message, b.data));
+}

@@ -233,6 +233,11 @@ fn occupied_samples(f: &crate::engine::Frame) -> Vec<bool> {
         .collect()
 }
 
+/// The members' equipment ids, quoted and comma-separated, for a caveat or a summary.
+fn equip_names(fleet: &Fleet, members: &[usize]) -> String {
+    members.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect::<Vec<_>>().join(", ")
+}
+
 /// Whether a member's occupied mean `value` lies between its own median heating and cooling
 /// setpoints (each widened by [`BAND_MARGIN_F`]); false when it trends neither.
 fn within_band(fleet: &Fleet, member: usize, value: f64) -> bool {
@@ -437,14 +442,12 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
             ));
         }
         if !unlike.is_empty() {
-            let named: Vec<String> =
-                unlike.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
             caveats.push(format!(
                 "{} unit(s) left out as sized unlike the cohort (their peak {} more than {SIZE_RATIO} times from the cohort's median peak, so raw {} is no comparison; set normalise = design_max where airflow_sp is trended): {}",
                 unlike.len(),
                 c.what,
                 c.what,
-                named.join(", ")
+                equip_names(fleet, &unlike)
             ));
         }
         metrics.insert("n".into(), units.len() as f64);
@@ -494,12 +497,10 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         };
         if !satisfied.is_empty() {
             outliers.retain(|u| !satisfied.contains(&u.member));
-            let named: Vec<String> =
-                satisfied.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
             caveats.push(format!(
                 "{} zone(s) stand apart from the cohort but sit between their own heating and cooling setpoints (occupied mean within {BAND_MARGIN_F} °F of the band), so they are satisfied, not outliers: {}",
                 satisfied.len(),
-                named.join(", ")
+                equip_names(fleet, &satisfied)
             ));
         }
         metrics.insert("n_satisfied_apart".into(), satisfied.len() as f64);
@@ -532,13 +533,11 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         };
         if !sized_alike.is_empty() {
             outliers.retain(|u| !sized_alike.contains(&u.member));
-            let named: Vec<String> =
-                sized_alike.iter().map(|&m| camber_common::text::name(fleet.members[m].equip)).collect();
             caveats.push(format!(
                 "{} unit(s) stand apart on raw {} but not as a share of their own size (the peak of their airflow_sp): a bigger or smaller box, not an outlier: {}",
                 sized_alike.len(),
                 c.what,
-                named.join(", ")
+                equip_names(fleet, &sized_alike)
             ));
         }
         metrics.insert("n_apart_by_size".into(), sized_alike.len() as f64);
@@ -583,7 +582,6 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
         let worst = outliers[0];
         let unit = if raw { format!(" {}", c.unit) } else { String::new() };
         let names: Vec<&str> = outliers.iter().map(|u| fleet.members[u.member].equip).collect();
-        let named: Vec<String> = names.iter().map(|e| camber_common::text::name(e)).collect();
         let summary = format!(
             "{} run(s) unlike {name} on {what}: {} at {:.2}{unit} against a cohort median of {:.2}{unit} (robust z {:+.1}, {side} {bound}); outlier(s), worst first: {}",
             outliers.len(),
@@ -591,7 +589,7 @@ pub fn deviation(c: &Cohort, spec: &RuleSpec, fleet: &Fleet, params: &Params) ->
             worst.value,
             med,
             z(worst.value),
-            named.join(", ")
+            equip_names(fleet, &outliers.iter().map(|u| u.member).collect::<Vec<_>>())
         );
         let flagged = flagged(fleet, c.role, &s.summary, &units, &outliers, &z);
         let f = Finding::new(spec, Severity::Warn, summary)

@@ -187,24 +187,10 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         // far more than the trend's usual step when it moves (a point that sits still half the
         // time, a box's airflow at zero overnight, would otherwise make its daytime noise
         // read as spikes)
-        let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).filter(|d| *d > 0.0).collect();
-        let typical = median(&mut steps);
-        let thr = (8.0 * typical).max(spike_floor).max(f64::MIN_POSITIVE);
+        let thr = (8.0 * typical_move(v, &idx)).max(spike_floor).max(f64::MIN_POSITIVE);
         // "at rest": within 2 % of the point's 99th-percentile magnitude, for a role that rests
-        let rest = if rests_at_zero(role) {
-            let mut mags: Vec<f64> = idx.iter().map(|&i| v[i].abs()).collect();
-            let k = ((mags.len() - 1) as f64 * 0.99) as usize;
-            0.02 * *mags.select_nth_unstable_by(k, f64::total_cmp).1
-        } else {
-            f64::NEG_INFINITY
-        };
-        let at_rest = |x: f64| x.abs() <= rest;
-        let spikes = idx.windows(3).filter(|w| {
-            let (a, b, c) = (v[w[0]], v[w[1]], v[w[2]]);
-            let (d1, d2) = (b - a, b - c);
-            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr && !at_rest(a) && !at_rest(b) && !at_rest(c)
-        });
-        spike_share = spikes.count() as f64 / n as f64;
+        let rest = if rests_at_zero(role) { rest_band(v, &idx) } else { f64::NEG_INFINITY };
+        spike_share = spike_count(v, &idx, thr, rest) as f64 / n as f64;
         if spike_share > 0.0 {
             flags.push("spikes");
         }
@@ -213,19 +199,8 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         let runs_here = |i: usize| running.is_none_or(|r| r.get(i).copied().flatten() == Some(true));
         let judged: Vec<usize> = idx.iter().copied().filter(|&i| runs_here(i)).collect();
         let hours_per = step as f64 / NS_PER_HOUR as f64;
-        let (mut frozen, mut k) = (0usize, 0usize);
-        let stuck_after = stuck_hours(role);
-        while k < judged.len() {
-            let mut j = k + 1;
-            while j < judged.len() && v[judged[j]] == v[judged[k]] {
-                j += 1;
-            }
-            if (j - k) as f64 * hours_per >= stuck_after && !at_rest(v[judged[k]]) {
-                frozen += j - k;
-                stuck_run = true;
-            }
-            k = j;
-        }
+        let (frozen, run) = frozen_samples(v, &judged, hours_per, stuck_hours(role), rest);
+        stuck_run = run;
         if !judged.is_empty() {
             stuck_share = frozen as f64 / judged.len() as f64;
         }
@@ -258,6 +233,56 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         stuck_share: round2(stuck_share),
         gated,
     }
+}
+
+/// The median size of a sample-to-sample change, among the changes that are not zero. Each of
+/// these passes over a column is a function of its own: one large function holding them all
+/// is compiled poorly in a wasm guest (its values spill to the stack).
+#[inline(never)]
+fn typical_move(v: &[f64], idx: &[usize]) -> f64 {
+    let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).filter(|d| *d > 0.0).collect();
+    median(&mut steps)
+}
+
+/// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in.
+#[inline(never)]
+fn rest_band(v: &[f64], idx: &[usize]) -> f64 {
+    let mut mags: Vec<f64> = idx.iter().map(|&i| v[i].abs()).collect();
+    let k = ((mags.len() - 1) as f64 * 0.99) as usize;
+    0.02 * *mags.select_nth_unstable_by(k, f64::total_cmp).1
+}
+
+/// Samples that differ from both neighbours, the same way, by more than `thr`, none of the
+/// three at rest.
+#[inline(never)]
+fn spike_count(v: &[f64], idx: &[usize], thr: f64, rest: f64) -> usize {
+    let at_rest = |x: f64| x.abs() <= rest;
+    idx.windows(3)
+        .filter(|w| {
+            let (a, b, c) = (v[w[0]], v[w[1]], v[w[2]]);
+            let (d1, d2) = (b - a, b - c);
+            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr && !at_rest(a) && !at_rest(b) && !at_rest(c)
+        })
+        .count()
+}
+
+/// The judged samples inside runs of one value held for `stuck_after` hours or more (not at
+/// rest), and whether there was such a run.
+#[inline(never)]
+fn frozen_samples(v: &[f64], judged: &[usize], hours_per: f64, stuck_after: f64, rest: f64) -> (usize, bool) {
+    let (mut frozen, mut k, mut any) = (0usize, 0usize, false);
+    while k < judged.len() {
+        let mut j = k + 1;
+        while j < judged.len() && v[judged[j]] == v[judged[k]] {
+            j += 1;
+        }
+        if (j - k) as f64 * hours_per >= stuck_after && v[judged[k]].abs() > rest {
+            frozen += j - k;
+            any = true;
+        }
+        k = j;
+    }
+    (frozen, any)
 }
 
 /// Every role of an equipment's run frame scored; the fan (status, else speed, else airflow)

@@ -231,29 +231,90 @@ fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64
     out
 }
 
-/// Keep only the episodes of `mask` that lasted at least `delay` ns (first to last sample plus
-/// one step); a gap wider than 1.5 steps ends an episode.
-fn persistent(ts: &[i64], mask: &[bool], step: i64, delay: f64) -> Vec<bool> {
+/// Keep only the episodes of `hits` (sample indices, ascending) that lasted at least `delay` ns
+/// (first to last sample plus one step); an episode is a run of consecutive samples, and a gap
+/// wider than 1.5 steps ends it.
+fn persistent(ts: &[i64], hits: &[u32], step: i64, delay: f64) -> Vec<u32> {
     if delay <= 0.0 {
-        return mask.to_vec();
+        return hits.to_vec();
     }
-    let mut out = vec![false; mask.len()];
-    let mut i = 0;
-    while i < mask.len() {
-        if !mask[i] {
-            i += 1;
-            continue;
-        }
-        let mut j = i;
-        while j + 1 < mask.len() && mask[j + 1] && (ts[j + 1].saturating_sub(ts[j]) as f64) <= 1.5 * step as f64 {
+    let mut out = Vec::new();
+    let mut k = 0;
+    while k < hits.len() {
+        let mut j = k;
+        while j + 1 < hits.len() && hits[j + 1] == hits[j] + 1 && {
+            let (a, b) = (hits[j] as usize, hits[j + 1] as usize);
+            (ts[b].saturating_sub(ts[a]) as f64) <= 1.5 * step as f64
+        } {
             j += 1;
         }
-        if ts[j].saturating_sub(ts[i]).saturating_add(step) as f64 >= delay {
-            out[i..=j].iter_mut().for_each(|o| *o = true);
+        let (first, last) = (hits[k] as usize, hits[j] as usize);
+        if ts[last].saturating_sub(ts[first]).saturating_add(step) as f64 >= delay {
+            out.extend_from_slice(&hits[k..=j]);
         }
-        i = j + 1;
+        k = j + 1;
     }
     out
+}
+
+/// The columns the fault conditions read, each as long as the frame (NaN where unmapped).
+struct Columns<'a> {
+    /// Supply, mixed, return and outdoor air as G36 averages them.
+    s: &'a [f64],
+    m: &'a [f64],
+    r: &'a [f64],
+    o: &'a [f64],
+    /// The supply-air temperature setpoint.
+    sp: &'a [f64],
+    /// Duct static pressure (averaged) and its setpoint.
+    dsp: &'a [f64],
+    dspsp: &'a [f64],
+    /// Supply-fan speed, heating and cooling valves, in %.
+    fs: &'a [f64],
+    hc: &'a [f64],
+    cc: &'a [f64],
+    /// Operating-state changes over the trailing hour.
+    changes_last_hour: &'a [f64],
+    /// The outdoor-air fraction from the air temperatures and its minimum, in %.
+    oa_fraction: Option<(&'a [f64], &'a [f64])>,
+}
+
+impl Columns<'_> {
+    /// The samples of `app` (where fault condition `fc` applies) where it holds: one tight loop
+    /// per condition over those samples alone (a per-sample dispatch on the condition, or a
+    /// pass over every sample, costs far more in a wasm guest).
+    fn hits(&self, fc: usize, app: &[u32]) -> Vec<u32> {
+        fn each(app: &[u32], f: impl Fn(usize) -> bool) -> Vec<u32> {
+            app.iter().copied().filter(|&i| f(i as usize)).collect()
+        }
+        let Columns { s, m, r, o, sp, .. } = *self;
+        // the combined sensor errors, worked out once (`hypot` is a library call in wasm)
+        let (e_sat_mat, e_mat_oat, e_coil) = (E_SAT.hypot(E_MAT), E_MAT.hypot(E_OAT), E_CCET.hypot(E_CCLT));
+        match fc {
+            1 => each(app, |i| self.dsp[i] < self.dspsp[i] - E_DSP && self.fs[i] >= FAN_FULL * (1.0 - E_VFDSPD)),
+            // both bounds must be known: f64::min/max would drop a missing one
+            2 => each(app, |i| m[i] + E_MAT < r[i] - E_RAT && m[i] + E_MAT < o[i] - E_OAT),
+            3 => each(app, |i| m[i] - E_MAT > r[i] + E_RAT && m[i] - E_MAT > o[i] + E_OAT),
+            4 => each(app, |i| self.changes_last_hour[i] > OS_MAX_PER_HOUR),
+            5 => each(app, |i| s[i] + E_SAT <= m[i] - E_MAT + DT_SF),
+            6 => match self.oa_fraction {
+                Some((p, min)) => {
+                    each(app, |i| (r[i] - o[i]).abs() >= DT_MIN && (p[i] - min[i]).abs() > E_FLOW * 100.0)
+                }
+                None => Vec::new(),
+            },
+            7 => each(app, |i| s[i] < sp[i] - E_SAT && self.hc[i] >= VALVE_FULL),
+            8 => each(app, |i| (s[i] - DT_SF - m[i]).abs() > e_sat_mat),
+            9 => each(app, |i| o[i] - E_OAT > sp[i] - DT_SF + E_SAT),
+            10 => each(app, |i| (m[i] - o[i]).abs() > e_mat_oat),
+            11 => each(app, |i| o[i] + E_OAT < sp[i] - DT_SF - E_SAT),
+            12 => each(app, |i| s[i] - E_SAT - DT_SF >= m[i] + E_MAT),
+            13 => each(app, |i| s[i] > sp[i] + E_SAT && self.cc[i] >= VALVE_FULL),
+            // supply air is downstream of the fan: the air left the coil DT_SF cooler
+            14 => each(app, |i| m[i] - s[i] >= e_coil - DT_SF),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// Evaluate one equipment's frame.
@@ -539,55 +600,49 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
 
-    // each fault condition's equation at sample i (only called when its inputs are mapped)
-    let nan = f64::NAN;
-    let at = |c: &Option<Vec<f64>>, i: usize| c.as_ref().map_or(nan, |v| v[i]);
-    let raw = |c: Option<&[f64]>, i: usize| c.map_or(nan, |v| v[i]);
-    // the combined sensor errors, worked out once (`hypot` is a library call in wasm)
-    let (e_sat_mat, e_mat_oat, e_coil) = (E_SAT.hypot(E_MAT), E_MAT.hypot(E_OAT), E_CCET.hypot(E_CCLT));
-    let fired = |fc: usize, i: usize| -> bool {
-        let (s, m, r, o) = (sat[i], at(&mat, i), at(&rat, i), at(&oat, i));
-        let sp = raw(satsp, i);
-        match fc {
-            1 => at(&dsp, i) < raw(dspsp, i) - E_DSP && at(&fs, i) >= FAN_FULL * (1.0 - E_VFDSPD),
-            // both bounds must be known: f64::min/max would drop a missing one
-            2 => m + E_MAT < r - E_RAT && m + E_MAT < o - E_OAT,
-            3 => m - E_MAT > r + E_RAT && m - E_MAT > o + E_OAT,
-            4 => changes_last_hour[i] > OS_MAX_PER_HOUR,
-            5 => s + E_SAT <= m - E_MAT + DT_SF,
-            6 => oa_fraction
-                .as_ref()
-                .is_some_and(|(p, min)| (r - o).abs() >= DT_MIN && (p[i] - min[i]).abs() > E_FLOW * 100.0),
-            7 => s < sp - E_SAT && hc[i] >= VALVE_FULL,
-            8 => (s - DT_SF - m).abs() > e_sat_mat,
-            9 => o - E_OAT > sp - DT_SF + E_SAT,
-            10 => (m - o).abs() > e_mat_oat,
-            11 => o + E_OAT < sp - DT_SF - E_SAT,
-            12 => s - E_SAT - DT_SF >= m + E_MAT,
-            13 => s > sp + E_SAT && cc[i] >= VALVE_FULL,
-            // supply air is downstream of the fan: the air left the coil DT_SF cooler
-            14 => m - s >= e_coil - DT_SF,
-            _ => false,
-        }
+    // each fault condition's equation, one loop per condition over the samples where it
+    // applies (only for conditions whose inputs are mapped: an unmapped input reads as NaN)
+    let nan_col: Vec<f64> =
+        if [&mat, &rat, &oat, &dsp, &fs].iter().any(|c| c.is_none()) || satsp.is_none() || dspsp.is_none() {
+            vec![f64::NAN; n]
+        } else {
+            Vec::new()
+        };
+    let inputs = Columns {
+        s: &sat,
+        m: mat.as_deref().unwrap_or(&nan_col),
+        r: rat.as_deref().unwrap_or(&nan_col),
+        o: oat.as_deref().unwrap_or(&nan_col),
+        sp: satsp.unwrap_or(&nan_col),
+        dsp: dsp.as_deref().unwrap_or(&nan_col),
+        dspsp: dspsp.unwrap_or(&nan_col),
+        fs: fs.as_deref().unwrap_or(&nan_col),
+        hc: &hc,
+        cc: &cc,
+        changes_last_hour: &changes_last_hour,
+        oa_fraction: oa_fraction.as_ref().map(|(p, m)| (p.as_slice(), m.as_slice())),
     };
 
     let alarm_delay = params.number(spec, "alarm_delay_min") * NS_PER_MIN;
     let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
     // (fc, applicable samples, reported samples)
-    let mut evaluated: Vec<(usize, Vec<u32>, Vec<bool>)> = Vec::new();
+    let mut evaluated: Vec<(usize, Vec<u32>, Vec<u32>)> = Vec::new();
     let mut never_applied: Vec<String> = Vec::new();
+    // the operating state of each judged sample (0 where it is not judged)
+    let judged_os: Vec<u8> = (0..n).map(|i| if evaluable[i] { os[i] } else { 0 }).collect();
     for fc in 1..=15usize {
         if status[fc - 1].is_some() {
             continue;
         }
-        let applies: Vec<bool> =
-            (0..n).map(|i| evaluable[i] && os[i] != 0 && FC_STATES[fc - 1] & (1 << os[i]) != 0).collect();
-        let app: Vec<u32> = (0..n).filter(|&i| applies[i]).map(|i| i as u32).collect();
+        let states = FC_STATES[fc - 1];
+        let app: Vec<u32> = (0..n as u32)
+            .filter(|&i| judged_os[i as usize] != 0 && states & (1 << judged_os[i as usize]) != 0)
+            .collect();
         if app.is_empty() {
             never_applied.push(format!("FC{fc}"));
             continue;
         }
-        let hits: Vec<bool> = (0..n).map(|i| applies[i] && fired(fc, i)).collect();
+        let hits = inputs.hits(fc, &app);
         evaluated.push((fc, app, persistent(ts, &hits, step, alarm_delay)));
     }
     let judged = (0..n).filter(|&i| evaluable[i] && os[i] != 0).count();
@@ -600,12 +655,18 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let mut moved_h = 0.0;
     if let Some(fc14) = evaluated.iter().find(|e| e.0 == 14).map(|e| e.2.clone()) {
         for e in evaluated.iter_mut().filter(|e| e.0 == 8 || e.0 == 9) {
-            for i in 0..n {
-                if e.2[i] && fc14[i] {
-                    e.2[i] = false;
-                    moved_h += w[i];
+            // both lists ascend: keep the samples FC14 did not report
+            let mut at = 0;
+            e.2.retain(|&i| {
+                while at < fc14.len() && fc14[at] < i {
+                    at += 1;
                 }
-            }
+                let shared = at < fc14.len() && fc14[at] == i;
+                if shared {
+                    moved_h += w[i as usize];
+                }
+                !shared
+            });
         }
         if moved_h > 0.0 {
             caveats.push(format!("{moved_h:.1} h of FC8/FC9 that coincide with FC14 (air cooled across the idle cooling coil) are reported under FC14"));
@@ -621,9 +682,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // (fc, pct, hours) of the conditions that decide
     let mut ranked: Vec<(usize, f64, f64)> = Vec::new();
     let (mut worst, mut worst_fc) = (0.0f64, None);
-    for (fc, app, reported) in &evaluated {
-        let flagged: Vec<u32> = app.iter().copied().filter(|&i| reported[i as usize]).collect();
-        let (app_h, flag_h) = (hours(app), hours(&flagged));
+    let n_evaluated = evaluated.len();
+    for (fc, app, flagged) in evaluated {
+        let (app_h, flag_h) = (hours(&app), hours(&flagged));
         let pct = if app_h > 0.0 { 100.0 * flag_h / app_h } else { 0.0 };
         flagged.iter().for_each(|&i| flagged_any[i as usize] = true);
         metrics.insert(format!("fc{fc}_pct"), round2(pct));
@@ -631,10 +692,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         metrics.insert(format!("fc{fc}_applicable_hours"), round2(app_h));
         if app_h >= min_hours {
             if worst_fc.is_none() || pct > worst {
-                (worst, worst_fc) = (pct, Some(*fc));
+                (worst, worst_fc) = (pct, Some(fc));
             }
             if pct >= warn {
-                ranked.push((*fc, pct, flag_h));
+                ranked.push((fc, pct, flag_h));
             }
         }
         conditions.push(Condition {
@@ -684,7 +745,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if let Some(fc) = worst_fc {
         metrics.insert("worst_fc".into(), fc as f64);
     }
-    metrics.insert("fcs_evaluated".into(), evaluated.len() as f64);
+    metrics.insert("fcs_evaluated".into(), n_evaluated as f64);
     metrics.insert("fan_on_hours".into(), round2(run_h));
     metrics.insert("suspended_hours".into(), round2((0..n).filter(|&i| suspended[i]).map(|i| w[i]).sum::<f64>()));
     if !oa_min.is_nan() {
@@ -714,7 +775,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let flagged: Vec<u32> = (0..n).filter(|&i| flagged_any[i]).map(|i| i as u32).collect();
     Outcome::Findings(vec![Finding::new(spec, severity, format!(
             "Guideline 36 AFDD, {} of 15 fault conditions evaluated: {body}; running read from {fan_src}, ModeDelay {} min, AlarmDelay {} min",
-            evaluated.len(),
+            n_evaluated,
             params.number(spec, "mode_delay_min"),
             params.number(spec, "alarm_delay_min")
         ))
@@ -1049,7 +1110,11 @@ mod tests {
         let m = rolling_mean(&ts, &x, &running, 3.0 * 60_000_000_000.0);
         assert_eq!(m[..4], [1.0, 2.0, 2.0, 4.0]);
         assert_eq!(m[5], 7.0, "the stopped sample is left out: mean of 5 and 9");
-        let p = persistent(&ts, &[true, false, true, true, false, true], 60_000_000_000, 2.0 * 60_000_000_000.0);
-        assert_eq!(p, [false, false, true, true, false, false]);
+        let p = persistent(&ts, &[0, 2, 3, 5], 60_000_000_000, 2.0 * 60_000_000_000.0);
+        assert_eq!(p, [2, 3], "only the two-sample episode lasts two minutes");
+        // a gap wider than 1.5 steps between consecutive samples ends an episode
+        let gapped = [0, 60_000_000_000, 300_000_000_000];
+        assert_eq!(persistent(&gapped, &[0, 1, 2], 60_000_000_000, 3.0 * 60_000_000_000.0), [0u32; 0]);
+        assert_eq!(persistent(&gapped, &[0, 1, 2], 60_000_000_000, 0.0), [0, 1, 2], "no delay keeps every hit");
     }
 }

@@ -7,7 +7,13 @@ Starts the server command, initializes, then times `ping` (the client's own roun
 each capability with arguments that suit it on FACILITY (a finding id and a dataset id are
 taken from earlier answers). A call that reads no building data is repeated CHEAP_ROUNDS times,
 one that does DATA_ROUNDS times, each after one warm-up call. Prints one JSON document:
-{"ping_ms": median, "calls": {name: {"median_ms": m, "rounds": n} or {"error": text}}}.
+{"ping_ms": median, "calls": {name: {"median_ms": m, "rounds": n, "client_ms": c,
+"bytes": b} or {"error": text}}}.
+
+`client_ms` is the client's own share of a call, timed apart on its last answer: parsing the
+JSON-RPC message into the SDK's result type and checking its structured content against the
+tool's output schema (the SDK keeps the compiled validator, as it does for its own check).
+What is left of a call past the ping and this is the server's and the pipe's.
 """
 
 import asyncio
@@ -31,6 +37,31 @@ async def timed(fn, rounds):
         await fn()
         took.append((time.perf_counter() - t) * 1000.0)
     return statistics.median(took)
+
+
+def client_share(session, name, res, rounds):
+    """The client's own work on one answer, median ms: the message parsed into the SDK's result
+    type, and its structured content checked against the tool's output schema."""
+    from mcp import types
+
+    raw = json.dumps({"jsonrpc": "2.0", "id": 1, "result": res.model_dump(mode="json", by_alias=True, exclude_none=True)})
+    schema = getattr(session, "_tool_output_schemas", {}).get(name)
+    validator = session._output_schema_validator(name, schema) if schema is not None else None
+
+    def once():
+        msg = json.loads(raw)
+        parsed = types.CallToolResult.model_validate(msg["result"])
+        if validator is not None:
+            for _ in validator.iter_errors(parsed.structured_content):
+                pass
+
+    once()
+    took = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        once()
+        took.append((time.perf_counter() - t) * 1000.0)
+    return statistics.median(took), len(raw)
 
 
 async def bench(session, facility, cheap_rounds, data_rounds):
@@ -74,7 +105,12 @@ async def bench(session, facility, cheap_rounds, data_rounds):
         rounds = cheap_rounds if name in CHEAP else data_rounds
         try:
             m = await timed(lambda: call(name, a), rounds)
-            out["calls"][name] = {"median_ms": m, "rounds": rounds}
+            row = {"median_ms": m, "rounds": rounds}
+            try:
+                row["client_ms"], row["bytes"] = client_share(session, name, await call(name, a), rounds)
+            except Exception as e:  # an SDK without these internals: the call's time alone
+                row["client_note"] = str(e).splitlines()[0][:200]
+            out["calls"][name] = row
         except Exception as e:  # a refusal: reported, not fatal
             out["calls"][name] = {"error": str(e).splitlines()[0][:200]}
     return out

@@ -25,11 +25,20 @@ fn drive(python: &Path, facility: &str, server: &[&str]) -> Value {
 
 fn cell(v: &Value) -> String {
     match (v["median_ms"].as_f64(), v["error"].as_str()) {
-        (Some(ms), _) if ms >= 1000.0 => format!("{:.1} s", ms / 1000.0),
-        (Some(ms), _) if ms >= 10.0 => format!("{ms:.1} ms"),
-        (Some(ms), _) => format!("{ms:.2} ms"),
+        (Some(ms), _) => ms_text(ms),
         (None, Some(e)) => format!("refused: {}", e.chars().take(60).collect::<String>()),
         _ => "-".into(),
+    }
+}
+
+/// Milliseconds as the table shows them.
+fn ms_text(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{:.1} s", ms / 1000.0)
+    } else if ms >= 10.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
     }
 }
 
@@ -67,14 +76,26 @@ pub fn mcp() {
     println!(
         "camber mcp and the reference's (camber-toolkit), the official MCP Python client over stdio, {facility} with the reference's template; medians (calls that read no building data 50 times, the rest 5):\n"
     );
-    println!("| call | reference | camber | reference / camber |");
-    println!("|---|---|---|---|");
+    println!(
+        "| call | reference | camber | reference / camber | camber: the client's own work | camber: server and pipe |"
+    );
+    println!("|---|---|---|---|---|---|");
+    let ping_ms = ours["ping_ms"].as_f64().unwrap_or(0.0);
     let row = |name: &str, a: &Value, b: &Value| {
         let ratio = match (a["median_ms"].as_f64(), b["median_ms"].as_f64()) {
             (Some(x), Some(y)) if y > 0.0 => format!("{:.1}x", x / y),
             _ => "-".into(),
         };
-        println!("| {name} | {} | {} | {ratio} |", cell(a), cell(b));
+        // the client's share of camber's call, timed apart on its answer (mcp_bench.py), and
+        // what is left past it and the client's own round trip
+        let (client, rest) = match (b["median_ms"].as_f64(), b["client_ms"].as_f64()) {
+            (Some(total), Some(c)) => (
+                format!("{} ({} KiB)", ms_text(c), b["bytes"].as_u64().unwrap_or(0) / 1024),
+                ms_text((total - c - ping_ms).max(0.0)),
+            ),
+            _ => ("-".into(), "-".into()),
+        };
+        println!("| {name} | {} | {} | {ratio} | {client} | {rest} |", cell(a), cell(b));
     };
     let ping = |v: &Value| serde_json::json!({"median_ms": v["ping_ms"]});
     row("ping (the client's round trip)", &ping(&theirs), &ping(&ours));

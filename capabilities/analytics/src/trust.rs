@@ -235,17 +235,13 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     }
 }
 
-/// The median size of a sample-to-sample change, among the changes that are not zero. Each of
-/// these passes over a column is a function of its own: one large function holding them all
-/// is compiled poorly in a wasm guest (its values spill to the stack).
-#[inline(never)]
+/// The median size of a sample-to-sample change, among the changes that are not zero.
 fn typical_move(v: &[f64], idx: &[usize]) -> f64 {
     let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).filter(|d| *d > 0.0).collect();
     median(&mut steps)
 }
 
 /// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in.
-#[inline(never)]
 fn rest_band(v: &[f64], idx: &[usize]) -> f64 {
     let mut mags: Vec<f64> = idx.iter().map(|&i| v[i].abs()).collect();
     let k = ((mags.len() - 1) as f64 * 0.99) as usize;
@@ -254,7 +250,6 @@ fn rest_band(v: &[f64], idx: &[usize]) -> f64 {
 
 /// Samples that differ from both neighbours, the same way, by more than `thr`, none of the
 /// three at rest.
-#[inline(never)]
 fn spike_count(v: &[f64], idx: &[usize], thr: f64, rest: f64) -> usize {
     let at_rest = |x: f64| x.abs() <= rest;
     idx.windows(3)
@@ -268,7 +263,6 @@ fn spike_count(v: &[f64], idx: &[usize], thr: f64, rest: f64) -> usize {
 
 /// The judged samples inside runs of one value held for `stuck_after` hours or more (not at
 /// rest), and whether there was such a run.
-#[inline(never)]
 fn frozen_samples(v: &[f64], judged: &[usize], hours_per: f64, stuck_after: f64, rest: f64) -> (usize, bool) {
     let (mut frozen, mut k, mut any) = (0usize, 0usize, false);
     while k < judged.len() {

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::engine::{fan_on, median, round2, Frame, Severity, NS_PER_HOUR};
+use crate::engine::{count_where, fan_on, median, round2, Frame, Severity, NS_PER_HOUR};
 
 /// A trust score at or above this is "trusted"; below [`SUSPECT`] "untrusted".
 pub const TRUSTED: f64 = 0.8;
@@ -136,10 +136,9 @@ fn verdict(score: f64) -> &'static str {
 /// Score one point of a frame on a grid of `step_ns`; `running` gates the frozen-value read.
 pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]>, step_ns: i64) -> Trust {
     let (kind, range, spike_floor) = describe(role);
-    let idx: Vec<usize> = (0..v.len()).filter(|&i| !v[i].is_nan()).collect();
-    let n = idx.len();
-    let mut flags = Vec::new();
-    if n == 0 {
+    // the passes below stream over the column itself, skipping NaN, so that each is one tight
+    // loop over contiguous values (no list of sample indices to gather through)
+    let (Some(first), Some(last)) = (v.iter().position(|x| !x.is_nan()), v.iter().rposition(|x| !x.is_nan())) else {
         return Trust {
             score: 0.0,
             verdict: "untrusted",
@@ -152,18 +151,17 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
             stuck_share: 0.0,
             gated: false,
         };
-    }
+    };
+    let n = count_where(v, |x| !x.is_nan());
+    let mut flags = Vec::new();
     let step = step_ns.max(1);
-    let slots = ((ts[idx[n - 1]] - ts[idx[0]]) / step + 1).max(1) as f64;
+    let slots = ((ts[last] - ts[first]) / step + 1).max(1) as f64;
     let mut coverage = (n as f64 / slots).min(1.0);
     // a trend logged only while its equipment runs (a chiller's condenser water, a tower's
     // approach): its coverage is of the running hours of its span
     let mut of_running = false;
     if let (Some(r), true) = (running, coverage < 0.9) {
-        let runs = |i: usize| r.get(i).copied().flatten() == Some(true);
-        let (first, last) = (idx[0], idx[n - 1]);
-        let run_rows = (first..=last).filter(|&i| runs(i)).count();
-        let at_running = idx.iter().filter(|&&i| runs(i)).count();
+        let (run_rows, at_running) = running_rows(&v[first..=last], r.get(first..).unwrap_or_default());
         if run_rows >= MIN_RUNNING_ROWS && at_running as f64 >= BURST_SHARE * n as f64 {
             let c = (at_running as f64 / run_rows as f64).min(1.0);
             if c > coverage {
@@ -175,7 +173,8 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     if coverage < 0.9 {
         flags.push("low_coverage");
     }
-    let out = range.map_or(0, |(lo, hi)| idx.iter().filter(|&&i| v[i] < lo || v[i] > hi).count());
+    // NaN is neither below nor above: only samples count
+    let out = range.map_or(0, |(lo, hi)| count_where(v, |x| x < lo || x > hi));
     let out_share = out as f64 / n as f64;
     if out > 0 {
         flags.push("out_of_range");
@@ -187,24 +186,22 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         // far more than the trend's usual step when it moves (a point that sits still half the
         // time, a box's airflow at zero overnight, would otherwise make its daytime noise
         // read as spikes)
-        let thr = (8.0 * typical_move(v, &idx)).max(spike_floor).max(f64::MIN_POSITIVE);
+        let thr = (8.0 * typical_move(v, n)).max(spike_floor).max(f64::MIN_POSITIVE);
         // "at rest": within 2 % of the point's 99th-percentile magnitude, for a role that rests
-        let rest = if rests_at_zero(role) { rest_band(v, &idx) } else { f64::NEG_INFINITY };
-        spike_share = spike_count(v, &idx, thr, rest) as f64 / n as f64;
+        let rest = if rests_at_zero(role) { rest_band(v, n) } else { f64::NEG_INFINITY };
+        spike_share = spike_count(v, thr, rest) as f64 / n as f64;
         if spike_share > 0.0 {
             flags.push("spikes");
         }
         // frozen: identical values held for a day (stuck_hours) or more of running samples
         gated = running.is_some();
-        let runs_here = |i: usize| running.is_none_or(|r| r.get(i).copied().flatten() == Some(true));
-        let judged: Vec<usize> = idx.iter().copied().filter(|&i| runs_here(i)).collect();
         let hours_per = step as f64 / NS_PER_HOUR as f64;
-        let (frozen, run) = frozen_samples(v, &judged, hours_per, stuck_hours(role), rest);
-        stuck_run = run;
-        if !judged.is_empty() {
-            stuck_share = frozen as f64 / judged.len() as f64;
+        let frozen = frozen_samples(v, running, hours_per, stuck_hours(role), rest);
+        stuck_run = frozen.any;
+        if frozen.judged > 0 {
+            stuck_share = frozen.samples as f64 / frozen.judged as f64;
         }
-        if stuck_share >= 0.999 && judged.len() as f64 * hours_per >= 14.0 * 24.0 {
+        if stuck_share >= 0.999 && frozen.judged as f64 * hours_per >= 14.0 * 24.0 {
             flags.push("never_changes");
         } else if stuck_run {
             flags.push("stuck");
@@ -235,48 +232,108 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     }
 }
 
+/// The column's samples (its values that are not NaN), in order.
+fn present(v: &[f64]) -> impl Iterator<Item = f64> + '_ {
+    v.iter().copied().filter(|x| !x.is_nan())
+}
+
+/// Of the rows from a column's first sample to its last: those where the equipment runs, and
+/// those where it runs and the column has a sample.
+fn running_rows(v: &[f64], running: &[Option<bool>]) -> (usize, usize) {
+    let (mut rows, mut sampled) = (0, 0);
+    for (x, r) in v.iter().zip(running) {
+        if *r == Some(true) {
+            rows += 1;
+            sampled += usize::from(!x.is_nan());
+        }
+    }
+    (rows, sampled)
+}
+
 /// The median size of a sample-to-sample change, among the changes that are not zero.
-fn typical_move(v: &[f64], idx: &[usize]) -> f64 {
-    let mut steps: Vec<f64> = idx.windows(2).map(|w| (v[w[1]] - v[w[0]]).abs()).filter(|d| *d > 0.0).collect();
+fn typical_move(v: &[f64], n: usize) -> f64 {
+    let mut steps: Vec<f64> = Vec::with_capacity(n);
+    let mut samples = present(v);
+    if let Some(mut prev) = samples.next() {
+        for x in samples {
+            let d = (x - prev).abs();
+            if d > 0.0 {
+                steps.push(d);
+            }
+            prev = x;
+        }
+    }
     median(&mut steps)
 }
 
 /// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in.
-fn rest_band(v: &[f64], idx: &[usize]) -> f64 {
-    let mut mags: Vec<f64> = idx.iter().map(|&i| v[i].abs()).collect();
+fn rest_band(v: &[f64], n: usize) -> f64 {
+    let mut mags: Vec<f64> = Vec::with_capacity(n);
+    mags.extend(present(v).map(f64::abs));
     let k = ((mags.len() - 1) as f64 * 0.99) as usize;
     0.02 * *mags.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
-/// Samples that differ from both neighbours, the same way, by more than `thr`, none of the
-/// three at rest.
-fn spike_count(v: &[f64], idx: &[usize], thr: f64, rest: f64) -> usize {
+/// Samples that differ from both neighbouring samples, the same way, by more than `thr`, none
+/// of the three at rest.
+fn spike_count(v: &[f64], thr: f64, rest: f64) -> usize {
     let at_rest = |x: f64| x.abs() <= rest;
-    idx.windows(3)
-        .filter(|w| {
-            let (a, b, c) = (v[w[0]], v[w[1]], v[w[2]]);
-            let (d1, d2) = (b - a, b - c);
-            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr && !at_rest(a) && !at_rest(b) && !at_rest(c)
-        })
-        .count()
+    let mut samples = present(v);
+    let (Some(mut a), Some(mut b)) = (samples.next(), samples.next()) else {
+        return 0;
+    };
+    let mut count = 0;
+    for c in samples {
+        let (d1, d2) = (b - a, b - c);
+        let spike =
+            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr && !at_rest(a) && !at_rest(b) && !at_rest(c);
+        count += usize::from(spike);
+        (a, b) = (b, c);
+    }
+    count
 }
 
-/// The judged samples inside runs of one value held for `stuck_after` hours or more (not at
-/// rest), and whether there was such a run.
-fn frozen_samples(v: &[f64], judged: &[usize], hours_per: f64, stuck_after: f64, rest: f64) -> (usize, bool) {
-    let (mut frozen, mut k, mut any) = (0usize, 0usize, false);
-    while k < judged.len() {
-        let mut j = k + 1;
-        while j < judged.len() && v[judged[j]] == v[judged[k]] {
-            j += 1;
+/// What [`frozen_samples`] found: the judged samples, those of them inside a frozen run, and
+/// whether there was one.
+struct Frozen {
+    judged: usize,
+    samples: usize,
+    any: bool,
+}
+
+/// The samples judged (those taken while the equipment runs, every sample when nothing says
+/// when it runs) and those of them inside runs of one value held for `stuck_after` hours or
+/// more (not at rest); a run is of consecutive judged samples.
+fn frozen_samples(v: &[f64], running: Option<&[Option<bool>]>, hours_per: f64, stuck_after: f64, rest: f64) -> Frozen {
+    let mut out = Frozen { judged: 0, samples: 0, any: false };
+    let close = |value: f64, len: usize, out: &mut Frozen| {
+        if len > 0 && len as f64 * hours_per >= stuck_after && value.abs() > rest {
+            out.samples += len;
+            out.any = true;
         }
-        if (j - k) as f64 * hours_per >= stuck_after && v[judged[k]].abs() > rest {
-            frozen += j - k;
-            any = true;
+    };
+    let (mut value, mut len) = (f64::NAN, 0usize);
+    let mut take = |x: f64, out: &mut Frozen| {
+        out.judged += 1;
+        if len > 0 && x == value {
+            len += 1;
+        } else {
+            close(value, len, out);
+            (value, len) = (x, 1);
         }
-        k = j;
+    };
+    match running {
+        None => present(v).for_each(|x| take(x, &mut out)),
+        Some(r) => {
+            for (i, &x) in v.iter().enumerate() {
+                if !x.is_nan() && r.get(i).copied().flatten() == Some(true) {
+                    take(x, &mut out);
+                }
+            }
+        }
     }
-    (frozen, any)
+    close(value, len, &mut out);
+    out
 }
 
 /// Every role of an equipment's run frame scored; the fan (status, else speed, else airflow)

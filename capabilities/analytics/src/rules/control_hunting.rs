@@ -170,7 +170,7 @@ fn rate_of(
     role: &'static str,
     frame: &Frame,
     col: &[f64],
-    running: &dyn Fn(usize) -> bool,
+    running: &[bool],
     deadband: f64,
     gap_factor: f64,
     reset: Option<&[bool]>,
@@ -180,8 +180,9 @@ fn rate_of(
         return None;
     }
     let mut steps: Vec<i64> = idx.windows(2).map(|w| frame.ts[w[1]] - frame.ts[w[0]]).collect();
-    steps.sort_unstable();
-    let dt = steps[steps.len() / 2].max(1);
+    // the median step: a selection, not a sort
+    let mid = steps.len() / 2;
+    let dt = (*steps.select_nth_unstable(mid).1).max(1);
     let max_step = (dt as f64 * gap_factor) as i64;
     // a 0-1 fraction is read as percent
     let scale = if idx.iter().all(|&i| col[i].abs() <= 1.5) { 100.0 } else { 1.0 };
@@ -193,7 +194,7 @@ fn rate_of(
     for w in idx.windows(2) {
         let (a, b) = (w[0], w[1]);
         let step = frame.ts[b] - frame.ts[a];
-        if step > max_step || !running(a) || !running(b) {
+        if step > max_step || !running[a] || !running[b] {
             state = None;
             continue;
         }
@@ -255,16 +256,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let gate = params.flag(spec, "fan_gate").unwrap_or(true);
     let (status, speed, flow) = (frame.col("supply_fan_status"), frame.col("supply_fan_speed"), frame.col("airflow"));
     let ungated = gate && status.is_none() && speed.is_none() && flow.is_none();
-    let running = |i: usize| -> bool {
-        if !gate {
-            return true;
-        }
-        match (status, speed, flow) {
-            (Some(s), _, _) => on(s[i]),
-            (None, Some(s), _) => !s[i].is_nan() && s[i] > 0.0,
-            (None, None, Some(f)) => !f[i].is_nan() && f[i] > 0.0,
-            _ => true,
-        }
+    // whether the fan runs at each sample, worked out once for every signal's pass
+    let running: Vec<bool> = match (gate, status, speed, flow) {
+        (true, Some(s), _, _) => s.iter().map(|&x| on(x)).collect(),
+        (true, None, Some(s), _) | (true, None, None, Some(s)) => s.iter().map(|&x| !x.is_nan() && x > 0.0).collect(),
+        _ => vec![true; frame.len()],
     };
     let (warn, fault) = (params.number(spec, "warn_per_hr"), params.number(spec, "fault_per_hr"));
     let margin = params.number(spec, "resolution_margin");

@@ -1241,4 +1241,26 @@ mod tests {
         let f = Frame::from_rows(&[0, h, 2 * h, 10 * h], &[("a", vec![1.0; 4])]);
         assert_eq!(f.weights_hours(), vec![1.0, 1.0, 1.5, 1.0]);
     }
+
+    #[test]
+    fn blocked_loops_agree_with_plain_ones_across_block_edges() {
+        let h = 3_600_000_000_000i64;
+        for n in [0usize, 1, 2, 15, 16, 17, 31, 32, 33, 50] {
+            let v: Vec<f64> = (0..n).map(|i| if i % 3 == 0 { f64::NAN } else { i as f64 }).collect();
+            assert_eq!(count_where(&v, |x| !x.is_nan()), v.iter().filter(|x| !x.is_nan()).count(), "{n}");
+            assert_eq!(count_where(&v, |x| x > 10.0), v.iter().filter(|&&x| x > 10.0).count(), "{n}");
+            let even: Vec<i64> = (0..n as i64).map(|i| i * h).collect();
+            assert!(evenly_spaced(&even, h), "{n}");
+            // one uneven step anywhere (in a block of sixteen or in the remainder) is seen
+            for k in 1..n {
+                let mut ts = even.clone();
+                ts[k..].iter_mut().for_each(|t| *t += h / 2);
+                assert!(!evenly_spaced(&ts, h), "{n} {k}");
+                let f = Frame { ts: ts.clone(), cols: BTreeMap::new() };
+                // no step is longer than 1.5 typical ones: each weighs its own length
+                let plain: Vec<f64> = ts.windows(2).map(|w| (w[1] - w[0]) as f64 / h as f64).collect();
+                assert_eq!(f.weights_hours()[..n - 1], plain[..], "{n} {k}");
+            }
+        }
+    }
 }

@@ -474,18 +474,24 @@ fn ahu_year_frame() -> camber_analytics::run::EquipFrame {
 /// `camber-bench rules-year`: every rule on one AHU-year at 1-minute resolution, in a fresh
 /// process so its peak memory is the run's own. Prints ms, findings, rows, peak delta bytes.
 fn rules_year_child() {
-    use camber_analytics::config::RunConfig;
-    use camber_analytics::run::{run, RunRequest};
     let e = ahu_year_frame();
     let rows = e.frame.ts.len();
+    let (_, before) = memory();
+    let (took, findings) = engine_year(&e);
+    let (peak, _) = memory();
+    println!("{} {} {} {}", took.as_secs_f64() * 1e3, findings, rows, peak.saturating_sub(before));
+}
+
+/// Every rule on the AHU-year at 1 minute by the engine alone, natively: its time and how many
+/// findings it made.
+fn engine_year(e: &camber_analytics::run::EquipFrame) -> (Duration, usize) {
+    use camber_analytics::config::RunConfig;
+    use camber_analytics::run::{run, RunRequest};
     let cfg = RunConfig::from_value(&RunConfig::store_backed("bench", &["AHU".into()], None)).unwrap();
     let cfg = RunConfig { resample_ns: 60_000_000_000, ..cfg };
-    let (_, before) = memory();
     let t = Instant::now();
-    let r = run(&cfg, &RunRequest { min_trust: 0.5, ..Default::default() }, std::slice::from_ref(&e), &[]).unwrap();
-    let took = t.elapsed();
-    let (peak, _) = memory();
-    println!("{} {} {} {}", took.as_secs_f64() * 1e3, r.findings.len(), rows, peak.saturating_sub(before));
+    let r = run(&cfg, &RunRequest { min_trust: 0.5, ..Default::default() }, std::slice::from_ref(e), &[]).unwrap();
+    (t.elapsed(), r.findings.len())
 }
 
 /// The plant-side rules: hot water, chilled water, heat pumps and source loops, DX and compressors.
@@ -705,8 +711,8 @@ fn rules_benchmarks() {
 /// goes. Alone, it is what a profiler is pointed at.
 fn sandbox_year(reg: &Registry) {
     let store = tempfile::tempdir().unwrap();
+    let e = ahu_year_frame();
     {
-        let e = ahu_year_frame();
         let mut rows = Vec::new();
         for (role, c) in &e.frame.cols {
             for (i, v) in c.iter().enumerate() {
@@ -754,6 +760,29 @@ fn sandbox_year(reg: &Registry) {
         ms(cold),
         ms(warm)
     );
+    // the ratio, robust to a machine whose speed drifts: the engine alone in this
+    // process and the call again, in turns, compared turn by turn
+    let pairs: usize = std::env::var("CAMBER_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(0);
+    if pairs > 0 {
+        let (mut native, mut sandboxed, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..pairs {
+            let (a, _) = engine_year(&e);
+            let Ok(b) = call(&ctx) else { break };
+            ratios.push(b.as_secs_f64() / a.as_secs_f64());
+            native.push(a);
+            sandboxed.push(b);
+        }
+        ratios.sort_by(f64::total_cmp);
+        let ((a, _, _), (b, _, _)) = (stats(native), stats(sandboxed));
+        println!(
+            "  in turns, {pairs} of each: the engine alone median {}, through the sandbox median {}; ratio per turn median {:.2} x (range {:.2}-{:.2})",
+            ms(a),
+            ms(b),
+            ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
+            ratios.first().copied().unwrap_or(f64::NAN),
+            ratios.last().copied().unwrap_or(f64::NAN)
+        );
+    }
     // where that time goes: the host's read and grid alone, and the answer's size
     let mut v = Vec::new();
     for _ in 0..3 {
@@ -765,6 +794,15 @@ fn sandbox_year(reg: &Registry) {
     }
     let (read, _, _) = stats(v);
     let answer = reg.call("rule_run", &json!({"facility_id": "year"}), &ctx).map(|r| r.data.to_string().len());
+    // `CAMBER_BENCH_ANSWER=FILE`: every finding of the run (ok ones too) written out, so that a
+    // change meant only to be faster can be shown to answer the same
+    if let Some(path) = std::env::var_os("CAMBER_BENCH_ANSWER") {
+        let all = json!({"facility_id": "year", "min_severity": "ok", "limit": 1000});
+        match reg.call("rule_run", &all, &ctx) {
+            Ok(r) => std::fs::write(&path, serde_json::to_string_pretty(&r.data).unwrap()).unwrap(),
+            Err(e) => println!("CAMBER_BENCH_ANSWER: refused: {}", e.message),
+        }
+    }
     println!(
         "  of which the host's store read and 1-minute grid alone: median of 3 {}; the answer's data {} KiB",
         ms(read),

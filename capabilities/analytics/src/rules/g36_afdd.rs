@@ -201,32 +201,32 @@ pub fn spec() -> RuleSpec {
 /// Rolling means over the trailing `window` ns (the current sample included) of the running
 /// samples' values; NaN where the window holds no running value.
 fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64> {
-    let mut out = Vec::with_capacity(x.len());
+    // what a window may hold, NaN where the fan is off: one load per test in the loop below
+    let v: Vec<f64> = x.iter().zip(running).map(|(&x, &r)| if r { x } else { f64::NAN }).collect();
+    // timestamps on a grid are whole nanoseconds, and so is any window a parameter gives
+    let window = window as i64;
+    let mut out = vec![f64::NAN; v.len()];
     let (mut left, mut sum, mut n) = (0usize, 0.0f64, 0usize);
-    let usable = |j: usize| running[j] && !x[j].is_nan();
-    for i in 0..x.len() {
-        if usable(i) {
-            sum += x[i];
+    for i in 0..v.len() {
+        let here = !v[i].is_nan();
+        if here {
+            sum += v[i];
             n += 1;
         }
-        while left <= i && (ts[left] as f64) <= ts[i] as f64 - window {
-            if usable(left) {
-                sum -= x[left];
+        let edge = ts[i].saturating_sub(window);
+        while left <= i && ts[left] <= edge {
+            if !v[left].is_nan() {
+                sum -= v[left];
                 n -= 1;
             }
             left += 1;
         }
         if n == 0 {
             sum = 0.0;
-        }
-        // a window holding only the current sample is that sample, exactly
-        out.push(if n == 0 {
-            f64::NAN
-        } else if n == 1 && usable(i) {
-            x[i]
         } else {
-            sum / n as f64
-        });
+            // a window holding only the current sample is that sample, exactly
+            out[i] = if n == 1 && here { v[i] } else { sum / n as f64 };
+        }
     }
     out
 }
@@ -372,14 +372,22 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if mode_cols.is_empty() {
         caveats.push("no occupancy, warm-up or cool-down point: ModeDelay follows fan starts only".into());
     }
-    let mode = |i: usize| -> f64 {
-        mode_cols.iter().enumerate().fold(0.0, |acc, (bit, c)| {
-            if c[i].is_nan() {
-                f64::NAN
-            } else {
-                acc + if on(c[i]) { (1u32 << bit) as f64 } else { 0.0 }
-            }
-        })
+    // the zone-group mode of each sample (NaN where a part of it is missing); none without
+    // a mode point, where it never changes
+    let mode: Vec<f64> = if mode_cols.is_empty() {
+        Vec::new()
+    } else {
+        (0..n)
+            .map(|i| {
+                mode_cols.iter().enumerate().fold(0.0, |acc, (bit, c)| {
+                    if c[i].is_nan() {
+                        f64::NAN
+                    } else {
+                        acc + if on(c[i]) { (1u32 << bit) as f64 } else { 0.0 }
+                    }
+                })
+            })
+            .collect()
     };
     let mode_delay = params.number(spec, "mode_delay_min") * NS_PER_MIN;
     let mut suspended = vec![false; n];
@@ -388,8 +396,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         for i in 0..n {
             if i > 0 && running[i] {
                 let start = !running[i - 1] || ts[i].saturating_sub(ts[i - 1]) as f64 > 1.5 * step as f64;
-                let (m0, m1) = (mode(i - 1), mode(i));
-                if start || (!m0.is_nan() && !m1.is_nan() && m0 != m1) {
+                let changed = !mode.is_empty() && {
+                    let (m0, m1) = (mode[i - 1], mode[i]);
+                    !m0.is_nan() && !m1.is_nan() && m0 != m1
+                };
+                if start || changed {
                     last_event = Some(ts[i]);
                 }
             }
@@ -628,16 +639,25 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // (fc, applicable samples, reported samples)
     let mut evaluated: Vec<(usize, Vec<u32>, Vec<u32>)> = Vec::new();
     let mut never_applied: Vec<String> = Vec::new();
-    // the operating state of each judged sample (0 where it is not judged)
-    let judged_os: Vec<u8> = (0..n).map(|i| if evaluable[i] { os[i] } else { 0 }).collect();
+    // the judged samples in a known operating state, and those of each state, in order: a
+    // condition's applicable samples are one list or a filter of the judged ones
+    let judged_list: Vec<u32> = (0..n as u32).filter(|&i| evaluable[i as usize] && os[i as usize] != 0).collect();
+    let mut by_state: [Vec<u32>; 6] = Default::default();
+    for &i in &judged_list {
+        by_state[os[i as usize] as usize].push(i);
+    }
     for fc in 1..=15usize {
         if status[fc - 1].is_some() {
             continue;
         }
         let states = FC_STATES[fc - 1];
-        let app: Vec<u32> = (0..n as u32)
-            .filter(|&i| judged_os[i as usize] != 0 && states & (1 << judged_os[i as usize]) != 0)
-            .collect();
+        let app: Vec<u32> = if states == 0b11_1110 {
+            judged_list.clone()
+        } else if states.count_ones() == 1 {
+            by_state[states.trailing_zeros() as usize].clone()
+        } else {
+            judged_list.iter().copied().filter(|&i| states & (1 << os[i as usize]) != 0).collect()
+        };
         if app.is_empty() {
             never_applied.push(format!("FC{fc}"));
             continue;
@@ -645,7 +665,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         let hits = inputs.hits(fc, &app);
         evaluated.push((fc, app, persistent(ts, &hits, step, alarm_delay)));
     }
-    let judged = (0..n).filter(|&i| evaluable[i] && os[i] != 0).count();
+    let judged = judged_list.len();
     if judged == 0 || evaluated.is_empty() {
         let mut f = Finding::not_judged(spec, &format!("{judged} running samples outside ModeDelay with a known operating state, and no fault condition applied"));
         f.caveats.extend(caveats);

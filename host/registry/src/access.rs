@@ -141,7 +141,7 @@ impl HostAccess for Access {
             };
             let stats = match self.fenced_off.get(fid) {
                 Some(e) => Err(e.clone()),
-                None => retry_once(|| store.span(fid).and_then(|span| store.points(fid).map(|p| (span, p)))),
+                None => retry_once(|| store.span_and_points(fid)),
             };
             match stats {
                 Ok((span, points)) => {

@@ -2,10 +2,10 @@
 //! small function. `Registry::call` runs three phases:
 //!
 //! - [`admit`]: 1 validation, 2 allowlist, 3 licence, 4 no-persist, 5 trust floor, then the
-//!   fences (step 9's "before"), then the call token (after the fences, so it is the
-//!   generation of the data the guest will read);
+//!   fences (step 9's "before");
 //! - [`run`]: the guest, and what its end means (store errors first, then deadline, fuel,
-//!   memory, a trap), then the fences again;
+//!   memory, a trap), the call token (inside the fences, so it is the generation of the data
+//!   the guest read), then the fences again;
 //! - [`finish`]: 6 pages and caps, the output schema, the facility check, fact ids, 7
 //!   citations, 8 text rules, 10 paths, and the byte cap last.
 //!
@@ -45,10 +45,13 @@ impl From<CapError> for Refusal {
 }
 
 /// What admission decided: the arguments as the handler sees them, the facilities the call
-/// may read, the licence wall, the fences' tokens and the call's token.
+/// may read, the licence wall and the fences' tokens; and, once the guest has run, the call's
+/// token.
 pub(crate) struct Admitted {
     pub args: Value,
     pub readable: BTreeSet<String>,
+    /// Whether the arguments name the facilities (else the call may read every allowed one).
+    pub named: bool,
     pub wall: Option<Arc<Wall>>,
     /// The facilities whose fences the call checks (a listing leaves out unreadable ones).
     pub fenced: Vec<String>,
@@ -59,12 +62,7 @@ pub(crate) struct Admitted {
 }
 
 /// Admission: everything decided before the guest runs.
-pub(crate) fn admit(
-    cap: &CapabilityEntry,
-    name: &str,
-    arguments: &Value,
-    ctx: &CallContext,
-) -> Result<Admitted, Refusal> {
+pub(crate) fn admit(cap: &CapabilityEntry, arguments: &Value, ctx: &CallContext) -> Result<Admitted, Refusal> {
     let args = step("1 input schema", || validate(cap, arguments))?;
     let (named, readable) = step("2 allowlist", || allowlist(&args, ctx))?;
     let wall = step("3 licence", || licence(&named, ctx))?;
@@ -74,8 +72,8 @@ pub(crate) fn admit(
     // raises it to a config's own, and a guest may only ask for more. Neither has a per-call
     // check to make here.
     let (fenced, fenced_off, fence_tokens) = step("9 fences before", || fences_before(&named, &readable, ctx))?;
-    let token = step("call token", || call_token(name, &args, &readable, ctx));
-    Ok(Admitted { args, readable, wall, fenced, fence_tokens, fenced_off, token })
+    let named = !named.is_empty();
+    Ok(Admitted { args, readable, named, wall, fenced, fence_tokens, fenced_off, token: String::new() })
 }
 
 /// Step 1: The arguments are an object valid against the input schema (compiled at load); whole
@@ -134,10 +132,13 @@ fn fences_before(named: &[String], readable: &BTreeSet<String>, ctx: &CallContex
 }
 
 /// The call token: six hex digits over what decides the values (name, arguments, allowlist,
-/// config digest, trust floor, store generation of the facilities read).
-fn call_token(name: &str, args: &Value, readable: &BTreeSet<String>, ctx: &CallContext) -> String {
+/// config digest, trust floor, store generation of the facilities read). The facilities read
+/// are those the arguments name; a call that names none reads those of the allowed ones its
+/// guest asked the store for (a listing every one, a catalog call none), so a call whose
+/// values no facility decides does not stat every file of the store.
+fn call_token(name: &str, args: &Value, read: &BTreeSet<String>, ctx: &CallContext) -> String {
     let generation = match &ctx.store {
-        Some(s) => s.generation(&readable.iter().cloned().collect::<Vec<_>>()),
+        Some(s) => s.generation(&read.iter().cloned().collect::<Vec<_>>()),
         None => String::new(),
     };
     policy::call_token(
@@ -182,6 +183,8 @@ pub(crate) fn run(
     if let Some(e) = access.error {
         return Err(e.into());
     }
+    let read = if adm.named { &adm.readable } else { &access.read };
+    adm.token = step("call token", || call_token(name, &adm.args, read, ctx));
     let returned = guest_end(runtime, name, outcome, ctx)?;
     if let Some(s) = &ctx.store {
         step("9 fences after", || fence::after(s.root(), &adm.fenced, &adm.fence_tokens))

@@ -264,7 +264,7 @@ impl Registry {
             )
             .into());
         };
-        let mut admitted = pipeline::admit(cap, name, arguments, ctx)?;
+        let mut admitted = pipeline::admit(cap, arguments, ctx)?;
         let returned = pipeline::run(&self.runtime, &self.components[cap.component].pre, name, &mut admitted, ctx)?;
         #[cfg(debug_assertions)]
         test_hooks::host_panic(name);

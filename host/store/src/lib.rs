@@ -457,7 +457,21 @@ impl StoreDir {
         if !self.has_facility(fid) {
             return Ok(Arc::new(Vec::new()));
         }
+        self.points_under(fid, &self.memo_key(fid))
+    }
+
+    /// A facility's time span and points, for a listing: the facility's files are looked at
+    /// once for both (each alone takes its own look).
+    pub fn span_and_points(&self, fid: &str) -> Result<(Option<(i64, i64)>, Arc<Vec<PointRow>>), StoreError> {
+        if !self.has_facility(fid) {
+            return Ok((None, Arc::new(Vec::new())));
+        }
         let fp = self.memo_key(fid);
+        Ok((self.span_under(fid, &fp)?, self.points_under(fid, &fp)?))
+    }
+
+    /// [`Self::points`] of a facility that exists, under its memo key `fp`.
+    fn points_under(&self, fid: &str, fp: &str) -> Result<Arc<Vec<PointRow>>, StoreError> {
         if let Some(p) = self.memo_get(fid, &fp, |m| m.points.clone()) {
             return Ok(p);
         }
@@ -559,7 +573,11 @@ impl StoreDir {
         if !self.has_facility(fid) {
             return Ok(None);
         }
-        let fp = self.memo_key(fid);
+        self.span_under(fid, &self.memo_key(fid))
+    }
+
+    /// [`Self::span`] of a facility that exists, under its memo key `fp`.
+    fn span_under(&self, fid: &str, fp: &str) -> Result<Option<(i64, i64)>, StoreError> {
         if let Some(s) = self.memo_get(fid, &fp, |m| m.span) {
             return Ok(s);
         }

@@ -61,6 +61,24 @@ pub fn catalog() -> Result<serde_json::Value, CapError> {
         .map_err(|_| CapError::internal("the host's catalog is not JSON"))
 }
 
+/// The catalog with only `keys` of each entry, parsed: a list in catalog order, for a guest
+/// that reads a few keys of every entry (far less to parse than [`catalog`]).
+pub fn catalog_fields(keys: &[&str]) -> Result<serde_json::Value, CapError> {
+    let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+    serde_json::from_str(&wit_catalog::dataset_fields(&keys))
+        .map_err(|_| CapError::internal("the host's catalog is not JSON"))
+}
+
+/// The catalog entry whose id is `id`, parsed; `None` when the catalog holds none.
+pub fn catalog_entry(id: &str) -> Result<Option<serde_json::Value>, CapError> {
+    match wit_catalog::dataset_entry(id) {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|_| CapError::internal("the host's catalog entry is not JSON")),
+    }
+}
+
 /// One equipment's roles as aligned columns in a window (NaN where a role has no sample).
 /// See [`frame_times`] for the timestamps of an evenly spaced frame.
 pub fn read_frame(

@@ -293,11 +293,22 @@ fn packaged_text() -> String {
     packaged()["datasets"].to_string()
 }
 
+/// The catalog with only `keys` of each entry, as the host's `dataset-fields` gives it.
+fn with_keys(catalog: &Value, keys: &[&str]) -> Value {
+    let list = catalog.as_array().unwrap().iter().map(|e| {
+        let m = e.as_object().unwrap();
+        Value::Object(
+            m.iter().filter(|(k, _)| keys.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect(),
+        )
+    });
+    Value::Array(list.collect())
+}
+
 #[test]
 fn a_search_on_its_keys_answers_as_on_the_whole_catalog() {
     let text = packaged_text();
     let full: Value = serde_json::from_str(&text).unwrap();
-    let slim_cat = slim::with_keys(&text, slim::SEARCH_KEYS).unwrap();
+    let slim_cat = with_keys(&full, SEARCH_KEYS);
     for args in [
         json!({}),
         json!({"query": "vav"}),
@@ -325,14 +336,13 @@ fn an_entry_read_alone_answers_as_on_the_whole_catalog() {
     assert!(ids.len() > 10);
     for id in ids.iter().step_by(5) {
         let args = json!({"dataset_id": id});
-        let one = slim::only_entry(&text, id).unwrap();
-        assert_eq!(entries(&one).len(), 1, "{id}");
+        let one = Value::Array(vec![find(&full, id).unwrap().clone()]);
         let (a, b) = (entry_output(&full, &args).unwrap(), entry_output(&one, &args).unwrap());
         assert_eq!((&a.data, &a.text, &a.facts, &a.banners), (&b.data, &b.text, &b.facts, &b.banners), "{id}");
     }
     // an unknown id: the suggestions come from the ids alone
     let args = json!({"dataset_id": "lbnl-sdahu-typo"});
-    let ids_only = slim::with_keys(&text, &["id"]).unwrap();
+    let ids_only = with_keys(&full, &["id"]);
     let (a, b) = (entry_output(&full, &args).unwrap_err(), entry_output(&ids_only, &args).unwrap_err());
     assert_eq!((a.message, a.data), (b.message, b.data));
 }

@@ -269,6 +269,14 @@ impl HostAccess for Access {
         camber_store::dataset_catalog::json_text().to_string()
     }
 
+    fn catalog_fields(&mut self, keys: Vec<String>) -> String {
+        camber_store::dataset_catalog::fields_text(&keys).to_string()
+    }
+
+    fn catalog_entry(&mut self, id: String) -> Option<String> {
+        camber_store::dataset_catalog::get(&id).map(Value::to_string)
+    }
+
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {
         self
     }

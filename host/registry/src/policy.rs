@@ -384,13 +384,45 @@ pub fn outside_allowlist<'a>(v: &'a Value, allowed: &BTreeSet<String>) -> Option
 
 /// Size in bytes of the JSON a caller receives: data, text, facts and banners together.
 pub fn result_bytes(data: &Value, text: &str, facts: &[Value], banners: &[String]) -> usize {
-    let whole = json!({"data": data, "text": text, "facts": facts, "banners": banners});
-    serde_json::to_vec(&whole).map(|v| v.len()).unwrap_or(usize::MAX)
+    /// The result as one object, borrowed: nothing is copied to be measured.
+    #[derive(serde::Serialize)]
+    struct Whole<'a> {
+        data: &'a Value,
+        text: &'a str,
+        facts: &'a [Value],
+        banners: &'a [String],
+    }
+    /// A writer that only counts what it is given.
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut n = Count(0);
+    match serde_json::to_writer(&mut n, &Whole { data, text, facts, banners }) {
+        Ok(()) => n.0,
+        Err(_) => usize::MAX,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn result_bytes_are_the_length_of_the_result_as_one_json_object() {
+        let data = json!({"rows": [{"a": 1.5, "b": "x\u{e9}\"y"}], "n": 2});
+        let facts = vec![json!({"id": "F1@x-abcdef", "text": "1.5 kW"})];
+        let banners = vec!["'rows' shows rows 1-1 of 2".to_string()];
+        let whole = json!({"data": data, "text": "t [F1@x-abcdef]", "facts": facts, "banners": banners});
+        let expected = serde_json::to_vec(&whole).unwrap().len();
+        assert_eq!(result_bytes(&data, "t [F1@x-abcdef]", &facts, &banners), expected);
+    }
 
     #[test]
     fn schema_subset_refuses_unknown_keywords() {

@@ -62,6 +62,10 @@ pub trait HostAccess: Send {
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError>;
     /// The dataset catalog as JSON text.
     fn catalog(&mut self) -> String;
+    /// These top-level keys of every catalog entry, as JSON text of the catalog's list.
+    fn catalog_fields(&mut self, keys: Vec<String>) -> String;
+    /// One catalog entry as JSON text.
+    fn catalog_entry(&mut self, id: String) -> Option<String>;
     /// The state back as itself, once the call is over.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
@@ -125,6 +129,12 @@ impl HostAccess for NoAccess {
     }
     fn catalog(&mut self) -> String {
         "[]".into()
+    }
+    fn catalog_fields(&mut self, _: Vec<String>) -> String {
+        "[]".into()
+    }
+    fn catalog_entry(&mut self, _: String) -> Option<String> {
+        None
     }
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
@@ -191,6 +201,12 @@ impl wit_run_config::Host for CallState {
 impl wit_catalog::Host for CallState {
     fn dataset_catalog(&mut self) -> String {
         step("host fn: dataset-catalog", || self.access.catalog())
+    }
+    fn dataset_fields(&mut self, keys: Vec<String>) -> String {
+        step("host fn: dataset-fields", || self.access.catalog_fields(keys))
+    }
+    fn dataset_entry(&mut self, id: String) -> Option<String> {
+        step("host fn: dataset-entry", || self.access.catalog_entry(id))
     }
 }
 

@@ -3,7 +3,8 @@
 //! datasets. Compiled in; nothing is fetched. The licence policy reads it, and guests get it
 //! as JSON through the `catalog` host function.
 
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{json, Value};
 
@@ -64,6 +65,34 @@ pub fn json_text() -> &'static str {
     TEXT.get_or_init(|| Value::Array(entries().to_vec()).to_string())
 }
 
+/// The catalog with only `keys` of each entry, as JSON text: what a guest that reads a few
+/// keys of every entry (a search) is given instead of the whole text to scan. Worked out once
+/// per list of keys; a few dozen lists are kept (the catalog never changes while the process
+/// runs), any further one is worked out on every call.
+pub fn fields_text(keys: &[String]) -> Arc<str> {
+    const KEPT: usize = 32;
+    static MEMO: OnceLock<Mutex<HashMap<Vec<String>, Arc<str>>>> = OnceLock::new();
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(t) = memo.lock().unwrap_or_else(|p| p.into_inner()).get(keys) {
+        return t.clone();
+    }
+    let list: Vec<Value> = entries()
+        .iter()
+        .map(|e| match e {
+            Value::Object(m) => Value::Object(
+                m.iter().filter(|(k, _)| keys.iter().any(|w| w == *k)).map(|(k, v)| (k.clone(), v.clone())).collect(),
+            ),
+            other => other.clone(),
+        })
+        .collect();
+    let text: Arc<str> = Value::Array(list).to_string().into();
+    let mut kept = memo.lock().unwrap_or_else(|p| p.into_inner());
+    if kept.len() < KEPT {
+        kept.insert(keys.to_vec(), text.clone());
+    }
+    text
+}
+
 /// Whether a licence id is non-commercial or no-derivatives (a dash-separated token `NC` or
 /// `ND`, in any case).
 pub fn is_research_only_licence(licence: &str) -> bool {
@@ -105,5 +134,21 @@ mod tests {
         assert_eq!(entry_for_facility("ds-synthetic-chw-plant-multi").unwrap()["id"], "synthetic-chw-plant-multi");
         assert!(entry_for_facility("hq").is_none());
         assert!(entry_for_facility("ds-unknown").is_none());
+    }
+
+    #[test]
+    fn fields_keep_only_the_keys_asked_for_in_catalog_order() {
+        let keys = vec!["id".to_string(), "licence".to_string(), "no_such_key".to_string()];
+        let text = fields_text(&keys);
+        let list: Vec<Value> = serde_json::from_str(&text).unwrap();
+        assert_eq!(list.len(), entries().len());
+        for (slim, whole) in list.iter().zip(entries()) {
+            let m = slim.as_object().unwrap();
+            assert_eq!(m.get("id"), whole.get("id"));
+            assert_eq!(m.get("licence"), whole.get("licence"));
+            assert!(m.keys().all(|k| k == "id" || k == "licence"), "{m:?}");
+        }
+        // asked again: the same text, kept
+        assert!(Arc::ptr_eq(&text, &fields_text(&keys)));
     }
 }

@@ -141,7 +141,7 @@ pub fn phases() {
         ("mv_summary", json!({"facility_id": METER}), 30),
     ];
     println!("Each capability's call in process (release host, the demo's synthetic-g36-vav and synthetic-chw-plant, a two-year hourly meter), medians; a step's time includes the steps inside it:\n");
-    println!("| call | total | admission (schema, allowlist, licence, fences, token) | arguments out, fences after | sandbox (store, instance) | guest | of which host functions | finish (parse, caps, schema, facts, citations, text, paths, bytes) | outside the steps |");
+    println!("| call | total | admission (schema, allowlist, licence, fences) and the call token (after the guest) | arguments out, fences after | sandbox (store, instance) | guest | of which host functions | finish (parse, caps, schema, facts, citations, text, paths, bytes) | outside the steps |");
     println!("|---|---|---|---|---|---|---|---|---|");
     let mut details = Vec::new();
     for (name, args, n) in calls {

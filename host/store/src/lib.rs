@@ -462,7 +462,7 @@ impl StoreDir {
 
     /// A facility's time span and points, for a listing: the facility's files are looked at
     /// once for both (each alone takes its own look).
-    pub fn span_and_points(&self, fid: &str) -> Result<(Option<(i64, i64)>, Arc<Vec<PointRow>>), StoreError> {
+    pub fn span_and_points(&self, fid: &str) -> Result<SpanAndPoints, StoreError> {
         if !self.has_facility(fid) {
             return Ok((None, Arc::new(Vec::new())));
         }
@@ -472,22 +472,22 @@ impl StoreDir {
 
     /// [`Self::points`] of a facility that exists, under its memo key `fp`.
     fn points_under(&self, fid: &str, fp: &str) -> Result<Arc<Vec<PointRow>>, StoreError> {
-        if let Some(p) = self.memo_get(fid, &fp, |m| m.points.clone()) {
+        if let Some(p) = self.memo_get(fid, fp, |m| m.points.clone()) {
             return Ok(p);
         }
         if let Some(rows) = self.point_catalog_rows(fid) {
             self.verify_parts(fid)?;
             let rows = Arc::new(rows);
-            self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
+            self.memo_put(fid, fp, |m| m.points = Some(rows.clone()));
             return Ok(rows);
         }
         // no current catalog: one scan gives the points and their sample times
         self.times(fid)?;
-        match self.memo_get(fid, &fp, |m| m.points.clone()) {
+        match self.memo_get(fid, fp, |m| m.points.clone()) {
             Some(p) => Ok(p),
             None => {
                 let rows = Arc::new(self.points_uncached(fid)?);
-                self.memo_put(fid, &fp, |m| m.points = Some(rows.clone()));
+                self.memo_put(fid, fp, |m| m.points = Some(rows.clone()));
                 Ok(rows)
             }
         }
@@ -578,11 +578,11 @@ impl StoreDir {
 
     /// [`Self::span`] of a facility that exists, under its memo key `fp`.
     fn span_under(&self, fid: &str, fp: &str) -> Result<Option<(i64, i64)>, StoreError> {
-        if let Some(s) = self.memo_get(fid, &fp, |m| m.span) {
+        if let Some(s) = self.memo_get(fid, fp, |m| m.span) {
             return Ok(s);
         }
         let span = self.span_uncached(fid)?;
-        self.memo_put(fid, &fp, |m| m.span = Some(span));
+        self.memo_put(fid, fp, |m| m.span = Some(span));
         Ok(span)
     }
 
@@ -1144,6 +1144,9 @@ fn stat_line(rel: &str, p: &Path) -> String {
 fn mtime_ns(m: &std::fs::Metadata) -> u128 {
     m.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_nanos())
 }
+
+/// A facility's first and last sample times (none without samples) and its points.
+pub type SpanAndPoints = (Option<(i64, i64)>, Arc<Vec<PointRow>>);
 
 /// Whether `fid` may name a partition directory (no separators, no dot-dot).
 pub fn valid_facility_id(fid: &str) -> bool {

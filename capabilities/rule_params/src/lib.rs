@@ -66,8 +66,9 @@ pub struct Entry<'a> {
     pub fleet: bool,
 }
 
-impl<'a> From<&'a RuleSpec> for Entry<'a> {
-    fn from(s: &'a RuleSpec) -> Self {
+impl<'a> Entry<'a> {
+    /// A rule's entry; `fleet` says whether it judges a fleet of units together.
+    pub fn rule(s: &'a RuleSpec, fleet: bool) -> Self {
         Entry {
             id: s.id,
             kind: "rule",
@@ -76,7 +77,7 @@ impl<'a> From<&'a RuleSpec> for Entry<'a> {
             families: s.families,
             inputs: &s.inputs,
             params: &s.params,
-            fleet: rules::all().iter().any(|r| r.is_fleet() && (r.spec)().id == s.id),
+            fleet,
         }
     }
 }
@@ -148,9 +149,11 @@ fn rule_params(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let detail = args.get("detail").and_then(Value::as_bool).unwrap_or(false);
     let limit = camber_sdk::count_arg(args, "limit", if detail { 10 } else { 25 });
     let offset = camber_sdk::count_arg(args, "offset", 0);
-    let rule_specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+    // each rule's spec is built once (a spec holds its parameter list)
+    let rule_specs: Vec<(RuleSpec, bool)> = rules::all().iter().map(|r| ((r.spec)(), r.is_fleet())).collect();
     let detectors: Vec<DetectorSpec> = drift::all();
-    let mut specs: Vec<Entry> = rule_specs.iter().map(Entry::from).chain(detectors.iter().map(Entry::from)).collect();
+    let mut specs: Vec<Entry> =
+        rule_specs.iter().map(|(s, fleet)| Entry::rule(s, *fleet)).chain(detectors.iter().map(Entry::from)).collect();
     specs.sort_by_key(|e| e.id);
     let wanted: Vec<String> = args
         .get("rules")
@@ -226,7 +229,7 @@ mod tests {
     #[test]
     fn rows_and_queries() {
         let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
-        let s = &Entry::from(specs.iter().find(|s| s.id == "leaking_valve").unwrap());
+        let s = &Entry::rule(specs.iter().find(|s| s.id == "leaking_valve").unwrap(), false);
         let r = row(s, true);
         assert_eq!(r["run_with"], "rule_run");
         let p = r["params"].as_array().unwrap().iter().find(|p| p["name"] == "measured_fan_heat_f").unwrap();

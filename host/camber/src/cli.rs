@@ -87,6 +87,10 @@ enum Command {
     },
     /// Ingest a trend CSV (long: ts,equip,equip_class,role,value[,unit]; or wide with --mapping)
     Ingest(IngestArgs),
+    /// Propose a mapping for a building's own export (a wide trend CSV or a point list): each
+    /// point's equipment, class, role and unit with a confidence and its evidence, and which air
+    /// handler serves each box, for a person to review before `camber ingest --mapping`
+    Map(MapArgs),
     /// The synthetic datasets: list them, or generate one into a store
     Datasets {
         #[command(subcommand)]
@@ -182,6 +186,28 @@ struct IngestArgs {
     /// No progress bar
     #[arg(long)]
     quiet: bool,
+}
+
+#[derive(Args)]
+struct MapArgs {
+    /// The export: a wide trend CSV (a timestamp column, one column per point) or a point list
+    /// (a CSV with a name column, optionally unit and description)
+    export: PathBuf,
+    /// Where to write the mapping: JSON, or CSV when the name ends in .csv
+    #[arg(long, value_name = "MAPPING")]
+    out: PathBuf,
+    /// A Brick model of the building (Turtle)
+    #[arg(long, value_name = "MODEL.ttl")]
+    brick: Option<PathBuf>,
+    /// A Project Haystack point grid (Zinc, JSON or Hayson)
+    #[arg(long, value_name = "GRID")]
+    haystack: Option<PathBuf>,
+    /// A column at or above this confidence is mapped; below it, it is listed for review
+    #[arg(long, default_value_t = 0.6)]
+    min_confidence: f64,
+    /// Rows of the export read for the data checks
+    #[arg(long, default_value_t = camber_map::profile::DEFAULT_MAX_ROWS)]
+    max_rows: usize,
 }
 
 /// How the HTTP transports listen and who may call them.
@@ -467,6 +493,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
         }
         Command::Demo { store } => demo(&store, &cli.capabilities),
         Command::Ingest(a) => ingest(a),
+        Command::Map(a) => map(a),
         Command::Mcp { access, http } => serve(&cli.capabilities, access, http, true),
         Command::A2a { access, http } | Command::Serve { access, http } => {
             if http.http.is_none() {
@@ -633,6 +660,61 @@ fn ingest(a: IngestArgs) -> Result<i32, Failure> {
     let report = camber_store::ingest::ingest(&a.store, &a.csv, &opts)?;
     out!("{}", report.summary(&a.facility, &a.timezone))?;
     say(format!("took {:.2} s", t0.elapsed().as_secs_f64()));
+    Ok(0)
+}
+
+fn map(a: MapArgs) -> Result<i32, Failure> {
+    if !(0.0..=1.0).contains(&a.min_confidence) {
+        return Err(format!("--min-confidence must be between 0 and 1, got {}", a.min_confidence).into());
+    }
+    let read = |p: &PathBuf, what: &str| {
+        std::fs::read_to_string(p).map_err(|e| format!("the {what} cannot be read ({})", e.kind()))
+    };
+    let mut models = Vec::new();
+    if let Some(p) = &a.brick {
+        models.push(camber_map::brick::read_brick(&read(p, "Brick model")?)?);
+    }
+    if let Some(p) = &a.haystack {
+        models.push(camber_map::haystack::read_haystack(&read(p, "Haystack grid")?)?);
+    }
+    let export = camber_map::profile::read_export(&a.export, a.max_rows.max(1))?;
+    let opts = camber_map::propose::Options { min_confidence: a.min_confidence };
+    let mut proposal = camber_map::propose::propose(&export, &models, &opts);
+    // what the ingest would refuse is not proposed as mapped
+    let (ok, refused): (Vec<_>, Vec<_>) = proposal.accepted.drain(..).partition(|c| {
+        camber_store::ingest::check_name("equipment", &c.equip).is_ok()
+            && camber_store::ingest::check_name("class", &c.equip_class).is_ok()
+            && camber_store::ingest::units::conversion(&c.role, &c.unit).is_ok()
+    });
+    proposal.accepted = ok;
+    for mut c in refused {
+        let why = camber_store::ingest::check_name("equipment", &c.equip)
+            .and(camber_store::ingest::check_name("class", &c.equip_class))
+            .and(camber_store::ingest::units::conversion(&c.role, &c.unit).map(|_| ()))
+            .err()
+            .unwrap_or_default();
+        c.review = Some(format!("the ingest would refuse it: {why}"));
+        proposal.review.push(c);
+    }
+    let text = if a.out.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv")) {
+        camber_map::output::to_csv(&proposal)?
+    } else {
+        let v = camber_map::output::to_json(&proposal);
+        serde_json::to_string_pretty(&v).map_err(|e| format!("the mapping cannot be written: {e}"))? + "\n"
+    };
+    let tmp = a.out.with_extension("partial");
+    std::fs::write(&tmp, text).map_err(|e| format!("the mapping cannot be written ({})", e.kind()))?;
+    std::fs::rename(&tmp, &a.out).map_err(|e| format!("the mapping cannot be written ({})", e.kind()))?;
+    if export.truncated {
+        say(format!("read the first {} rows of the export for the data checks", export.rows));
+    }
+    out!("{}", camber_map::output::summary(&proposal))?;
+    out!(
+        "wrote {}: review it, then camber ingest {} --mapping {} ...\n",
+        a.out.display(),
+        a.export.display(),
+        a.out.display()
+    )?;
     Ok(0)
 }
 

@@ -75,15 +75,23 @@ pub fn infer(
         }
     }
     // a word the box shares with exactly one air handler (EnergyPlus: Perimeter_mid_ZN_1 and VAV_mid)
-    let words: Vec<BTreeSet<String>> = ahus.iter().map(|a| distinctive_words(a)).collect();
+    // each air handler's own words: those no other air handler has
+    let all: Vec<BTreeSet<String>> = ahus.iter().map(|a| distinctive_words(a)).collect();
+    let words: Vec<BTreeSet<String>> = all
+        .iter()
+        .enumerate()
+        .map(|(i, ws)| {
+            ws.iter().filter(|w| !all.iter().enumerate().any(|(j, o)| j != i && o.contains(*w))).cloned().collect()
+        })
+        .collect();
+    // `bot` names `Core_bottom`; a word with a number only names itself
+    let names = |w: &str, x: &str| x == w || (w.chars().all(|c| c.is_ascii_alphabetic()) && x.starts_with(w));
     for t in &terminals {
         let tw = distinctive_words(t);
         let hits: Vec<(usize, String)> = words
             .iter()
             .enumerate()
-            .filter_map(|(i, ws)| {
-                ws.iter().find(|w| tw.iter().any(|x| x.starts_with(w.as_str()))).map(|w| (i, w.clone()))
-            })
+            .filter_map(|(i, ws)| ws.iter().find(|w| tw.iter().any(|x| names(w, x))).map(|w| (i, w.clone())))
             .collect();
         if let [(i, w)] = &hits[..] {
             let how = format!("{t} and {} share the word '{w}', and no other air handler does", ahus[*i]);
@@ -101,10 +109,13 @@ pub fn infer(
         for a in &ahus {
             let Some(ap) = sat(a) else { continue };
             let Some(ac) = column(ap) else { continue };
+            // a few thousand rows spread over the export tell the median as well as all of them
+            let stride = (tc.values.len() / 4000).max(1);
             let d: Vec<f64> = tc
                 .values
                 .iter()
                 .zip(&ac.values)
+                .step_by(stride)
                 .filter(|(x, y)| !x.is_nan() && !y.is_nan())
                 .map(|(x, y)| (x * scale(tp) - y * scale(ap)).abs())
                 .collect();
@@ -145,20 +156,30 @@ fn single_number(id: &str) -> Option<u64> {
     }
 }
 
-/// An id's words that can tell one air loop from another: letters only, at least three, not an
-/// equipment or zone word.
+/// An id's words that can tell one air loop from another: letters, at least three, not an
+/// equipment or zone word; a word followed by a number also counts with it (`POD_1` is `pod1`,
+/// so `CORNER_CLASS_1_POD_1_ZN_1` and `VAV_POD_1` share it where all the loops share `pod`).
 fn distinctive_words(id: &str) -> BTreeSet<String> {
     const COMMON: &[&str] =
         &["ahu", "vav", "rtu", "doas", "cav", "fcu", "zone", "box", "with", "reheat", "unit", "air"];
-    id.split(|c: char| !c.is_ascii_alphabetic())
-        .map(str::to_ascii_lowercase)
-        .filter(|w| w.len() >= 3 && !COMMON.contains(&w.as_str()))
-        .collect()
+    let parts: Vec<String> =
+        id.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_ascii_lowercase).collect();
+    let mut out = BTreeSet::new();
+    for (i, w) in parts.iter().enumerate() {
+        if w.len() < 3 || COMMON.contains(&w.as_str()) || !w.chars().all(|c| c.is_ascii_alphabetic()) {
+            continue;
+        }
+        out.insert(w.clone());
+        if let Some(n) = parts.get(i + 1).filter(|n| n.chars().all(|c| c.is_ascii_digit())) {
+            out.insert(format!("{w}{}", n.trim_start_matches('0')));
+        }
+    }
+    out
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+    let mid = v.len() / 2;
+    *v.select_nth_unstable_by(mid, f64::total_cmp).1
 }
 
 #[cfg(test)]
@@ -234,6 +255,21 @@ mod tests {
         let e = infer(&[], &c, &[], &[], &Export::default());
         let got: Vec<(&str, &str)> = e.iter().map(|e| (e.child.as_str(), e.parent.as_str())).collect();
         assert_eq!(got, [("Core_bottom", "VAV_BOT"), ("Perimeter_mid_ZN_1", "VAV_MID")]);
+        // the school's loops share `pod`; their numbers tell them apart
+        let c = classes(&[
+            ("VAV_POD_1", "AHU"),
+            ("VAV_POD_2", "AHU"),
+            ("VAV_OTHER", "AHU"),
+            ("CORNER_CLASS_1_POD_1_ZN_1_FLR_2", "VAV"),
+            ("MULT_CLASS_2_POD_2_ZN_1_FLR_1", "VAV"),
+            ("LOBBY_ZN_1_FLR_1", "VAV"),
+        ]);
+        let e = infer(&[], &c, &[], &[], &Export::default());
+        let got: Vec<(&str, &str)> = e.iter().map(|e| (e.child.as_str(), e.parent.as_str())).collect();
+        assert_eq!(
+            got,
+            [("CORNER_CLASS_1_POD_1_ZN_1_FLR_2", "VAV_POD_1"), ("MULT_CLASS_2_POD_2_ZN_1_FLR_1", "VAV_POD_2")]
+        );
         // a named parent wins over every inference, and a lone air handler serves the rest
         let c = classes(&[("AHU1", "AHU"), ("VAV3", "VAV"), ("VAV4", "VAV")]);
         let named = [("AHU9".to_string(), "VAV3".to_string(), "VAV3 is named under AHU9".to_string())];

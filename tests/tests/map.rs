@@ -499,3 +499,49 @@ fn energyplus_output_names_map_to_the_labs_roles_and_loops() {
     }
     assert_eq!(boxes, 15);
 }
+
+/// The reference's role suggester (`camber.mapping_assist.suggest_roles`, name only, top one) on
+/// the same names: `camber map` gets at least as many right, and none wrong at high confidence.
+#[test]
+fn camber_map_reads_the_names_at_least_as_well_as_the_reference() {
+    let dir = tempfile::tempdir().unwrap();
+    let (stamps, cols) = building();
+    let export = write_export(dir.path(), &stamps, &cols);
+    let names: Vec<&str> = cols.iter().filter(|c| c.1.is_some()).map(|c| c.0).collect();
+    let script = "import json, sys\nfrom camber.mapping_assist import suggest_roles\n\
+                  out = {}\nfor n in json.load(sys.stdin):\n    s = suggest_roles(n, k=1)\n    \
+                  out[n] = [s[0].role, s[0].confidence] if s else None\nprint(json.dumps(out))\n";
+    let mut child = Command::new(camber_tests::python())
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(serde_json::to_string(&names).unwrap().as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let reference: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mapping = dir.path().join("mapping.json");
+    let run = camber().arg("map").arg(&export).arg("--out").arg(&mapping).output().unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&mapping).unwrap()).unwrap();
+    let (mut ours, mut theirs, mut ours_wrong_high) = (0, 0, 0);
+    for (name, truth, _) in &cols {
+        let Some((_, role)) = truth else { continue };
+        if let Some(c) = m["columns"].get(*name) {
+            if c["role"] == *role {
+                ours += 1;
+            } else if c["confidence"].as_f64().unwrap() >= 0.8 {
+                ours_wrong_high += 1;
+            }
+        }
+        if reference[*name][0] == *role {
+            theirs += 1;
+        }
+    }
+    assert!(ours >= theirs, "camber {ours}, the reference {theirs}: {reference}");
+    assert_eq!(ours_wrong_high, 0);
+    assert_eq!(ours, names.len());
+}

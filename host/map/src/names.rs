@@ -884,7 +884,7 @@ pub fn fit(p: &NameParse, class: Option<&str>) -> Vec<RoleFit> {
         }
         // share of the meaningful words the role explains; unknown words count half
         let (mut explained, mut total) = (0.0, 0.0);
-        for (i, cs) in &meaningful {
+        for (_, cs) in &meaningful {
             let w = if cs.is_empty() { 0.5 } else { 1.0 };
             total += w;
             if !cs.is_empty() && cs.iter().all(|x| s.need.contains(x) || GENERIC.contains(x) || implied(x, s.need)) {
@@ -892,7 +892,6 @@ pub fn fit(p: &NameParse, class: Option<&str>) -> Vec<RoleFit> {
             } else if !cs.is_empty() && cs.iter().any(|x| s.need.contains(x)) {
                 explained += w * 0.75;
             }
-            let _ = i;
         }
         let share = if total > 0.0 { explained / total } else { 0.0 };
         let score = 0.5 + 0.4 * share;

@@ -193,7 +193,7 @@ pub fn propose(export: &Export, models: &[Model], opts: &Options) -> Proposal {
     }
 
     let mut proposals: Vec<ColumnProposal> = Vec::new();
-    for (i, (col, w)) in export.columns.iter().zip(&work).enumerate() {
+    for (col, w) in export.columns.iter().zip(&work) {
         let g = w.equip.as_ref().and_then(|e| groups.get(&group_key(e)));
         let class = g.and_then(|g| g.class.clone());
         let fits = names::fit(&w.parse, class.as_deref());
@@ -333,7 +333,6 @@ pub fn propose(export: &Export, models: &[Model], opts: &Options) -> Proposal {
             alternatives,
             review,
         });
-        let _ = i;
     }
 
     // one column per (equipment, role): the most confident keeps it
@@ -454,11 +453,9 @@ fn celsius_file(export: &Export, work: &[Work], first: &[Vec<names::RoleFit>]) -
         {
             continue;
         }
-        let Some(r) = role(best.role) else { continue };
         // indoor air in °F sits within 45-100; in °C within 7-38
         as_f += profile::outside_share(&col.values, Some(45.0), Some(100.0), 1.0, 0.0);
         as_c += profile::outside_share(&col.values, Some(45.0), Some(100.0), 1.8, 32.0);
-        let _ = r;
         n += 1;
     }
     n > 0 && as_c + 0.2 * n as f64 <= as_f

@@ -303,10 +303,6 @@ pub fn propose(export: &Export, models: &[Model], opts: &Options) -> Proposal {
             }
             None => {}
         }
-        if unit == "degF" || unit == "%" && r.unit == "%" {
-            // the stored unit: nothing to declare
-            unit.clear();
-        }
         // the data
         if let Some(p) = profile::profile(&col.values) {
             let d = data_check(r, &col.values, &p, declared.is_some(), temps_in_c);
@@ -319,7 +315,8 @@ pub fn propose(export: &Export, models: &[Model], opts: &Options) -> Proposal {
             conf *= 0.7;
             ev.push("the export holds no reading for it".into());
         }
-        if unit == "degF" {
+        if unit == r.unit {
+            // the stored unit: nothing to declare
             unit.clear();
         }
         proposals.push(ColumnProposal {

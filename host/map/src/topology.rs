@@ -20,10 +20,11 @@ pub struct Edge {
     pub how: String,
 }
 
+/// The family a class belongs to, as the rules read it (one table: `camber_analytics::family`).
 fn family(class: &str) -> &'static str {
-    match class.to_ascii_uppercase().as_str() {
-        "AHU" | "RTU" | "DOAS" | "MAU" => "air_handler",
-        "VAV" | "CAV" | "FCU" => "terminal",
+    match camber_analytics::family::family_of(class) {
+        Some("air_handler") => "air_handler",
+        Some("terminal" | "fan_coil") => "terminal",
         _ => "other",
     }
 }

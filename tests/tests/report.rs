@@ -43,19 +43,11 @@ fn a_report_page_renders_with_its_issues_and_charts() {
 #[test]
 fn camber_report_writes_the_rcx_report_a_browser_shows() {
     let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("store");
-    camber_store::synthetic::ingest(
-        &store,
-        "synthetic-ahu-economizer",
-        None,
-        false,
-        std::time::Duration::from_secs(30),
-    )
-    .unwrap();
+    let store = economizer_store(dir.path());
     let fid = "ds-synthetic-ahu-economizer";
     let page = dir.path().join("report.html");
     let out = std::process::Command::new(camber_bin())
-        .args(["report", fid, "--store"])
+        .args(["report", fid, "--allow", fid, "--store"])
         .arg(&store)
         .arg("--out")
         .arg(&page)
@@ -63,6 +55,17 @@ fn camber_report_writes_the_rcx_report_a_browser_shows() {
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{said} {}", String::from_utf8_lossy(&out.stderr));
+    // the allowlist options are those of `camber call`: a facility outside it is not reported
+    let other = dir.path().join("other.html");
+    let refused = std::process::Command::new(camber_bin())
+        .args(["report", fid, "--allow", "ds-someone-else", "--store"])
+        .arg(&store)
+        .arg("--out")
+        .arg(&other)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success() && err.contains("rcx_report") && !other.exists(), "{err}");
     assert!(said.contains("wrote") && said.contains("issue(s)"), "{said}");
     // the page holds what rcx_report returns, drawn: every ranked issue's title, and charts
     let ctx = CallContext::new(&store, [fid.to_string()]);
@@ -78,4 +81,66 @@ fn camber_report_writes_the_rcx_report_a_browser_shows() {
     assert!(dom.matches("<svg").count() >= 1, "no evidence chart");
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains("<script") && !html.contains("https://"), "the page fetches or runs nothing");
+}
+
+fn economizer_store(dir: &std::path::Path) -> std::path::PathBuf {
+    let store = dir.join("store");
+    camber_store::synthetic::ingest(
+        &store,
+        "synthetic-ahu-economizer",
+        None,
+        false,
+        std::time::Duration::from_secs(30),
+    )
+    .unwrap();
+    store
+}
+
+#[test]
+fn finding_detail_attaches_its_evidence_chart_as_a_png_the_byte_cap_counts() {
+    use base64::Engine;
+    let dir = tempfile::tempdir().unwrap();
+    let store = economizer_store(dir.path());
+    let fid = "ds-synthetic-ahu-economizer";
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let reg = full_registry();
+    let run = reg.call("rule_run", &json!({"facility_id": fid, "rules": ["leaking_valve"]}), &ctx).unwrap();
+    let finding = run.data["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["severity"] == "fault")
+        .and_then(|f| f["finding_id"].as_str())
+        .expect("the economizer building has a leaking valve")
+        .to_string();
+    let args = json!({"facility_id": fid, "rules": ["leaking_valve"], "finding_id": finding});
+    let a = reg.call("finding_detail", &args, &ctx).unwrap();
+    assert_eq!(a.images.len(), 1, "{:?}", a.data["chart"]);
+    let img = &a.images[0];
+    assert_eq!(img.mime_type, "image/png");
+    let png = base64::engine::general_purpose::STANDARD.decode(&img.data).unwrap();
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+    assert_eq!(u32::from_be_bytes(png[16..20].try_into().unwrap()), 1000, "1000 pixels wide");
+    assert!(camber_tests::distinct_colours(&png) > 20, "the chart is drawn");
+    // the alt text says what it shows and cites the finding's fact, scoped to the call
+    let fact = a.facts.iter().find(|f| f["kind"] == "finding").unwrap()["id"].as_str().unwrap();
+    assert!(img.alt.contains(&finding) && img.alt.contains(&format!("[{fact}]")), "{}", img.alt);
+    for role in a.data["chart"]["roles"].as_array().unwrap() {
+        assert!(img.alt.contains(role.as_str().unwrap()), "{}", img.alt);
+    }
+    // every flagged span is in the chart's data, and the same call draws the same bytes
+    assert!(!a.data["chart"]["spans"].as_array().unwrap().is_empty());
+    assert_eq!(reg.call("finding_detail", &args, &ctx).unwrap().images, a.images);
+    // a caller that does not want it
+    let mut no = args.clone();
+    no["image"] = json!(false);
+    let plain = reg.call("finding_detail", &no, &ctx).unwrap();
+    assert!(plain.images.is_empty());
+    // the byte cap counts the image: room for the text and data alone, not the image
+    let size = camber_registry::policy::result_bytes(&plain.data, &plain.text, &plain.facts, &plain.banners);
+    let mut tight = CallContext::new(&store, [fid.to_string()]);
+    tight.limits.max_bytes = size + img.data.len() / 2;
+    assert!(reg.call("finding_detail", &no, &tight).is_ok());
+    let e = reg.call("finding_detail", &args, &tight).unwrap_err();
+    assert_eq!(e.code.as_str(), "too_large", "{}", e.message);
 }

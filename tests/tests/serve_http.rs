@@ -243,6 +243,16 @@ fn the_official_python_client_pinned_to_2026_07_28_works_over_http_without_a_ses
         let (st, r) = post(&hs);
         assert_eq!((st, r["error"]["code"].clone(), r["id"].clone()), (400, json!(-32020), json!(9)), "{hs:?}: {r}");
     }
+    // a missing header is named as missing, a wrong one as not matching
+    let (_, r) = post(&[v26, ("Mcp-Name", "points")]);
+    assert_eq!(
+        r["error"]["message"], "the mcp-method header is missing; it must name the request body's method",
+        "{r}"
+    );
+    let (_, r) = post(&[v26, ("Mcp-Method", "tools/call")]);
+    assert!(r["error"]["message"].as_str().unwrap_or("").starts_with("the mcp-name header is missing"), "{r}");
+    let (_, r) = post(&[v26, ("Mcp-Method", "tools/list"), ("Mcp-Name", "points")]);
+    assert_eq!(r["error"]["message"], "the mcp-method header does not match the request body's method", "{r}");
     // no session to get or end
     for m in ["GET", "DELETE"] {
         let (st, hs, _) = http(&srv.addr, m, "/mcp", &[("Authorization", &auth), v26], b"");
@@ -751,4 +761,61 @@ fn tasks_over_http_belong_to_the_token_and_outlive_the_session() {
     assert_eq!((st, r["id"].clone()), (200, json!(7)));
     assert_eq!(r["result"]["structuredContent"]["slept_ms"], 800, "{r}");
     assert_eq!(r["result"]["_meta"]["io.modelcontextprotocol/related-task"]["taskId"], task);
+}
+
+#[test]
+fn a_findings_evidence_chart_reaches_mcp_as_an_image_and_a2a_as_a_file_part() {
+    let srv = start_with(false);
+    let sid = initialize(&srv, &srv.token);
+    let fid = "ds-synthetic-ahu-economizer";
+    let call = |id: u64, name: &str, args: Value| {
+        rpc(
+            &srv,
+            &srv.token,
+            Some(&sid),
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": args}}),
+        )
+        .1
+    };
+    let run = call(2, "rule_run", json!({"facility_id": fid, "rules": ["leaking_valve"]}));
+    let finding = run["result"]["structuredContent"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["severity"] == "fault")
+        .and_then(|f| f["finding_id"].as_str())
+        .expect("a leaking valve")
+        .to_string();
+    let args = json!({"facility_id": fid, "rules": ["leaking_valve"], "finding_id": finding});
+    // MCP: the summary, the data, then the chart's alt text and the image itself
+    let r = call(3, "finding_detail", args.clone());
+    let content = r["result"]["content"].as_array().unwrap();
+    assert_eq!(content.len(), 4, "{r}");
+    assert_eq!(content[3]["type"], "image");
+    assert_eq!(content[3]["mimeType"], "image/png");
+    let png = content[3]["data"].as_str().unwrap();
+    assert!(png.starts_with("iVBORw0KGgo"), "base64 of a PNG");
+    let alt = content[2]["text"].as_str().unwrap();
+    let fact = r["result"]["_meta"]["camber/facts"][0]["id"].as_str().unwrap();
+    assert!(alt.starts_with("Evidence chart of") && alt.contains(&format!("[{fact}]")), "{alt}");
+    // a client that wants no image
+    let mut no = args.clone();
+    no["image"] = json!(false);
+    let r = call(4, "finding_detail", no);
+    assert!(r["result"]["content"].as_array().unwrap().iter().all(|c| c["type"] == "text"), "{r}");
+    // A2A, both dialects: a file part with the same bytes
+    let auth = format!("Bearer {}", srv.token);
+    let v1 = json!({"jsonrpc": "2.0", "id": 5, "method": "SendMessage", "params": {"message": {"messageId": "m", "role": "ROLE_USER", "parts": [{"data": {"capability": "finding_detail", "arguments": args}}]}}});
+    let (_, _, b) =
+        http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth), ("A2A-Version", "1.0")], v1.to_string().as_bytes());
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    let part = &v["result"]["task"]["artifacts"][0]["parts"][2];
+    assert_eq!((part["mediaType"].as_str(), part["raw"].as_str()), (Some("image/png"), Some(png)), "{v}");
+    assert!(part["metadata"]["alt"].as_str().unwrap().starts_with("Evidence chart of"));
+    let v03 = json!({"jsonrpc": "2.0", "id": 6, "method": "message/send", "params": {"message": {"messageId": "m2", "role": "user", "kind": "message", "parts": [{"kind": "data", "data": {"capability": "finding_detail", "arguments": args}}]}}});
+    let (_, _, b) = http(&srv.addr, "POST", "/a2a", &[("Authorization", &auth)], v03.to_string().as_bytes());
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    let part = &v["result"]["artifacts"][0]["parts"][2];
+    assert_eq!(part["kind"], "file", "{v}");
+    assert_eq!((part["file"]["mimeType"].as_str(), part["file"]["bytes"].as_str()), (Some("image/png"), Some(png)));
 }

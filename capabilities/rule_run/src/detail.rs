@@ -51,6 +51,33 @@ fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
         .collect()
 }
 
+/// The most flagged spans a chart shades: a chart is about a thousand pixels wide, so more
+/// would touch; the closest are merged until this many remain.
+pub const CHART_SPANS: usize = 100;
+
+/// What the host needs to draw a finding's evidence chart as an image: every flagged span
+/// (`[start, end]`, the end one grid interval past the last flagged sample), the closest merged
+/// down to [`CHART_SPANS`], and whether the caller wants the image (`image`, default true).
+fn chart_image(chart: &mut Value, ts: &[i64], flagged: &[u32], step_ns: i64, args: &Value) {
+    let mut all: Vec<(i64, i64)> =
+        spans(ts, flagged, step_ns).into_iter().map(|s| (s.start, s.end + step_ns)).collect();
+    if all.len() > CHART_SPANS {
+        let mut gaps: Vec<i64> = all.windows(2).map(|w| w[1].0 - w[0].1).collect();
+        gaps.sort_unstable();
+        let cut = gaps[all.len() - CHART_SPANS - 1];
+        let mut merged: Vec<(i64, i64)> = Vec::with_capacity(CHART_SPANS);
+        for (a, b) in all {
+            match merged.last_mut() {
+                Some(last) if a - last.1 <= cut => last.1 = b,
+                _ => merged.push((a, b)),
+            }
+        }
+        all = merged;
+    }
+    chart["spans"] = json!(all.iter().map(|(a, b)| [iso_from_ns(*a), iso_from_ns(*b)]).collect::<Vec<_>>());
+    chart["image"] = json!(args.get("image").and_then(Value::as_bool).unwrap_or(true));
+}
+
 /// The evidence chart a rule's finding is read from: a scatter of one signal against its
 /// driver for the rules that judge such a relation, else the inputs the rule read over time.
 /// Every role it names is one the frame holds; a derived axis says what it is derived from.
@@ -173,6 +200,8 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
         f.baseline_source
     );
     let window = json!({"start": start.map(iso_from_ns), "end": end.map(iso_from_ns)});
+    let mut chart = json!({"kind": "timeseries", "roles": roles, "highlight": "flagged spans", "baseline_source": f.baseline_source});
+    chart_image(&mut chart, &frame.ts, &f.finding.flagged, step, args);
     let data = json!({
         "facility_id": fid,
         "run": {"source": rc["source"], "from_config": rc["from_config"], "resample_minutes": step as f64 / 60e9,
@@ -189,7 +218,7 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
         "conditions": [],
         "conditional_on": [],
         "declined": f.declined.iter().map(|(r, s)| json!({"role": r, "trust": s})).collect::<Vec<_>>(),
-        "chart": {"kind": "timeseries", "roles": roles, "highlight": "flagged spans", "baseline_source": f.baseline_source},
+        "chart": chart,
         "family": f.family,
         "baseline_source": f.baseline_source,
     });
@@ -320,6 +349,10 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let mut banners = p.banners.clone();
     banners.extend(declined_banner(&result, p.min_trust).filter(|_| !f.declined.is_empty()));
     banners.extend(reference_banners(&result, &[f]).into_iter().filter(|_| !f.conditional_on.is_empty()));
+    let mut chart = chart(f, frame);
+    if !f.is_fleet() {
+        chart_image(&mut chart, &frame.ts, &f.finding.flagged, step, args);
+    }
     let data = json!({
         "facility_id": p.fid,
         "run": run_block(&p),
@@ -333,7 +366,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         "conditions": conditions,
         "conditional_on": f.conditional_on.iter().map(reference_json).collect::<Vec<_>>(),
         "declined": f.declined.iter().map(|(r, s)| json!({"role": r, "trust": s})).collect::<Vec<_>>(),
-        "chart": chart(f, frame),
+        "chart": chart,
     });
     let mut data = data;
     if f.is_fleet() {

@@ -47,7 +47,8 @@ fn plugin() -> Plugin {
                      finding_id): every metric, the parameters it ran with and where each came from (call, config, \
                      default, or the rule's built-in fallback), its flagged hours as contiguous time spans overall \
                      and per named condition (or why there are none), the samples it judged, any reference it is \
-                     conditional on, and which evidence chart applies. No image.",
+                     conditional on, and its evidence chart: the signals it read over the window with the flagged \
+                     spans shaded, attached as a PNG image (image: false leaves it out).",
                 )
                 .input_schema(schemas::finding_detail_input())
                 .output_schema(schemas::finding_detail_output())

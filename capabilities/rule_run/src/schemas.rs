@@ -52,6 +52,10 @@ pub fn finding_detail_input() -> Value {
         json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "time spans per list (default 50)"}),
     );
     m.insert("offset".into(), json!({"type": "integer", "minimum": 0}));
+    m.insert(
+        "image".into(),
+        json!({"type": "boolean", "default": true, "description": "attach the evidence chart as a PNG image beside the text (default true; false: text and data only)"}),
+    );
     object(&["facility_id", "finding_id"], m)
 }
 
@@ -120,7 +124,10 @@ pub fn finding_detail_output() -> Value {
         "violations": spans.clone(), "violations_note": {"type": ["string", "null"]},
         "conditions": {"type": "array", "items": {"type": "object", "required": ["name", "judged_samples", "flagged_samples", "judged_hours", "flagged_hours", "share", "violations"]}},
         "conditional_on": {"type": "array", "items": reference()}, "declined": {"type": "array"},
-        "chart": {"type": "object", "required": ["kind", "roles"]},
+        "chart": {"type": "object", "required": ["kind", "roles"], "properties": {
+            "spans": {"type": "array", "items": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 2},
+                      "description": "every flagged span [start, end], the closest merged down to 100: what the chart shades"},
+            "image": {"type": "boolean", "description": "whether the host attaches the chart as an image"}}},
         "group": {"type": ["string", "null"]}, "members": {"type": "array", "items": {"type": "string"}},
         "family": {"type": "string", "description": "a drift finding: its drift family"},
         "baseline_source": {"type": "string", "description": "a drift finding: what it was compared with"},

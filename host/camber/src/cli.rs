@@ -101,11 +101,10 @@ enum Command {
     Report {
         /// The facility
         facility: String,
-        #[arg(long, value_name = "DIR")]
-        store: PathBuf,
-        /// A run config (JSON or YAML); default the dataset's template or the store's defaults
-        #[arg(long, value_name = "FILE")]
-        config: Vec<PathBuf>,
+        /// The store, the allowlist (default: the facility itself), run configs and the trust
+        /// floor, as every `camber call` takes them
+        #[command(flatten)]
+        access: AccessArgs,
         /// Where to write the page
         #[arg(long, value_name = "FILE", default_value = "report.html")]
         out: PathBuf,
@@ -117,9 +116,6 @@ enum Command {
         /// Issues to rank (default: the config's, else 8)
         #[arg(long)]
         top_n: Option<u32>,
-        /// The trust floor
-        #[arg(long, default_value_t = 0.5)]
-        min_trust: f64,
     },
     /// Drift baselines: fit the ones a run config's drift section compares against
     Drift {
@@ -508,14 +504,14 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             Ok(0)
         }
         Command::Datasets { command } => datasets(command),
-        Command::Report { facility, store, config, out, start, end, top_n, min_trust } => {
-            let access = AccessArgs {
-                store: Some(store.clone()),
-                allow: vec![facility.clone()],
-                allow_all_active: false,
-                config,
-                min_trust,
+        Command::Report { facility, mut access, out, start, end, top_n } => {
+            let Some(store) = access.store.clone() else {
+                return Err("camber report needs --store".into());
             };
+            // the facility reported on is the allowlist unless the caller gives one
+            if access.allow.is_empty() && !access.allow_all_active {
+                access.allow.push(facility.clone());
+            }
             let mut ctx = context(&access)?;
             ctx.caller = "report".into();
             let reg = load_registry(&cli.capabilities)?;

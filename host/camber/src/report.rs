@@ -9,9 +9,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-use camber_common::time::ns_from_iso;
 use camber_registry::{CallContext, Registry};
-use camber_report::{Chart, Series};
+use camber_report::Chart;
 use camber_store::StoreDir;
 
 /// What a written report holds, for the command's summary.
@@ -22,8 +21,8 @@ pub struct Written {
 }
 
 /// The evidence chart of one issue: `finding_detail` on its first finding (a rule's or a drift
-/// detector's) says which roles and which spans; the trend comes from the store on the run's
-/// grid.
+/// detector's) says which roles and which spans, and the registry's chart module draws them
+/// from the store, as it does for an image in a tool result.
 fn chart_for(
     reg: &Registry,
     ctx: &CallContext,
@@ -33,38 +32,14 @@ fn chart_for(
     window: &Value,
 ) -> Option<Chart> {
     let finding = issue["finding_ids"].as_array()?.iter().find_map(Value::as_str)?;
-    let mut args = json!({"facility_id": fid, "finding_id": finding, "limit": 1000});
+    let mut args = json!({"facility_id": fid, "finding_id": finding, "limit": 1, "image": false});
     for k in ["start", "end"] {
         if let Some(v) = window.get(k).filter(|v| v.is_string()) {
             args[k] = v.clone();
         }
     }
     let d = reg.call("finding_detail", &args, ctx).ok()?.data;
-    let equip = d["equip"].as_str()?.to_string();
-    let roles: Vec<String> =
-        d["chart"]["roles"].as_array()?.iter().filter_map(|r| r.as_str().map(str::to_string)).collect();
-    if roles.is_empty() {
-        return None;
-    }
-    let at = |v: &Value| v.as_str().and_then(ns_from_iso);
-    let spans: Vec<(i64, i64)> = d["violations"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|s| Some((at(&s["start"])?, at(&s["end"])?)))
-        .collect();
-    let step = (d["run"]["resample_minutes"].as_f64().unwrap_or(60.0) * 60e9) as i64;
-    let (start, end) = (at(&d["run"]["window"]["start"]), at(&d["run"]["window"]["end"]));
-    let grid = store.read_grid(fid, std::slice::from_ref(&equip), start, end, step).ok()?;
-    let g = grid.into_iter().find(|g| g.equip == equip)?;
-    let series = roles
-        .iter()
-        .filter_map(|r| {
-            let k = g.frame.roles.iter().position(|x| x == r)?;
-            Some(Series { role: r.clone(), ts: g.frame.ts.clone(), values: g.frame.values[k].clone() })
-        })
-        .collect();
-    Some(Chart { title: format!("{finding}: {}", d["chart"]["kind"].as_str().unwrap_or("evidence")), series, spans })
+    camber_registry::charts::evidence_chart(store, &d)
 }
 
 /// Build the report of `fid` and write it to `out`.

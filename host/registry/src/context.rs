@@ -14,7 +14,7 @@ use camber_store::StoreDir;
 pub struct Limits {
     /// Rows in any top-level list of `data`.
     pub max_rows: usize,
-    /// JSON bytes of data, text, facts and banners together.
+    /// JSON bytes of data, text, facts and banners together, and of any image the host attaches.
     pub max_bytes: usize,
     /// Wall-clock budget of one call.
     pub max_seconds: f64,

@@ -6,6 +6,7 @@
 
 pub mod access;
 pub mod capability;
+pub mod charts;
 pub mod context;
 pub mod driftfit;
 pub mod licence;

@@ -7,7 +7,8 @@
 //!   memory, a trap), the call token (inside the fences, so it is the generation of the data
 //!   the guest read), then the fences again;
 //! - [`finish`]: 6 pages and caps, the output schema, the facility check, fact ids, 7
-//!   citations, 8 text rules, 10 paths, and the byte cap last.
+//!   citations, 8 text rules, 10 paths, the evidence image a result asks for, and the byte cap
+//!   last (over the image too).
 //!
 //! A reader looking for where a call is validated, refused or cut finds it here; the pieces
 //! each step uses (schema subset, token, scoping, caps) are in [`crate::policy`].
@@ -264,6 +265,7 @@ struct Outgoing {
     banners: Vec<String>,
     truncated: bool,
     text: String,
+    images: Vec<camber_common::Image>,
 }
 
 /// Finishing: everything done to what the guest returned, in the host.
@@ -284,8 +286,16 @@ pub(crate) fn finish(
     step("7 citations", || citations(&mut o, &internal))?;
     step("8 text rules", || text_rules(&mut o));
     step("10 paths", || paths(&mut o, ctx, sent));
+    step("evidence image", || evidence_image(&mut o, ctx, sent));
     step("byte cap", || byte_cap(&o, ctx))?;
-    Ok(CapabilityResult { data: o.data, text: o.text, facts: o.facts, banners: o.banners, truncated: o.truncated })
+    Ok(CapabilityResult {
+        data: o.data,
+        text: o.text,
+        facts: o.facts,
+        banners: o.banners,
+        truncated: o.truncated,
+        images: o.images,
+    })
 }
 
 /// The guest's data (an object), facts (an array) and banners, with the licence wall's banner
@@ -303,7 +313,7 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
     if let Some(b) = adm.wall.as_ref().and_then(|w| w.banner()) {
         banners.insert(0, b);
     }
-    let mut o = Outgoing { data, facts, banners, truncated: false, text: out.text };
+    let mut o = Outgoing { data, facts, banners, truncated: false, text: out.text, images: Vec::new() };
     for p in &out.pages {
         let n = PageNotice {
             list: p.key.clone(),
@@ -404,9 +414,27 @@ fn paths(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
     }
 }
 
+/// The evidence chart a result asks for (`chart.image`), drawn by the host from the store for
+/// a facility the caller may read, its alt text one line and redacted like the text. It counts
+/// in the byte cap below.
+fn evidence_image(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
+    let Some(store) = ctx.store.as_deref() else {
+        return;
+    };
+    if !o.data["facility_id"].as_str().is_some_and(|f| ctx.allowed.contains(f)) {
+        return;
+    }
+    let fact = o.facts.iter().find(|f| f["kind"] == "finding").and_then(|f| f["id"].as_str());
+    if let Some(mut image) = crate::charts::evidence_image(store, &o.data, fact) {
+        image.alt = ctx.redactor.redact_echoes(&one_line(&image.alt), &sent.except_in(&o.data));
+        o.images.push(image);
+    }
+}
+
 /// Step 6 (last): The byte cap over data, text, facts and banners together: `too_large`.
 fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
-    let size = policy::result_bytes(&o.data, &o.text, &o.facts, &o.banners);
+    let size = policy::result_bytes(&o.data, &o.text, &o.facts, &o.banners)
+        + o.images.iter().map(|i| i.data.len() + i.alt.len()).sum::<usize>();
     if size <= ctx.limits.max_bytes {
         return Ok(());
     }

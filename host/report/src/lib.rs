@@ -179,7 +179,7 @@ pub fn page(report: &Value, banners: &[String], charts: &BTreeMap<String, Chart>
             if ids.is_empty() { escape(&text(&i["rules"])) } else { ids.join(" ") }
         );
         if let Some(c) = charts.get(key) {
-            let _ = write!(h, "<div class=\"chart\">{}</div>", chart::svg(c, 1040.0, 180.0));
+            let _ = write!(h, "<div class=\"chart\">{}</div>", chart::svg(c, 1040.0, 320.0));
         }
         h.push_str("</section>");
     }

@@ -6,7 +6,8 @@
 //! artifact, and the final status. A message's data part
 //! `{"capability": NAME, "arguments": {...}}` runs one call; the answer is a completed task
 //! whose artifact holds a data part (data, facts, banners, truncated) and a text part (the
-//! summary), or a failed task carrying the refusal's code and data.
+//! summary) and a file part per image the host drew (a finding's evidence chart, PNG), or a
+//! failed task carrying the refusal's code and data.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -142,6 +143,22 @@ fn text_part(d: Dialect, t: &str) -> Value {
     }
 }
 
+/// An image the host drew (a finding's evidence chart) as a file part with its bytes inline,
+/// its alt text in the part's metadata.
+fn image_part(d: Dialect, image: &camber_common::Image, name: &str) -> Value {
+    let meta = json!({"alt": image.alt});
+    match d {
+        Dialect::V1 => {
+            json!({"raw": image.data, "mediaType": image.mime_type, "filename": name, "metadata": meta})
+        }
+        Dialect::V03 => json!({
+            "kind": "file",
+            "file": {"bytes": image.data, "mimeType": image.mime_type, "name": name},
+            "metadata": meta,
+        }),
+    }
+}
+
 /// The `{"capability", "arguments"}` of a message's data part.
 fn request_of(message: &Value) -> Result<(String, Value), String> {
     let parts = message.get("parts").and_then(Value::as_array).ok_or("the message has no parts")?;
@@ -200,14 +217,14 @@ fn outcome_task(
         Ok(r) => {
             let mut summary: String = r.banners.iter().map(|b| format!("NOTICE: {b}\n")).collect();
             summary.push_str(&r.text);
-            let artifact = json!({
-                "artifactId": format!("{id}-result"),
-                "name": "result",
-                "parts": [
-                    data_part(d, json!({"data": r.data, "facts": r.facts, "banners": r.banners, "truncated": r.truncated})),
-                    text_part(d, &summary),
-                ],
-            });
+            let mut parts = vec![
+                data_part(d, json!({"data": r.data, "facts": r.facts, "banners": r.banners, "truncated": r.truncated})),
+                text_part(d, &summary),
+            ];
+            for (k, image) in r.images.iter().enumerate() {
+                parts.push(image_part(d, image, &format!("evidence-chart-{}.png", k + 1)));
+            }
+            let artifact = json!({"artifactId": format!("{id}-result"), "name": "result", "parts": parts});
             task(d, id, context, "completed", vec![artifact], None)
         }
         Err(e) => {

@@ -473,10 +473,15 @@ fn headers_match(headers: &HeaderMap, method: &str, params: &Value, env: &mcp::E
     let mismatch = |m: String| (mcp::HEADER_MISMATCH, m, None);
     let want = |name: &str, body: Option<&str>, what: &str| -> Result<(), mcp::Refusal> {
         let got = routing_header(headers, name).map_err(&mismatch)?;
-        if got.as_deref() != body {
-            return Err(mismatch(format!("the {name} header does not match the request body's {what}")));
+        match (got.as_deref(), body) {
+            (None, Some(_)) => {
+                Err(mismatch(format!("the {name} header is missing; it must name the request body's {what}")))
+            }
+            (got, body) if got != body => {
+                Err(mismatch(format!("the {name} header does not match the request body's {what}")))
+            }
+            _ => Ok(()),
         }
-        Ok(())
     };
     want("mcp-protocol-version", Some(&env.version), "protocol version")?;
     want("mcp-method", Some(method), "method")?;

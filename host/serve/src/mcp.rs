@@ -627,11 +627,14 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
             } else {
                 json
             };
+            let mut content = vec![json!({"type": "text", "text": text}), json!({"type": "text", "text": copy})];
+            // an image the host drew: its alt text first, for a client that shows no images
+            for image in &r.images {
+                content.push(json!({"type": "text", "text": image.alt}));
+                content.push(json!({"type": "image", "data": image.data, "mimeType": image.mime_type}));
+            }
             let mut out = json!({
-                "content": [
-                    {"type": "text", "text": text},
-                    {"type": "text", "text": copy},
-                ],
+                "content": content,
                 "isError": false,
                 "_meta": {"camber/facts": r.facts, "camber/banners": r.banners, "camber/truncated": r.truncated},
             });

@@ -28,6 +28,18 @@ impl Output {
     }
 }
 
+/// An image the host attaches to a result (a finding's evidence chart), for adapters that
+/// carry images (an MCP image block, an A2A file part).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Image {
+    /// `image/png`.
+    pub mime_type: String,
+    /// The bytes, base64-encoded (standard alphabet, padded), as MCP and A2A carry them.
+    pub data: String,
+    /// What the image shows, in a line citing the fact it illustrates.
+    pub alt: String,
+}
+
 /// What every adapter returns for a successful call.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CapabilityResult {
@@ -36,17 +48,24 @@ pub struct CapabilityResult {
     pub facts: Vec<Value>,
     pub banners: Vec<String>,
     pub truncated: bool,
+    /// Images drawn by the host from the store (none unless the capability asks for one).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<Image>,
 }
 
 impl CapabilityResult {
     /// The JSON object the CLI prints and the adapters embed.
     pub fn to_json(&self) -> Value {
-        serde_json::json!({
+        let mut out = serde_json::json!({
             "data": self.data,
             "text": self.text,
             "facts": self.facts,
             "banners": self.banners,
             "truncated": self.truncated,
-        })
+        });
+        if !self.images.is_empty() {
+            out["images"] = serde_json::json!(self.images);
+        }
+        out
     }
 }

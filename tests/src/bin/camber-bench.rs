@@ -1033,6 +1033,28 @@ fn rcx_benchmarks(reg: &camber_registry::Registry, store: &std::path::Path) {
             keys(&ours.data["issues"]),
             costs(&ours.data["issues"])
         );
+        // the first issue's finding in detail, with its evidence chart drawn as a PNG and without
+        if let Some(finding) = ours.data["issues"][0]["finding_ids"][0].as_str() {
+            let mut per = Vec::new();
+            for image in [true, false] {
+                let a = json!({"facility_id": fid, "finding_id": finding, "image": image});
+                let r = reg.call("finding_detail", &a, &ctx).unwrap();
+                let bytes = r.images.iter().map(|i| i.data.len() * 3 / 4).sum::<usize>();
+                let mut times = Vec::new();
+                for _ in 0..10 {
+                    let t = Instant::now();
+                    reg.call("finding_detail", &a, &ctx).unwrap();
+                    times.push(t.elapsed());
+                }
+                per.push((stats(times).0, bytes));
+            }
+            println!(
+                "  finding_detail {finding}: with its chart as PNG ({} KiB) median of 10 {}, without {}",
+                per[0].1 / 1024,
+                ms(per[0].0),
+                ms(per[1].0)
+            );
+        }
         let dir = tempfile::tempdir().unwrap();
         let page = dir.path().join("report.html");
         let mut runs = Vec::new();
@@ -1057,6 +1079,53 @@ fn rcx_benchmarks(reg: &camber_registry::Registry, store: &std::path::Path) {
             size / 1024
         );
     }
+}
+
+/// An evidence chart of a year at 15 minutes (two temperatures with daily swings and noise, a
+/// valve, a fan status, 100 flagged spans), 1,000 x 400: the SVG alone, and SVG to PNG.
+fn chart_benchmark() {
+    use camber_report::{chart, Chart, Series};
+    const Q: i64 = 900_000_000_000;
+    let n = 365 * 96;
+    let tau = 2.0 * std::f64::consts::PI;
+    let noise = |i: i64| ((i * 7919 % 1000) as f64 / 1000.0 - 0.5) * 1.5;
+    let day = |i: i64| tau * (i % 96) as f64 / 96.0;
+    let season = |i: i64| 6.0 * (tau * i as f64 / n as f64).sin();
+    let series = |role: &str, f: &dyn Fn(i64) -> f64| Series {
+        role: role.into(),
+        ts: (0..n).map(|i| 1_735_689_600_000_000_000 + i * Q).collect(),
+        values: (0..n).map(f).collect(),
+    };
+    let c = Chart {
+        title: "leaking_valve@AHU-1: with both valves shut the cooling coil still changes the air".into(),
+        series: vec![
+            series("supply_air_temp", &|i| 58.0 + 6.0 * day(i).sin() + season(i) + noise(i)),
+            series("mixed_air_temp", &|i| 66.0 + 5.0 * day(i).cos() + season(i) + noise(i + 3)),
+            series("cool_valve", &|i| (40.0 * day(i).sin() + season(i) * 3.0).max(0.0)),
+            series("supply_fan_status", &|i| if (24..72).contains(&(i % 96)) { 1.0 } else { 0.0 }),
+        ],
+        spans: (0..100)
+            .map(|k| (1_735_689_600_000_000_000 + k * 350 * Q, 1_735_689_600_000_000_000 + (k * 350 + 20) * Q))
+            .collect(),
+    };
+    let mut svg_t = Vec::new();
+    let mut png_t = Vec::new();
+    let (mut svg_len, mut png_len) = (0, 0);
+    for _ in 0..20 {
+        let t = Instant::now();
+        let s = chart::svg(&c, 1000.0, 400.0);
+        svg_t.push(t.elapsed());
+        let p = chart::png(&s).unwrap();
+        png_t.push(t.elapsed());
+        (svg_len, png_len) = (s.len(), p.len());
+    }
+    println!(
+        "evidence chart, a year at 15 minutes (4 roles, {n} samples each), 1,000 x 400: SVG median of 20 {} ({} KiB), SVG + PNG {} ({} KiB)",
+        ms(stats(svg_t).0),
+        svg_len / 1024,
+        ms(stats(png_t).0),
+        png_len / 1024
+    );
 }
 
 /// The M&V engine on two years of hourly data (one meter: a 5P signature against a seasonal
@@ -1210,6 +1279,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("mcp") {
         mcp::mcp();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("charts") {
+        chart_benchmark();
         return;
     }
     if args.get(1).map(String::as_str) == Some("phases") {

@@ -137,6 +137,7 @@ fn the_official_conformance_suite_passes_every_scenario_that_applies() {
         "prompts-get-simple",
         "prompts-get-with-args",
         "completion-complete",
+        "resources-list",
     ] {
         let cs = &all.iter().find(|(s, _)| s == must).unwrap_or_else(|| panic!("{must} did not run")).1;
         assert!(cs.iter().any(|c| status(c) == "SUCCESS"), "{must}: {cs:?}");

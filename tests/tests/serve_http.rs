@@ -819,3 +819,111 @@ fn a_findings_evidence_chart_reaches_mcp_as_an_image_and_a2a_as_a_file_part() {
     assert_eq!(part["kind"], "file", "{v}");
     assert_eq!((part["file"]["mimeType"].as_str(), part["file"]["bytes"].as_str()), (Some("image/png"), Some(png)));
 }
+
+#[test]
+fn resources_are_listed_read_and_completed_for_what_the_caller_may_see() {
+    let srv = start_with(false);
+    let sid = initialize(&srv, &srv.token);
+    let req = |token: &str, sid: &str, id: u64, method: &str, params: Value| {
+        rpc(&srv, token, Some(sid), json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})).1
+    };
+    let t = req(&srv.token, &sid, 2, "resources/templates/list", json!({}));
+    let templates: Vec<&str> =
+        t["result"]["resourceTemplates"].as_array().unwrap().iter().filter_map(|t| t["uriTemplate"].as_str()).collect();
+    assert!(templates.contains(&"camber://facility/{facility_id}/finding/{finding_id}/chart.png"), "{t}");
+    // the list: each facility's report and points, the catalog's entries, in pages
+    let mut uris: Vec<String> = Vec::new();
+    let mut cursor = Value::Null;
+    for id in 3.. {
+        let r = req(&srv.token, &sid, id, "resources/list", json!({"cursor": cursor}));
+        uris.extend(
+            r["result"]["resources"].as_array().unwrap().iter().map(|r| r["uri"].as_str().unwrap().to_string()),
+        );
+        cursor = r["result"]["nextCursor"].clone();
+        if cursor.is_null() {
+            break;
+        }
+    }
+    for u in ["camber://facility/ds-synthetic-chw-plant/report", "camber://facility/ds-synthetic-ahu-economizer/points"]
+    {
+        assert!(uris.iter().any(|x| x == u), "{u} in {uris:?}");
+    }
+    let dataset = uris.iter().find(|u| u.starts_with("camber://dataset/")).expect("catalog entries").clone();
+    assert!(uris.len() > 30, "{}", uris.len());
+    // the narrow caller lists only its own facility
+    let narrow_sid = initialize(&srv, &srv.narrow_token);
+    let r = req(&srv.narrow_token, &narrow_sid, 20, "resources/list", json!({}));
+    let listed = r["result"]["resources"].to_string();
+    assert!(listed.contains("ds-synthetic-ahu-economizer") && !listed.contains("ds-synthetic-chw-plant"), "{listed}");
+    // reads: text (JSON, HTML) and a blob
+    let points = req(
+        &srv.token,
+        &sid,
+        21,
+        "resources/read",
+        json!({"uri": "camber://facility/ds-synthetic-ahu-economizer/points"}),
+    );
+    let c = &points["result"]["contents"][0];
+    assert_eq!(c["mimeType"], "application/json", "{points}");
+    let v: Value = serde_json::from_str(c["text"].as_str().unwrap()).unwrap();
+    assert!(v["data"]["points"].as_array().is_some_and(|p| !p.is_empty()), "{v}");
+    let entry = req(&srv.token, &sid, 22, "resources/read", json!({"uri": dataset}));
+    assert!(entry["result"]["contents"][0]["text"].as_str().unwrap().contains("licence"), "{entry}");
+    let page = req(
+        &srv.token,
+        &sid,
+        23,
+        "resources/read",
+        json!({"uri": "camber://facility/ds-synthetic-ahu-economizer/report"}),
+    );
+    let c = &page["result"]["contents"][0];
+    assert_eq!(c["mimeType"], "text/html", "{page}");
+    let html = c["text"].as_str().unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && html.contains("<svg") && !html.contains("<script"),
+        "{}",
+        &html[..200]
+    );
+    let run = rpc(&srv, &srv.token, Some(&sid), json!({"jsonrpc": "2.0", "id": 24, "method": "tools/call", "params": {"name": "rule_run", "arguments": {"facility_id": "ds-synthetic-ahu-economizer", "min_severity": "fault"}}})).1;
+    let finding = run["result"]["structuredContent"]["findings"][0]["finding_id"].as_str().unwrap().to_string();
+    let chart = format!("camber://facility/ds-synthetic-ahu-economizer/finding/{finding}/chart.png");
+    let r = req(&srv.token, &sid, 25, "resources/read", json!({"uri": chart}));
+    let c = &r["result"]["contents"][0];
+    assert_eq!(c["mimeType"], "image/png", "{r}");
+    assert!(c["blob"].as_str().unwrap().starts_with("iVBORw0KGgo"));
+    // what the caller may not see is not found, as a tool call would refuse it; so is nonsense
+    for (uri, token, sid) in [
+        ("camber://facility/ds-synthetic-chw-plant/points", &srv.narrow_token, &narrow_sid),
+        ("camber://facility/ds-nowhere/report", &srv.token, &sid),
+        ("camber://nothing/here", &srv.token, &sid),
+    ] {
+        let r = req(token, sid, 26, "resources/read", json!({"uri": uri}));
+        assert_eq!(r["error"]["code"], -32002, "{uri}: {r}");
+        assert!(r["error"]["message"].as_str().unwrap().starts_with("Resource not found"), "{r}");
+    }
+    // completion of a template's argument: what the caller may see
+    let complete = |token: &str, sid: &str, arg: &str, value: &str| {
+        let r = req(
+            token,
+            sid,
+            27,
+            "completion/complete",
+            json!({"ref": {"type": "ref/resource", "uri": "camber://facility/{facility_id}/points"}, "argument": {"name": arg, "value": value}}),
+        );
+        r["result"]["completion"]["values"].clone()
+    };
+    assert_eq!(complete(&srv.token, &sid, "facility_id", "ds-synthetic-a"), json!(["ds-synthetic-ahu-economizer"]));
+    assert_eq!(complete(&srv.narrow_token, &narrow_sid, "facility_id", "ds-synthetic-c"), json!([]));
+    // the server says it has resources
+    let auth = format!("Bearer {}", srv.token);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (_, _, b) = http(
+        &srv.addr,
+        "POST",
+        "/mcp",
+        &[("Authorization", &auth), ("Content-Type", "application/json")],
+        body.to_string().as_bytes(),
+    );
+    let v: Value = serde_json::from_slice(&b).unwrap();
+    assert!(v["result"]["capabilities"]["resources"].is_object(), "{v}");
+}

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 
 use camber_common::redact::Redactor;
-use camber_common::{CapError, CapabilityResult};
+use camber_common::{CapError, CapabilityResult, ErrorCode};
 use camber_registry::{CallContext, Registry};
 use camber_serve::{Backend, Caller, PromptInfo, Tool};
 
@@ -15,6 +15,21 @@ use camber_serve::{Backend, Caller, PromptInfo, Tool};
 pub struct RegistryBackend {
     pub registry: Registry,
     pub base: CallContext,
+}
+
+impl RegistryBackend {
+    /// The base context as one caller's: its label, its own allowlist within the server's, its
+    /// cancel flag and where its progress goes.
+    fn context(&self, caller: Caller<'_>) -> CallContext {
+        let mut ctx = self.base.clone();
+        ctx.caller = caller.label.to_string();
+        if let Some(a) = caller.allowed {
+            ctx.allowed = ctx.allowed.intersection(a).cloned().collect();
+        }
+        ctx.cancel = caller.cancel;
+        ctx.progress = caller.progress;
+        ctx
+    }
 }
 
 impl Backend for RegistryBackend {
@@ -47,14 +62,15 @@ impl Backend for RegistryBackend {
     }
 
     fn call(&self, name: &str, args: &Value, caller: Caller<'_>) -> Result<CapabilityResult, CapError> {
-        let mut ctx = self.base.clone();
-        ctx.caller = caller.label.to_string();
-        if let Some(a) = caller.allowed {
-            ctx.allowed = ctx.allowed.intersection(a).cloned().collect();
-        }
-        ctx.cancel = caller.cancel;
-        ctx.progress = caller.progress;
-        self.registry.call(name, args, &ctx)
+        self.registry.call(name, args, &self.context(caller))
+    }
+
+    fn report_page(&self, facility_id: &str, caller: Caller<'_>) -> Result<String, CapError> {
+        let ctx = self.context(caller);
+        let store = ctx.store.clone().ok_or_else(|| {
+            CapError::new(ErrorCode::NotFound, "this server has no store, so no facility has a report")
+        })?;
+        crate::report::build(&self.registry, &ctx, &store, facility_id, &serde_json::json!({})).map(|(html, _)| html)
     }
 
     fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {

@@ -9,6 +9,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use camber_common::CapError;
 use camber_registry::{CallContext, Registry};
 use camber_report::Chart;
 use camber_store::StoreDir;
@@ -42,6 +43,33 @@ fn chart_for(
     camber_registry::charts::evidence_chart(store, &d)
 }
 
+/// The report of `fid` as one HTML page, with what the command's summary needs. A refusal of
+/// `rcx_report` (the allowlist, the licence wall, the trust floor) is the page's refusal.
+pub fn build(
+    reg: &Registry,
+    ctx: &CallContext,
+    store: &StoreDir,
+    fid: &str,
+    window: &Value,
+) -> Result<(String, Written), CapError> {
+    let mut args = json!({"facility_id": fid});
+    for k in ["start", "end", "top_n"] {
+        if let Some(v) = window.get(k).filter(|v| !v.is_null()) {
+            args[k] = v.clone();
+        }
+    }
+    let r = reg.call("rcx_report", &args, ctx)?;
+    let issues: Vec<Value> = r.data["issues"].as_array().cloned().unwrap_or_default();
+    let mut charts = BTreeMap::new();
+    for i in &issues {
+        if let (Some(key), Some(c)) = (i["key"].as_str(), chart_for(reg, ctx, store, fid, i, window)) {
+            charts.insert(key.to_string(), c);
+        }
+    }
+    let html = camber_report::page(&r.data, &r.banners, &charts);
+    Ok((html, Written { issues, kpis: r.data["kpis"].clone(), charts: charts.len() }))
+}
+
 /// Build the report of `fid` and write it to `out`.
 pub fn write(
     reg: &Registry,
@@ -51,25 +79,12 @@ pub fn write(
     window: &Value,
     out: &Path,
 ) -> Result<Written, String> {
-    let mut args = json!({"facility_id": fid});
-    for k in ["start", "end", "top_n"] {
-        if let Some(v) = window.get(k).filter(|v| !v.is_null()) {
-            args[k] = v.clone();
-        }
-    }
-    let r = reg.call("rcx_report", &args, ctx).map_err(|e| format!("rcx_report: {}: {}", e.code, e.message))?;
     let s = StoreDir::open(store).ok_or("--store: no store directory there")?;
-    let issues: Vec<Value> = r.data["issues"].as_array().cloned().unwrap_or_default();
-    let mut charts = BTreeMap::new();
-    for i in &issues {
-        if let (Some(key), Some(c)) = (i["key"].as_str(), chart_for(reg, ctx, &s, fid, i, window)) {
-            charts.insert(key.to_string(), c);
-        }
-    }
-    let html = camber_report::page(&r.data, &r.banners, &charts);
+    let (html, written) =
+        build(reg, ctx, &s, fid, window).map_err(|e| format!("rcx_report: {}: {}", e.code, e.message))?;
     camber_store::writer::write_atomic(out, html.as_bytes())
         .map_err(|e| format!("--out cannot be written ({})", e.kind()))?;
-    Ok(Written { issues, kpis: r.data["kpis"].clone(), charts: charts.len() })
+    Ok(written)
 }
 
 /// A few readable lines about the top issues.

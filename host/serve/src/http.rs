@@ -335,6 +335,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => prompt_response(&st, job).await,
         Action::Complete(job) => complete_response(&st, job).await,
+        Action::Resource(job) => resource_response(&st, job).await,
         Action::Call(job) if job.task.is_some() => task_call(st, &owner, job),
         Action::Call(job) => call_response(st, &headers, Some(sid), job).await,
         Action::Tasks { id, method, params } => tasks_response(&st, &owner, id, &method, &params).await,
@@ -513,6 +514,7 @@ async fn stateless_post(st: Arc<AppState>, headers: &HeaderMap, msg: Incoming, b
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
         Action::Prompt(job) => prompt_response(&st, job).await,
         Action::Complete(job) => complete_response(&st, job).await,
+        Action::Resource(job) => resource_response(&st, job).await,
         Action::Call(job) => call_response(st, headers, None, job).await,
         // the stateless revision has no tasks
         Action::Tasks { id, .. } => json_response(
@@ -537,6 +539,16 @@ async fn complete_response(st: &AppState, job: mcp::CompleteJob) -> Response {
     let flag = Arc::new(AtomicBool::new(false));
     let id = job.id.clone();
     match st.workers.run(flag, move |svc, _| mcp::run_complete(svc, &job)).await {
+        Ok(v) => json_response(StatusCode::OK, &v),
+        Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
+    }
+}
+
+/// Run a `resources/list` or `resources/read` on a worker (they call capabilities).
+async fn resource_response(st: &AppState, job: mcp::ResourceJob) -> Response {
+    let flag = Arc::new(AtomicBool::new(false));
+    let id = job.id.clone();
+    match st.workers.run(flag, move |svc, _| mcp::run_resource(svc, &job)).await {
         Ok(v) => json_response(StatusCode::OK, &v),
         Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
     }

@@ -11,6 +11,7 @@ pub mod http;
 pub mod jsonrpc;
 pub mod log;
 pub mod mcp;
+pub mod resources;
 pub mod stdio;
 pub mod tasks;
 pub mod workers;
@@ -75,6 +76,9 @@ pub trait Backend: Send + Sync {
     fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError>;
     /// The server's path redactor, for messages made of what a client sent.
     fn redactor(&self) -> &Redactor;
+    /// A facility's RCx report as one HTML page, for a caller (its `rcx_report` and each
+    /// issue's `finding_detail` pass the policy pipeline as that caller's calls).
+    fn report_page(&self, facility_id: &str, caller: Caller<'_>) -> Result<String, CapError>;
 }
 
 /// What every served call shares: the backend, and its tools and prompts as loaded.
@@ -99,6 +103,16 @@ impl Service {
     /// The server's path redactor.
     pub fn redactor(&self) -> &Redactor {
         self.backend.redactor()
+    }
+
+    /// A facility's RCx report page for a caller (the `camber://facility/{id}/report` resource).
+    pub fn report_page(
+        &self,
+        facility_id: &str,
+        caller: &str,
+        allowed: Option<&BTreeSet<String>>,
+    ) -> Result<String, CapError> {
+        self.backend.report_page(facility_id, Caller { label: caller, allowed, cancel: None, progress: None })
     }
 
     /// A prompt's user message.

@@ -157,7 +157,10 @@ fn server_info() -> Value {
 
 /// What this server offers, as `initialize` and `server/discover` say it.
 fn capabilities() -> Value {
-    json!({"tools": {"listChanged": false}, "prompts": {"listChanged": false}, "logging": {}, "completions": {}})
+    json!({
+        "tools": {"listChanged": false}, "prompts": {"listChanged": false},
+        "resources": {"subscribe": false, "listChanged": false}, "logging": {}, "completions": {},
+    })
 }
 
 /// Complete a result for the stateless revision: `resultType`, the server's identity in
@@ -256,7 +259,8 @@ pub struct PromptJob {
     pub revision: Revision,
 }
 
-/// A `completion/complete` of one prompt argument, with the protocol state it was asked in.
+/// A `completion/complete` of one prompt or resource-template argument, with the protocol
+/// state it was asked in.
 #[derive(Clone, Debug)]
 pub struct CompleteJob {
     pub id: Value,
@@ -264,6 +268,59 @@ pub struct CompleteJob {
     pub argument: String,
     pub value: String,
     pub session: Session,
+    /// The resource template completed (`None`: a prompt's argument).
+    pub template: Option<String>,
+    /// The arguments the client has already filled in (`context.arguments`).
+    pub context: Value,
+}
+
+/// A `resources/list` or `resources/read`, run off the transport's thread (it calls
+/// capabilities).
+#[derive(Clone, Debug)]
+pub struct ResourceJob {
+    pub id: Value,
+    pub method: String,
+    pub params: Value,
+    pub session: Session,
+}
+
+/// Answer a resource job: a page of the resources this caller may see, or one read through
+/// the capability it stands for.
+pub fn run_resource(svc: &Service, job: &ResourceJob) -> Value {
+    let fail = |code: i64, m: &str| jsonrpc::error(job.id.clone(), code, m);
+    let mut r = match job.method.as_str() {
+        "resources/list" => {
+            let offset = match job.params.get("cursor") {
+                None | Some(Value::Null) => Some(0),
+                Some(Value::String(c)) => c.strip_prefix("offset:").and_then(|n| n.parse::<usize>().ok()),
+                Some(_) => None,
+            };
+            let Some(offset) = offset else {
+                return fail(INVALID_PARAMS, "Invalid params: unknown cursor");
+            };
+            match crate::resources::list(svc, &job.session, offset) {
+                Ok((page, next)) => {
+                    let mut r = json!({"resources": page});
+                    if let Some(n) = next {
+                        r["nextCursor"] = json!(format!("offset:{n}"));
+                    }
+                    r
+                }
+                Err(why) => return fail(INVALID_PARAMS, &format!("Invalid params: {why}")),
+            }
+        }
+        _ => {
+            let Some(uri) = job.params.get("uri").and_then(Value::as_str) else {
+                return fail(INVALID_PARAMS, "Invalid params: resources/read needs a uri");
+            };
+            match crate::resources::read(svc, &job.session, uri) {
+                Ok(r) => r,
+                Err((code, m)) => return fail(code, &m),
+            }
+        }
+    };
+    stamp(job.session.revision, &mut r, false);
+    jsonrpc::result(job.id.clone(), r)
 }
 
 /// The most completion values one answer lists (MCP's limit).
@@ -273,8 +330,9 @@ pub const COMPLETION_MAX: usize = 100;
 /// `facilities` capability, under the caller's own policy), matched by prefix, case aside;
 /// any other argument has no suggestions.
 pub fn run_complete(svc: &Service, job: &CompleteJob) -> Value {
-    let mut values: Vec<String> = match job.argument.as_str() {
-        "facility_id" => svc
+    let mut values: Vec<String> = match (&job.template, job.argument.as_str()) {
+        (Some(_), argument) => crate::resources::complete(svc, &job.session, argument, &job.value, &job.context),
+        (None, "facility_id") => svc
             .call("facilities", &json!({}), &job.session.caller, job.session.allowed.as_ref(), None)
             .map(|r| {
                 r.data["facilities"]
@@ -285,7 +343,7 @@ pub fn run_complete(svc: &Service, job: &CompleteJob) -> Value {
                     .collect()
             })
             .unwrap_or_default(),
-        _ => Vec::new(),
+        (None, _) => Vec::new(),
     };
     let typed = job.value.to_lowercase();
     values.retain(|v| v.to_lowercase().starts_with(&typed));
@@ -353,6 +411,8 @@ pub enum Action {
     Prompt(PromptJob),
     /// A `completion/complete` (it may call a capability, so off the transport's thread).
     Complete(CompleteJob),
+    /// A `resources/list` or `resources/read` (they call capabilities).
+    Resource(ResourceJob),
     /// Stop the in-flight request with this id.
     Cancel(Value),
     /// A `tasks/*` request, for the transport's task store.
@@ -583,17 +643,33 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 return fail(INVALID_PARAMS, "Invalid params: completion/complete needs argument.name");
             };
             let value = params["argument"].get("value").and_then(Value::as_str).unwrap_or("").to_string();
-            match (params["ref"]["type"].as_str(), params["ref"]["name"].as_str()) {
-                (Some("ref/prompt"), Some(name)) if svc.prompts.iter().any(|p| p.name == name) => {}
+            let template = match (params["ref"]["type"].as_str(), params["ref"]["name"].as_str()) {
+                (Some("ref/prompt"), Some(name)) if svc.prompts.iter().any(|p| p.name == name) => None,
                 (Some("ref/prompt"), _) => return fail(INVALID_PARAMS, "Invalid params: unknown prompt"),
-                // this server offers no resources: nothing to complete
-                (Some("ref/resource"), _) => {
-                    return reply(json!({"completion": {"values": [], "total": 0, "hasMore": false}}));
-                }
+                (Some("ref/resource"), _) => match params["ref"]["uri"].as_str() {
+                    Some(uri) if crate::resources::is_template(uri) => Some(uri.to_string()),
+                    // a URI of no template of this server: nothing to complete
+                    _ => return reply(json!({"completion": {"values": [], "total": 0, "hasMore": false}})),
+                },
                 _ => return fail(INVALID_PARAMS, "Invalid params: ref must be a ref/prompt or a ref/resource"),
-            }
-            Action::Complete(CompleteJob { id, argument: argument.to_string(), value, session: session.clone() })
+            };
+            let context = params.get("context").and_then(|c| c.get("arguments")).cloned().unwrap_or(json!({}));
+            Action::Complete(CompleteJob {
+                id,
+                argument: argument.to_string(),
+                value,
+                session: session.clone(),
+                template,
+                context,
+            })
         }
+        "resources/templates/list" => reply(crate::resources::templates()),
+        "resources/list" | "resources/read" => Action::Resource(ResourceJob {
+            id,
+            method: method.to_string(),
+            params: params.clone(),
+            session: session.clone(),
+        }),
         "tasks/get" | "tasks/result" | "tasks/list" | "tasks/cancel" if session.revision.tasks => {
             Action::Tasks { id, method: method.to_string(), params: params.clone() }
         }

@@ -167,6 +167,10 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                 let r = catch_unwind(AssertUnwindSafe(|| mcp::run_complete(&svc, &job)));
                 send(&r.unwrap_or_else(|_| mcp::internal_error(job.id.clone())));
             }
+            Action::Resource(job) => {
+                let r = catch_unwind(AssertUnwindSafe(|| mcp::run_resource(&svc, &job)));
+                send(&r.unwrap_or_else(|_| mcp::internal_error(job.id.clone())));
+            }
             Action::Nothing => {}
             Action::Cancel(id) => {
                 if let Some(flag) = inflight.lock().unwrap_or_else(|p| p.into_inner()).get(&id.to_string()) {

@@ -1033,28 +1033,6 @@ fn rcx_benchmarks(reg: &camber_registry::Registry, store: &std::path::Path) {
             keys(&ours.data["issues"]),
             costs(&ours.data["issues"])
         );
-        // the first issue's finding in detail, with its evidence chart drawn as a PNG and without
-        if let Some(finding) = ours.data["issues"][0]["finding_ids"][0].as_str() {
-            let mut per = Vec::new();
-            for image in [true, false] {
-                let a = json!({"facility_id": fid, "finding_id": finding, "image": image});
-                let r = reg.call("finding_detail", &a, &ctx).unwrap();
-                let bytes = r.images.iter().map(|i| i.data.len() * 3 / 4).sum::<usize>();
-                let mut times = Vec::new();
-                for _ in 0..10 {
-                    let t = Instant::now();
-                    reg.call("finding_detail", &a, &ctx).unwrap();
-                    times.push(t.elapsed());
-                }
-                per.push((stats(times).0, bytes));
-            }
-            println!(
-                "  finding_detail {finding}: with its chart as PNG ({} KiB) median of 10 {}, without {}",
-                per[0].1 / 1024,
-                ms(per[0].0),
-                ms(per[1].0)
-            );
-        }
         let dir = tempfile::tempdir().unwrap();
         let page = dir.path().join("report.html");
         let mut runs = Vec::new();
@@ -1126,6 +1104,32 @@ fn chart_benchmark() {
         ms(stats(png_t).0),
         png_len / 1024
     );
+    // finding_detail on the reference's G36 cause-chain store, with its chart and without
+    let (store, fid) = mcp::reference_store();
+    let reg = registry_from(&[components_dir()]).unwrap();
+    let ctx = CallContext::new(&store, [fid.clone()]);
+    let report = reg.call("rcx_report", &json!({"facility_id": fid}), &ctx).unwrap();
+    for issue in report.data["issues"].as_array().into_iter().flatten().take(3) {
+        let Some(finding) = issue["finding_ids"][0].as_str() else { continue };
+        let mut line = format!("finding_detail {finding} on {fid}:");
+        for image in [true, false] {
+            let a = json!({"facility_id": fid, "finding_id": finding, "image": image});
+            let r = reg.call("finding_detail", &a, &ctx).unwrap();
+            let mut times = Vec::new();
+            for _ in 0..10 {
+                let t = Instant::now();
+                reg.call("finding_detail", &a, &ctx).unwrap();
+                times.push(t.elapsed());
+            }
+            let kib = r.images.iter().map(|i| i.data.len() * 3 / 4).sum::<usize>() / 1024;
+            line.push_str(&if image {
+                format!(" with its chart ({kib} KiB PNG) median of 10 {},", ms(stats(times).0))
+            } else {
+                format!(" without {}", ms(stats(times).0))
+            });
+        }
+        println!("{line}");
+    }
 }
 
 /// The M&V engine on two years of hourly data (one meter: a 5P signature against a seasonal

@@ -42,9 +42,9 @@ fn ms_text(ms: f64) -> String {
     }
 }
 
-/// The side-by-side table.
-pub fn mcp() {
-    let python = camber_tests::python();
+/// The reference's store of its G36 cause-chain dataset (written by the reference once, then
+/// kept in the target directory) and the facility's id.
+pub fn reference_store() -> (std::path::PathBuf, String) {
     let store = camber_tests::target_dir().join("camber-refstore");
     let downloads = camber_tests::target_dir().join("camber-refdata");
     let facility = format!("ds-{DATASET}");
@@ -52,6 +52,13 @@ pub fn mcp() {
     if !listed.contains(&format!("\"{facility}\"")) {
         camber_tests::reference(&["write", store.to_str().unwrap(), downloads.to_str().unwrap(), DATASET]);
     }
+    (store, facility)
+}
+
+/// The side-by-side table.
+pub fn mcp() {
+    let python = camber_tests::python();
+    let (store, facility) = reference_store();
     let dir = tempfile::tempdir().unwrap();
     let template = dir.path().join("template.json");
     let reference_cli = python.with_file_name("camber");

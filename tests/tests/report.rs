@@ -144,3 +144,29 @@ fn finding_detail_attaches_its_evidence_chart_as_a_png_the_byte_cap_counts() {
     let e = reg.call("finding_detail", &args, &tight).unwrap_err();
     assert_eq!(e.code.as_str(), "too_large", "{}", e.message);
 }
+
+#[test]
+fn rcx_report_attaches_each_ranked_issues_chart_on_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = economizer_store(dir.path());
+    let fid = "ds-synthetic-ahu-economizer";
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let plain = full_registry().call("rcx_report", &json!({"facility_id": fid}), &ctx).unwrap();
+    assert!(plain.images.is_empty(), "images only on request");
+    let r = full_registry().call("rcx_report", &json!({"facility_id": fid, "images": true}), &ctx).unwrap();
+    let issues = r.data["issues"].as_array().unwrap();
+    let charted: Vec<&serde_json::Value> = issues.iter().filter(|i| i["chart"]["image"] == true).collect();
+    assert!(!charted.is_empty(), "the economizer building's issues have charts");
+    assert_eq!(r.images.len(), charted.len(), "one image per charted issue");
+    for (image, issue) in r.images.iter().zip(&charted) {
+        let fact = issue["fact"].as_str().unwrap();
+        assert!(fact.contains('-'), "the issue's fact is scoped to the call: {fact}");
+        assert!(image.alt.contains(&format!("[{fact}]")), "{} cites {fact}", image.alt);
+        assert!(image.alt.contains(issue["chart"]["finding_id"].as_str().unwrap()), "{}", image.alt);
+        assert!(image.data.starts_with("iVBORw0KGgo"));
+    }
+    // the same issues, ranked the same, with or without
+    let keys =
+        |v: &serde_json::Value| v["issues"].as_array().unwrap().iter().map(|i| i["key"].clone()).collect::<Vec<_>>();
+    assert_eq!(keys(&plain.data), keys(&r.data));
+}

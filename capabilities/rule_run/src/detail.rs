@@ -57,8 +57,9 @@ pub const CHART_SPANS: usize = 100;
 
 /// What the host needs to draw a finding's evidence chart as an image: every flagged span
 /// (`[start, end]`, the end one grid interval past the last flagged sample), the closest merged
-/// down to [`CHART_SPANS`], and whether the caller wants the image (`image`, default true).
-fn chart_image(chart: &mut Value, ts: &[i64], flagged: &[u32], step_ns: i64, args: &Value) {
+/// down to [`CHART_SPANS`], the grid and window the finding was judged on, and whether the
+/// caller wants the image (`image`, default true).
+pub(crate) fn chart_image(chart: &mut Value, ts: &[i64], flagged: &[u32], step_ns: i64, args: &Value) {
     let mut all: Vec<(i64, i64)> =
         spans(ts, flagged, step_ns).into_iter().map(|s| (s.start, s.end + step_ns)).collect();
     if all.len() > CHART_SPANS {
@@ -75,13 +76,15 @@ fn chart_image(chart: &mut Value, ts: &[i64], flagged: &[u32], step_ns: i64, arg
         all = merged;
     }
     chart["spans"] = json!(all.iter().map(|(a, b)| [iso_from_ns(*a), iso_from_ns(*b)]).collect::<Vec<_>>());
+    chart["step_minutes"] = json!(step_ns as f64 / 60e9);
+    chart["window"] = json!({"start": ts.first().map(|t| iso_from_ns(*t)), "end": ts.last().map(|t| iso_from_ns(*t))});
     chart["image"] = json!(args.get("image").and_then(Value::as_bool).unwrap_or(true));
 }
 
 /// The evidence chart a rule's finding is read from: a scatter of one signal against its
 /// driver for the rules that judge such a relation, else the inputs the rule read over time.
 /// Every role it names is one the frame holds; a derived axis says what it is derived from.
-fn chart(f: &RunFinding, frame: &Frame) -> Value {
+pub(crate) fn chart(f: &RunFinding, frame: &Frame) -> Value {
     let spec = (camber_analytics::rules::all()
         .into_iter()
         .find(|r| (r.spec)().id == f.finding.rule)

@@ -119,7 +119,9 @@ fn plugin() -> Plugin {
                      checks); the section list; and the report's fact index (K1@summary, I1@<key>, C1@<key> ...), \
                      to cite. Runs the rule run and the run config's drift section. top_n issues (default the \
                      config's, else 8; offset for the next), and the first 20 rows of appendix A (declines and data \
-                     gaps; limit for more). No file is written: `camber report` draws the same report as a page.",
+                     gaps; limit for more). images: true attaches each ranked issue's evidence chart as a PNG \
+                     image. No file is written: the camber://facility/{facility_id}/report resource and `camber \
+                     report` draw the same report as a page.",
                 )
                 .input_schema(schemas::rcx_report_input())
                 .output_schema(schemas::rcx_report_output())

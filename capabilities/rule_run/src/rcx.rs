@@ -131,7 +131,27 @@ pub fn rcx_report(args: &Value, ctx: &Context) -> Result<Output, CapError> {
             ));
         }
     }
-    let issues: Vec<Value> = shown.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
+    let mut issues: Vec<Value> = shown.iter().map(|i| serde_json::to_value(i).unwrap_or(Value::Null)).collect();
+    // on request, each issue's evidence chart for the host to draw: its first finding's, when
+    // that is a rule's finding on one unit (a drift or fleet issue has none)
+    if args.get("images").and_then(Value::as_bool) == Some(true) {
+        for issue in issues.iter_mut() {
+            let first = issue["finding_ids"][0].as_str().unwrap_or_default();
+            let Some(f) = result.findings.iter().find(|f| f.id == first && !f.is_fleet()) else { continue };
+            let Some(e) = p.frames.iter().find(|e| e.equip == f.equip) else { continue };
+            let mut chart = crate::detail::chart(f, &e.frame);
+            crate::detail::chart_image(
+                &mut chart,
+                &e.frame.ts,
+                &f.finding.flagged,
+                p.config.step_of(&e.frame),
+                &json!({}),
+            );
+            chart["equip"] = json!(f.equip);
+            chart["finding_id"] = json!(f.id);
+            issue["chart"] = chart;
+        }
+    }
     let data = json!({
         "facility_id": fid,
         "title": report.title,

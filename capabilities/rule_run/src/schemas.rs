@@ -215,6 +215,10 @@ pub fn rcx_report_input() -> Value {
         json!({"type": "integer", "minimum": 0, "description": "ranked issues (and appendix A rows) to skip"}),
     );
     m.insert("limit".into(), json!({"type": "integer", "minimum": 1, "maximum": 1000, "description": "appendix A rows (declines and data gaps) to return (default 20)"}));
+    m.insert(
+        "images".into(),
+        json!({"type": "boolean", "default": false, "description": "attach each ranked issue's evidence chart as a PNG image (default false)"}),
+    );
     object(&["facility_id"], m)
 }
 

@@ -16,20 +16,52 @@ use camber_store::StoreDir;
 pub const IMAGE_WIDTH: f64 = 1000.0;
 pub const IMAGE_HEIGHT: f64 = 400.0;
 
+/// One chart a result asks for: the facility, the equipment, the finding, the title, and the
+/// `chart` object (roles, spans, grid, window, whether to draw it).
+struct Spec<'a> {
+    fid: &'a str,
+    equip: &'a str,
+    finding: &'a str,
+    title: String,
+    chart: &'a Value,
+    /// The fact the alt text cites (before scoping, or already scoped).
+    fact: Option<&'a str>,
+    /// Where the spec's grid and window are when its chart does not say (finding_detail's run).
+    run: &'a Value,
+}
+
 /// The evidence chart a finding's data describes: `chart.roles` of `equip` at `facility_id`
-/// over `run.window` on the run's grid, `chart.spans` shaded (else the page of `violations`),
-/// titled with what the rule saw. `None` when the data names no such chart (a fleet finding)
-/// or the store holds none of its roles.
+/// over the window it was judged on (`chart.window`, else `run.window`) on its grid
+/// (`chart.step_minutes`, else `run.resample_minutes`), `chart.spans` shaded (else the page of
+/// `violations`), titled with what the rule saw. `None` when the data names no such chart (a
+/// fleet finding) or the store holds none of its roles.
 pub fn evidence_chart(store: &StoreDir, data: &Value) -> Option<Chart> {
-    let fid = data["facility_id"].as_str()?;
-    let equip = data["equip"].as_str()?.to_string();
+    chart_of(store, &detail_spec(data, None)?, data)
+}
+
+/// finding_detail's chart: the finding is the result itself.
+fn detail_spec<'a>(data: &'a Value, fact: Option<&'a str>) -> Option<Spec<'a>> {
+    let finding = data["finding_id"].as_str().unwrap_or("the finding");
+    let saw = data["summary"].as_str().filter(|s| !s.is_empty()).unwrap_or("evidence");
+    Some(Spec {
+        fid: data["facility_id"].as_str()?,
+        equip: data["equip"].as_str()?,
+        finding,
+        title: format!("{finding}: {saw}"),
+        chart: data.get("chart")?,
+        fact,
+        run: &data["run"],
+    })
+}
+
+fn chart_of(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Chart> {
     let roles: Vec<String> =
-        data["chart"]["roles"].as_array()?.iter().filter_map(|r| r.as_str().map(str::to_string)).collect();
-    if roles.is_empty() || data["chart"]["kind"] == "fleet" {
+        spec.chart["roles"].as_array()?.iter().filter_map(|r| r.as_str().map(str::to_string)).collect();
+    if roles.is_empty() || spec.chart["kind"] == "fleet" {
         return None;
     }
     let at = |v: &Value| v.as_str().and_then(ns_from_iso);
-    let spans: Vec<(i64, i64)> = match data["chart"]["spans"].as_array() {
+    let spans: Vec<(i64, i64)> = match spec.chart["spans"].as_array() {
         Some(pairs) => pairs.iter().filter_map(|p| Some((at(&p[0])?, at(&p[1])?))).collect(),
         None => data["violations"]
             .as_array()
@@ -38,9 +70,13 @@ pub fn evidence_chart(store: &StoreDir, data: &Value) -> Option<Chart> {
             .filter_map(|s| Some((at(&s["start"])?, at(&s["end"])?)))
             .collect(),
     };
-    let step = (data["run"]["resample_minutes"].as_f64().unwrap_or(60.0) * 60e9) as i64;
-    let (start, end) = (at(&data["run"]["window"]["start"]), at(&data["run"]["window"]["end"]));
-    let grid = store.read_grid_shared(fid, std::slice::from_ref(&equip), start, end, step.max(1)).ok()?;
+    let minutes = spec.chart["step_minutes"].as_f64().or(spec.run["resample_minutes"].as_f64()).unwrap_or(60.0);
+    let window = if spec.chart["window"].is_object() { &spec.chart["window"] } else { &spec.run["window"] };
+    let (start, end) = (at(&window["start"]), at(&window["end"]));
+    let equip = spec.equip.to_string();
+    let grid = store
+        .read_grid_shared(spec.fid, std::slice::from_ref(&equip), start, end, ((minutes * 60e9) as i64).max(1))
+        .ok()?;
     let g = grid.iter().find(|g| g.equip == equip)?;
     let series: Vec<Series> = roles
         .iter()
@@ -52,18 +88,46 @@ pub fn evidence_chart(store: &StoreDir, data: &Value) -> Option<Chart> {
     if series.is_empty() {
         return None;
     }
-    let finding = data["finding_id"].as_str().unwrap_or("the finding");
-    let saw = data["summary"].as_str().filter(|s| !s.is_empty()).unwrap_or("evidence");
-    Some(Chart { title: format!("{finding}: {saw}"), series, spans })
+    Some(Chart { title: spec.title.clone(), series, spans })
 }
 
-/// The image a result asks for (`chart.image` true), drawn as PNG, with alt text that says
-/// what it shows and cites `fact` (the finding's fact id, already scoped to the call).
-pub(crate) fn evidence_image(store: &StoreDir, data: &Value, fact: Option<&str>) -> Option<Image> {
-    if data["chart"]["image"] != Value::Bool(true) {
-        return None;
+/// The charts a result asks for (each with `image: true`): finding_detail's own, and each of
+/// rcx_report's ranked issues'.
+fn specs<'a>(data: &'a Value, detail_fact: Option<&'a str>) -> Vec<Spec<'a>> {
+    let mut out: Vec<Spec<'a>> = Vec::new();
+    let wanted = |c: &Value| c["image"] == Value::Bool(true);
+    if wanted(&data["chart"]) {
+        out.extend(detail_spec(data, detail_fact));
     }
-    let chart = evidence_chart(store, data)?;
+    let Some(fid) = data["facility_id"].as_str() else {
+        return out;
+    };
+    for issue in data["issues"].as_array().into_iter().flatten().filter(|i| wanted(&i["chart"])) {
+        let (Some(equip), Some(finding)) = (issue["chart"]["equip"].as_str(), issue["chart"]["finding_id"].as_str())
+        else {
+            continue;
+        };
+        out.push(Spec {
+            fid,
+            equip,
+            finding,
+            title: format!("{}. {}", issue["rank"], issue["title"].as_str().unwrap_or(finding)),
+            chart: &issue["chart"],
+            fact: issue["fact"].as_str(),
+            run: &Value::Null,
+        });
+    }
+    out
+}
+
+/// The images a result asks for, drawn as PNG, each with alt text that says what it shows and
+/// cites its fact (finding_detail's finding fact `detail_fact`, an issue's own fact), scoped.
+pub(crate) fn evidence_images(store: &StoreDir, data: &Value, detail_fact: Option<&str>) -> Vec<Image> {
+    specs(data, detail_fact).iter().filter_map(|spec| image(store, spec, data)).collect()
+}
+
+fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Image> {
+    let chart = chart_of(store, spec, data)?;
     let png = camber_report::chart::png(&camber_report::chart::svg(&chart, IMAGE_WIDTH, IMAGE_HEIGHT)).ok()?;
     let roles: Vec<&str> = chart.series.iter().map(|s| s.role.as_str()).collect();
     let (t0, t1) = chart
@@ -74,14 +138,14 @@ pub(crate) fn evidence_image(store: &StoreDir, data: &Value, fact: Option<&str>)
     let day = |t: i64| camber_common::time::iso_from_ns(t).chars().take(10).collect::<String>();
     let mut alt = format!(
         "Evidence chart of {} on {}: {} from {} to {}, {} flagged span(s) shaded",
-        data["finding_id"].as_str().unwrap_or("the finding"),
-        data["equip"].as_str().unwrap_or("its equipment"),
+        spec.finding,
+        spec.equip,
         roles.join(", "),
         day(t0),
         day(t1),
         chart.spans.len()
     );
-    if let Some(id) = fact {
+    if let Some(id) = spec.fact {
         alt.push_str(&format!(" [{id}]"));
     }
     alt.push('.');

@@ -414,9 +414,9 @@ fn paths(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
     }
 }
 
-/// The evidence chart a result asks for (`chart.image`), drawn by the host from the store for
-/// a facility the caller may read, its alt text one line and redacted like the text. It counts
-/// in the byte cap below.
+/// The evidence charts a result asks for (`chart.image`: finding_detail's, rcx_report's issues'),
+/// drawn by the host from the store for a facility the caller may read, each alt text one line
+/// and redacted like the text. They count in the byte cap below.
 fn evidence_image(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
     let Some(store) = ctx.store.as_deref() else {
         return;
@@ -425,8 +425,9 @@ fn evidence_image(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
         return;
     }
     let fact = o.facts.iter().find(|f| f["kind"] == "finding").and_then(|f| f["id"].as_str());
-    if let Some(mut image) = crate::charts::evidence_image(store, &o.data, fact) {
-        image.alt = ctx.redactor.redact_echoes(&one_line(&image.alt), &sent.except_in(&o.data));
+    let echoes = sent.except_in(&o.data);
+    for mut image in crate::charts::evidence_images(store, &o.data, fact) {
+        image.alt = ctx.redactor.redact_echoes(&one_line(&image.alt), &echoes);
         o.images.push(image);
     }
 }

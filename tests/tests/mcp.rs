@@ -514,3 +514,67 @@ fn a_prompts_facility_id_completes_from_the_facilities_this_caller_may_see() {
     srv.send(json!({"jsonrpc": "2.0", "id": 6, "method": "completion/complete", "params": {"ref": {"type": "ref/prompt", "name": "nope"}, "argument": {"name": "facility_id", "value": ""}}}));
     assert_eq!(srv.recv()["error"]["code"], -32602);
 }
+
+#[test]
+fn a_watched_resource_is_said_to_change_when_an_ingest_rewrites_its_facility() {
+    let s = store();
+    let ingest = |ds: &str, how: &[&str]| {
+        let out = Command::new(camber_bin())
+            .args(["datasets", "ingest", ds])
+            .args(how)
+            .arg("--store")
+            .arg(s.path())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    ingest("synthetic-ahu-economizer", &[]);
+    let mut child = Command::new(camber_bin())
+        .args(["mcp", "--allow", "ds-synthetic-chw-plant", "--store"])
+        .arg(s.path())
+        .env("CAMBER_CACHE_DIR", cache_dir())
+        .env("CAMBER_RESOURCE_POLL_MS", "100")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdin = child.stdin.take().unwrap();
+    let stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut srv = Server { child, stdin, stdout };
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    let init = srv.recv();
+    assert_eq!(init["result"]["capabilities"]["resources"]["subscribe"], true, "{init}");
+    let uri = "camber://facility/ds-synthetic-chw-plant/points";
+    srv.send(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": uri}}));
+    assert_eq!(srv.recv()["result"], json!({}));
+    // a facility outside this server's allowlist cannot be watched
+    srv.send(json!({"jsonrpc": "2.0", "id": 3, "method": "resources/subscribe", "params": {"uri": "camber://facility/ds-synthetic-ahu-economizer/points"}}));
+    assert_eq!(srv.recv()["error"]["code"], -32002);
+    // pings until the notification comes (each ping is answered, so no read waits forever)
+    let until_note = |srv: &mut Server, rounds: u64| -> Option<Value> {
+        for k in 0..rounds {
+            srv.send(json!({"jsonrpc": "2.0", "id": 100 + k, "method": "ping"}));
+            loop {
+                let m = srv.recv();
+                if m["method"] == "notifications/resources/updated" {
+                    return Some(m);
+                }
+                if m["id"] == json!(100 + k) {
+                    break;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        None
+    };
+    assert!(until_note(&mut srv, 3).is_none(), "nothing changed yet");
+    ingest("synthetic-chw-plant", &["--replace"]);
+    let note = until_note(&mut srv, 300).expect("told of the change");
+    assert_eq!(note["params"]["uri"], uri);
+    // unsubscribed: told nothing more
+    srv.send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/unsubscribe", "params": {"uri": uri}}));
+    assert_eq!(srv.recv()["result"], json!({}));
+    ingest("synthetic-chw-plant", &["--replace"]);
+    assert!(until_note(&mut srv, 10).is_none(), "an unsubscribed resource is not watched");
+}

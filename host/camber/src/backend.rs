@@ -73,6 +73,10 @@ impl Backend for RegistryBackend {
         crate::report::build(&self.registry, &ctx, &store, facility_id, &serde_json::json!({})).map(|(html, _)| html)
     }
 
+    fn facility_version(&self, facility_id: &str) -> Option<String> {
+        self.base.store.as_ref().map(|s| s.generation(&[facility_id.to_string()]))
+    }
+
     fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
         self.registry.get_prompt(name, args)
     }

@@ -79,6 +79,9 @@ pub trait Backend: Send + Sync {
     /// A facility's RCx report as one HTML page, for a caller (its `rcx_report` and each
     /// issue's `finding_detail` pass the policy pipeline as that caller's calls).
     fn report_page(&self, facility_id: &str, caller: Caller<'_>) -> Result<String, CapError>;
+    /// A digest that changes whenever the store rewrites a facility (`None`: no store), so a
+    /// watched resource can be said to have changed.
+    fn facility_version(&self, facility_id: &str) -> Option<String>;
 }
 
 /// What every served call shares: the backend, and its tools and prompts as loaded.
@@ -113,6 +116,11 @@ impl Service {
         allowed: Option<&BTreeSet<String>>,
     ) -> Result<String, CapError> {
         self.backend.report_page(facility_id, Caller { label: caller, allowed, cancel: None, progress: None })
+    }
+
+    /// The store generation of one facility (see [`Backend::facility_version`]).
+    pub fn facility_version(&self, facility_id: &str) -> Option<String> {
+        self.backend.facility_version(facility_id)
     }
 
     /// A prompt's user message.

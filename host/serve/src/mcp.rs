@@ -156,10 +156,10 @@ fn server_info() -> Value {
 }
 
 /// What this server offers, as `initialize` and `server/discover` say it.
-fn capabilities() -> Value {
+fn capabilities(subscribe: bool) -> Value {
     json!({
         "tools": {"listChanged": false}, "prompts": {"listChanged": false},
-        "resources": {"subscribe": false, "listChanged": false}, "logging": {}, "completions": {},
+        "resources": {"subscribe": subscribe, "listChanged": false}, "logging": {}, "completions": {},
     })
 }
 
@@ -210,12 +210,49 @@ pub struct Session {
     /// The least severe log level the client asked for with `logging/setLevel` (its index in
     /// [`LOG_LEVELS`]); `None`: no log messages.
     pub log_level: Option<usize>,
+    /// The resources this connection watches, where its transport can tell it of a change
+    /// (stdio); `None` where it cannot (HTTP opens no stream of its own).
+    pub subscriptions: Option<Subscriptions>,
 }
+
+/// Watched resources: each URI with the facility it reads and that facility's store
+/// generation when last seen (`None` for a catalog entry, which never changes while serving).
+pub type Subscriptions = Arc<std::sync::Mutex<BTreeMap<String, (Option<String>, Option<String>)>>>;
 
 impl Session {
     pub fn new(caller: &str, allowed: Option<BTreeSet<String>>) -> Session {
-        Session { revision: negotiate(None), initialized: false, caller: caller.to_string(), allowed, log_level: None }
+        Session {
+            revision: negotiate(None),
+            initialized: false,
+            caller: caller.to_string(),
+            allowed,
+            log_level: None,
+            subscriptions: None,
+        }
     }
+}
+
+/// The `notifications/resources/updated` of each watched resource whose facility the store has
+/// rewritten since it was last seen (an ingest, a removal), the new generation remembered.
+pub fn changed_resources(svc: &Service, subs: &Subscriptions) -> Vec<Value> {
+    let watched: Vec<(String, Option<String>, Option<String>)> = subs
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .iter()
+        .map(|(uri, (fid, seen))| (uri.clone(), fid.clone(), seen.clone()))
+        .collect();
+    let mut out = Vec::new();
+    for (uri, fid, seen) in watched {
+        let Some(fid) = fid else { continue };
+        let now = svc.facility_version(&fid);
+        if now != seen {
+            if let Some(e) = subs.lock().unwrap_or_else(|p| p.into_inner()).get_mut(&uri) {
+                e.1 = now;
+            }
+            out.push(jsonrpc::notification("notifications/resources/updated", json!({"uri": uri})));
+        }
+    }
+    out
 }
 
 /// MCP's log levels (RFC 5424's), least severe first.
@@ -477,7 +514,7 @@ pub fn handle(svc: &Service, msg: Incoming, session: &mut Session) -> Action {
         "initialize" => {
             let rev = negotiate(params.get("protocolVersion").and_then(Value::as_str));
             session.revision = rev;
-            let mut caps = capabilities();
+            let mut caps = capabilities(session.subscriptions.is_some());
             if rev.tasks {
                 caps["tasks"] = json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}});
             }
@@ -544,7 +581,7 @@ pub fn handle_stateless(
             id.clone(),
             json!({
                 "supportedVersions": versions(),
-                "capabilities": capabilities(),
+                "capabilities": capabilities(false),
                 "instructions": INSTRUCTIONS,
             }),
         )),
@@ -664,6 +701,35 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
             })
         }
         "resources/templates/list" => reply(crate::resources::templates()),
+        "resources/subscribe" | "resources/unsubscribe" => {
+            let Some(subs) = session.subscriptions.clone() else {
+                return not_found(svc, id, method);
+            };
+            let Some(uri) = params.get("uri").and_then(Value::as_str) else {
+                return fail(INVALID_PARAMS, &format!("Invalid params: {method} needs a uri"));
+            };
+            if method == "resources/unsubscribe" {
+                subs.lock().unwrap_or_else(|p| p.into_inner()).remove(uri);
+                return reply(json!({}));
+            }
+            let target = match crate::resources::parse(uri) {
+                Ok(t) => t,
+                Err(why) => {
+                    return fail(crate::resources::RESOURCE_NOT_FOUND, &format!("Resource not found: {why}"));
+                }
+            };
+            let fid = target.facility().map(str::to_string);
+            // a facility this caller may not see is not found, and its changes are never told
+            if fid.as_deref().is_some_and(|f| !crate::resources::visible(svc, session, f)) {
+                return fail(
+                    crate::resources::RESOURCE_NOT_FOUND,
+                    "Resource not found: no facility of that id is visible to this caller",
+                );
+            }
+            let seen = fid.as_deref().and_then(|f| svc.facility_version(f));
+            subs.lock().unwrap_or_else(|p| p.into_inner()).insert(uri.to_string(), (fid, seen));
+            reply(json!({}))
+        }
         "resources/list" | "resources/read" => Action::Resource(ResourceJob {
             id,
             method: method.to_string(),

@@ -174,6 +174,11 @@ fn facilities(svc: &Service, session: &Session) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// Whether the session's caller may see a facility (the `facilities` capability lists it).
+pub fn visible(svc: &Service, session: &Session, facility_id: &str) -> bool {
+    facilities(svc, session).iter().any(|(id, _)| id == facility_id)
+}
+
 /// The catalog's datasets: (id, title).
 fn datasets(svc: &Service, session: &Session) -> Vec<(String, String)> {
     svc.call("dataset_search", &json!({"limit": 1000}), &session.caller, session.allowed.as_ref(), None)

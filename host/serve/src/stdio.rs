@@ -134,6 +134,26 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
         spawn_worker(&pool);
     }
     let mut session = Session::new("mcp:stdio", None);
+    // watched resources: a thread looks at their facilities' store generations and says which
+    // changed, until stdin closes
+    let subs: mcp::Subscriptions = Arc::default();
+    session.subscriptions = Some(subs.clone());
+    let done = Arc::new(AtomicBool::new(false));
+    {
+        let (svc, send, done) = (svc.clone(), send.clone(), done.clone());
+        let every = std::time::Duration::from_millis(
+            std::env::var("CAMBER_RESOURCE_POLL_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000),
+        );
+        let _ = std::thread::Builder::new().name("camber-resource-watch".into()).spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(every);
+                let notes = catch_unwind(AssertUnwindSafe(|| mcp::changed_resources(&svc, &subs))).unwrap_or_default();
+                for n in notes {
+                    send(&n);
+                }
+            }
+        });
+    }
     let stdin = std::io::stdin();
     let mut line = Vec::new();
     let mut reader = stdin.lock();
@@ -210,6 +230,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
     }
     // stdin closed: answer what was asked (each call is bounded by its deadline), then stop;
     // a worker replaced meanwhile is joined too
+    done.store(true, Ordering::Relaxed);
     drop(tx);
     loop {
         let next = p_handles(&pool).pop();

@@ -163,6 +163,10 @@ pub fn render(html: &Path, width: u32, height: u32) -> (Vec<u8>, String) {
             "--disable-component-update",
             "--disable-sync",
             "--hide-scrollbars",
+            // scripts and the messages they post run before the shot and the dump; a sandboxed
+            // frame stays in the page's process, so its messages run in the page's virtual time
+            "--virtual-time-budget=5000",
+            "--disable-features=IsolateSandboxedIframes",
         ])
         .arg(format!("--user-data-dir={}", dir.path().join("profile").display()));
     };

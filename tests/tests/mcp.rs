@@ -574,7 +574,16 @@ fn a_watched_resource_is_said_to_change_when_an_ingest_rewrites_its_facility() {
     assert_eq!(note["params"]["uri"], uri);
     // unsubscribed: told nothing more
     srv.send(json!({"jsonrpc": "2.0", "id": 4, "method": "resources/unsubscribe", "params": {"uri": uri}}));
-    assert_eq!(srv.recv()["result"], json!({}));
+    // (a ping's answer or another note of the same rewrite may come first)
+    let answer = loop {
+        let m = srv.recv();
+        if m["id"] == 4 {
+            break m;
+        }
+    };
+    assert_eq!(answer["result"], json!({}));
+    // a look the watcher had begun before the unsubscribe may still end in a note: let it pass
+    let _ = until_note(&mut srv, 5);
     ingest("synthetic-chw-plant", &["--replace"]);
     assert!(until_note(&mut srv, 10).is_none(), "an unsubscribed resource is not watched");
 }

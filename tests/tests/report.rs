@@ -170,3 +170,81 @@ fn rcx_report_attaches_each_ranked_issues_chart_on_request() {
         |v: &serde_json::Value| v["issues"].as_array().unwrap().iter().map(|i| i["key"].clone()).collect::<Vec<_>>();
     assert_eq!(keys(&plain.data), keys(&r.data));
 }
+
+/// JSON to embed in a page's script: `</` cannot end the script early.
+fn script_json(v: &serde_json::Value) -> String {
+    v.to_string().replace("</", "<\\/")
+}
+
+#[test]
+fn the_report_app_draws_rcx_reports_result_and_opens_a_finding_in_a_sandboxed_frame() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = economizer_store(dir.path());
+    let fid = "ds-synthetic-ahu-economizer";
+    let ctx = CallContext::new(&store, [fid.to_string()]);
+    let reg = full_registry();
+    let r = reg.call("rcx_report", &json!({"facility_id": fid}), &ctx).unwrap();
+    let first = r.data["issues"][0]["finding_ids"][0].as_str().unwrap().to_string();
+    let title = r.data["issues"][0]["title"].as_str().unwrap().to_string();
+    let d = reg.call("finding_detail", &json!({"facility_id": fid, "finding_id": first}), &ctx).unwrap();
+    assert_eq!(d.images.len(), 1);
+    // the results as an MCP client receives them
+    let rev = camber_serve::mcp::negotiate(Some("2025-11-25"));
+    let report = camber_serve::mcp::call_result(Ok(r), rev);
+    let detail = camber_serve::mcp::call_result(Ok(d), rev);
+    // a host page as an apps-capable client hosts an app: a sandboxed frame with scripts only,
+    // the app's HTML as its document, the protocol spoken over postMessage; what the app asks
+    // is written into the host page
+    let host = format!(
+        r#"<!DOCTYPE html><html><head><meta charset="utf-8"></head><body style="margin:0">
+<iframe id="app" sandbox="allow-scripts" style="width:1000px;height:1500px;border:0"></iframe>
+<pre id="log"></pre>
+<script>
+const report = {report}; const detail = {detail}; const appHtml = {app};
+const frame = document.getElementById("app"); const log = document.getElementById("log");
+const say = (m) => {{ log.textContent += JSON.stringify(m) + "\n"; }};
+const post = (m) => frame.contentWindow.postMessage(Object.assign({{jsonrpc: "2.0"}}, m), "*");
+window.addEventListener("message", (e) => {{
+  if (e.source !== frame.contentWindow) return;
+  const m = e.data;
+  if (m.method === "ui/initialize") {{
+    say({{got: "initialize", app: m.params.appInfo.name}});
+    post({{id: m.id, result: {{protocolVersion: m.params.protocolVersion, hostInfo: {{name: "test-host", version: "1"}}, hostCapabilities: {{serverTools: {{}}}}, hostContext: {{}}}}}});
+  }} else if (m.method === "ui/notifications/initialized") {{
+    say({{got: "initialized"}});
+    post({{method: "ui/notifications/tool-input", params: {{arguments: {{facility_id: "{fid}"}}}}}});
+    post({{method: "ui/notifications/tool-result", params: report}});
+  }} else if (m.method === "tools/call") {{
+    say({{got: "tools/call", name: m.params.name, finding: m.params.arguments.finding_id}});
+    post({{id: m.id, result: detail}});
+  }} else if (m.method === "ui/notifications/size-changed") {{
+    say({{got: "size", height: m.params.height}});
+  }}
+}});
+frame.srcdoc = appHtml;
+</script></body></html>"#,
+        report = script_json(&report),
+        detail = script_json(&detail),
+        app = script_json(&json!(camber_serve::resources::APP_HTML)),
+    );
+    let file = dir.path().join("host.html");
+    std::fs::write(&file, host).unwrap();
+    let (png, dom) = render(&file, 1000, 1500);
+    let log = dom.split("<pre id=\"log\">").nth(1).and_then(|l| l.split("</pre>").next()).unwrap_or("");
+    let said: Vec<serde_json::Value> = log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let got = |what: &str| said.iter().filter(|m| m["got"] == what).collect::<Vec<_>>();
+    assert_eq!(got("initialize").first().map(|m| m["app"].clone()), Some(json!("camber-rcx-report")), "{log}");
+    assert_eq!(got("initialized").len(), 1, "{log}");
+    // the top issue opens at once: the app asks the host for its finding's detail
+    let calls = got("tools/call");
+    assert_eq!(
+        calls.first().map(|m| (m["name"].clone(), m["finding"].clone())),
+        Some((json!("finding_detail"), json!(first))),
+        "{log}"
+    );
+    // it drew: the size it reports grows past the header, and the frame shows the chart
+    let tallest = got("size").iter().filter_map(|m| m["height"].as_f64()).fold(0.0, f64::max);
+    assert!(tallest > 800.0, "the issues and the opened finding's chart make the page tall: {tallest} {log}");
+    assert!(camber_tests::distinct_colours(&png) > 100, "the app's frame is drawn");
+    assert!(!title.is_empty());
+}

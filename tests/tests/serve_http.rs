@@ -901,6 +901,16 @@ fn resources_are_listed_read_and_completed_for_what_the_caller_may_see() {
         assert_eq!(r["error"]["code"], -32002, "{uri}: {r}");
         assert!(r["error"]["message"].as_str().unwrap().starts_with("Resource not found"), "{r}");
     }
+    // the report as an MCP App: a ui:// resource the rcx_report tool links to
+    assert!(uris.iter().any(|u| u == "ui://camber/rcx-report"), "{uris:?}");
+    let app = req(&srv.token, &sid, 28, "resources/read", json!({"uri": "ui://camber/rcx-report"}));
+    let c = &app["result"]["contents"][0];
+    assert_eq!(c["mimeType"], "text/html;profile=mcp-app", "{app}");
+    assert_eq!(c["_meta"]["ui"]["csp"]["connectDomains"], json!([]));
+    assert!(c["text"].as_str().unwrap().contains("ui/initialize"));
+    let tools = req(&srv.token, &sid, 29, "tools/list", json!({}));
+    let rcx = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "rcx_report").unwrap().clone();
+    assert_eq!(rcx["_meta"]["ui"]["resourceUri"], "ui://camber/rcx-report", "{rcx}");
     // completion of a template's argument: what the caller may see
     let complete = |token: &str, sid: &str, arg: &str, value: &str| {
         let r = req(

@@ -482,6 +482,10 @@ fn tool(svc: &Service, c: &crate::Tool, rev: Revision) -> Value {
         // any call may run as a task; the long ones are what it is for
         t["execution"] = json!({"taskSupport": "optional"});
     }
+    // the report's tool links its MCP App, for a client that renders apps
+    if c.name == "rcx_report" {
+        t["_meta"]["ui"] = json!({"resourceUri": crate::resources::APP_URI});
+    }
     let _ = svc;
     t
 }

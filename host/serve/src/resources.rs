@@ -14,6 +14,14 @@ use camber_common::CapError;
 use crate::mcp::Session;
 use crate::Service;
 
+/// The RCx report as an MCP App (the `io.modelcontextprotocol/ui` extension): the page a client
+/// that renders apps shows beside `rcx_report`'s result, drawn from that result.
+pub const APP_URI: &str = "ui://camber/rcx-report";
+/// The app's MIME type, as the extension names an app's HTML.
+pub const APP_MIME: &str = "text/html;profile=mcp-app";
+/// The app's page: inline script and style, no fetch (its own CSP says so too).
+pub const APP_HTML: &str = include_str!("app.html");
+
 /// MCP's "resource not found" error code.
 pub const RESOURCE_NOT_FOUND: i64 = -32002;
 
@@ -65,10 +73,21 @@ const TEMPLATES: [Template; 4] = [
 /// What a URI names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Target {
-    Report { facility_id: String },
-    Points { facility_id: String },
-    Chart { facility_id: String, finding_id: String },
-    Dataset { dataset_id: String },
+    Report {
+        facility_id: String,
+    },
+    Points {
+        facility_id: String,
+    },
+    Chart {
+        facility_id: String,
+        finding_id: String,
+    },
+    Dataset {
+        dataset_id: String,
+    },
+    /// The RCx report app ([`APP_URI`]).
+    App,
 }
 
 /// A URI path segment, percent-decoded; `None` when empty or not UTF-8 after decoding.
@@ -105,6 +124,9 @@ fn encode(s: &str) -> String {
 
 /// What a `camber://` URI names, or why it names nothing.
 pub fn parse(uri: &str) -> Result<Target, String> {
+    if uri == APP_URI {
+        return Ok(Target::App);
+    }
     let rest = uri.strip_prefix("camber://").ok_or("not a camber:// URI")?;
     let parts: Vec<&str> = rest.split('/').collect();
     let seg = |s: &str| segment(s).ok_or_else(|| "a URI segment is empty or not UTF-8".to_string());
@@ -127,6 +149,7 @@ impl Target {
                 format!("camber://facility/{}/finding/{}/chart.png", encode(facility_id), encode(finding_id))
             }
             Target::Dataset { dataset_id } => format!("camber://dataset/{}", encode(dataset_id)),
+            Target::App => APP_URI.to_string(),
         }
     }
 
@@ -136,7 +159,7 @@ impl Target {
             Target::Report { facility_id } | Target::Points { facility_id } | Target::Chart { facility_id, .. } => {
                 Some(facility_id)
             }
-            Target::Dataset { .. } => None,
+            Target::Dataset { .. } | Target::App => None,
         }
     }
 }
@@ -196,7 +219,10 @@ fn datasets(svc: &Service, session: &Session) -> Vec<(String, String)> {
 /// Every resource the caller may see (each facility's report and point list, each catalog
 /// entry), one page from `offset`; the next page's offset when there is one.
 pub fn list(svc: &Service, session: &Session, offset: usize) -> Result<(Vec<Value>, Option<usize>), String> {
-    let mut all: Vec<Value> = Vec::new();
+    let mut all: Vec<Value> = vec![json!({
+        "uri": APP_URI, "name": "rcx-report-app", "title": "RCx report (interactive)", "mimeType": APP_MIME,
+        "description": "The RCx report as an MCP App: rcx_report's issues with their costs, and each issue's finding and evidence chart on a click.",
+    })];
     for (id, name) in facilities(svc, session) {
         for (target, t) in [
             (Target::Report { facility_id: id.clone() }, template("rcx-report")),
@@ -234,6 +260,10 @@ pub fn read(svc: &Service, session: &Session, uri: &str) -> Result<Value, ReadEr
     let target = parse(uri).map_err(|why| (RESOURCE_NOT_FOUND, format!("Resource not found: {why}")))?;
     let call = |name: &str, args: Value| svc.call(name, &args, &session.caller, session.allowed.as_ref(), None);
     let content = match &target {
+        Target::App => json!({
+            "uri": APP_URI, "mimeType": APP_MIME, "text": APP_HTML,
+            "_meta": {"ui": {"csp": {"connectDomains": [], "resourceDomains": []}, "prefersBorder": true}},
+        }),
         Target::Points { facility_id } => {
             let r =
                 call("points", json!({"facility_id": facility_id, "limit": 1000})).map_err(|e| refused(svc, uri, e))?;
@@ -329,6 +359,8 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert_eq!(Target::Points { facility_id: "hq".into() }.facility(), Some("hq"));
+        assert_eq!(parse(APP_URI), Ok(Target::App));
+        assert!(APP_HTML.contains("ui/initialize") && !APP_HTML.contains("http://") && !APP_HTML.contains("https://"));
         assert!(is_template("camber://dataset/{dataset_id}") && !is_template("camber://dataset/x"));
         assert_eq!(templates()["resourceTemplates"].as_array().unwrap().len(), 4);
     }

@@ -100,12 +100,18 @@ struct Server {
 
 impl Server {
     fn start(store: &std::path::Path) -> Server {
-        let mut child = Command::new(camber_bin())
-            .args(["mcp", "--store"])
+        let mut cmd = Command::new(camber_bin());
+        cmd.args(["mcp", "--store"])
             .arg(store)
             .arg("--allow-all-active")
+            .env("CAMBER_CAPABILITIES", camber_tests::test_components_dir());
+        Server::spawn(cmd)
+    }
+
+    /// `cmd` (a `camber mcp`) started with its stdio piped to the test.
+    fn spawn(mut cmd: Command) -> Server {
+        let mut child = cmd
             .env("CAMBER_CACHE_DIR", cache_dir())
-            .env("CAMBER_CAPABILITIES", camber_tests::test_components_dir())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -529,19 +535,11 @@ fn a_watched_resource_is_said_to_change_when_an_ingest_rewrites_its_facility() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     };
     ingest("synthetic-ahu-economizer", &[]);
-    let mut child = Command::new(camber_bin())
-        .args(["mcp", "--allow", "ds-synthetic-chw-plant", "--store"])
+    let mut cmd = Command::new(camber_bin());
+    cmd.args(["mcp", "--allow", "ds-synthetic-chw-plant", "--store"])
         .arg(s.path())
-        .env("CAMBER_CACHE_DIR", cache_dir())
-        .env("CAMBER_RESOURCE_POLL_MS", "100")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdin = child.stdin.take().unwrap();
-    let stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut srv = Server { child, stdin, stdout };
+        .env("CAMBER_RESOURCE_POLL_MS", "100");
+    let mut srv = Server::spawn(cmd);
     srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
     let init = srv.recv();
     assert_eq!(init["result"]["capabilities"]["resources"]["subscribe"], true, "{init}");

@@ -365,7 +365,8 @@ pub const COMPLETION_MAX: usize = 100;
 
 /// Complete a prompt argument: a `facility_id` from the facilities this caller may see (the
 /// `facilities` capability, under the caller's own policy), matched by prefix, case aside;
-/// any other argument has no suggestions.
+/// any other argument has no suggestions. A resource template's argument completes as
+/// [`crate::resources::complete`] says.
 pub fn run_complete(svc: &Service, job: &CompleteJob) -> Value {
     let mut values: Vec<String> = match (&job.template, job.argument.as_str()) {
         (Some(_), argument) => crate::resources::complete(svc, &job.session, argument, &job.value, &job.context),

@@ -286,7 +286,7 @@ pub(crate) fn finish(
     step("7 citations", || citations(&mut o, &internal))?;
     step("8 text rules", || text_rules(&mut o));
     step("10 paths", || paths(&mut o, ctx, sent));
-    step("evidence image", || evidence_image(&mut o, ctx, sent));
+    step("evidence image", || evidence_image(&mut o, adm, ctx, sent));
     step("byte cap", || byte_cap(&o, ctx))?;
     Ok(CapabilityResult {
         data: o.data,
@@ -416,8 +416,10 @@ fn paths(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
 
 /// The evidence charts a result asks for (`chart.image`: finding_detail's, rcx_report's issues'),
 /// drawn by the host from the store for a facility the caller may read, each alt text one line
-/// and redacted like the text. They count in the byte cap below.
-fn evidence_image(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
+/// and redacted like the text. They count in the byte cap below. The charts read the store
+/// after the guest's fences were checked, so the fences are checked once more: a chart drawn
+/// across a rewrite is left out with a banner, never shown beside a finding it may not match.
+fn evidence_image(o: &mut Outgoing, adm: &Admitted, ctx: &CallContext, sent: &Sent) {
     let Some(store) = ctx.store.as_deref() else {
         return;
     };
@@ -426,7 +428,17 @@ fn evidence_image(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
     }
     let fact = o.facts.iter().find(|f| f["kind"] == "finding").and_then(|f| f["id"].as_str());
     let echoes = sent.except_in(&o.data);
-    for mut image in crate::charts::evidence_images(store, &o.data, fact) {
+    let images = crate::charts::evidence_images(store, &o.data, fact);
+    if images.is_empty() {
+        return;
+    }
+    if fence::after(store.root(), &adm.fenced, &adm.fence_tokens).is_err() {
+        o.banners.push(
+            "the store was rewritten while the evidence chart was drawn, so it is left out; call again for it".into(),
+        );
+        return;
+    }
+    for mut image in images {
         image.alt = ctx.redactor.redact_echoes(&one_line(&image.alt), &echoes);
         o.images.push(image);
     }

@@ -427,11 +427,11 @@ fn evidence_image(o: &mut Outgoing, adm: &Admitted, ctx: &CallContext, sent: &Se
         return;
     }
     let fact = o.facts.iter().find(|f| f["kind"] == "finding").and_then(|f| f["id"].as_str());
-    let echoes = sent.except_in(&o.data);
     let images = crate::charts::evidence_images(store, &o.data, fact);
     if images.is_empty() {
         return;
     }
+    let echoes = sent.except_in(&o.data);
     if fence::after(store.root(), &adm.fenced, &adm.fence_tokens).is_err() {
         o.banners.push(
             "the store was rewritten while the evidence chart was drawn, so it is left out; call again for it".into(),

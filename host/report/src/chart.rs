@@ -6,7 +6,6 @@
 //! [`png`], into tool results as an image. No script, no fonts fetched: the PNG is drawn with
 //! the DejaVu Sans face compiled in, so the same chart gives the same bytes on every machine.
 
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 use svg::node::element::{Line, Polygon, Polyline, Rectangle as Rect, Text as TextEl, Title};
@@ -714,26 +713,9 @@ fn indexed(rgba: &[u8]) -> (Vec<u8>, Vec<u8>) {
     (bytes, pixels)
 }
 
-/// A map keyed by a 24-bit colour, hashed by one multiply (the keys are not attacker-chosen
-/// and SipHash was a tenth of the PNG's time).
-type ColourMap<V> = HashMap<u32, V, std::hash::BuildHasherDefault<ColourHash>>;
-
-#[derive(Default)]
-struct ColourHash(u64);
-
-impl std::hash::Hasher for ColourHash {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for b in bytes {
-            self.0 = (self.0 << 8 | u64::from(*b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.0 = u64::from(v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
+/// A map keyed by a 24-bit colour (the keys are not attacker-chosen, and SipHash was a tenth of
+/// the PNG's time).
+type ColourMap<V> = rustc_hash::FxHashMap<u32, V>;
 
 #[cfg(test)]
 mod tests;

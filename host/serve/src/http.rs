@@ -333,9 +333,9 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
     match action {
         Action::Reply(v) => json_response(StatusCode::OK, &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
-        Action::Prompt(job) => prompt_response(&st, job).await,
-        Action::Complete(job) => complete_response(&st, job).await,
-        Action::Resource(job) => resource_response(&st, job).await,
+        Action::Prompt(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_prompt(svc, &job)).await,
+        Action::Complete(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_complete(svc, &job)).await,
+        Action::Resource(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_resource(svc, &job)).await,
         Action::Call(job) if job.task.is_some() => task_call(st, &owner, job),
         Action::Call(job) => call_response(st, &headers, Some(sid), job).await,
         Action::Tasks { id, method, params } => tasks_response(&st, &owner, id, &method, &params).await,
@@ -512,9 +512,9 @@ async fn stateless_post(st: Arc<AppState>, headers: &HeaderMap, msg: Incoming, b
     match action {
         Action::Reply(v) => json_response(stateless_status(&v), &v),
         Action::Nothing | Action::Cancel(_) => StatusCode::ACCEPTED.into_response(),
-        Action::Prompt(job) => prompt_response(&st, job).await,
-        Action::Complete(job) => complete_response(&st, job).await,
-        Action::Resource(job) => resource_response(&st, job).await,
+        Action::Prompt(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_prompt(svc, &job)).await,
+        Action::Complete(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_complete(svc, &job)).await,
+        Action::Resource(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_resource(svc, &job)).await,
         Action::Call(job) => call_response(st, headers, None, job).await,
         // the stateless revision has no tasks
         Action::Tasks { id, .. } => json_response(
@@ -524,31 +524,15 @@ async fn stateless_post(st: Arc<AppState>, headers: &HeaderMap, msg: Incoming, b
     }
 }
 
-/// Run a `prompts/get` on a worker.
-async fn prompt_response(st: &AppState, job: mcp::PromptJob) -> Response {
+/// Run a `prompts/get`, a `completion/complete` or a `resources/*` job on a worker (each may
+/// call a capability): its answer, or an internal error if the worker failed.
+async fn worker_response(
+    st: &AppState,
+    id: Value,
+    job: impl FnOnce(&crate::Service) -> Value + Send + 'static,
+) -> Response {
     let flag = Arc::new(AtomicBool::new(false));
-    let id = job.id.clone();
-    match st.workers.run(flag, move |svc, _| mcp::run_prompt(svc, &job)).await {
-        Ok(v) => json_response(StatusCode::OK, &v),
-        Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
-    }
-}
-
-/// Run a `completion/complete` on a worker (it may call a capability).
-async fn complete_response(st: &AppState, job: mcp::CompleteJob) -> Response {
-    let flag = Arc::new(AtomicBool::new(false));
-    let id = job.id.clone();
-    match st.workers.run(flag, move |svc, _| mcp::run_complete(svc, &job)).await {
-        Ok(v) => json_response(StatusCode::OK, &v),
-        Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
-    }
-}
-
-/// Run a `resources/list` or `resources/read` on a worker (they call capabilities).
-async fn resource_response(st: &AppState, job: mcp::ResourceJob) -> Response {
-    let flag = Arc::new(AtomicBool::new(false));
-    let id = job.id.clone();
-    match st.workers.run(flag, move |svc, _| mcp::run_resource(svc, &job)).await {
+    match st.workers.run(flag, move |svc, _| job(svc)).await {
         Ok(v) => json_response(StatusCode::OK, &v),
         Err(CallFailed) => json_response(StatusCode::OK, &mcp::internal_error(id)),
     }

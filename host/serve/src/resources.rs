@@ -90,36 +90,28 @@ pub enum Target {
     App,
 }
 
-/// A URI path segment, percent-decoded; `None` when empty or not UTF-8 after decoding.
+/// A URI path segment, percent-decoded; `None` when empty, when a `%` is not followed by two hex
+/// digits (the decoder would keep it as it is), or when not UTF-8 after decoding.
 fn segment(s: &str) -> Option<String> {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let b = s.as_bytes();
+    let malformed = b.iter().enumerate().any(|(i, &c)| {
+        c == b'%'
+            && !(b.get(i + 1).is_some_and(u8::is_ascii_hexdigit) && b.get(i + 2).is_some_and(u8::is_ascii_hexdigit))
+    });
+    if malformed {
+        return None;
     }
-    String::from_utf8(out).ok().filter(|s| !s.is_empty())
+    let decoded = percent_encoding::percent_decode_str(s).decode_utf8().ok()?;
+    (!decoded.is_empty()).then(|| decoded.into_owned())
 }
 
-/// A segment as a URI carries it: anything but unreserved characters, `@` and `:` is
-/// percent-encoded.
+/// What a segment keeps as it is: unreserved characters, `@` and `:` (a finding id's).
+const SEGMENT: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'_').remove(b'~').remove(b'@').remove(b':');
+
+/// A segment as a URI carries it.
 fn encode(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~@:".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+    percent_encoding::utf8_percent_encode(s, SEGMENT).to_string()
 }
 
 /// What a `camber://` URI names, or why it names nothing.

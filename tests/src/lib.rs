@@ -57,6 +57,11 @@ pub fn conformance_components_dir() -> PathBuf {
     built(target_dir().join("camber-conformance-components"))
 }
 
+/// The Python test components (componentize-py and the Python SDK).
+pub fn python_components_dir() -> PathBuf {
+    built(target_dir().join("camber-python-components"))
+}
+
 /// Components the host must refuse at load.
 pub fn refused_components_dir() -> PathBuf {
     built(target_dir().join("camber-refused-components"))

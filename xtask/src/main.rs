@@ -161,6 +161,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
         build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
         build_components(COMPAT_COMPONENTS, &[target_dir().join("camber-compat-components")])?;
         build_components(CONFORMANCE_COMPONENTS, &[target_dir().join("camber-conformance-components")])?;
+        build_python_components()?;
     }
     let mut c = cargo();
     c.args(["build", "-p", "camber"]);
@@ -196,6 +197,80 @@ fn python_env() -> Result<PathBuf, String> {
     run(c, "pip install")?;
     std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     Ok(python)
+}
+
+/// What a Python capability author builds with: componentize-py, in an environment of its own
+/// (small: no simulation engine or reference toolkit) under the target directory.
+const AUTHOR_PYTHON_PACKAGES: &[&str] = &["componentize-py==0.25.1"];
+
+/// The authoring environment's `bin/` (its python and componentize-py), installed once.
+fn author_python_env() -> Result<PathBuf, String> {
+    let venv = target_dir().join("camber-author-pyenv");
+    let bin = venv.join("bin");
+    let marker = venv.join(".camber-packages");
+    let wanted = AUTHOR_PYTHON_PACKAGES.join("\n");
+    if bin.join("componentize-py").is_file()
+        && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str())
+    {
+        return Ok(bin);
+    }
+    eprintln!("xtask: preparing the Python authoring environment ({})", AUTHOR_PYTHON_PACKAGES.join(", "));
+    let mut c = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()));
+    c.args(["-m", "venv"]).arg(&venv);
+    run(c, "python3 -m venv")?;
+    let mut c = Command::new(bin.join("python"));
+    c.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(AUTHOR_PYTHON_PACKAGES);
+    run(c, "pip install")?;
+    std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(bin)
+}
+
+/// Python components only the tests load: (their directory, the component's file name).
+const PYTHON_TEST_COMPONENTS: &[(&str, &str)] = &[("tests/guests/python_hostile", "_cap_py_hostile.wasm")];
+
+/// Build each Python test component with componentize-py into `camber-python-components`,
+/// again only when its sources, the Python SDK or the WIT changed (componentize-py's output
+/// differs from build to build, and a new file is compiled again by every host).
+fn build_python_components() -> Result<(), String> {
+    let bin = author_python_env()?;
+    let dest = target_dir().join("camber-python-components");
+    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+    let sdk = root().join("sdk").join("python");
+    for (dir, file) in PYTHON_TEST_COMPONENTS {
+        let src = root().join(dir);
+        let mut inputs = AUTHOR_PYTHON_PACKAGES.join(",").into_bytes();
+        for d in [src.clone(), sdk.join("camber_sdk"), root().join("wit")] {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
+                .map_err(|e| format!("cannot list {}: {e}", d.display()))?
+                .flatten()
+                .map(|e| e.path())
+                .collect();
+            files.sort();
+            for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "py" || x == "wit")) {
+                inputs.extend_from_slice(f.to_string_lossy().as_bytes());
+                inputs.extend(std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?);
+            }
+        }
+        let stamp = {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::hash::DefaultHasher::new();
+            inputs.hash(&mut h);
+            format!("{:016x}", h.finish())
+        };
+        let marker = dest.join(format!(".{file}.inputs"));
+        if dest.join(file).is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(stamp.as_str()) {
+            continue;
+        }
+        eprintln!("xtask: building the Python component {file} (componentize-py)");
+        let tmp = dest.join(format!("{file}.tmp"));
+        let mut c = Command::new(bin.join("componentize-py"));
+        c.arg("-d").arg(root().join("wit")).args(["-w", "capability", "componentize", "app", "-p"]).arg(&src);
+        c.arg("-p").arg(&sdk).arg("-o").arg(&tmp).stdout(std::process::Stdio::null());
+        run(c, "componentize-py")?;
+        std::fs::rename(&tmp, dest.join(file)).map_err(|e| format!("cannot write {file}: {e}"))?;
+        std::fs::write(&marker, stamp).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    }
+    Ok(())
 }
 
 /// A headless browser for the report's rendering test: `chromium` on the PATH, else Debian's
@@ -259,37 +334,86 @@ fn node_env() -> Result<PathBuf, String> {
     Ok(bin)
 }
 
-/// `cargo xtask new-capability NAME [--dir DIR]`: a capability crate a third party starts from
-/// (its own workspace; the SDK of this checkout by path; an example handler with its
-/// description, schemas, facts and a unit test), written to DIR (default `./cap_NAME`), which
-/// must not exist yet. It builds with `cargo build --release --target wasm32-wasip2` as it is.
+/// `cargo xtask new-capability NAME [--lang rust|python] [--dir DIR]`: a capability a third
+/// party starts from, written to DIR (default `./cap_NAME`), which must not exist yet. Each
+/// language's template has an example handler that reads the store, cites a fact and pages a
+/// list, a native test, and a README; each builds as it is with one command:
+/// - rust: a crate of its own workspace with this checkout's SDK by path;
+///   `cargo build --release --target wasm32-wasip2`.
+/// - python: `app.py` on this checkout's Python SDK (`sdk/python`); `./build.sh` runs
+///   componentize-py (installed here, in the authoring environment) against `wit/`.
 fn new_capability(args: &[String]) -> Result<(), String> {
-    let usage = "usage: cargo xtask new-capability NAME [--dir DIR]";
+    let usage = "usage: cargo xtask new-capability NAME [--lang rust|python] [--dir DIR]";
     let name = args.first().filter(|a| !a.starts_with("--")).ok_or(usage)?.clone();
     let ok = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
     if !ok {
         return Err(format!("'{name}' is not a capability name: snake_case, starting with a letter"));
     }
-    let dir = match args.iter().position(|a| a == "--dir") {
-        Some(i) => PathBuf::from(args.get(i + 1).ok_or(usage)?),
-        None => PathBuf::from(format!("cap_{name}")),
+    let flag = |f: &str| -> Result<Option<&String>, String> {
+        match args.iter().position(|a| a == f) {
+            Some(i) => args.get(i + 1).map(Some).ok_or_else(|| usage.to_string()),
+            None => Ok(None),
+        }
     };
+    let lang = flag("--lang")?.map(String::as_str).unwrap_or("rust");
+    let dir = flag("--dir")?.map(PathBuf::from).unwrap_or_else(|| PathBuf::from(format!("cap_{name}")));
     if dir.exists() {
         return Err(format!("{} exists: name a new directory with --dir", dir.display()));
     }
-    let sdk = root().join("sdk");
-    let fill = |t: &str| t.replace("{{name}}", &name).replace("{{sdk}}", &sdk.display().to_string());
-    std::fs::create_dir_all(dir.join("src")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for (file, text) in [
-        ("Cargo.toml", include_str!("../template/Cargo.toml.in")),
-        ("src/lib.rs", include_str!("../template/lib.rs.in")),
-        ("README.md", include_str!("../template/README.md.in")),
-    ] {
-        std::fs::write(dir.join(file), fill(text)).map_err(|e| format!("cannot write {file}: {e}"))?;
+    let (files, subdirs, how): (&[(&str, &str)], &[&str], &str) = match lang {
+        "rust" => {
+            ensure_wasm_target()?;
+            (
+                &[
+                    ("Cargo.toml", include_str!("../template/Cargo.toml.in")),
+                    ("src/lib.rs", include_str!("../template/lib.rs.in")),
+                    ("README.md", include_str!("../template/README.md.in")),
+                ],
+                &["src"],
+                "`cargo build --release --target wasm32-wasip2`",
+            )
+        }
+        "python" => (
+            &[
+                ("app.py", include_str!("../template/python/app.py.in")),
+                ("test_app.py", include_str!("../template/python/test_app.py.in")),
+                ("build.sh", include_str!("../template/python/build.sh.in")),
+                ("README.md", include_str!("../template/python/README.md.in")),
+            ],
+            &[],
+            "`./build.sh` (its tests: `./build.sh test`)",
+        ),
+        other => return Err(format!("no template for the language '{other}': rust or python")),
+    };
+    let author_bin = if lang == "python" { Some(author_python_env()?) } else { None };
+    let path = |p: PathBuf| p.display().to_string();
+    let fill = |t: &str| {
+        let mut t = t.replace("{{name}}", &name).replace("{{sdk}}", &path(root().join("sdk")));
+        t = t
+            .replace("{{sdk_python}}", &path(root().join("sdk").join("python")))
+            .replace("{{wit}}", &path(root().join("wit")));
+        if let Some(bin) = &author_bin {
+            t = t
+                .replace("{{python}}", &path(bin.join("python")))
+                .replace("{{componentize_py}}", &path(bin.join("componentize-py")));
+        }
+        t
+    };
+    for d in std::iter::once("").chain(subdirs.iter().copied()) {
+        std::fs::create_dir_all(dir.join(d)).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    for (file, text) in files {
+        let to = dir.join(file);
+        std::fs::write(&to, fill(text)).map_err(|e| format!("cannot write {file}: {e}"))?;
+        if file.ends_with(".sh") {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&to, std::fs::Permissions::from_mode(0o755))
+                .map_err(|e| format!("cannot make {file} executable: {e}"))?;
+        }
     }
     eprintln!(
-        "xtask: wrote the capability crate cap_{name} in {}; build it with `cargo build --release --target wasm32-wasip2` there (see its README.md)",
+        "xtask: wrote the {lang} capability cap_{name} in {}; build it with {how} there (see its README.md)",
         dir.display()
     );
     Ok(())
@@ -314,6 +438,7 @@ fn main() -> ExitCode {
             c.env("CAMBER_TEST_NODE_BIN", node);
             c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_TEST_BROWSER", chromium);
+            c.env("CAMBER_TEST_AUTHOR_BIN", author_python_env()?);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
             c.args(["test", "--workspace"]);
             for k in
@@ -332,7 +457,7 @@ fn main() -> ExitCode {
             c.args(rest);
             run(c, "the benchmarks")
         }),
-        "new-capability" => ensure_wasm_target().and_then(|()| new_capability(rest)),
+        "new-capability" => new_capability(rest),
         "validate" => build(false, false).and_then(|bin| {
             let python = python_env()?;
             let mut c = Command::new(&python);
@@ -358,7 +483,7 @@ fn main() -> ExitCode {
             run(c, "the fuzz run")
         }),
         _ => {
-            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--dir DIR] | validate [--only CASE ...]>");
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--lang rust|python] [--dir DIR] | validate [--only CASE ...]>");
             return ExitCode::from(2);
         }
     };

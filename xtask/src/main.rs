@@ -225,8 +225,10 @@ fn author_python_env() -> Result<PathBuf, String> {
     Ok(bin)
 }
 
-/// Python components only the tests load: (their directory, the component's file name).
-const PYTHON_TEST_COMPONENTS: &[(&str, &str)] = &[("tests/guests/python_hostile", "_cap_py_hostile.wasm")];
+/// Python components only the tests and benchmarks load: (their directory, the component's
+/// file name). `py_template` is the Python template as `new-capability` writes it.
+const PYTHON_TEST_COMPONENTS: &[(&str, &str)] =
+    &[("tests/guests/python_hostile", "_cap_py_hostile.wasm"), ("py_template", "_cap_py_template.wasm")];
 
 /// Build each Python test component with componentize-py into `camber-python-components`,
 /// again only when its sources, the Python SDK or the WIT changed (componentize-py's output
@@ -236,8 +238,11 @@ fn build_python_components() -> Result<(), String> {
     let dest = target_dir().join("camber-python-components");
     std::fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
     let sdk = root().join("sdk").join("python");
+    let template = target_dir().join("camber-python-template");
+    let _ = std::fs::remove_dir_all(&template);
+    write_template("python", "py_template", &template)?;
     for (dir, file) in PYTHON_TEST_COMPONENTS {
-        let src = root().join(dir);
+        let src = if *dir == "py_template" { template.clone() } else { root().join(dir) };
         let mut inputs = AUTHOR_PYTHON_PACKAGES.join(",").into_bytes();
         for d in [src.clone(), sdk.join("camber_sdk"), root().join("wit")] {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
@@ -361,6 +366,16 @@ fn new_capability(args: &[String]) -> Result<(), String> {
     if dir.exists() {
         return Err(format!("{} exists: name a new directory with --dir", dir.display()));
     }
+    let how = write_template(lang, &name, &dir)?;
+    eprintln!(
+        "xtask: wrote the {lang} capability cap_{name} in {}; build it with {how} there (see its README.md)",
+        dir.display()
+    );
+    Ok(())
+}
+
+/// Write the `lang` template of capability `name` into `dir`; returns how to build it.
+fn write_template(lang: &str, name: &str, dir: &Path) -> Result<&'static str, String> {
     let (files, subdirs, how): (&[(&str, &str)], &[&str], &str) = match lang {
         "rust" => {
             ensure_wasm_target()?;
@@ -389,7 +404,7 @@ fn new_capability(args: &[String]) -> Result<(), String> {
     let author_bin = if lang == "python" { Some(author_python_env()?) } else { None };
     let path = |p: PathBuf| p.display().to_string();
     let fill = |t: &str| {
-        let mut t = t.replace("{{name}}", &name).replace("{{sdk}}", &path(root().join("sdk")));
+        let mut t = t.replace("{{name}}", name).replace("{{sdk}}", &path(root().join("sdk")));
         t = t
             .replace("{{sdk_python}}", &path(root().join("sdk").join("python")))
             .replace("{{wit}}", &path(root().join("wit")));
@@ -412,11 +427,7 @@ fn new_capability(args: &[String]) -> Result<(), String> {
                 .map_err(|e| format!("cannot make {file} executable: {e}"))?;
         }
     }
-    eprintln!(
-        "xtask: wrote the {lang} capability cap_{name} in {}; build it with {how} there (see its README.md)",
-        dir.display()
-    );
-    Ok(())
+    Ok(how)
 }
 
 fn main() -> ExitCode {

@@ -59,3 +59,17 @@ def unknown_selection(facility_id: str, argument: str, label: str, missing: list
         f"facility '{facility_id}' stores no {label} {', '.join(name(m) for m in missing)}; it stores {shown}{more}",
         {"argument": argument, "unknown": list(missing), "available": stored[:50]},
     )
+
+
+def _warm() -> None:
+    # componentize-py snapshots the interpreter after importing the app: what runs here (the
+    # codecs, the regexes, json's encoder) is ready in every call's fresh instance
+    import json
+
+    json.loads(json.dumps({"facility_id": "x", "n": [1, 2.5, None, True]}, ensure_ascii=False, separators=(",", ":")))
+    name("AHU-1 [F1@x] <b> https://www.x \"q\"\n\x1b[2J")
+    page([1, 2], "rows", 0, 1, "")
+    count_arg({"limit": 3}, "limit", 25)
+
+
+_warm()

@@ -62,8 +62,11 @@ def cut(s: str, max_chars: int) -> str | None:
     return s[: max(max_chars - 7, 0)] + "\u2026" + digest
 
 
+_WWW = re.compile(r"(?i)(www)\.")
+
+
 def _defang_www(s: str) -> str:
-    return re.sub(r"(?i)(www)\.", lambda m: m.group(1) + "[.]", s)
+    return _WWW.sub(lambda m: m.group(1) + "[.]", s)
 
 
 def name(value: str) -> str:

@@ -50,6 +50,11 @@ def points(args, ctx):
     return Output({"count": n}, f"{n} points [F1@py_points].", [{"id": "F1@py_points", "kind": "count", "value": n, "text": f"{n} points"}])
 
 
+@plugin.capability("py_noop", description="Answers at once, reading nothing (the floor of a Python call).")
+def noop(args, ctx):
+    return Output({}, "nothing", [])
+
+
 @plugin.prompt("py_ask", title="Ask", description="A prompt from Python.")
 def ask(arguments):
     return f"Tell me about {arguments.get('facility_id', 'the building')}."

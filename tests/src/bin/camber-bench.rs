@@ -1262,6 +1262,113 @@ fn triples_of(v: &serde_json::Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// `camber-bench languages`: a capability written in Python (the template, built with
+/// componentize-py) beside the shipped Rust ones: its compile, its load from the cache, a warm
+/// process start with it, its warm call through the pipeline and what it costs in memory.
+fn language_benchmarks(calls_only: bool) {
+    println!("camber-bench languages ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
+    let dir = camber_tests::python_components_dir();
+    if calls_only {
+        return language_calls(&dir);
+    }
+    let wasm = dir.join("_cap_py_template.wasm");
+    let size = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
+    println!("python template component: {} on disk", mib(size));
+    let rt = Runtime::new(RuntimeConfig { cache_dir: None, ..RuntimeConfig::default() }).unwrap();
+    let t = Instant::now();
+    let c = rt.load_component(&wasm).unwrap();
+    println!("  compile (no cache): {}", ms(t.elapsed()));
+    let cwasm = c.serialize().map(|b| b.len() as u64).unwrap_or(0);
+    println!("  compiled (.cwasm): {}", mib(cwasm));
+    drop(rt);
+    let cache = tempfile::tempdir().unwrap();
+    let config = || RuntimeConfig { cache_dir: Some(cache.path().to_path_buf()), ..RuntimeConfig::default() };
+    Runtime::new(config()).unwrap().load_component(&wasm).unwrap();
+    let mut loads = Vec::new();
+    for _ in 0..10 {
+        let rt = Runtime::new(config()).unwrap();
+        let t = Instant::now();
+        let c = rt.load_component(&wasm).unwrap();
+        let pre = rt.pre_instantiate(&c, "py").unwrap();
+        rt.describe(&pre).unwrap();
+        loads.push(t.elapsed());
+    }
+    let (p50, _, _) = stats(loads);
+    println!("  warm load (deserialize .cwasm, pre-instantiate, describe), 10 runs: median {}", ms(p50));
+
+    let bin = camber_bin();
+    let shared = camber_tests::cache_dir();
+    let start = |with: bool| {
+        let mut c = Command::new(&bin);
+        c.arg("capabilities").env("CAMBER_CACHE_DIR", &shared);
+        if with {
+            c.arg("--capabilities").arg(&dir);
+        }
+        c
+    };
+    for (label, with) in [("shipped components", false), ("shipped + python components", true)] {
+        let _ = start(with).output();
+        let mut runs = Vec::new();
+        for _ in 0..20 {
+            let t = Instant::now();
+            assert!(start(with).output().unwrap().status.success());
+            runs.push(t.elapsed());
+        }
+        let (p50, p90, _) = stats(runs);
+        println!("warm start `camber capabilities` ({label}, 20 runs): median {}, p90 {}", ms(p50), ms(p90));
+    }
+
+    language_calls(&dir);
+}
+
+/// The warm calls of `camber-bench languages` (alone: `camber-bench languages calls`, for a
+/// profiler).
+fn language_calls(dir: &std::path::Path) {
+    let store = demo_store();
+    let (_, rss0) = memory();
+    let reg = registry_from(&[components_dir(), dir.to_path_buf()]).unwrap();
+    let (_, rss1) = memory();
+    let ctx = CallContext::new(store.path(), ["hq".to_string(), "annex".to_string()]);
+    let mut rss = rss1;
+    for (label, name, args) in [
+        ("rust points {facility_id: hq}", "points", json!({"facility_id": "hq"})),
+        ("python noop {} (the SDK, no store read)", "py_noop", json!({})),
+        ("python template {facility_id: hq}", "py_template", json!({"facility_id": "hq"})),
+        ("python template {facility_id: hq, limit: 3}", "py_template", json!({"facility_id": "hq", "limit": 3})),
+    ] {
+        for _ in 0..100 {
+            reg.call(name, &args, &ctx).unwrap();
+        }
+        let mut v = Vec::with_capacity(1000);
+        for _ in 0..1000 {
+            let t = Instant::now();
+            reg.call(name, &args, &ctx).unwrap();
+            v.push(t.elapsed());
+        }
+        let (p50, p90, p99) = stats(v);
+        println!("call {label} in-process, 1000 calls: median {}, p90 {}, p99 {}", us(p50), us(p90), us(p99));
+        rss = memory().1;
+        // where it goes: the median of each step over 200 calls
+        let mut steps: std::collections::BTreeMap<&str, Vec<Duration>> = Default::default();
+        for _ in 0..200 {
+            let (r, timed) = camber_runtime::profile::record(|| reg.call(name, &args, &ctx));
+            r.unwrap();
+            for (step, d) in timed {
+                steps.entry(step).or_default().push(d);
+            }
+        }
+        for (step, v) in steps {
+            println!("    {step}: median {}", us(stats(v).0));
+        }
+    }
+    println!(
+        "resident memory: {} before loading, {} after loading shipped + python, {} after the calls",
+        mib(rss0),
+        mib(rss1),
+        mib(rss)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("reference") {
@@ -1287,6 +1394,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("charts") {
         chart_benchmark();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("languages") {
+        language_benchmarks(args.get(2).map(String::as_str) == Some("calls"));
         return;
     }
     if args.get(1).map(String::as_str) == Some("phases") {

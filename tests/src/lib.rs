@@ -62,6 +62,11 @@ pub fn python_components_dir() -> PathBuf {
     built(target_dir().join("camber-python-components"))
 }
 
+/// The JavaScript test components (componentize-js and the JavaScript SDK).
+pub fn js_components_dir() -> PathBuf {
+    built(target_dir().join("camber-js-components"))
+}
+
 /// Components the host must refuse at load.
 pub fn refused_components_dir() -> PathBuf {
     built(target_dir().join("camber-refused-components"))

@@ -104,31 +104,25 @@ fn mcp_request(
     }
 }
 
-#[test]
-fn a_python_capability_from_the_template_builds_loads_and_answers_over_mcp() {
+/// `cargo xtask new-capability NAME --lang LANG` from scratch: its native tests pass (their
+/// report says `passed`), `./build.sh` builds it, and `camber mcp` serves it beside the shipped
+/// capabilities, under the host's policy.
+fn template_over_mcp(lang: &str, name: &str, passed: &str) {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("cap");
     let xtask = target_dir().join("debug").join("xtask");
-    let out = Command::new(&xtask)
-        .args(["new-capability", "py_author", "--lang", "python", "--dir"])
-        .arg(&pkg)
-        .env("CAMBER_TEST_AUTHOR_BIN", author_bin())
-        .output()
-        .unwrap();
+    let out = Command::new(&xtask).args(["new-capability", name, "--lang", lang, "--dir"]).arg(&pkg).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // its own tests pass natively, then it builds with the one documented command
     let tests = Command::new(pkg.join("build.sh")).arg("test").output().unwrap();
-    assert!(tests.status.success(), "the template's tests fail: {}", String::from_utf8_lossy(&tests.stderr));
-    assert!(
-        String::from_utf8_lossy(&tests.stderr).contains("Ran 3 tests"),
-        "{}",
-        String::from_utf8_lossy(&tests.stderr)
-    );
+    let report = format!("{}{}", String::from_utf8_lossy(&tests.stdout), String::from_utf8_lossy(&tests.stderr));
+    assert!(tests.status.success() && report.contains(passed), "the template's tests fail: {report}");
     let built = Command::new(pkg.join("build.sh")).output().unwrap();
     assert!(built.status.success(), "the template does not build: {}", String::from_utf8_lossy(&built.stderr));
     let caps = dir.path().join("caps");
     std::fs::create_dir_all(&caps).unwrap();
-    std::fs::copy(pkg.join("_cap_py_author.wasm"), caps.join("_cap_py_author.wasm")).unwrap();
+    let file = format!("_cap_{name}.wasm");
+    std::fs::copy(pkg.join(&file), caps.join(&file)).unwrap();
 
     let store = dir.path().join("store");
     camber_store::synthetic::ingest(&store, "synthetic-hw-plant", None, false, std::time::Duration::from_secs(30))
@@ -152,13 +146,13 @@ fn a_python_capability_from_the_template_builds_loads_and_answers_over_mcp() {
     mcp_request(&mut stdin, &mut stdout, 1, "initialize", init);
     writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).unwrap();
     let tools = mcp_request(&mut stdin, &mut stdout, 2, "tools/list", json!({}));
-    let tool = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == "py_author").cloned();
+    let tool = tools["result"]["tools"].as_array().unwrap().iter().find(|t| t["name"] == name).cloned();
     let tool = tool.expect("the Python capability is a tool beside the shipped ones");
     assert!(tool["description"].as_str().unwrap().contains("most points first"), "{tool}");
     assert!(tools["result"]["tools"].as_array().unwrap().iter().any(|t| t["name"] == "rule_run"));
 
     let call = |stdin: &mut std::process::ChildStdin, stdout: &mut std::io::BufReader<_>, id, args| {
-        mcp_request(stdin, stdout, id, "tools/call", json!({"name": "py_author", "arguments": args}))["result"].clone()
+        mcp_request(stdin, stdout, id, "tools/call", json!({"name": name, "arguments": args}))["result"].clone()
     };
     let r = call(&mut stdin, &mut stdout, 3, json!({"facility_id": fid, "limit": 2}));
     assert_eq!(r["isError"], false, "{r}");
@@ -180,7 +174,7 @@ fn a_python_capability_from_the_template_builds_loads_and_answers_over_mcp() {
     assert_eq!(data["n_equipment"], equipment.len(), "{r}");
     assert_eq!(data["equipment"].as_array().unwrap().len(), 2);
     let text = r["content"][0]["text"].as_str().unwrap();
-    assert!(text.contains("[F1@py_author-"), "its fact is scoped by the host: {text}");
+    assert!(text.contains(&format!("[F1@{name}-")), "its fact is scoped by the host: {text}");
     assert!(text.contains("shows rows 1-2 of"), "its page notice is a banner: {text}");
     // the host's policy applies to it as to any: a facility the caller may not see is refused
     let r = call(&mut stdin, &mut stdout, 4, json!({"facility_id": "elsewhere"}));
@@ -192,7 +186,17 @@ fn a_python_capability_from_the_template_builds_loads_and_answers_over_mcp() {
 }
 
 #[test]
-fn the_python_sdk_writes_names_and_lines_as_the_rust_sdk_does() {
+fn a_python_capability_from_the_template_builds_loads_and_answers_over_mcp() {
+    template_over_mcp("python", "py_author", "Ran 3 tests");
+}
+
+#[test]
+fn a_javascript_capability_from_the_template_builds_loads_and_answers_over_mcp() {
+    template_over_mcp("js", "js_author", "# pass 3");
+}
+
+#[test]
+fn the_python_and_javascript_sdks_write_names_and_lines_as_the_rust_sdk_does() {
     let hostile: Vec<String> = [
         "AHU-1",
         "",
@@ -212,22 +216,27 @@ fn the_python_sdk_writes_names_and_lines_as_the_rust_sdk_does() {
     .iter()
     .map(|s| s.to_string())
     .collect();
-    let script = "import json, sys\nfrom camber_sdk import name, one_line\nfor s in json.load(sys.stdin):\n    print(json.dumps([name(s), one_line(s)]))\n";
-    let mut child = Command::new(author_bin().join("python"))
-        .args(["-c", script])
-        .env("PYTHONPATH", Path::new(env!("CARGO_MANIFEST_DIR")).join("../sdk/python"))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(serde_json::to_string(&hostile).unwrap().as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let lines: Vec<(String, String)> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), hostile.len());
-    for (s, (py_name, py_line)) in hostile.iter().zip(lines) {
-        assert_eq!(py_name, camber_common::text::name(s), "name({s:?})");
-        assert_eq!(py_line, camber_common::text::one_line(s), "one_line({s:?})");
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("sdk");
+    let python = "import json, sys\nfrom camber_sdk import name, one_line\nfor s in json.load(sys.stdin):\n    print(json.dumps([name(s), one_line(s)]))\n";
+    let js = format!(
+        "import {{ name, oneLine }} from '{}';\nlet d = '';\nprocess.stdin.on('data', (c) => (d += c)).on('end', () => {{\n  for (const s of JSON.parse(d)) console.log(JSON.stringify([name(s), oneLine(s)]));\n}});\n",
+        sdk.join("js/text.js").display()
+    );
+    let mut py = Command::new(author_bin().join("python"));
+    py.args(["-c", python]).env("PYTHONPATH", sdk.join("python"));
+    let mut node = Command::new("node");
+    node.args(["--input-type=module", "-e", &js]);
+    for (lang, mut cmd) in [("python", py), ("js", node)] {
+        let mut child = cmd.stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+        child.stdin.take().unwrap().write_all(serde_json::to_string(&hostile).unwrap().as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{lang}");
+        let lines: Vec<(String, String)> =
+            String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), hostile.len(), "{lang}");
+        for (s, (their_name, their_line)) in hostile.iter().zip(lines) {
+            assert_eq!(their_name, camber_common::text::name(s), "{lang} name({s:?})");
+            assert_eq!(their_line, camber_common::text::one_line(s), "{lang} one_line({s:?})");
+        }
     }
 }

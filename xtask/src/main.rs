@@ -161,7 +161,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
         build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
         build_components(COMPAT_COMPONENTS, &[target_dir().join("camber-compat-components")])?;
         build_components(CONFORMANCE_COMPONENTS, &[target_dir().join("camber-conformance-components")])?;
-        build_python_components()?;
+        build_guest_components()?;
     }
     let mut c = cargo();
     c.args(["build", "-p", "camber"]);
@@ -225,33 +225,93 @@ fn author_python_env() -> Result<PathBuf, String> {
     Ok(bin)
 }
 
-/// Python components only the tests and benchmarks load: (their directory, the component's
-/// file name). `py_template` is the Python template as `new-capability` writes it.
-const PYTHON_TEST_COMPONENTS: &[(&str, &str)] =
-    &[("tests/guests/python_hostile", "_cap_py_hostile.wasm"), ("py_template", "_cap_py_template.wasm")];
+/// The JavaScript authoring tools (componentize-js, and rolldown to bundle a capability's
+/// modules into one), installed with `npm ci` from `sdk/js/tools` under the target directory,
+/// again only when the lock file changed. Returns the directory holding their `node_modules`.
+fn author_js_env() -> Result<PathBuf, String> {
+    let dir = target_dir().join("camber-author-node");
+    let src = root().join("sdk").join("js").join("tools");
+    let lock =
+        std::fs::read(src.join("package-lock.json")).map_err(|e| format!("cannot read the JS tools' lock: {e}"))?;
+    let marker = dir.join(".camber-lock");
+    if dir.join("node_modules").is_dir() && std::fs::read(&marker).ok().as_deref() == Some(&lock[..]) {
+        return Ok(dir);
+    }
+    node()?;
+    eprintln!("xtask: installing the JavaScript authoring tools (componentize-js, rolldown; npm ci)");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for f in ["package.json", "package-lock.json"] {
+        std::fs::copy(src.join(f), dir.join(f)).map_err(|e| format!("cannot copy {f}: {e}"))?;
+    }
+    let mut c = Command::new("npm");
+    c.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir);
+    run(c, "npm ci")?;
+    std::fs::write(&marker, &lock).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    Ok(dir)
+}
 
-/// Build each Python test component with componentize-py into `camber-python-components`,
-/// again only when its sources, the Python SDK or the WIT changed (componentize-py's output
-/// differs from build to build, and a new file is compiled again by every host).
-fn build_python_components() -> Result<(), String> {
-    let bin = author_python_env()?;
-    let dest = target_dir().join("camber-python-components");
-    std::fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
-    let sdk = root().join("sdk").join("python");
-    let template = target_dir().join("camber-python-template");
-    let _ = std::fs::remove_dir_all(&template);
-    write_template("python", "py_template", &template)?;
-    for (dir, file) in PYTHON_TEST_COMPONENTS {
-        let src = if *dir == "py_template" { template.clone() } else { root().join(dir) };
-        let mut inputs = AUTHOR_PYTHON_PACKAGES.join(",").into_bytes();
-        for d in [src.clone(), sdk.join("camber_sdk"), root().join("wit")] {
+/// The machine's `node` (Debian's, with npm, installed with apt-get when there is none).
+fn node() -> Result<PathBuf, String> {
+    let find = || {
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("node")).find(|c| c.is_file()))
+    };
+    if let Some(n) = find() {
+        return Ok(n);
+    }
+    eprintln!("xtask: installing Node.js and npm (Debian's) for the JavaScript authoring tools");
+    apt_install("npm")?;
+    find().ok_or_else(|| "apt-get installed npm but node is not on the PATH".to_string())
+}
+
+/// Components in other languages that only the tests and benchmarks load: (language, the
+/// directory of its source, or `None` for the language's template as `new-capability`
+/// writes it, the capability name the file is named for).
+const GUEST_COMPONENTS: &[(&str, Option<&str>, &str)] = &[
+    ("python", Some("tests/guests/python_hostile"), "py_hostile"),
+    ("python", None, "py_template"),
+    ("js", Some("tests/guests/js_hostile"), "js_hostile"),
+    ("js", None, "js_template"),
+];
+
+/// Build each of [`GUEST_COMPONENTS`] the way an author does: the language's template written
+/// to a directory under the target, its source put in, its `build.sh` run. The component goes
+/// to `camber-python-components` or `camber-js-components`, again only when its source, the
+/// language's SDK and template, the tools or the WIT changed (neither componentize-py's nor
+/// componentize-js's output is the same from build to build, and a new file is compiled again
+/// by every host).
+fn build_guest_components() -> Result<(), String> {
+    for (lang, source, name) in GUEST_COMPONENTS {
+        let (sdk, dest, tools) = match *lang {
+            "python" => ("python", "camber-python-components", AUTHOR_PYTHON_PACKAGES.join(",")),
+            _ => (
+                "js",
+                "camber-js-components",
+                String::from_utf8_lossy(
+                    &std::fs::read(root().join("sdk/js/tools/package-lock.json")).unwrap_or_default(),
+                )
+                .into_owned(),
+            ),
+        };
+        let dest = target_dir().join(dest);
+        std::fs::create_dir_all(&dest).map_err(|e| format!("cannot create {}: {e}", dest.display()))?;
+        let file = format!("_cap_{name}.wasm");
+        let mut inputs = tools.into_bytes();
+        let mut dirs = vec![
+            root().join("sdk").join(sdk).join(if *lang == "python" { "camber_sdk" } else { "." }),
+            root().join("wit"),
+        ];
+        dirs.push(root().join("xtask").join("template").join(sdk));
+        if let Some(src) = source {
+            dirs.push(root().join(src));
+        }
+        for d in dirs {
             let mut files: Vec<PathBuf> = std::fs::read_dir(&d)
                 .map_err(|e| format!("cannot list {}: {e}", d.display()))?
                 .flatten()
                 .map(|e| e.path())
                 .collect();
             files.sort();
-            for f in files.iter().filter(|f| f.extension().is_some_and(|x| x == "py" || x == "wit")) {
+            for f in files.iter().filter(|f| f.is_file()) {
                 inputs.extend_from_slice(f.to_string_lossy().as_bytes());
                 inputs.extend(std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?);
             }
@@ -263,16 +323,32 @@ fn build_python_components() -> Result<(), String> {
             format!("{:016x}", h.finish())
         };
         let marker = dest.join(format!(".{file}.inputs"));
-        if dest.join(file).is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(stamp.as_str()) {
+        if dest.join(&file).is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(stamp.as_str()) {
             continue;
         }
-        eprintln!("xtask: building the Python component {file} (componentize-py)");
-        let tmp = dest.join(format!("{file}.tmp"));
-        let mut c = Command::new(bin.join("componentize-py"));
-        c.arg("-d").arg(root().join("wit")).args(["-w", "capability", "componentize", "app", "-p"]).arg(&src);
-        c.arg("-p").arg(&sdk).arg("-o").arg(&tmp).stdout(std::process::Stdio::null());
-        run(c, "componentize-py")?;
-        std::fs::rename(&tmp, dest.join(file)).map_err(|e| format!("cannot write {file}: {e}"))?;
+        eprintln!("xtask: building the {lang} component {file}");
+        let work = target_dir().join("camber-guest-build").join(name);
+        let _ = std::fs::remove_dir_all(&work);
+        write_template(lang, name, &work)?;
+        match (*lang, source) {
+            ("python", Some(src)) => {
+                std::fs::copy(root().join(src).join("app.py"), work.join("app.py"))
+                    .map_err(|e| format!("cannot copy app.py: {e}"))?;
+            }
+            (_, Some(src)) => {
+                // the template's entry, bound to this source's capability module
+                let entry =
+                    std::fs::read_to_string(work.join("app.js")).map_err(|e| format!("cannot read app.js: {e}"))?;
+                let module = root().join(src).join("capability.js");
+                let bound = entry.replace("'./capability.js'", &format!("'{}'", module.display()));
+                std::fs::write(work.join("app.js"), bound).map_err(|e| format!("cannot write app.js: {e}"))?;
+            }
+            _ => {}
+        }
+        let mut c = Command::new("sh");
+        c.arg(work.join("build.sh")).stdout(std::process::Stdio::null());
+        run(c, &format!("building {file}"))?;
+        std::fs::rename(work.join(&file), dest.join(&file)).map_err(|e| format!("cannot move {file}: {e}"))?;
         std::fs::write(&marker, stamp).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
     }
     Ok(())
@@ -339,7 +415,7 @@ fn node_env() -> Result<PathBuf, String> {
     Ok(bin)
 }
 
-/// `cargo xtask new-capability NAME [--lang rust|python] [--dir DIR]`: a capability a third
+/// `cargo xtask new-capability NAME [--lang rust|python|js] [--dir DIR]`: a capability a third
 /// party starts from, written to DIR (default `./cap_NAME`), which must not exist yet. Each
 /// language's template has an example handler that reads the store, cites a fact and pages a
 /// list, a native test, and a README; each builds as it is with one command:
@@ -347,8 +423,10 @@ fn node_env() -> Result<PathBuf, String> {
 ///   `cargo build --release --target wasm32-wasip2`.
 /// - python: `app.py` on this checkout's Python SDK (`sdk/python`); `./build.sh` runs
 ///   componentize-py (installed here, in the authoring environment) against `wit/`.
+/// - js: `capability.js` on this checkout's JavaScript SDK (`sdk/js`) and the entry `app.js`;
+///   `./build.sh` bundles them with rolldown and runs componentize-js against `wit/`.
 fn new_capability(args: &[String]) -> Result<(), String> {
-    let usage = "usage: cargo xtask new-capability NAME [--lang rust|python] [--dir DIR]";
+    let usage = "usage: cargo xtask new-capability NAME [--lang rust|python|js] [--dir DIR]";
     let name = args.first().filter(|a| !a.starts_with("--")).ok_or(usage)?.clone();
     let ok = name.chars().next().is_some_and(|c| c.is_ascii_lowercase())
         && name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
@@ -399,15 +477,33 @@ fn write_template(lang: &str, name: &str, dir: &Path) -> Result<&'static str, St
             &[],
             "`./build.sh` (its tests: `./build.sh test`)",
         ),
-        other => return Err(format!("no template for the language '{other}': rust or python")),
+        "js" => (
+            &[
+                ("capability.js", include_str!("../template/js/capability.js.in")),
+                ("app.js", include_str!("../template/js/app.js.in")),
+                ("test.js", include_str!("../template/js/test.js.in")),
+                ("build.sh", include_str!("../template/js/build.sh.in")),
+                ("README.md", include_str!("../template/js/README.md.in")),
+            ],
+            &[],
+            "`./build.sh` (its tests: `./build.sh test`)",
+        ),
+        other => return Err(format!("no template for the language '{other}': rust, python or js")),
     };
     let author_bin = if lang == "python" { Some(author_python_env()?) } else { None };
+    let js = if lang == "js" { Some((node()?, author_js_env()?)) } else { None };
     let path = |p: PathBuf| p.display().to_string();
     let fill = |t: &str| {
         let mut t = t.replace("{{name}}", name).replace("{{sdk}}", &path(root().join("sdk")));
         t = t
             .replace("{{sdk_python}}", &path(root().join("sdk").join("python")))
             .replace("{{wit}}", &path(root().join("wit")));
+        if let Some((node, tools)) = &js {
+            t = t
+                .replace("{{node}}", &path(node.clone()))
+                .replace("{{tools}}", &path(tools.clone()))
+                .replace("{{sdk_js}}", &path(root().join("sdk").join("js")));
+        }
         if let Some(bin) = &author_bin {
             t = t
                 .replace("{{python}}", &path(bin.join("python")))
@@ -450,6 +546,7 @@ fn main() -> ExitCode {
             c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_TEST_BROWSER", chromium);
             c.env("CAMBER_TEST_AUTHOR_BIN", author_python_env()?);
+            c.env("CAMBER_TEST_AUTHOR_NODE", author_js_env()?);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));
             c.args(["test", "--workspace"]);
             for k in
@@ -494,7 +591,7 @@ fn main() -> ExitCode {
             run(c, "the fuzz run")
         }),
         _ => {
-            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--lang rust|python] [--dir DIR] | validate [--only CASE ...]>");
+            eprintln!("usage: cargo xtask <build [--release] | demo [--store DIR] | test [cargo test args] | bench | fuzz [CASES] [SEED] [stdio|http|both] | new-capability NAME [--lang rust|python|js] [--dir DIR] | validate [--only CASE ...]>");
             return ExitCode::from(2);
         }
     };

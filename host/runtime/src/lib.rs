@@ -418,6 +418,9 @@ impl Runtime {
             });
         let state = store.into_data();
         let outcome = match r {
+            // a guest whose language catches running out of memory (JavaScript's engine does)
+            // answers with an error of its own; the cap refused a growth, so that is the answer
+            Ok(Err(_)) if state.limiter.hit => GuestOutcome::OutOfMemory,
             Ok(ret) => GuestOutcome::Returned(ret),
             // an instance that could not be created: the pool's slots are all taken
             Err(e) if e.downcast_ref::<NoSlot>().is_some() && state.stopped.is_none() && !state.limiter.hit => {

@@ -1262,51 +1262,59 @@ fn triples_of(v: &serde_json::Value) -> Vec<(String, String, String)> {
         .collect()
 }
 
-/// `camber-bench languages`: a capability written in Python (the template, built with
-/// componentize-py) beside the shipped Rust ones: its compile, its load from the cache, a warm
-/// process start with it, its warm call through the pipeline and what it costs in memory.
+/// `camber-bench languages`: capabilities written in Python (componentize-py) and JavaScript
+/// (componentize-js), each language's template beside the shipped Rust ones: the compile, the
+/// load from the cache, a warm process start with them, the warm call through the pipeline
+/// and what they cost in memory.
 fn language_benchmarks(calls_only: bool) {
     println!("camber-bench languages ({} build)", if cfg!(debug_assertions) { "debug" } else { "release" });
-    let dir = camber_tests::python_components_dir();
+    let dirs = [camber_tests::python_components_dir(), camber_tests::js_components_dir()];
     if calls_only {
-        return language_calls(&dir);
+        return language_calls(&dirs);
     }
-    let wasm = dir.join("_cap_py_template.wasm");
-    let size = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
-    println!("python template component: {} on disk", mib(size));
-    let rt = Runtime::new(RuntimeConfig { cache_dir: None, ..RuntimeConfig::default() }).unwrap();
-    let t = Instant::now();
-    let c = rt.load_component(&wasm).unwrap();
-    println!("  compile (no cache): {}", ms(t.elapsed()));
-    let cwasm = c.serialize().map(|b| b.len() as u64).unwrap_or(0);
-    println!("  compiled (.cwasm): {}", mib(cwasm));
-    drop(rt);
-    let cache = tempfile::tempdir().unwrap();
-    let config = || RuntimeConfig { cache_dir: Some(cache.path().to_path_buf()), ..RuntimeConfig::default() };
-    Runtime::new(config()).unwrap().load_component(&wasm).unwrap();
-    let mut loads = Vec::new();
-    for _ in 0..10 {
-        let rt = Runtime::new(config()).unwrap();
+    for (lang, wasm) in
+        [("python", dirs[0].join("_cap_py_template.wasm")), ("js", dirs[1].join("_cap_js_template.wasm"))]
+    {
+        let size = std::fs::metadata(&wasm).map(|m| m.len()).unwrap_or(0);
+        println!("{lang} template component: {} on disk", mib(size));
+        let rt = Runtime::new(RuntimeConfig { cache_dir: None, ..RuntimeConfig::default() }).unwrap();
         let t = Instant::now();
         let c = rt.load_component(&wasm).unwrap();
-        let pre = rt.pre_instantiate(&c, "py").unwrap();
-        rt.describe(&pre).unwrap();
-        loads.push(t.elapsed());
+        println!("  compile (no cache): {}", ms(t.elapsed()));
+        let cwasm = c.serialize().map(|b| b.len() as u64).unwrap_or(0);
+        println!("  compiled (.cwasm): {}", mib(cwasm));
+        drop(rt);
+        let cache = tempfile::tempdir().unwrap();
+        let config = || RuntimeConfig { cache_dir: Some(cache.path().to_path_buf()), ..RuntimeConfig::default() };
+        Runtime::new(config()).unwrap().load_component(&wasm).unwrap();
+        let mut loads = Vec::new();
+        for _ in 0..10 {
+            let rt = Runtime::new(config()).unwrap();
+            let t = Instant::now();
+            let c = rt.load_component(&wasm).unwrap();
+            let pre = rt.pre_instantiate(&c, lang).unwrap();
+            rt.describe(&pre).unwrap();
+            loads.push(t.elapsed());
+        }
+        let (p50, _, _) = stats(loads);
+        println!("  warm load (deserialize .cwasm, pre-instantiate, describe), 10 runs: median {}", ms(p50));
     }
-    let (p50, _, _) = stats(loads);
-    println!("  warm load (deserialize .cwasm, pre-instantiate, describe), 10 runs: median {}", ms(p50));
 
     let bin = camber_bin();
     let shared = camber_tests::cache_dir();
-    let start = |with: bool| {
+    let start = |with: &[std::path::PathBuf]| {
         let mut c = Command::new(&bin);
         c.arg("capabilities").env("CAMBER_CACHE_DIR", &shared);
-        if with {
-            c.arg("--capabilities").arg(&dir);
+        for d in with {
+            c.arg("--capabilities").arg(d);
         }
         c
     };
-    for (label, with) in [("shipped components", false), ("shipped + python components", true)] {
+    for (label, with) in [
+        ("shipped components", &dirs[..0]),
+        ("shipped + python components", &dirs[..1]),
+        ("shipped + js components", &dirs[1..]),
+    ] {
         let _ = start(with).output();
         let mut runs = Vec::new();
         for _ in 0..20 {
@@ -1317,16 +1325,15 @@ fn language_benchmarks(calls_only: bool) {
         let (p50, p90, _) = stats(runs);
         println!("warm start `camber capabilities` ({label}, 20 runs): median {}, p90 {}", ms(p50), ms(p90));
     }
-
-    language_calls(&dir);
+    language_calls(&dirs);
 }
 
 /// The warm calls of `camber-bench languages` (alone: `camber-bench languages calls`, for a
-/// profiler).
-fn language_calls(dir: &std::path::Path) {
+/// profiler), each with where its time goes.
+fn language_calls(dirs: &[std::path::PathBuf]) {
     let store = demo_store();
     let (_, rss0) = memory();
-    let reg = registry_from(&[components_dir(), dir.to_path_buf()]).unwrap();
+    let reg = registry_from(&[&[components_dir()], dirs].concat()).unwrap();
     let (_, rss1) = memory();
     let ctx = CallContext::new(store.path(), ["hq".to_string(), "annex".to_string()]);
     let mut rss = rss1;
@@ -1334,7 +1341,8 @@ fn language_calls(dir: &std::path::Path) {
         ("rust points {facility_id: hq}", "points", json!({"facility_id": "hq"})),
         ("python noop {} (the SDK, no store read)", "py_noop", json!({})),
         ("python template {facility_id: hq}", "py_template", json!({"facility_id": "hq"})),
-        ("python template {facility_id: hq, limit: 3}", "py_template", json!({"facility_id": "hq", "limit": 3})),
+        ("js noop {} (the SDK, no store read)", "js_noop", json!({})),
+        ("js template {facility_id: hq}", "js_template", json!({"facility_id": "hq"})),
     ] {
         for _ in 0..100 {
             reg.call(name, &args, &ctx).unwrap();
@@ -1357,12 +1365,13 @@ fn language_calls(dir: &std::path::Path) {
                 steps.entry(step).or_default().push(d);
             }
         }
-        for (step, v) in steps {
+        let keep = ["sandbox: a fresh store", "sandbox: instantiate", "guest (its store reads included)"];
+        for (step, v) in steps.into_iter().filter(|(s, _)| keep.contains(s)) {
             println!("    {step}: median {}", us(stats(v).0));
         }
     }
     println!(
-        "resident memory: {} before loading, {} after loading shipped + python, {} after the calls",
+        "resident memory: {} before loading, {} after loading shipped + python + js, {} after the calls",
         mib(rss0),
         mib(rss1),
         mib(rss)

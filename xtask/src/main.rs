@@ -312,7 +312,8 @@ fn build_guest_components() -> Result<(), String> {
                 .collect();
             files.sort();
             for f in files.iter().filter(|f| f.is_file()) {
-                inputs.extend_from_slice(f.to_string_lossy().as_bytes());
+                // relative: a clone of this checkout elsewhere reuses what this one built
+                inputs.extend_from_slice(f.strip_prefix(root()).unwrap_or(f).to_string_lossy().as_bytes());
                 inputs.extend(std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?);
             }
         }

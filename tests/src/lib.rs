@@ -67,6 +67,24 @@ pub fn js_components_dir() -> PathBuf {
     built(target_dir().join("camber-js-components"))
 }
 
+/// A `camber mcp` over stdio started from `cmd` with the shared component cache: the child,
+/// its input, and its output to read line by line.
+pub fn mcp_stdio(
+    mut cmd: std::process::Command,
+) -> (std::process::Child, std::process::ChildStdin, std::io::BufReader<std::process::ChildStdout>) {
+    use std::process::Stdio;
+    let mut child = cmd
+        .env("CAMBER_CACHE_DIR", cache_dir())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("camber mcp starts");
+    let stdin = child.stdin.take().expect("piped stdin");
+    let stdout = std::io::BufReader::new(child.stdout.take().expect("piped stdout"));
+    (child, stdin, stdout)
+}
+
 /// Components the host must refuse at load.
 pub fn refused_components_dir() -> PathBuf {
     built(target_dir().join("camber-refused-components"))

@@ -46,7 +46,7 @@ fn a_new_capability_builds_loads_and_answers_and_one_without_a_description_is_re
     assert!(!entry.description.is_empty());
     let fid = "ds-synthetic-hw-plant";
     let ctx = CallContext::new(&store, [fid.to_string()]);
-    let r = reg.call("author_check", &json!({"facility_id": fid}), &ctx).unwrap();
+    let r = reg.call("author_check", &json!({"facility_id": fid, "limit": 2}), &ctx).unwrap();
     let equipment = reg.call("points", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap().data["points"]
         .as_array()
         .unwrap()
@@ -56,6 +56,8 @@ fn a_new_capability_builds_loads_and_answers_and_one_without_a_description_is_re
         .len();
     assert_eq!(r.data["n_equipment"], equipment);
     assert!(r.text.contains("[F1@author_check-"), "its fact is scoped by the host: {}", r.text);
+    assert_eq!(r.data["equipment"].as_array().unwrap().len(), 2);
+    assert!(r.truncated && r.banners.iter().any(|b| b.contains("shows rows 1-2 of")), "its page: {:?}", r.banners);
     // the host's policy applies to it as to any: a facility the caller may not see is refused
     assert!(reg.call("author_check", &json!({"facility_id": "elsewhere"}), &ctx).is_err());
 
@@ -63,7 +65,7 @@ fn a_new_capability_builds_loads_and_answers_and_one_without_a_description_is_re
     let lib = krate.join("src/lib.rs");
     let text = std::fs::read_to_string(&lib).unwrap();
     let cut = text.replace(
-        ".description(\"How many pieces of equipment a facility stores points for. Needs facility_id.\")",
+        ".description(\"The equipment a facility stores points for, most points first, with each one's point count. Needs facility_id; pages with offset and limit.\")",
         ".description(\"\")",
     );
     assert_ne!(cut, text);
@@ -128,19 +130,9 @@ fn template_over_mcp(lang: &str, name: &str, passed: &str) {
     camber_store::synthetic::ingest(&store, "synthetic-hw-plant", None, false, std::time::Duration::from_secs(30))
         .unwrap();
     let fid = "ds-synthetic-hw-plant";
-    let mut child = Command::new(camber_tests::camber_bin())
-        .args(["mcp", "--store"])
-        .arg(&store)
-        .args(["--allow", fid, "--capabilities"])
-        .arg(&caps)
-        .env("CAMBER_CACHE_DIR", camber_tests::cache_dir())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut mcp = Command::new(camber_tests::camber_bin());
+    mcp.args(["mcp", "--store"]).arg(&store).args(["--allow", fid, "--capabilities"]).arg(&caps);
+    let (mut child, mut stdin, mut stdout) = camber_tests::mcp_stdio(mcp);
     let init =
         json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "author", "version": "1"}});
     mcp_request(&mut stdin, &mut stdout, 1, "initialize", init);

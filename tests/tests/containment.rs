@@ -273,103 +273,58 @@ fn a_guest_reads_aligned_frames_as_a_grid_when_they_are_regular() {
     assert_eq!(e.code, ErrorCode::NotAllowed);
 }
 
-/// The shipped capabilities plus the hostile Python component, loaded once per test binary.
-fn python_registry() -> &'static camber_registry::Registry {
-    static REG: std::sync::OnceLock<camber_registry::Registry> = std::sync::OnceLock::new();
-    REG.get_or_init(|| {
-        registry_from(&[components_dir(), camber_tests::python_components_dir()]).expect("registry loads")
-    })
+/// The shipped capabilities plus a language's hostile components (`dir`).
+fn with_guests(dir: std::path::PathBuf) -> camber_registry::Registry {
+    registry_from(&[components_dir(), dir]).expect("registry loads")
+}
+
+/// A hostile guest of another language (its capabilities named `{lang}_...`, its exception
+/// class `raised`) is contained as a Rust one is: stopped at the deadline, at the memory cap,
+/// an exception answered `internal` on one line with its path redacted, a read outside its
+/// call refused whatever it answers, and the next call served.
+fn contained(reg: &camber_registry::Registry, lang: &str, raised: &str) {
+    let cap = |what: &str| format!("{lang}_{what}");
+    let store = demo_store();
+    let mut c = ctx(store.path());
+    // its declaration reaches callers as any component's does
+    let entry = reg.capabilities().find(|e| e.name == cap("points")).expect("loaded");
+    assert_eq!(entry.description, "Counts a facility's stored points.");
+    let ok = reg.call(&cap("points"), &json!({"facility_id": "hq"}), &c).unwrap();
+    assert_eq!(ok.data["count"], 13);
+    assert!(ok.text.contains(&format!("[F1@{}-", cap("points"))), "{}", ok.text);
+
+    c.limits.max_seconds = 0.3;
+    let t0 = Instant::now();
+    let err = reg.call(&cap("spin"), &json!({}), &c).unwrap_err();
+    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+    assert!(t0.elapsed() < Duration::from_millis(1300), "stopped {:?} after the call began", t0.elapsed());
+    c.limits.max_seconds = 30.0;
+
+    let err = reg.call(&cap("membomb"), &json!({}), &c).unwrap_err();
+    assert_eq!(err.code, ErrorCode::TooLarge, "{err}");
+    assert!(err.message.contains("memory limit of 256 MiB"), "{}", err.message);
+
+    let e = reg.call(&cap("raise"), &json!({}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains(&format!("{raised}: could not open <path> for reading")), "{}", e.message);
+    assert!(!e.message.contains("/home/operator") && !e.message.contains('\n'), "{}", e.message);
+
+    let e = reg.call(&cap("read_other"), &json!({"facility_id": "hq"}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("outside this call"), "{}", e.message);
+
+    let ok = reg.call(&cap("points"), &json!({"facility_id": "annex"}), &c).unwrap();
+    assert!(ok.data["count"].as_u64().unwrap() > 0);
+    let args = std::collections::BTreeMap::from([("facility_id".to_string(), "hq".to_string())]);
+    assert_eq!(reg.get_prompt(&cap("ask"), &args).unwrap(), "Tell me about hq.");
 }
 
 #[test]
 fn a_python_guest_is_contained_as_a_rust_one_is() {
-    let reg = python_registry();
-    let store = demo_store();
-    let mut c = ctx(store.path());
-    // its declaration reaches callers as any component's does
-    let entry = reg.capabilities().find(|e| e.name == "py_points").expect("loaded");
-    assert_eq!(entry.description, "Counts a facility's stored points.");
-    let ok = reg.call("py_points", &json!({"facility_id": "hq"}), &c).unwrap();
-    assert_eq!(ok.data["count"], 13);
-    assert!(ok.text.contains("[F1@py_points-"), "{}", ok.text);
-
-    // a loop is stopped at the deadline
-    c.limits.max_seconds = 0.3;
-    let t0 = Instant::now();
-    let err = reg.call("py_spin", &json!({}), &c).unwrap_err();
-    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
-    assert!(t0.elapsed() < Duration::from_millis(1300), "stopped {:?} after the call began", t0.elapsed());
-    c.limits.max_seconds = 30.0;
-
-    // allocation past the cap
-    let err = reg.call("py_membomb", &json!({}), &c).unwrap_err();
-    assert_eq!(err.code, ErrorCode::TooLarge, "{err}");
-    assert!(err.message.contains("memory limit of 256 MiB"), "{}", err.message);
-
-    // an exception is internal, on one line, its path redacted
-    let e = reg.call("py_raise", &json!({}), &c).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Internal);
-    assert!(e.message.contains("ValueError: could not open <path> for reading"), "{}", e.message);
-    assert!(!e.message.contains("/home/operator") && !e.message.contains('\n'), "{}", e.message);
-
-    // a read outside the call is refused, whatever the guest answers
-    let e = reg.call("py_read_other", &json!({"facility_id": "hq"}), &c).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Internal);
-    assert!(e.message.contains("outside this call"), "{}", e.message);
-
-    // and the next call works
-    let ok = reg.call("py_points", &json!({"facility_id": "annex"}), &c).unwrap();
-    assert!(ok.data["count"].as_u64().unwrap() > 0);
-    let prompt =
-        reg.get_prompt("py_ask", &std::collections::BTreeMap::from([("facility_id".to_string(), "hq".to_string())]));
-    assert_eq!(prompt.unwrap(), "Tell me about hq.");
-}
-
-/// The shipped capabilities plus the hostile JavaScript component, loaded once per test binary.
-fn js_registry() -> &'static camber_registry::Registry {
-    static REG: std::sync::OnceLock<camber_registry::Registry> = std::sync::OnceLock::new();
-    REG.get_or_init(|| registry_from(&[components_dir(), camber_tests::js_components_dir()]).expect("registry loads"))
+    contained(&with_guests(camber_tests::python_components_dir()), "py", "ValueError");
 }
 
 #[test]
 fn a_javascript_guest_is_contained_as_a_rust_one_is() {
-    let reg = js_registry();
-    let store = demo_store();
-    let mut c = ctx(store.path());
-    let entry = reg.capabilities().find(|e| e.name == "js_points").expect("loaded");
-    assert_eq!(entry.description, "Counts a facility's stored points.");
-    let ok = reg.call("js_points", &json!({"facility_id": "hq"}), &c).unwrap();
-    assert_eq!(ok.data["count"], 13);
-    assert!(ok.text.contains("[F1@js_points-"), "{}", ok.text);
-
-    // a loop is stopped at the deadline
-    c.limits.max_seconds = 0.3;
-    let t0 = Instant::now();
-    let err = reg.call("js_spin", &json!({}), &c).unwrap_err();
-    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
-    assert!(t0.elapsed() < Duration::from_millis(1300), "stopped {:?} after the call began", t0.elapsed());
-    c.limits.max_seconds = 30.0;
-
-    // allocation past the cap
-    let err = reg.call("js_membomb", &json!({}), &c).unwrap_err();
-    assert_eq!(err.code, ErrorCode::TooLarge, "{err}");
-    assert!(err.message.contains("memory limit of 256 MiB"), "{}", err.message);
-
-    // an exception is internal, on one line, its path redacted
-    let e = reg.call("js_raise", &json!({}), &c).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Internal);
-    assert!(e.message.contains("TypeError: could not open <path> for reading"), "{}", e.message);
-    assert!(!e.message.contains("/home/operator") && !e.message.contains('\n'), "{}", e.message);
-
-    // a read outside the call is refused, whatever the guest answers
-    let e = reg.call("js_read_other", &json!({"facility_id": "hq"}), &c).unwrap_err();
-    assert_eq!(e.code, ErrorCode::Internal);
-    assert!(e.message.contains("outside this call"), "{}", e.message);
-
-    // and the next call works
-    let ok = reg.call("js_points", &json!({"facility_id": "annex"}), &c).unwrap();
-    assert!(ok.data["count"].as_u64().unwrap() > 0);
-    let prompt =
-        reg.get_prompt("js_ask", &std::collections::BTreeMap::from([("facility_id".to_string(), "hq".to_string())]));
-    assert_eq!(prompt.unwrap(), "Tell me about hq.");
+    contained(&with_guests(camber_tests::js_components_dir()), "js", "TypeError");
 }

@@ -146,7 +146,7 @@ class Plugin:
 
 
 def _internal(name: str, e: BaseException) -> CapError:
-    # the author sees the traceback in the host's log; the caller sees one line, no paths
+    # the traceback goes to the guest's stderr, never to the caller, who sees one line
     traceback.print_exception(e, file=sys.stderr)
     return CapError.internal(f"'{name}' raised {type(e).__name__}: {one_line(str(e))}")
 
@@ -168,6 +168,18 @@ def _world(plugin: Plugin) -> type:
     def to_wit(e: CapError):
         Err, types = _bindings()
         return Err(types.CapError(code=types.ErrorCode[e.code.upper()], message=e.message, data=e.data_json()))
+
+    def guarded(name: str, f: Callable[[], Any]) -> Any:
+        # every failure becomes a one-line refusal, but running out of memory: the guest stops
+        # and the host, which saw the cap refuse a growth, answers too_large
+        try:
+            return f()
+        except CapError as e:
+            raise to_wit(e) from None
+        except MemoryError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise to_wit(_internal(name, e)) from None
 
     def dumps(v: Any) -> str:
         return json.dumps(v, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -206,19 +218,13 @@ def _world(plugin: Plugin) -> type:
             p = next((p for p in plugin.prompts if p.name == name), None)
             if p is None:
                 raise to_wit(CapError("unknown_capability", f"no prompt named '{name}'"))
-            try:
-                return str(p.render(dict(arguments)))
-            except CapError as e:
-                raise to_wit(e) from None
-            except MemoryError:
-                raise
-            except Exception as e:  # noqa: BLE001 - every failure becomes a one-line refusal
-                raise to_wit(_internal(name, e)) from None
+            return guarded(name, lambda: str(p.render(dict(arguments))))
 
         def call(self, name, arguments, ctx):
             _, types = _bindings()
             context = Context(list(ctx.allowed_facilities), ctx.min_trust, ctx.max_rows, ctx.caller)
-            try:
+
+            def run():
                 out = plugin.call(name, arguments, context)
                 return types.CallResult(
                     data=dumps(out.data),
@@ -231,12 +237,7 @@ def _world(plugin: Plugin) -> type:
                         if n is not None
                     ],
                 )
-            except CapError as e:
-                raise to_wit(e) from None
-            except MemoryError:
-                # past the memory cap: let the host see the guest stop (it answers too_large)
-                raise
-            except Exception as e:  # noqa: BLE001 - every failure becomes a one-line refusal
-                raise to_wit(_internal(name, e)) from None
+
+            return guarded(name, run)
 
     return WitWorld

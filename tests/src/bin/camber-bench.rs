@@ -278,17 +278,9 @@ fn serve_benchmarks() {
     let store = demo_store();
     let bin = camber_bin();
     // stdio: client-observed tools/call latency
-    let mut child = Command::new(&bin)
-        .args(["mcp", "--allow", "hq", "--store"])
-        .arg(store.path())
-        .env("CAMBER_CACHE_DIR", camber_tests::cache_dir())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut mcp = Command::new(&bin);
+    mcp.args(["mcp", "--allow", "hq", "--store"]).arg(store.path());
+    let (mut child, mut stdin, mut stdout) = camber_tests::mcp_stdio(mcp);
     let mut line = String::new();
     writeln!(stdin, "{}", json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})).unwrap();
     stdout.read_line(&mut line).unwrap();

@@ -232,3 +232,19 @@ fn the_python_and_javascript_sdks_write_names_and_lines_as_the_rust_sdk_does() {
         }
     }
 }
+
+#[test]
+fn the_python_and_javascript_sdks_pass_their_own_tests() {
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().join("sdk");
+    let py = Command::new(author_bin().join("python"))
+        .args(["-m", "unittest", "discover", "-s", "tests"])
+        .current_dir(sdk.join("python"))
+        .env("PYTHONPATH", sdk.join("python"))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&py.stderr);
+    assert!(py.status.success() && report.contains("Ran 7 tests"), "{report}");
+    let js = Command::new("node").args(["--test", "test/"]).current_dir(sdk.join("js")).output().unwrap();
+    let report = String::from_utf8_lossy(&js.stdout);
+    assert!(js.status.success() && report.contains("# pass 7"), "{report}");
+}

@@ -2,7 +2,7 @@
 //! careless or hostile client sends.
 
 use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command};
 use std::time::{Duration, Instant};
 
 use camber_tests::{cache_dir, camber_bin, python};
@@ -109,16 +109,8 @@ impl Server {
     }
 
     /// `cmd` (a `camber mcp`) started with its stdio piped to the test.
-    fn spawn(mut cmd: Command) -> Server {
-        let mut child = cmd
-            .env("CAMBER_CACHE_DIR", cache_dir())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
+    fn spawn(cmd: Command) -> Server {
+        let (child, stdin, stdout) = camber_tests::mcp_stdio(cmd);
         Server { child, stdin, stdout }
     }
 

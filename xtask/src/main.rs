@@ -181,22 +181,28 @@ const PYTHON_PACKAGES: &[&str] =
 /// A virtual environment under the target directory with [`PYTHON_PACKAGES`]; installed once
 /// (a marker file records what is there). Returns its python.
 fn python_env() -> Result<PathBuf, String> {
-    let venv = target_dir().join("camber-pyenv");
-    let python = venv.join("bin").join("python");
+    Ok(venv("camber-pyenv", PYTHON_PACKAGES, "the Python test environment")?.join("python"))
+}
+
+/// A virtual environment `name` under the target directory with `packages`, installed once (a
+/// marker file records what is there). Returns its `bin/`.
+fn venv(name: &str, packages: &[&str], what: &str) -> Result<PathBuf, String> {
+    let venv = target_dir().join(name);
+    let bin = venv.join("bin");
     let marker = venv.join(".camber-packages");
-    let wanted = PYTHON_PACKAGES.join("\n");
-    if python.is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
-        return Ok(python);
+    let wanted = packages.join("\n");
+    if bin.join("python").is_file() && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str()) {
+        return Ok(bin);
     }
-    eprintln!("xtask: preparing the Python test environment ({})", PYTHON_PACKAGES.join(", "));
+    eprintln!("xtask: preparing {what} ({})", packages.join(", "));
     let mut c = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()));
     c.args(["-m", "venv"]).arg(&venv);
     run(c, "python3 -m venv")?;
-    let mut c = Command::new(&python);
-    c.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(PYTHON_PACKAGES);
+    let mut c = Command::new(bin.join("python"));
+    c.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(packages);
     run(c, "pip install")?;
     std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
-    Ok(python)
+    Ok(bin)
 }
 
 /// What a Python capability author builds with: componentize-py, in an environment of its own
@@ -205,24 +211,7 @@ const AUTHOR_PYTHON_PACKAGES: &[&str] = &["componentize-py==0.25.1"];
 
 /// The authoring environment's `bin/` (its python and componentize-py), installed once.
 fn author_python_env() -> Result<PathBuf, String> {
-    let venv = target_dir().join("camber-author-pyenv");
-    let bin = venv.join("bin");
-    let marker = venv.join(".camber-packages");
-    let wanted = AUTHOR_PYTHON_PACKAGES.join("\n");
-    if bin.join("componentize-py").is_file()
-        && std::fs::read_to_string(&marker).ok().as_deref() == Some(wanted.as_str())
-    {
-        return Ok(bin);
-    }
-    eprintln!("xtask: preparing the Python authoring environment ({})", AUTHOR_PYTHON_PACKAGES.join(", "));
-    let mut c = Command::new(std::env::var("PYTHON").unwrap_or_else(|_| "python3".into()));
-    c.args(["-m", "venv"]).arg(&venv);
-    run(c, "python3 -m venv")?;
-    let mut c = Command::new(bin.join("python"));
-    c.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"]).args(AUTHOR_PYTHON_PACKAGES);
-    run(c, "pip install")?;
-    std::fs::write(&marker, wanted).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
-    Ok(bin)
+    venv("camber-author-pyenv", AUTHOR_PYTHON_PACKAGES, "the Python authoring environment")
 }
 
 /// The JavaScript authoring tools (componentize-js, and rolldown to bundle a capability's
@@ -230,37 +219,49 @@ fn author_python_env() -> Result<PathBuf, String> {
 /// again only when the lock file changed. Returns the directory holding their `node_modules`.
 fn author_js_env() -> Result<PathBuf, String> {
     let dir = target_dir().join("camber-author-node");
-    let src = root().join("sdk").join("js").join("tools");
-    let lock =
-        std::fs::read(src.join("package-lock.json")).map_err(|e| format!("cannot read the JS tools' lock: {e}"))?;
-    let marker = dir.join(".camber-lock");
-    if dir.join("node_modules").is_dir() && std::fs::read(&marker).ok().as_deref() == Some(&lock[..]) {
-        return Ok(dir);
-    }
     node()?;
-    eprintln!("xtask: installing the JavaScript authoring tools (componentize-js, rolldown; npm ci)");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for f in ["package.json", "package-lock.json"] {
-        std::fs::copy(src.join(f), dir.join(f)).map_err(|e| format!("cannot copy {f}: {e}"))?;
-    }
-    let mut c = Command::new("npm");
-    c.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir);
-    run(c, "npm ci")?;
-    std::fs::write(&marker, &lock).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
+    npm_ci(&dir, &root().join("sdk/js/tools"), &[], "the JavaScript authoring tools (componentize-js, rolldown)")?;
     Ok(dir)
 }
 
 /// The machine's `node` (Debian's, with npm, installed with apt-get when there is none).
 fn node() -> Result<PathBuf, String> {
-    let find = || {
-        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join("node")).find(|c| c.is_file()))
-    };
-    if let Some(n) = find() {
-        return Ok(n);
+    on_path_or_apt("node", "npm", "Node.js and npm for the JavaScript authoring tools")
+}
+
+/// `npm ci` in `dir` from `src`'s package.json and package-lock.json (and `extra` files), again
+/// only when the lock file changed; npm is Debian's, installed with apt-get when missing.
+fn npm_ci(dir: &Path, src: &Path, extra: &[&str], what: &str) -> Result<(), String> {
+    let lock =
+        std::fs::read(src.join("package-lock.json")).map_err(|e| format!("cannot read the package lock: {e}"))?;
+    let marker = dir.join(".camber-lock");
+    if dir.join("node_modules").is_dir() && std::fs::read(&marker).ok().as_deref() == Some(&lock[..]) {
+        return Ok(());
     }
-    eprintln!("xtask: installing Node.js and npm (Debian's) for the JavaScript authoring tools");
-    apt_install("npm")?;
-    find().ok_or_else(|| "apt-get installed npm but node is not on the PATH".to_string())
+    on_path_or_apt("npm", "npm", "npm")?;
+    eprintln!("xtask: installing {what} (npm ci)");
+    std::fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    for f in ["package.json", "package-lock.json"].iter().chain(extra) {
+        std::fs::copy(src.join(f), dir.join(f)).map_err(|e| format!("cannot copy {f}: {e}"))?;
+    }
+    let mut c = Command::new("npm");
+    c.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(dir);
+    run(c, "npm ci")?;
+    std::fs::write(&marker, &lock).map_err(|e| format!("cannot write {}: {e}", marker.display()))
+}
+
+/// `program` on the PATH, else Debian's `package` installed with apt-get (as root, or through
+/// sudo) for `why`.
+fn on_path_or_apt(program: &str, package: &str, why: &str) -> Result<PathBuf, String> {
+    let find = || {
+        std::env::var_os("PATH").and_then(|p| std::env::split_paths(&p).map(|d| d.join(program)).find(|c| c.is_file()))
+    };
+    if let Some(p) = find() {
+        return Ok(p);
+    }
+    eprintln!("xtask: installing {why} (Debian's {package})");
+    apt_install(package)?;
+    find().ok_or_else(|| format!("apt-get installed {package} but {program} is not on the PATH"))
 }
 
 /// Components in other languages that only the tests and benchmarks load: (language, the
@@ -358,16 +359,7 @@ fn build_guest_components() -> Result<(), String> {
 /// A headless browser for the report's rendering test: `chromium` on the PATH, else Debian's
 /// package installed with apt-get (as root, or through sudo). Returns its path.
 fn browser() -> Result<PathBuf, String> {
-    let find = || {
-        std::env::var_os("PATH")
-            .and_then(|p| std::env::split_paths(&p).map(|d| d.join("chromium")).find(|c| c.is_file()))
-    };
-    if let Some(b) = find() {
-        return Ok(b);
-    }
-    eprintln!("xtask: installing a headless browser for the report test (Debian's chromium)");
-    apt_install("chromium")?;
-    find().ok_or_else(|| "apt-get installed chromium but it is not on the PATH".to_string())
+    on_path_or_apt("chromium", "chromium", "a headless browser for the report test")
 }
 
 /// Install a Debian package with apt-get (as root, or through sudo).
@@ -391,29 +383,13 @@ fn apt_install(package: &str) -> Result<(), String> {
 /// apt-get when there is none). Returns the directory of their executables.
 fn node_env() -> Result<PathBuf, String> {
     let dir = target_dir().join("camber-node");
-    let bin = dir.join("node_modules").join(".bin");
-    let src = root().join("tests").join("conformance");
-    let lock =
-        std::fs::read(src.join("package-lock.json")).map_err(|e| format!("cannot read the package lock: {e}"))?;
-    let marker = dir.join(".camber-lock");
-    if bin.join("conformance").exists() && std::fs::read(&marker).ok().as_deref() == Some(&lock[..]) {
-        return Ok(bin);
-    }
-    let has_npm = Command::new("npm").arg("--version").output().is_ok_and(|o| o.status.success());
-    if !has_npm {
-        eprintln!("xtask: installing npm (Debian's) to fetch the MCP conformance suite");
-        apt_install("npm")?;
-    }
-    eprintln!("xtask: installing the MCP conformance suite, the Inspector CLI and Node 22 (npm ci)");
-    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    for f in ["package.json", "package-lock.json", "auth-preload.mjs"] {
-        std::fs::copy(src.join(f), dir.join(f)).map_err(|e| format!("cannot copy {f}: {e}"))?;
-    }
-    let mut c = Command::new("npm");
-    c.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"]).current_dir(&dir);
-    run(c, "npm ci")?;
-    std::fs::write(&marker, &lock).map_err(|e| format!("cannot write {}: {e}", marker.display()))?;
-    Ok(bin)
+    npm_ci(
+        &dir,
+        &root().join("tests").join("conformance"),
+        &["auth-preload.mjs"],
+        "the MCP conformance suite, the Inspector CLI and Node 22",
+    )?;
+    Ok(dir.join("node_modules").join(".bin"))
 }
 
 /// `cargo xtask new-capability NAME [--lang rust|python|js] [--dir DIR]`: a capability a third

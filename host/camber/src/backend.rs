@@ -8,12 +8,13 @@ use serde_json::Value;
 
 use camber_common::redact::Redactor;
 use camber_common::{CapError, CapabilityResult, ErrorCode};
-use camber_registry::{CallContext, Registry};
-use camber_serve::{Backend, Caller, PromptInfo, Tool};
+use camber_registry::live::LiveRegistry;
+use camber_registry::CallContext;
+use camber_serve::{Backend, Caller, ListChange, PromptInfo, Tool};
 
 /// The registry and the server's base context (store, allowlist, trust floor, configs).
 pub struct RegistryBackend {
-    pub registry: Registry,
+    pub registry: LiveRegistry,
     pub base: CallContext,
 }
 
@@ -35,6 +36,7 @@ impl RegistryBackend {
 impl Backend for RegistryBackend {
     fn tools(&self) -> Vec<Tool> {
         self.registry
+            .current()
             .capabilities()
             .map(|c| Tool {
                 name: c.name.clone(),
@@ -51,6 +53,7 @@ impl Backend for RegistryBackend {
 
     fn prompts(&self) -> Vec<PromptInfo> {
         self.registry
+            .current()
             .prompts()
             .map(|p| PromptInfo {
                 name: p.name.clone(),
@@ -62,7 +65,7 @@ impl Backend for RegistryBackend {
     }
 
     fn call(&self, name: &str, args: &Value, caller: Caller<'_>) -> Result<CapabilityResult, CapError> {
-        self.registry.call(name, args, &self.context(caller))
+        self.registry.current().call(name, args, &self.context(caller))
     }
 
     fn report_page(&self, facility_id: &str, caller: Caller<'_>) -> Result<String, CapError> {
@@ -70,7 +73,7 @@ impl Backend for RegistryBackend {
         let store = ctx.store.clone().ok_or_else(|| {
             CapError::new(ErrorCode::NotFound, "this server has no store, so no facility has a report")
         })?;
-        crate::report::build(&self.registry, &ctx, &store, facility_id, &serde_json::json!({})).map(|(html, _)| html)
+        crate::report::build(&self.registry.current(), &ctx, &store, facility_id, &serde_json::json!({})).map(|(html, _)| html)
     }
 
     fn facility_version(&self, facility_id: &str) -> Option<String> {
@@ -78,7 +81,12 @@ impl Backend for RegistryBackend {
     }
 
     fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
-        self.registry.get_prompt(name, args)
+        self.registry.current().get_prompt(name, args)
+    }
+
+    fn reload(&self) -> ListChange {
+        let r = self.registry.reload();
+        ListChange { tools: r.tools, prompts: r.prompts, lines: r.lines }
     }
 
     fn redactor(&self) -> &Redactor {

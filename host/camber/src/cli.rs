@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 
 use camber_common::CapError;
 
+use camber_registry::live::{LiveRegistry, PolicySource};
+use camber_registry::trust::{self, Policy};
 use camber_registry::{component_files, CallContext, Registry};
 use camber_runtime::{Runtime, RuntimeConfig};
 use camber_serve as serve;
@@ -26,19 +28,34 @@ macro_rules! out {
     about = "Read-only building analytics for AI assistants: capabilities as sandboxed WebAssembly components"
 )]
 struct Cli {
-    /// More capability directories (after the one next to the executable and CAMBER_CAPABILITIES)
-    #[arg(long = "capabilities", global = true, value_name = "DIR")]
-    capabilities: Vec<PathBuf>,
+    #[command(flatten)]
+    sources: Sources,
     #[command(subcommand)]
     command: Command,
 }
 
+/// Where the components come from and the trust policy they load under.
+#[derive(Args, Clone, Debug, Default)]
+pub struct Sources {
+    /// More capability directories (after the one next to the executable and CAMBER_CAPABILITIES)
+    #[arg(long = "capabilities", global = true, value_name = "DIR")]
+    pub capabilities: Vec<PathBuf>,
+    /// The trust policy (TOML; see docs/TRUST.md): which components may load, by digest or
+    /// signature, and what each may use. Without one every component loads with the shipped
+    /// limits
+    #[arg(long, global = true, value_name = "FILE", env = "CAMBER_POLICY")]
+    pub policy: Option<PathBuf>,
+}
+
 #[derive(Subcommand)]
 enum Command {
-    /// List the loaded capabilities (name, title, cost; with --json also schemas and descriptors)
+    /// List the loaded capabilities (name, title, cost; with --json also schemas and
+    /// descriptors), or manage what the trust policy lets load
     Capabilities {
         #[arg(long)]
         json: bool,
+        #[command(subcommand)]
+        command: Option<CapabilitiesCommand>,
     },
     /// Call one capability and print its result (or its refusal) as JSON
     Call {
@@ -121,6 +138,33 @@ enum Command {
     Drift {
         #[command(subcommand)]
         command: DriftCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum CapabilitiesCommand {
+    /// Pin every component in the capability directories by its SHA-256: write the lock file
+    /// a policy's `trust.lock` names
+    Lock {
+        /// Where to write it
+        #[arg(long, value_name = "FILE", default_value = "camber.lock")]
+        out: PathBuf,
+    },
+    /// Say for each component file what the policy decides and why, and what it may use
+    Verify,
+    /// Write a new Ed25519 key pair: NAME.key (secret) and NAME.pub (for a policy's trust.keys)
+    Keygen {
+        /// The key files' path without extension
+        name: PathBuf,
+    },
+    /// Sign component files with a secret key: writes FILE.sig beside each
+    Sign {
+        /// The secret key (from `camber capabilities keygen`)
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The component files
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
 }
 
@@ -291,13 +335,17 @@ struct AccessArgs {
     min_trust: f64,
 }
 
+/// The install's own capability directory: `capabilities/` next to the executable. Its
+/// components are the shipped ones (they keep the shipped grant under a policy).
+pub fn own_dir() -> Option<PathBuf> {
+    std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("capabilities")))
+}
+
 /// The capability directories: next to the executable, then `CAMBER_CAPABILITIES`
 /// (colon-separated), then `--capabilities`.
 pub fn capability_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
     let mut dirs = Vec::new();
-    if let Some(dir) = std::env::current_exe().ok().and_then(|e| e.parent().map(|p| p.join("capabilities"))) {
-        dirs.push(dir);
-    }
+    dirs.extend(own_dir());
     if let Some(v) = std::env::var_os("CAMBER_CAPABILITIES") {
         dirs.extend(std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()));
     }
@@ -305,14 +353,114 @@ pub fn capability_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
-/// Load the registry from the capability directories; a one-line error otherwise.
-pub fn load_registry(extra: &[PathBuf]) -> Result<Registry, String> {
-    let files = component_files(&capability_dirs(extra));
+const NO_COMPONENTS: &str = "no _cap_*.wasm components found: build them with `cargo xtask build`, or name a directory with --capabilities or CAMBER_CAPABILITIES";
+
+/// Load the registry from the capability directories under the policy; a one-line error
+/// otherwise.
+pub fn load_registry(src: &Sources) -> Result<Registry, String> {
+    let files = component_files(&capability_dirs(&src.capabilities));
     if files.is_empty() {
-        return Err("no _cap_*.wasm components found: build them with `cargo xtask build`, or name a directory with --capabilities or CAMBER_CAPABILITIES".into());
+        return Err(NO_COMPONENTS.into());
     }
-    let runtime = Runtime::new(RuntimeConfig::default())?;
-    Registry::load(runtime, &files)
+    let runtime = std::sync::Arc::new(Runtime::new(RuntimeConfig::default())?);
+    let policy = policy(src, &runtime.config)?;
+    Registry::load_with(runtime, &files, &policy)
+}
+
+/// The policy `src` names, or none.
+fn policy(src: &Sources, config: &RuntimeConfig) -> Result<Policy, String> {
+    match &src.policy {
+        Some(p) => Policy::read(p, own_dir(), config),
+        None => Ok(Policy::open(config)),
+    }
+}
+
+/// The registry a server runs, which reloads when its directories change.
+fn live_registry(src: &Sources) -> Result<LiveRegistry, String> {
+    let dirs = capability_dirs(&src.capabilities);
+    if component_files(&dirs).is_empty() {
+        return Err(NO_COMPONENTS.into());
+    }
+    let runtime = std::sync::Arc::new(Runtime::new(RuntimeConfig::default())?);
+    LiveRegistry::start(runtime, dirs, PolicySource { path: src.policy.clone(), own_dir: own_dir() })
+}
+
+/// `camber capabilities lock|verify|keygen|sign`.
+fn capabilities_command(src: &Sources, command: CapabilitiesCommand) -> Result<i32, Failure> {
+    match command {
+        CapabilitiesCommand::Lock { out } => {
+            let files = component_files(&capability_dirs(&src.capabilities));
+            if files.is_empty() {
+                return Err(NO_COMPONENTS.to_string().into());
+            }
+            let text = trust::lock_text(&files)?;
+            camber_store::writer::write_atomic(&out, text.as_bytes())
+                .map_err(|e| format!("{} cannot be written ({})", out.display(), e.kind()))?;
+            out!("pinned {} component(s) in {}", files.len(), out.display())?;
+            Ok(0)
+        }
+        CapabilitiesCommand::Verify => {
+            let files = component_files(&capability_dirs(&src.capabilities));
+            let runtime = Runtime::new(RuntimeConfig { cache_dir: None, ..RuntimeConfig::default() })?;
+            let policy = policy(src, &runtime.config)?;
+            let mut refused = 0;
+            for f in &files {
+                let d = policy.decide(f)?;
+                match &d.admitted {
+                    Ok(why) => out!("{:<28} loads: {why}; {}", d.file, d.grant.summary())?,
+                    Err(why) => {
+                        refused += 1;
+                        out!("{:<28} REFUSED: {why}", d.file)?
+                    }
+                }
+            }
+            out!(
+                "{} component(s), {} refused, under {}",
+                files.len(),
+                refused,
+                policy.source.as_deref().unwrap_or("no policy (every component loads)")
+            )?;
+            Ok(if refused > 0 { 1 } else { 0 })
+        }
+        CapabilitiesCommand::Keygen { name } => {
+            let (secret, public) = trust::keygen(&camber_runtime::file_label(&name))?;
+            let with = |ext: &str| {
+                let mut p = name.clone().into_os_string();
+                p.push(ext);
+                PathBuf::from(p)
+            };
+            let (key, pubkey) = (with(".key"), with(".pub"));
+            if key.exists() {
+                return Err(format!("{} exists: not overwritten", key.display()).into());
+            }
+            write_secret(&key, &secret)?;
+            camber_store::writer::write_atomic(&pubkey, public.as_bytes())
+                .map_err(|e| format!("{} cannot be written ({})", pubkey.display(), e.kind()))?;
+            out!("wrote {} (keep it secret) and {} (name it in the policy's trust.keys)", key.display(), pubkey.display())?;
+            Ok(0)
+        }
+        CapabilitiesCommand::Sign { key, files } => {
+            for f in &files {
+                let sig = trust::sign(f, &key)?;
+                let to = trust::signature_path(f);
+                camber_store::writer::write_atomic(&to, sig.as_bytes())
+                    .map_err(|e| format!("{} cannot be written ({})", to.display(), e.kind()))?;
+                out!("signed {} -> {}", f.display(), to.display())?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// Write a secret key readable by its owner only.
+fn write_secret(path: &Path, text: &str) -> Result<(), String> {
+    let mut o = std::fs::OpenOptions::new();
+    o.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut o, 0o600);
+    let mut f = o.open(path).map_err(|e| format!("{} cannot be written ({})", path.display(), e.kind()))?;
+    std::io::Write::write_all(&mut f, text.as_bytes())
+        .map_err(|e| format!("{} cannot be written ({})", path.display(), e.kind()))
 }
 
 /// The facilities `--allow-all-active` grants: every stored facility whose registry state is
@@ -439,8 +587,9 @@ fn say(line: impl Into<String>) {
 
 fn run(cli: Cli) -> Result<i32, Failure> {
     match cli.command {
-        Command::Capabilities { json } => {
-            let reg = load_registry(&cli.capabilities)?;
+        Command::Capabilities { command: Some(c), .. } => capabilities_command(&cli.sources, c),
+        Command::Capabilities { json, command: None } => {
+            let reg = load_registry(&cli.sources)?;
             if json {
                 let caps: Vec<Value> = reg
                     .capabilities()
@@ -475,7 +624,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             let mut ctx = context(&access)?;
             ctx.limits.max_seconds = max_seconds;
             ctx.caller = "cli".into();
-            let reg = load_registry(&cli.capabilities)?;
+            let reg = load_registry(&cli.sources)?;
             match reg.call(&name, &args, &ctx) {
                 Ok(r) => {
                     print_json(&r.to_json())?;
@@ -487,15 +636,15 @@ fn run(cli: Cli) -> Result<i32, Failure> {
                 }
             }
         }
-        Command::Demo { store } => demo(&store, &cli.capabilities),
+        Command::Demo { store } => demo(&store, &cli.sources),
         Command::Ingest(a) => ingest(a),
         Command::Map(a) => map(a),
-        Command::Mcp { access, http } => serve(&cli.capabilities, access, http, true),
+        Command::Mcp { access, http } => serve(&cli.sources, access, http, true),
         Command::A2a { access, http } | Command::Serve { access, http } => {
             if http.http.is_none() {
                 return Err("name the address to listen on with --http ADDR".into());
             }
-            serve(&cli.capabilities, access, http, false)
+            serve(&cli.sources, access, http, false)
         }
         Command::Tokens { command: TokensCommand::Add { label, allow, file } } => {
             let token = serve::auth::add(&file, &label, &allow)?;
@@ -514,7 +663,7 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             let mut ctx = context(&access)?;
             ctx.caller = "report".into();
-            let reg = load_registry(&cli.capabilities)?;
+            let reg = load_registry(&cli.sources)?;
             let t0 = std::time::Instant::now();
             let window = json!({"start": start, "end": end, "top_n": top_n});
             let w = crate::report::write(&reg, &ctx, &store, &facility, &window, &out)?;
@@ -583,7 +732,7 @@ fn drift_fit(
     Ok(0)
 }
 
-fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, Failure> {
+fn serve(src: &Sources, access: AccessArgs, http: HttpArgs, stdio_default: bool) -> Result<i32, Failure> {
     // session ids and task ids come from the OS generator only: find out now, not mid-session
     camber_common::ids::random_hex().map_err(|why| format!("cannot serve: {why}"))?;
     let ctx = context(&access)?;
@@ -597,15 +746,22 @@ fn serve(extra: &[PathBuf], access: AccessArgs, http: HttpArgs, stdio_default: b
     } else if !stdio_default {
         return Err("name the address to listen on with --http ADDR".into());
     }
-    let registry = load_registry(extra)?;
+    let registry = live_registry(src)?;
+    let now = registry.current();
     say(format!(
-        "camber: {} capabilities and {} prompts for {} facilities",
-        registry.capabilities().count(),
-        registry.prompts().count(),
-        ctx.allowed.len()
+        "camber: {} capabilities and {} prompts for {} facilities{}",
+        now.capabilities().count(),
+        now.prompts().count(),
+        ctx.allowed.len(),
+        match &src.policy {
+            Some(p) => format!("; trust policy {}", camber_runtime::file_label(p)),
+            None => "; no trust policy (--policy): every component in the capability directories loads".into(),
+        }
     ));
+    drop(now);
     let svc =
         std::sync::Arc::new(serve::Service::new(Box::new(crate::backend::RegistryBackend { registry, base: ctx })));
+    crate::watch::spawn(svc.clone(), capability_dirs(&src.capabilities), src.policy.clone());
     match http.http {
         None => {
             serve::stdio::serve(svc, workers).map_err(|e| format!("stdio failed: {e}"))?;
@@ -741,7 +897,7 @@ fn datasets(c: DatasetsCommand) -> Result<i32, Failure> {
     }
 }
 
-fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
+fn demo(store: &Path, src: &Sources) -> Result<i32, Failure> {
     let ids: Vec<&str> = camber_synth::datasets().iter().map(|d| d.id).collect();
     let fids: Vec<String> = ids.iter().map(|d| camber_store::synthetic::facility_id(d)).collect();
     let fresh = !store.exists() || std::fs::read_dir(store).map(|mut d| d.next().is_none()).unwrap_or(false);
@@ -761,7 +917,7 @@ fn demo(store: &Path, extra: &[PathBuf]) -> Result<i32, Failure> {
             camber_store::synthetic::ingest(store, id, None, true, std::time::Duration::from_secs(30))?;
         out!("  {fid}: {} rows in {:.2} s", camber_common::text::thousands(outcome.rows), t0.elapsed().as_secs_f64())?;
     }
-    let reg = load_registry(extra)?;
+    let reg = load_registry(src)?;
     out!("loaded {} capabilities and {} prompts\n", reg.capabilities().count(), reg.prompts().count())?;
     let mut ctx = CallContext::new(store, fids.iter().cloned());
     ctx.caller = "demo".into();

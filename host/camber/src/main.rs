@@ -6,6 +6,7 @@
 mod backend;
 mod cli;
 mod report;
+mod watch;
 
 fn main() {
     std::process::exit(cli::main());

@@ -22,8 +22,8 @@ pub struct CapabilityEntry {
     /// Top-level data keys that are the capability's own output (the caller's text echoed
     /// back): never cut by the 2,000-character string cap.
     pub own_output: Vec<String>,
-    /// Which loaded component serves it.
-    pub(crate) component: usize,
+    /// The loaded component that serves it.
+    pub(crate) unit: std::sync::Arc<crate::registry::Unit>,
 }
 
 impl CapabilityEntry {

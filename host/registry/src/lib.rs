@@ -10,9 +10,11 @@ pub mod charts;
 pub mod context;
 pub mod driftfit;
 pub mod licence;
+pub mod live;
 pub mod pipeline;
 pub mod policy;
 pub mod registry;
 pub mod runconfig;
+pub mod trust;
 
 pub use registry::{component_files, CallContext, CapabilityEntry, Limits, Registry};

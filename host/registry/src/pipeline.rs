@@ -31,6 +31,7 @@ use crate::capability::CapabilityEntry;
 use crate::context::CallContext;
 use crate::licence::Wall;
 use crate::policy::{self, TokenInputs};
+use crate::trust::Grant;
 
 /// Why a call was refused: a schema refusal (its messages are `"<pointer>: <problem>"`,
 /// redacted after the pointer) or any other.
@@ -157,6 +158,7 @@ fn call_token(name: &str, args: &Value, read: &BTreeSet<String>, ctx: &CallConte
 pub(crate) fn run(
     runtime: &Runtime,
     pre: &CapabilityPre<CallState>,
+    grant: &Grant,
     name: &str,
     adm: &mut Admitted,
     ctx: &CallContext,
@@ -176,9 +178,10 @@ pub(crate) fn run(
         name,
         arguments: &arguments,
         ctx: &wit_ctx,
-        max_seconds: ctx.limits.max_seconds,
+        max_seconds: max_seconds(grant, ctx),
         cancel: ctx.cancel.clone(),
         progress: ctx.progress.clone().map(|sink| redacted(sink, ctx.redactor.clone())),
+        budget: grant.budget,
     };
     let (outcome, access) = runtime.call(pre, call, access);
     if let Some(e) = access.error {
@@ -186,7 +189,7 @@ pub(crate) fn run(
     }
     let read = if adm.named { &adm.readable } else { &access.read };
     adm.token = step("call token", || call_token(name, &adm.args, read, ctx));
-    let returned = guest_end(runtime, name, outcome, ctx)?;
+    let returned = guest_end(grant, name, outcome, ctx)?;
     if let Some(s) = &ctx.store {
         step("9 fences after", || fence::after(s.root(), &adm.fenced, &adm.fence_tokens))
             .map_err(|e| unavailable(&e, &ctx.allowed))?;
@@ -198,6 +201,11 @@ pub(crate) fn run(
     })
 }
 
+/// A call's wall-clock budget: the caller's, within the component's grant.
+fn max_seconds(grant: &Grant, ctx: &CallContext) -> f64 {
+    grant.max_seconds.map_or(ctx.limits.max_seconds, |g| g.min(ctx.limits.max_seconds))
+}
+
 /// A progress sink that takes the server's local roots out of a guest's message first: a
 /// report's text reaches the caller as any other guest text does.
 fn redacted(sink: ProgressSink, redactor: Arc<camber_common::redact::Redactor>) -> ProgressSink {
@@ -206,7 +214,7 @@ fn redacted(sink: ProgressSink, redactor: Arc<camber_common::redact::Redactor>) 
 
 /// What the way a guest ended means for the call.
 fn guest_end(
-    runtime: &Runtime,
+    grant: &Grant,
     name: &str,
     outcome: GuestOutcome,
     ctx: &CallContext,
@@ -220,8 +228,8 @@ fn guest_end(
         ),
         GuestOutcome::Stopped(Stop::Deadline) => CapError::with_data(
             ErrorCode::Timeout,
-            format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(ctx.limits.max_seconds)),
-            json!({"max_seconds": ctx.limits.max_seconds}),
+            format!("'{name}' ran longer than {} s and was stopped", fmt_seconds(max_seconds(grant, ctx))),
+            json!({"max_seconds": max_seconds(grant, ctx)}),
         ),
         GuestOutcome::Stopped(Stop::Cancelled) => CapError::with_data(
             ErrorCode::Timeout,
@@ -231,15 +239,15 @@ fn guest_end(
         GuestOutcome::OutOfFuel => CapError::with_data(
             ErrorCode::Timeout,
             format!("'{name}' used up its compute budget and was stopped; narrow the query"),
-            json!({"fuel": runtime.config.fuel}),
+            json!({"fuel": grant.budget.fuel}),
         ),
         GuestOutcome::OutOfMemory => CapError::with_data(
             ErrorCode::TooLarge,
             format!(
                 "'{name}' needed more than its memory limit of {} MiB and was stopped; narrow the query",
-                runtime.config.max_memory_bytes >> 20
+                grant.budget.max_memory_bytes >> 20
             ),
-            json!({"max_memory_bytes": runtime.config.max_memory_bytes}),
+            json!({"max_memory_bytes": grant.budget.max_memory_bytes}),
         ),
         GuestOutcome::Trapped { trap, stderr } => {
             let panic = panic_message(&stderr);

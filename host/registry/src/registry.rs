@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -14,6 +15,7 @@ pub use crate::capability::CapabilityEntry;
 pub use crate::context::{CallContext, Limits};
 use crate::pipeline::{self, Refusal};
 use crate::policy::Schema;
+use crate::trust::{Grant, Policy};
 use camber_common::redact::{Redactor, Sent};
 use camber_runtime::{file_label, CallState, CapabilityPre, Runtime};
 
@@ -23,21 +25,42 @@ pub struct PromptEntry {
     pub title: String,
     pub description: String,
     pub arguments: Vec<(String, String, bool)>,
-    component: usize,
+    unit: Arc<Unit>,
 }
 
-struct LoadedComponent {
+/// One loaded component as it runs: its instance-ready form and what the trust policy
+/// granted it. Calls hold it by `Arc`, so a call started before a reload finishes on the
+/// component it started with.
+pub struct Unit {
     pre: CapabilityPre<CallState>,
+    /// The file it was loaded from (a name, never a path).
+    pub file: String,
+    /// The SHA-256 of the file's bytes.
+    pub sha256: String,
+    /// What it may use (memory, fuel, deadline, host interfaces).
+    pub grant: Grant,
+}
+
+/// A component with what it offers: the part of a registry a reload keeps when its file did
+/// not change.
+#[derive(Clone)]
+pub struct Loaded {
+    /// Where the file is (to tell a replaced file from a kept one).
+    pub path: PathBuf,
+    pub unit: Arc<Unit>,
+    capabilities: Vec<Arc<CapabilityEntry>>,
+    prompts: Vec<Arc<PromptEntry>>,
 }
 
 /// The capabilities and prompts of every loaded component, and the policy around each call.
+/// One `Registry` never changes: a reload builds the next one (see [`crate::live`]).
 pub struct Registry {
-    pub runtime: Runtime,
+    pub runtime: Arc<Runtime>,
     /// Takes local paths out of prompt errors (calls use their context's redactor).
     redactor: Redactor,
-    components: Vec<LoadedComponent>,
-    capabilities: BTreeMap<String, CapabilityEntry>,
-    prompts: BTreeMap<String, PromptEntry>,
+    components: Vec<Loaded>,
+    capabilities: BTreeMap<String, Arc<CapabilityEntry>>,
+    prompts: BTreeMap<String, Arc<PromptEntry>>,
 }
 
 /// Every `_cap_*.wasm` in `dirs`, each directory's files in name order, directories in the
@@ -61,9 +84,26 @@ pub fn component_files(dirs: &[PathBuf]) -> Vec<PathBuf> {
 }
 
 impl Registry {
-    /// Load every component file; any refused one fails the load with a one-line error that
-    /// names the file.
+    /// Load every component file with no trust policy; any refused one fails the load with a
+    /// one-line error that names the file.
     pub fn load(runtime: Runtime, files: &[PathBuf]) -> Result<Registry, String> {
+        let policy = Policy::open(&runtime.config);
+        Registry::load_with(Arc::new(runtime), files, &policy)
+    }
+
+    /// Load every component file under `policy`; any refused one fails the load with a
+    /// one-line error that names the file.
+    pub fn load_with(runtime: Arc<Runtime>, files: &[PathBuf], policy: &Policy) -> Result<Registry, String> {
+        let mut loaded = Vec::new();
+        for path in files {
+            loaded.push(load_component(&runtime, path, policy)?);
+        }
+        Registry::assemble(runtime, loaded)
+    }
+
+    /// A registry of components already loaded; two offering the same capability or prompt
+    /// name are refused, naming both files.
+    pub fn assemble(runtime: Arc<Runtime>, components: Vec<Loaded>) -> Result<Registry, String> {
         let mut reg = Registry {
             runtime,
             redactor: Redactor::new(Vec::new()),
@@ -71,96 +111,78 @@ impl Registry {
             capabilities: BTreeMap::new(),
             prompts: BTreeMap::new(),
         };
-        for path in files {
-            reg.add_component(path)?;
+        for c in components {
+            reg.add(c)?;
         }
         Ok(reg)
     }
 
-    fn add_component(&mut self, path: &Path) -> Result<(), String> {
-        let file = file_label(path);
-        let component = self.runtime.load_component(path)?;
-        let pre = self.runtime.pre_instantiate(&component, &file)?;
-        let (descs, prompts) =
-            self.runtime.describe(&pre).map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
-        let index = self.components.len();
-        let mut entries = Vec::new();
-        for d in descs {
-            if !is_snake_case(&d.name) {
-                return Err(format!("{file}: capability name '{}' is not snake_case", one_line(&d.name)));
+    /// [`Registry::assemble`] that refuses a component offering a name already taken (falling
+    /// back on the component's previous version, when it has one that fits) instead of failing:
+    /// what a reload does. Returns the registry and one line per component refused.
+    pub fn assemble_lenient(
+        runtime: Arc<Runtime>,
+        candidates: Vec<(Option<Loaded>, Option<Loaded>)>,
+    ) -> (Registry, Vec<String>) {
+        let mut reg = Registry {
+            runtime,
+            redactor: Redactor::new(Vec::new()),
+            components: Vec::new(),
+            capabilities: BTreeMap::new(),
+            prompts: BTreeMap::new(),
+        };
+        let mut refused = Vec::new();
+        for (candidate, fallback) in candidates {
+            let Some(c) = candidate else { continue };
+            if let Err(e) = reg.add(c) {
+                let kept = fallback.is_some_and(|f| reg.add(f).is_ok());
+                refused.push(format!("{e}{}", if kept { "; the loaded version stays" } else { "; not loaded" }));
             }
-            if let Some(prev) = self.capabilities.get(&d.name) {
-                return Err(format!("{file}: capability '{}' is already offered by {}", d.name, prev.file));
-            }
-            if entries.iter().any(|e: &CapabilityEntry| e.name == d.name) {
-                return Err(format!("{file}: offers capability '{}' twice", d.name));
-            }
-            let parse = |s: &str, which: &str| -> Result<Value, String> {
-                serde_json::from_str(s).map_err(|_| format!("{file}: {}.{which} is not JSON", d.name))
-            };
-            let input =
-                Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
-            let output = Schema::compile(
-                parse(&d.output_schema, "output_schema")?,
-                &format!("{file}: {}.output_schema", d.name),
-            )?;
-            // an assistant picks a tool by its description: a capability without one is refused
-            if d.description.trim().is_empty() {
-                return Err(format!(
-                    "{file}: capability '{}' has no description: an assistant could not tell what it is for (set .description(...))",
-                    d.name
-                ));
-            }
-            entries.push(CapabilityEntry {
-                own_output: d.own_output,
-                name: d.name,
-                version: d.version,
-                title: one_line(&d.title),
-                description: one_line(&d.description),
-                cost: one_line(&d.cost),
-                annotations: d.annotations,
-                input,
-                output,
-                file: file.clone(),
-                component: index,
-            });
         }
-        let mut prompt_entries = Vec::new();
-        for p in prompts {
-            if self.prompts.contains_key(&p.name) || prompt_entries.iter().any(|e: &PromptEntry| e.name == p.name) {
+        (reg, refused)
+    }
+
+    /// Add one loaded component, unless a name it offers is taken.
+    fn add(&mut self, c: Loaded) -> Result<(), String> {
+        let file = &c.unit.file;
+        for e in &c.capabilities {
+            if let Some(prev) = self.capabilities.get(&e.name) {
+                return Err(format!("{file}: capability '{}' is already offered by {}", e.name, prev.file));
+            }
+        }
+        for p in &c.prompts {
+            if self.prompts.contains_key(&p.name) {
                 return Err(format!("{file}: prompt '{}' is offered twice", one_line(&p.name)));
             }
-            prompt_entries.push(PromptEntry {
-                name: p.name,
-                title: one_line(&p.title),
-                description: one_line(&p.description),
-                arguments: p.arguments.into_iter().map(|a| (a.name, one_line(&a.description), a.required)).collect(),
-                component: index,
-            });
         }
-        self.components.push(LoadedComponent { pre });
-        for e in entries {
-            self.capabilities.insert(e.name.clone(), e);
+        for e in &c.capabilities {
+            self.capabilities.insert(e.name.clone(), e.clone());
         }
-        for p in prompt_entries {
-            self.prompts.insert(p.name.clone(), p);
+        for p in &c.prompts {
+            self.prompts.insert(p.name.clone(), p.clone());
         }
+        self.components.push(c);
         Ok(())
+    }
+
+    /// The loaded components, in load order.
+    pub fn components(&self) -> &[Loaded] {
+        &self.components
     }
 
     /// Every capability, sorted by name.
     pub fn capabilities(&self) -> impl Iterator<Item = &CapabilityEntry> {
-        self.capabilities.values()
+        self.capabilities.values().map(|c| &**c)
     }
 
     /// Every prompt, sorted by name.
     pub fn prompts(&self) -> impl Iterator<Item = &PromptEntry> {
-        self.prompts.values()
+        self.prompts.values().map(|p| &**p)
     }
 
     /// The capability `name`, if loaded.
     pub fn get(&self, name: &str) -> Option<&CapabilityEntry> {
-        self.capabilities.get(name)
+        self.capabilities.get(name).map(|c| &**c)
     }
 
     /// Render a prompt's user message; argument values are reduced to one short line first.
@@ -184,9 +206,8 @@ impl Registry {
                 (k.clone(), line)
             })
             .collect();
-        let comp = &self.components[p.component];
         let sent = Sent::new(short.iter().map(|(_, v)| v.as_str()));
-        match self.runtime.get_prompt(&comp.pre, name, &short) {
+        match self.runtime.get_prompt(&p.unit.pre, p.unit.grant.budget, name, &short) {
             Ok(Ok(text)) => Ok(text),
             Ok(Err(e)) => {
                 Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent)))
@@ -265,15 +286,91 @@ impl Registry {
             .into());
         };
         let mut admitted = pipeline::admit(cap, arguments, ctx)?;
-        let returned = pipeline::run(&self.runtime, &self.components[cap.component].pre, name, &mut admitted, ctx)?;
+        let returned = pipeline::run(&self.runtime, &cap.unit.pre, &cap.unit.grant, name, &mut admitted, ctx)?;
         #[cfg(debug_assertions)]
         test_hooks::host_panic(name);
         pipeline::finish(cap, name, returned, &admitted, ctx, sent)
     }
 }
 
-/// A refusal, and whether it came from the input schema (whose JSON pointers are not paths
-/// and are left as they are).
+/// Load one component file: the trust policy's decision, the compile (cached), the imports
+/// its grant allows, the WIT version, and every descriptor and prompt checked. One line
+/// naming the file on any refusal.
+pub fn load_component(runtime: &Runtime, path: &Path, policy: &Policy) -> Result<Loaded, String> {
+    let file = file_label(path);
+    let bytes = std::fs::read(path).map_err(|e| format!("{file}: cannot read: {}", e.kind()))?;
+    let decision = policy.decide_bytes(path, &bytes);
+    if let Err(why) = &decision.admitted {
+        return Err(format!("{file}: {why}"));
+    }
+    let component = runtime.component_from_bytes(&file, &bytes)?;
+    let imports = runtime.contract_imports(&component);
+    if let Some(i) = decision.grant.refused_import(&imports) {
+        return Err(format!(
+            "{file}: imports camber:capability/{i}, which the trust policy does not grant it (granted: {})",
+            if decision.grant.imports.is_empty() {
+                "none".to_string()
+            } else {
+                decision.grant.imports.iter().cloned().collect::<Vec<_>>().join(", ")
+            }
+        ));
+    }
+    let pre = runtime.pre_instantiate(&component, &file)?;
+    let (descs, prompts) =
+        runtime.describe(&pre).map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
+    let unit = Arc::new(Unit { pre, file: file.clone(), sha256: decision.sha256, grant: decision.grant });
+    let mut entries: Vec<Arc<CapabilityEntry>> = Vec::new();
+    for d in descs {
+        if !is_snake_case(&d.name) {
+            return Err(format!("{file}: capability name '{}' is not snake_case", one_line(&d.name)));
+        }
+        if entries.iter().any(|e| e.name == d.name) {
+            return Err(format!("{file}: offers capability '{}' twice", d.name));
+        }
+        let parse = |s: &str, which: &str| -> Result<Value, String> {
+            serde_json::from_str(s).map_err(|_| format!("{file}: {}.{which} is not JSON", d.name))
+        };
+        let input =
+            Schema::compile(parse(&d.input_schema, "input_schema")?, &format!("{file}: {}.input_schema", d.name))?;
+        let output =
+            Schema::compile(parse(&d.output_schema, "output_schema")?, &format!("{file}: {}.output_schema", d.name))?;
+        // an assistant picks a tool by its description: a capability without one is refused
+        if d.description.trim().is_empty() {
+            return Err(format!(
+                "{file}: capability '{}' has no description: an assistant could not tell what it is for (set .description(...))",
+                d.name
+            ));
+        }
+        entries.push(Arc::new(CapabilityEntry {
+            own_output: d.own_output,
+            name: d.name,
+            version: d.version,
+            title: one_line(&d.title),
+            description: one_line(&d.description),
+            cost: one_line(&d.cost),
+            annotations: d.annotations,
+            input,
+            output,
+            file: file.clone(),
+            unit: unit.clone(),
+        }));
+    }
+    let mut prompt_entries: Vec<Arc<PromptEntry>> = Vec::new();
+    for p in prompts {
+        if prompt_entries.iter().any(|e| e.name == p.name) {
+            return Err(format!("{file}: prompt '{}' is offered twice", one_line(&p.name)));
+        }
+        prompt_entries.push(Arc::new(PromptEntry {
+            name: p.name,
+            title: one_line(&p.title),
+            description: one_line(&p.description),
+            arguments: p.arguments.into_iter().map(|a| (a.name, one_line(&a.description), a.required)).collect(),
+            unit: unit.clone(),
+        }));
+    }
+    Ok(Loaded { path: path.to_path_buf(), unit, capabilities: entries, prompts: prompt_entries })
+}
+
 fn is_snake_case(s: &str) -> bool {
     !s.is_empty()
         && s.starts_with(|c: char| c.is_ascii_lowercase())

@@ -91,6 +91,21 @@ pub fn default_cache_dir() -> Option<PathBuf> {
     std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache").join("camber").join("components"))
 }
 
+/// What one component may use per call: its memory cap and fuel (each at most the engine's
+/// own, [`RuntimeConfig`]). The registry's trust policy gives each component its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub max_memory_bytes: usize,
+    pub fuel: u64,
+}
+
+impl RuntimeConfig {
+    /// The most any component may be given: the engine's own limits.
+    pub fn budget(&self) -> Budget {
+        Budget { max_memory_bytes: self.max_memory_bytes, fuel: self.fuel }
+    }
+}
+
 /// Why a guest stopped before returning.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stop {
@@ -260,7 +275,12 @@ impl Runtime {
     pub fn load_component(&self, wasm: &Path) -> Result<Component, String> {
         let file = file_label(wasm);
         let bytes = std::fs::read(wasm).map_err(|e| format!("{file}: cannot read: {}", e.kind()))?;
-        let key = self.cache_key(&bytes);
+        self.component_from_bytes(&file, &bytes)
+    }
+
+    /// [`Runtime::load_component`] on bytes already read (`file` names them in messages).
+    pub fn component_from_bytes(&self, file: &str, bytes: &[u8]) -> Result<Component, String> {
+        let key = self.cache_key(bytes);
         if let Some(dir) = &self.config.cache_dir {
             let cached = dir.join(format!("{key}.cwasm"));
             if cached.is_file() {
@@ -272,7 +292,7 @@ impl Runtime {
                 }
             }
         }
-        let component = Component::new(&self.engine, &bytes)
+        let component = Component::new(&self.engine, bytes)
             .map_err(|e| format!("{file}: not a valid component: {}", first_line(&e.to_string())))?;
         if let Some(dir) = &self.config.cache_dir {
             if let Ok(serialized) = component.serialize() {
@@ -317,9 +337,24 @@ impl Runtime {
         })
     }
 
+    /// The `camber:capability` interfaces a component imports (`store`, `run-config`,
+    /// `catalog`, `progress`), without their versions: what the trust policy grants or not.
+    /// `types` holds only type definitions and is not among them.
+    pub fn contract_imports(&self, component: &Component) -> BTreeSet<String> {
+        component
+            .component_type()
+            .imports(&self.engine)
+            .filter_map(|(name, _)| {
+                name.strip_prefix("camber:capability/").map(|n| n.split('@').next().unwrap_or(n).to_string())
+            })
+            .filter(|n| n != "types")
+            .collect()
+    }
+
     /// A fresh store for one call.
     fn new_store(
         &self,
+        budget: Budget,
         access: Box<dyn HostAccess>,
         max_seconds: f64,
         cancel: Option<Arc<AtomicBool>>,
@@ -332,7 +367,7 @@ impl Runtime {
         let state = CallState {
             wasi,
             table: ResourceTable::new(),
-            limiter: Limiter { max_memory: self.config.max_memory_bytes, hit: false },
+            limiter: Limiter { max_memory: budget.max_memory_bytes.min(self.config.max_memory_bytes), hit: false },
             access,
             deadline,
             cancel,
@@ -341,7 +376,7 @@ impl Runtime {
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
-        let _ = store.set_fuel(self.config.fuel);
+        let _ = store.set_fuel(budget.fuel.min(self.config.fuel));
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(|mut ctx| {
             let s = ctx.data_mut();
@@ -357,9 +392,11 @@ impl Runtime {
 
     /// Run `f` against a fresh instance with the call's limits; the epoch ticker runs while
     /// it does. Never call from a tokio worker thread.
+    #[allow(clippy::too_many_arguments)]
     fn with_instance<R>(
         &self,
         pre: &CapabilityPre<CallState>,
+        budget: Budget,
         access: Box<dyn HostAccess>,
         max_seconds: f64,
         cancel: Option<Arc<AtomicBool>>,
@@ -368,7 +405,7 @@ impl Runtime {
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
         let stderr = MemoryOutputPipe::new(8 * 1024);
         let mut store = profile::step("sandbox: a fresh store", || {
-            self.new_store(access, max_seconds, cancel, progress, stderr.clone())
+            self.new_store(budget, access, max_seconds, cancel, progress, stderr.clone())
         });
         self.active.fetch_add(1, Ordering::AcqRel);
         self.ensure_ticker();
@@ -382,7 +419,8 @@ impl Runtime {
 
     /// `describe()` and `prompts()` of a component, for loading.
     pub fn describe(&self, pre: &CapabilityPre<CallState>) -> Result<(Vec<wit::Descriptor>, Vec<wit::Prompt>), String> {
-        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 30.0, None, None, |inst, store| {
+        let budget = self.config.budget();
+        let (r, _store, stderr) = self.with_instance(pre, budget, Box::new(NoAccess), 30.0, None, None, |inst, store| {
             let d = inst.call_describe(&mut *store)?;
             let p = inst.call_prompts(&mut *store)?;
             Ok((d, p))
@@ -394,10 +432,11 @@ impl Runtime {
     pub fn get_prompt(
         &self,
         pre: &CapabilityPre<CallState>,
+        budget: Budget,
         name: &str,
         args: &[(String, String)],
     ) -> Result<Result<String, wit::CapError>, String> {
-        let (r, _store, stderr) = self.with_instance(pre, Box::new(NoAccess), 10.0, None, None, |inst, store| {
+        let (r, _store, stderr) = self.with_instance(pre, budget, Box::new(NoAccess), 10.0, None, None, |inst, store| {
             inst.call_get_prompt(&mut *store, name, args)
         });
         r.map_err(|e| trap_text(&e, &stderr))
@@ -411,9 +450,9 @@ impl Runtime {
         call: GuestCall<'_>,
         access: A,
     ) -> (GuestOutcome, A) {
-        let GuestCall { name, arguments, ctx, max_seconds, cancel, progress } = call;
+        let GuestCall { name, arguments, ctx, max_seconds, cancel, progress, budget } = call;
         let (r, store, stderr) =
-            self.with_instance(pre, Box::new(access), max_seconds, cancel, progress, |inst, store| {
+            self.with_instance(pre, budget, Box::new(access), max_seconds, cancel, progress, |inst, store| {
                 inst.call_call(&mut *store, name, arguments, ctx)
             });
         let state = store.into_data();
@@ -457,6 +496,8 @@ pub struct GuestCall<'a> {
     pub cancel: Option<Arc<AtomicBool>>,
     /// Where the guest's progress reports go.
     pub progress: Option<ProgressSink>,
+    /// The component's memory cap and fuel.
+    pub budget: Budget,
 }
 
 impl Drop for Runtime {

@@ -83,6 +83,7 @@ impl Tasks {
 /// bearer scheme when the server checks tokens.
 pub fn agent_card(svc: &Service, base: &str, bearer: bool) -> Value {
     let skills: Vec<Value> = svc
+        .listing()
         .tools
         .iter()
         .map(|c| {

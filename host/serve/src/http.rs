@@ -594,12 +594,55 @@ fn post_only(msg: &'static str) -> Response {
     r
 }
 
-async fn mcp_get(headers: HeaderMap) -> Response {
-    let mut r = post_only("this server opens no stream of its own: POST requests");
-    if headers.get("mcp-protocol-version").is_some_and(|v| !mcp::handshake_version(v.to_str().unwrap_or(""))) {
-        r.headers_mut().insert("allow", HeaderValue::from_static("POST"));
+/// `GET /mcp`: a session's own event stream, on which the server tells the client that its
+/// tools or prompts changed (a reload); 405 for anything else (no session, no event stream
+/// asked for, the stateless revision). The stream ends when the session does.
+async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
+    let stateless = headers.get("mcp-protocol-version").is_some_and(|v| !mcp::handshake_version(v.to_str().unwrap_or("")));
+    let sid = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
+    let (Some(sid), false, true) = (sid, stateless, accepts_stream(&headers)) else {
+        let mut r = post_only("this server opens a stream only for a session (MCP-Session-Id, Accept: text/event-stream): POST requests");
+        if stateless {
+            r.headers_mut().insert("allow", HeaderValue::from_static("POST"));
+        }
+        return r;
+    };
+    if !st.origin_ok(&headers) {
+        return status(StatusCode::FORBIDDEN, "this Origin may not call this server");
     }
-    r
+    let owner = match st.caller(&headers) {
+        Ok(c) => c.map(|c| c.id).unwrap_or_default(),
+        Err(r) => return *r,
+    };
+    if st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now()).is_none() {
+        return status(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again");
+    }
+    let rx = st.svc.subscribe();
+    let state = (rx, st, sid, owner, std::collections::VecDeque::<Value>::new());
+    let events = futures_util::stream::unfold(state, |(mut rx, st, sid, owner, mut queue)| async move {
+        loop {
+            if let Some(v) = queue.pop_front() {
+                return Some((Ok::<Event, std::convert::Infallible>(sse_event(&v)), (rx, st, sid, owner, queue)));
+            }
+            let change = match tokio::time::timeout(Duration::from_secs(15), rx.recv()).await {
+                Ok(Ok(c)) => c,
+                // missed changes: the client lists both again
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {
+                    crate::ListChange { tools: true, prompts: true, lines: Vec::new() }
+                }
+                Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
+                Err(_) => {
+                    // still a session? (it may have ended or been deleted meanwhile)
+                    if st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now()).is_none() {
+                        return None;
+                    }
+                    continue;
+                }
+            };
+            queue.extend(mcp::list_changed(&change));
+        }
+    });
+    Sse::new(events).keep_alive(axum::response::sse::KeepAlive::default()).into_response()
 }
 
 async fn agent_card(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {

@@ -82,25 +82,112 @@ pub trait Backend: Send + Sync {
     /// A digest that changes whenever the store rewrites a facility (`None`: no store), so a
     /// watched resource can be said to have changed.
     fn facility_version(&self, facility_id: &str) -> Option<String>;
+    /// Look at the capability set again (a component added, replaced or removed) and say what
+    /// changed, with one log line per component; calls in flight finish on the set they
+    /// started with. A backend whose set never changes says nothing changed.
+    fn reload(&self) -> ListChange {
+        ListChange::default()
+    }
 }
 
-/// What every served call shares: the backend, and its tools and prompts as loaded.
-pub struct Service {
-    backend: Box<dyn Backend>,
+/// What a reload changed: which lists the clients should fetch again, and the log's lines.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ListChange {
+    pub tools: bool,
+    pub prompts: bool,
+    pub lines: Vec<String>,
+}
+
+/// The tools and prompts as a client lists them now, with how many times they changed.
+#[derive(Debug)]
+pub struct Listing {
     pub tools: Vec<Tool>,
     pub prompts: Vec<PromptInfo>,
+    /// Counts the changes since start (0: as loaded).
+    pub generation: u64,
+    /// A digest of what the lists say (each tool's name and descriptor revision, each prompt):
+    /// the same lists have the same digest on any server.
+    pub revision: String,
+}
+
+impl Listing {
+    fn new(tools: Vec<Tool>, prompts: Vec<PromptInfo>, generation: u64) -> Listing {
+        let mut material = String::new();
+        for t in &tools {
+            material.push_str(&format!("tool {} {}\n", t.name, t.revision));
+        }
+        for p in &prompts {
+            material.push_str(&format!("prompt {} {} {} {:?}\n", p.name, p.title, p.description, p.arguments));
+        }
+        let revision = camber_common::canonical::sha256_hex(material.as_bytes())[..16].to_string();
+        Listing { tools, prompts, generation, revision }
+    }
+
+    /// The tool `name`, if listed.
+    pub fn tool(&self, name: &str) -> Option<&Tool> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    /// Whether the prompt `name` is listed.
+    pub fn has_prompt(&self, name: &str) -> bool {
+        self.prompts.iter().any(|p| p.name == name)
+    }
+}
+
+/// What every served call shares: the backend, its tools and prompts as listed now, and
+/// where the adapters hear that they changed.
+pub struct Service {
+    backend: Box<dyn Backend>,
+    listing: std::sync::RwLock<Arc<Listing>>,
+    changes: tokio::sync::broadcast::Sender<ListChange>,
 }
 
 impl Service {
     /// Serve `backend`.
     pub fn new(backend: Box<dyn Backend>) -> Service {
-        let (tools, prompts) = (backend.tools(), backend.prompts());
-        Service { backend, tools, prompts }
+        let listing = Listing::new(backend.tools(), backend.prompts(), 0);
+        let (changes, _) = tokio::sync::broadcast::channel(64);
+        Service { backend, listing: std::sync::RwLock::new(Arc::new(listing)), changes }
     }
 
-    /// The tool `name`, if loaded.
-    pub fn tool(&self, name: &str) -> Option<&Tool> {
-        self.tools.iter().find(|t| t.name == name)
+    /// The tools and prompts as listed now.
+    pub fn listing(&self) -> Arc<Listing> {
+        self.listing.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The tool `name`, if listed now.
+    pub fn tool(&self, name: &str) -> Option<Tool> {
+        self.listing().tool(name).cloned()
+    }
+
+    /// Reload the backend's capability set; when a list changed, list it anew and tell every
+    /// subscriber (each open session's notifier). Logs one line per component it changed or
+    /// refused. Must not run on a tokio worker thread (it may compile and run guests).
+    pub fn reload(&self) -> ListChange {
+        let change = self.backend.reload();
+        for l in &change.lines {
+            log::line(format!("camber: reload: {l}"));
+        }
+        if change.tools || change.prompts {
+            let mut listing = self.listing.write().unwrap_or_else(|p| p.into_inner());
+            let generation = listing.generation + 1;
+            *listing = Arc::new(Listing::new(self.backend.tools(), self.backend.prompts(), generation));
+            drop(listing);
+            log::line(format!(
+                "camber: reload: now {} capabilities and {} prompts{}{}",
+                self.listing().tools.len(),
+                self.listing().prompts.len(),
+                if change.tools { "; tools/list_changed sent" } else { "" },
+                if change.prompts { "; prompts/list_changed sent" } else { "" }
+            ));
+            let _ = self.changes.send(change.clone());
+        }
+        change
+    }
+
+    /// Hear of every list change from now on.
+    pub fn subscribe(&self) -> tokio::sync::broadcast::Receiver<ListChange> {
+        self.changes.subscribe()
     }
 
     /// The server's path redactor.

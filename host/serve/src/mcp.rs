@@ -65,9 +65,15 @@ pub const UNSUPPORTED_VERSION: i64 = -32022;
 /// The stateless revision's error for HTTP routing headers that differ from the body.
 pub const HEADER_MISMATCH: i64 = -32020;
 
-/// How long a client may keep a list result (`ttlMs`): the tools and prompts are loaded at
-/// startup and never change while the server runs, and are the same for every caller.
-pub const LIST_TTL_MS: u64 = 5 * 60 * 1000;
+/// How long a client may keep a list result (`ttlMs`): the tools and prompts are the same for
+/// every caller, but a reload may change them while the server runs (a stateless client has
+/// no session to be told on), so a list is kept for seconds, not minutes; the list's
+/// [`LIST_REVISION`] in `_meta` says whether two lists are the same.
+pub const LIST_TTL_MS: u64 = 10 * 1000;
+
+/// The `_meta` key of a list result's digest (see [`crate::Listing::revision`]): a client
+/// that kept a list knows it is current when the digest is the same.
+pub const LIST_REVISION: &str = "camber/listRevision";
 
 /// Whether a request is of the stateless revision: its `_meta` names a protocol version (the
 /// one signal the revision defines; an `initialize` never is).
@@ -158,7 +164,7 @@ fn server_info() -> Value {
 /// What this server offers, as `initialize` and `server/discover` say it.
 fn capabilities(subscribe: bool) -> Value {
     json!({
-        "tools": {"listChanged": false}, "prompts": {"listChanged": false},
+        "tools": {"listChanged": true}, "prompts": {"listChanged": true},
         "resources": {"subscribe": subscribe, "listChanged": false}, "logging": {}, "completions": {},
     })
 }
@@ -178,6 +184,18 @@ pub fn stamp(rev: Revision, result: &mut Value, cacheable: bool) {
         result["ttlMs"] = json!(LIST_TTL_MS);
         result["cacheScope"] = json!("public");
     }
+}
+
+/// The notifications that tell a session's client what a reload changed.
+pub fn list_changed(change: &crate::ListChange) -> Vec<Value> {
+    let mut out = Vec::new();
+    if change.tools {
+        out.push(jsonrpc::notification("notifications/tools/list_changed", json!({})));
+    }
+    if change.prompts {
+        out.push(jsonrpc::notification("notifications/prompts/list_changed", json!({})));
+    }
+    out
 }
 
 /// Older revisions a client may name in its `MCP-Protocol-Version` header within a session
@@ -395,7 +413,7 @@ pub fn run_complete(svc: &Service, job: &CompleteJob) -> Value {
 /// Render a prompt job into its response.
 pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
     let description =
-        svc.prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
+        svc.listing().prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
     match svc.get_prompt(&job.name, &job.args) {
         Ok(text) => {
             let mut r = json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]});
@@ -622,12 +640,13 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 },
                 Some(_) => return fail(INVALID_PARAMS, "Invalid params: unknown cursor"),
             };
-            let all: Vec<Value> = svc.tools.iter().map(|c| tool(svc, c, session.revision)).collect();
+            let listing = svc.listing();
+            let all: Vec<Value> = listing.tools.iter().map(|c| tool(svc, c, session.revision)).collect();
             if offset > all.len() {
                 return fail(INVALID_PARAMS, "Invalid params: unknown cursor");
             }
             let page: Vec<Value> = all.iter().skip(offset).take(PAGE).cloned().collect();
-            let mut r = json!({"tools": page});
+            let mut r = json!({"tools": page, "_meta": {LIST_REVISION: listing.revision}});
             if offset + PAGE < all.len() {
                 r["nextCursor"] = json!(format!("offset:{}", offset + PAGE));
             }
@@ -653,7 +672,8 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
             Action::Call(CallJob { id, name: name.to_string(), args, progress_token, session: session.clone(), task })
         }
         "prompts/list" => {
-            let prompts: Vec<Value> = svc
+            let listing = svc.listing();
+            let prompts: Vec<Value> = listing
                 .prompts
                 .iter()
                 .map(|p| {
@@ -663,13 +683,13 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                     })
                 })
                 .collect();
-            reply(json!({"prompts": prompts}))
+            reply(json!({"prompts": prompts, "_meta": {LIST_REVISION: listing.revision}}))
         }
         "prompts/get" => {
             let Some(name) = params.get("name").and_then(Value::as_str) else {
                 return fail(INVALID_PARAMS, "Invalid params: prompts/get needs a prompt name");
             };
-            if svc.prompts.iter().all(|p| p.name != name) {
+            if !svc.listing().has_prompt(name) {
                 return fail(INVALID_PARAMS, &format!("Unknown prompt: {}", svc.redactor().echo(name)));
             }
             let mut args: BTreeMap<String, String> = BTreeMap::new();
@@ -686,7 +706,7 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
             };
             let value = params["argument"].get("value").and_then(Value::as_str).unwrap_or("").to_string();
             let template = match (params["ref"]["type"].as_str(), params["ref"]["name"].as_str()) {
-                (Some("ref/prompt"), Some(name)) if svc.prompts.iter().any(|p| p.name == name) => None,
+                (Some("ref/prompt"), Some(name)) if svc.listing().has_prompt(name) => None,
                 (Some("ref/prompt"), _) => return fail(INVALID_PARAMS, "Invalid params: unknown prompt"),
                 (Some("ref/resource"), _) => match params["ref"]["uri"].as_str() {
                     Some(uri) if crate::resources::is_template(uri) => Some(uri.to_string()),

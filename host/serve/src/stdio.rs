@@ -154,6 +154,22 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
             }
         });
     }
+    // a reload that changed the tools or prompts: the client is told to list them again
+    {
+        let (mut rx, send) = (svc.subscribe(), send.clone());
+        let _ = std::thread::Builder::new().name("camber-list-changed".into()).spawn(move || loop {
+            let change = match rx.blocking_recv() {
+                Ok(c) => c,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                    crate::ListChange { tools: true, prompts: true, lines: Vec::new() }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+            };
+            for n in mcp::list_changed(&change) {
+                send(&n);
+            }
+        });
+    }
     let stdin = std::io::stdin();
     let mut line = Vec::new();
     let mut reader = stdin.lock();

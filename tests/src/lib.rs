@@ -57,6 +57,11 @@ pub fn conformance_components_dir() -> PathBuf {
     built(target_dir().join("camber-conformance-components"))
 }
 
+/// The component the hot-reload tests drop into a running server.
+pub fn reload_components_dir() -> PathBuf {
+    built(target_dir().join("camber-reload-components"))
+}
+
 /// The Python test components (componentize-py and the Python SDK).
 pub fn python_components_dir() -> PathBuf {
     built(target_dir().join("camber-python-components"))

@@ -24,6 +24,8 @@ const TEST_COMPONENTS: &[&str] = &["cap_hostile"];
 const COMPAT_COMPONENTS: &[&str] = &["cap_wit020"];
 /// The fixtures the MCP conformance suite calls by name.
 const CONFORMANCE_COMPONENTS: &[&str] = &["cap_conformance"];
+/// The component the hot-reload tests drop into a running server's directory.
+const RELOAD_COMPONENTS: &[&str] = &["cap_reload"];
 const REFUSED_COMPONENTS: &[&str] = &["cap_badschema", "cap_oldwit"];
 
 /// The workspace root: found from the working directory at run time (a binary built from
@@ -161,6 +163,7 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
         build_components(REFUSED_COMPONENTS, &[target_dir().join("camber-refused-components")])?;
         build_components(COMPAT_COMPONENTS, &[target_dir().join("camber-compat-components")])?;
         build_components(CONFORMANCE_COMPONENTS, &[target_dir().join("camber-conformance-components")])?;
+        build_components(RELOAD_COMPONENTS, &[target_dir().join("camber-reload-components")])?;
         build_guest_components()?;
     }
     let mut c = cargo();

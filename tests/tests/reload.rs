@@ -121,7 +121,8 @@ fn added_replaced_and_removed_components_take_effect_and_calls_in_flight_finish_
     std::fs::write(d.path().join("_cap_reload_copy.wasm"), variant(b'C')).unwrap();
     let r = reg.reload();
     assert!(
-        r.lines.iter().any(|l| l.contains("_cap_reload_copy.wasm: capability 'reload_memory' is already offered by _cap_reload.wasm")
+        r.lines.iter().any(|l| l
+            .contains("_cap_reload_copy.wasm: capability 'reload_memory' is already offered by _cap_reload.wasm")
             || l.contains("_cap_reload_copy.wasm: capability 'reload_probe' is already offered by _cap_reload.wasm")),
         "{r:?}"
     );
@@ -158,7 +159,8 @@ fn rapid_reloads_while_eight_clients_call_answer_every_call_from_a_whole_compone
                         Ok(r) if name == "reload_probe" => {
                             // the answer is the build of the component this call's set held
                             let v = r.data["variant"].as_str().unwrap_or_default().to_string();
-                            let listed = snapshot.get("reload_probe").map(|e| e.description.clone()).unwrap_or_default();
+                            let listed =
+                                snapshot.get("reload_probe").map(|e| e.description.clone()).unwrap_or_default();
                             assert!(listed.contains(&v), "answered by {v}, listed as {listed}");
                             answered.fetch_add(1, Ordering::Relaxed);
                         }

@@ -19,7 +19,8 @@ fn variant(letter: u8) -> Vec<u8> {
 }
 
 fn camber(args: &[&str], dir: &Path) -> (bool, String) {
-    let out = Command::new(camber_bin()).args(args).current_dir(dir).env("CAMBER_CACHE_DIR", cache_dir()).output().unwrap();
+    let out =
+        Command::new(camber_bin()).args(args).current_dir(dir).env("CAMBER_CACHE_DIR", cache_dir()).output().unwrap();
     (out.status.success(), format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr)))
 }
 
@@ -42,13 +43,15 @@ fn setup() -> Setup {
     assert!(ok && d.join("vendor.key").is_file() && d.join("vendor.pub").is_file(), "{out}");
     for (name, letter) in [("reload_A.wasm", b'A'), ("reload_B.wasm", b'B')] {
         std::fs::write(staging.join(name), variant(letter)).unwrap();
-        let (ok, out) = camber(&["capabilities", "sign", "--key", "vendor.key", staging.join(name).to_str().unwrap()], d);
+        let (ok, out) =
+            camber(&["capabilities", "sign", "--key", "vendor.key", staging.join(name).to_str().unwrap()], d);
         assert!(ok, "{out}");
     }
     // B with one byte changed after signing; and a file nobody signed or pinned
     std::fs::write(staging.join("tampered.wasm"), variant(b'D')).unwrap();
     std::fs::write(staging.join("unlisted.wasm"), variant(b'C')).unwrap();
-    let (ok, out) = camber(&["capabilities", "lock", "--capabilities", caps.to_str().unwrap(), "--out", "camber.lock"], d);
+    let (ok, out) =
+        camber(&["capabilities", "lock", "--capabilities", caps.to_str().unwrap(), "--out", "camber.lock"], d);
     assert!(ok && out.contains("pinned"), "{out}");
     let policy = d.join("camber.policy.toml");
     std::fs::write(&policy, "[trust]\nlock = \"camber.lock\"\nkeys = [\"vendor.pub\"]\n").unwrap();
@@ -58,12 +61,20 @@ fn setup() -> Setup {
     std::fs::copy(staging.join("reload_A.wasm"), probe.join("_cap_reload.wasm")).unwrap();
     std::fs::copy(staging.join("reload_A.wasm.sig"), probe.join("_cap_reload.wasm.sig")).unwrap();
     std::fs::copy(staging.join("unlisted.wasm"), probe.join("_cap_unlisted.wasm")).unwrap();
-    let (ok, out) =
-        camber(&["capabilities", "verify", "--capabilities", probe.to_str().unwrap(), "--policy", policy.to_str().unwrap()], d);
+    let (ok, out) = camber(
+        &["capabilities", "verify", "--capabilities", probe.to_str().unwrap(), "--policy", policy.to_str().unwrap()],
+        d,
+    );
     assert!(!ok, "a refused file makes verify fail: {out}");
-    assert!(out.lines().any(|l| l.starts_with("_cap_reload.wasm") && l.contains("loads: signed by vendor.pub")), "{out}");
+    assert!(
+        out.lines().any(|l| l.starts_with("_cap_reload.wasm") && l.contains("loads: signed by vendor.pub")),
+        "{out}"
+    );
     assert!(out.lines().any(|l| l.starts_with("_cap_unlisted.wasm") && l.contains("REFUSED")), "{out}");
-    assert!(out.contains("memory 256 MiB") && out.contains("imports progress, store"), "the third-party default: {out}");
+    assert!(
+        out.contains("memory 256 MiB") && out.contains("imports progress, store"),
+        "the third-party default: {out}"
+    );
     Setup { _dir: dir, caps, staging, policy }
 }
 

@@ -46,7 +46,7 @@ impl Backend for RegistryBackend {
                 cost: c.cost.clone(),
                 input_schema: c.input.source.clone(),
                 output_schema: c.output.source.clone(),
-                revision: c.descriptor()["revision"].clone(),
+                revision: serde_json::Value::String(c.revision().to_string()),
             })
             .collect()
     }
@@ -73,7 +73,8 @@ impl Backend for RegistryBackend {
         let store = ctx.store.clone().ok_or_else(|| {
             CapError::new(ErrorCode::NotFound, "this server has no store, so no facility has a report")
         })?;
-        crate::report::build(&self.registry.current(), &ctx, &store, facility_id, &serde_json::json!({})).map(|(html, _)| html)
+        crate::report::build(&self.registry.current(), &ctx, &store, facility_id, &serde_json::json!({}))
+            .map(|(html, _)| html)
     }
 
     fn facility_version(&self, facility_id: &str) -> Option<String> {

@@ -436,7 +436,11 @@ fn capabilities_command(src: &Sources, command: CapabilitiesCommand) -> Result<i
             write_secret(&key, &secret)?;
             camber_store::writer::write_atomic(&pubkey, public.as_bytes())
                 .map_err(|e| format!("{} cannot be written ({})", pubkey.display(), e.kind()))?;
-            out!("wrote {} (keep it secret) and {} (name it in the policy's trust.keys)", key.display(), pubkey.display())?;
+            out!(
+                "wrote {} (keep it secret) and {} (name it in the policy's trust.keys)",
+                key.display(),
+                pubkey.display()
+            )?;
             Ok(0)
         }
         CapabilitiesCommand::Sign { key, files } => {

@@ -24,18 +24,33 @@ pub struct CapabilityEntry {
     pub own_output: Vec<String>,
     /// The loaded component that serves it.
     pub(crate) unit: std::sync::Arc<crate::registry::Unit>,
+    /// The descriptor's revision digest, computed once (a list, a reload and every
+    /// `tools/list` ask for it).
+    pub(crate) revision: std::sync::OnceLock<String>,
 }
 
 impl CapabilityEntry {
     /// The descriptor of spec/capability-descriptor.txt, with its revision digest (SHA-256 of
     /// the RFC 8785 canonical JSON of the descriptor without the revision).
     pub fn descriptor(&self) -> Value {
+        let mut d = self.bare_descriptor();
+        d["revision"] = Value::String(self.revision().to_string());
+        d
+    }
+
+    /// The descriptor's revision digest (see [`CapabilityEntry::descriptor`]).
+    pub fn revision(&self) -> &str {
+        self.revision.get_or_init(|| digest(&self.bare_descriptor()))
+    }
+
+    /// The descriptor without its revision.
+    fn bare_descriptor(&self) -> Value {
         let mut annotations = serde_json::Map::new();
         annotations.insert("cost".into(), Value::String(self.cost.clone()));
         for (k, v) in &self.annotations {
             annotations.insert(k.clone(), Value::String(v.clone()));
         }
-        let mut d = json!({
+        json!({
             "id": self.name,
             "version": self.version,
             "title": self.title,
@@ -44,9 +59,6 @@ impl CapabilityEntry {
             "output_schema": self.output.source,
             "io_mode": "unary",
             "annotations": annotations,
-        });
-        let revision = digest(&d);
-        d["revision"] = Value::String(revision);
-        d
+        })
     }
 }

@@ -216,10 +216,13 @@ impl LiveRegistry {
 }
 
 /// Each capability's name and revision: what a client's tool list shows.
-fn listing(reg: &Registry) -> Vec<(String, serde_json::Value)> {
-    reg.capabilities().map(|c| (c.name.clone(), c.descriptor()["revision"].clone())).collect()
+fn listing(reg: &Registry) -> Vec<(&str, &str)> {
+    reg.capabilities().map(|c| (c.name.as_str(), c.revision())).collect()
 }
 
-fn prompt_listing(reg: &Registry) -> Vec<(String, String, String, Vec<(String, String, bool)>)> {
-    reg.prompts().map(|p| (p.name.clone(), p.title.clone(), p.description.clone(), p.arguments.clone())).collect()
+/// What a client's prompt list shows of one prompt.
+type PromptKey<'a> = (&'a str, &'a str, &'a str, &'a [(String, String, bool)]);
+
+fn prompt_listing(reg: &Registry) -> Vec<PromptKey<'_>> {
+    reg.prompts().map(|p| (p.name.as_str(), p.title.as_str(), p.description.as_str(), p.arguments.as_slice())).collect()
 }

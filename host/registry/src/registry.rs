@@ -353,6 +353,7 @@ pub fn load_component(runtime: &Runtime, path: &Path, policy: &Policy) -> Result
             output,
             file: file.clone(),
             unit: unit.clone(),
+            revision: std::sync::OnceLock::new(),
         }));
     }
     let mut prompt_entries: Vec<Arc<PromptEntry>> = Vec::new();

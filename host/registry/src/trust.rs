@@ -320,7 +320,8 @@ pub fn read_lock(path: &Path) -> Result<Lock, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("lock {label}: cannot read ({})", e.kind()))?;
     let lock: Lock =
         toml::from_str(&text).map_err(|e| format!("lock {label}: {}", camber_common::text::one_line(e.message())))?;
-    if let Some(p) = lock.component.iter().find(|p| p.sha256.len() != 64 || !p.sha256.bytes().all(|b| b.is_ascii_hexdigit()))
+    if let Some(p) =
+        lock.component.iter().find(|p| p.sha256.len() != 64 || !p.sha256.bytes().all(|b| b.is_ascii_hexdigit()))
     {
         return Err(format!("lock {label}: the digest of {} is not 64 hex digits", p.file));
     }

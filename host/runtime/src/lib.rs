@@ -420,11 +420,12 @@ impl Runtime {
     /// `describe()` and `prompts()` of a component, for loading.
     pub fn describe(&self, pre: &CapabilityPre<CallState>) -> Result<(Vec<wit::Descriptor>, Vec<wit::Prompt>), String> {
         let budget = self.config.budget();
-        let (r, _store, stderr) = self.with_instance(pre, budget, Box::new(NoAccess), 30.0, None, None, |inst, store| {
-            let d = inst.call_describe(&mut *store)?;
-            let p = inst.call_prompts(&mut *store)?;
-            Ok((d, p))
-        });
+        let (r, _store, stderr) =
+            self.with_instance(pre, budget, Box::new(NoAccess), 30.0, None, None, |inst, store| {
+                let d = inst.call_describe(&mut *store)?;
+                let p = inst.call_prompts(&mut *store)?;
+                Ok((d, p))
+            });
         r.map_err(|e| trap_text(&e, &stderr))
     }
 
@@ -436,9 +437,10 @@ impl Runtime {
         name: &str,
         args: &[(String, String)],
     ) -> Result<Result<String, wit::CapError>, String> {
-        let (r, _store, stderr) = self.with_instance(pre, budget, Box::new(NoAccess), 10.0, None, None, |inst, store| {
-            inst.call_get_prompt(&mut *store, name, args)
-        });
+        let (r, _store, stderr) =
+            self.with_instance(pre, budget, Box::new(NoAccess), 10.0, None, None, |inst, store| {
+                inst.call_get_prompt(&mut *store, name, args)
+            });
         r.map_err(|e| trap_text(&e, &stderr))
     }
 

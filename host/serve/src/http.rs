@@ -598,10 +598,13 @@ fn post_only(msg: &'static str) -> Response {
 /// tools or prompts changed (a reload); 405 for anything else (no session, no event stream
 /// asked for, the stateless revision). The stream ends when the session does.
 async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
-    let stateless = headers.get("mcp-protocol-version").is_some_and(|v| !mcp::handshake_version(v.to_str().unwrap_or("")));
+    let stateless =
+        headers.get("mcp-protocol-version").is_some_and(|v| !mcp::handshake_version(v.to_str().unwrap_or("")));
     let sid = headers.get("mcp-session-id").and_then(|v| v.to_str().ok()).map(str::to_string);
     let (Some(sid), false, true) = (sid, stateless, accepts_stream(&headers)) else {
-        let mut r = post_only("this server opens a stream only for a session (MCP-Session-Id, Accept: text/event-stream): POST requests");
+        let mut r = post_only(
+            "this server opens a stream only for a session (MCP-Session-Id, Accept: text/event-stream): POST requests",
+        );
         if stateless {
             r.headers_mut().insert("allow", HeaderValue::from_static("POST"));
         }
@@ -633,9 +636,7 @@ async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respons
                 Ok(Err(tokio::sync::broadcast::error::RecvError::Closed)) => return None,
                 Err(_) => {
                     // still a session? (it may have ended or been deleted meanwhile)
-                    if st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now()).is_none() {
-                        return None;
-                    }
+                    st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now())?;
                     continue;
                 }
             };

@@ -155,15 +155,11 @@ impl Service {
         self.listing.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    /// The tool `name`, if listed now.
-    pub fn tool(&self, name: &str) -> Option<Tool> {
-        self.listing().tool(name).cloned()
-    }
-
     /// Reload the backend's capability set; when a list changed, list it anew and tell every
     /// subscriber (each open session's notifier). Logs one line per component it changed or
     /// refused. Must not run on a tokio worker thread (it may compile and run guests).
     pub fn reload(&self) -> ListChange {
+        let t0 = Instant::now();
         let change = self.backend.reload();
         for l in &change.lines {
             log::line(format!("camber: reload: {l}"));
@@ -174,9 +170,10 @@ impl Service {
             *listing = Arc::new(Listing::new(self.backend.tools(), self.backend.prompts(), generation));
             drop(listing);
             log::line(format!(
-                "camber: reload: now {} capabilities and {} prompts{}{}",
+                "camber: reload: now {} capabilities and {} prompts (in {:.1} ms){}{}",
                 self.listing().tools.len(),
                 self.listing().prompts.len(),
+                t0.elapsed().as_secs_f64() * 1e3,
                 if change.tools { "; tools/list_changed sent" } else { "" },
                 if change.prompts { "; prompts/list_changed sent" } else { "" }
             ));

@@ -656,7 +656,7 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
             let Some(name) = params.get("name").and_then(Value::as_str) else {
                 return fail(INVALID_PARAMS, "Invalid params: tools/call needs a tool name");
             };
-            if svc.tool(name).is_none() {
+            if svc.listing().tool(name).is_none() {
                 return fail(INVALID_PARAMS, &format!("Unknown tool: {}", svc.redactor().echo(name)));
             }
             let args = params.get("arguments").cloned().unwrap_or(json!({}));

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 mod mcp;
 #[path = "bench/phases.rs"]
 mod phases;
+#[path = "bench/reload.rs"]
+mod reload;
 
 use camber_registry::component_files;
 use camber_registry::{CallContext, Registry};
@@ -1399,6 +1401,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("languages") {
         language_benchmarks(args.get(2).map(String::as_str) == Some("calls"));
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("reload") {
+        reload::reload();
         return;
     }
     if args.get(1).map(String::as_str) == Some("phases") {

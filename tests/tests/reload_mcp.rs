@@ -108,6 +108,23 @@ fn client(args: &[&str]) -> (Value, String) {
     (serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {err}")), err)
 }
 
+/// Whether the agent card comes to satisfy `ok` within 10 s.
+fn card_within(addr: &str, ok: impl Fn(&str) -> bool) -> bool {
+    use std::io::{Read, Write};
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < std::time::Duration::from_secs(10) {
+        let mut c = std::net::TcpStream::connect(addr).unwrap();
+        write!(c, "GET /.well-known/agent-card.json HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n").unwrap();
+        let mut raw = String::new();
+        let _ = c.read_to_string(&mut raw);
+        if ok(&raw) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
 #[test]
 fn a_stdio_session_hears_of_drop_ins_and_the_policy_refuses_tampered_and_unlisted_files() {
     let s = setup();
@@ -143,6 +160,14 @@ fn an_http_session_hears_of_drop_ins_on_its_event_stream() {
         .spawn()
         .unwrap();
     let (addr, log) = serving_addr(child.stderr.take().unwrap());
+    // the A2A agent card lists a dropped-in component's skills, and stops when it goes
+    let comp = s.caps.join("_cap_reload.wasm");
+    std::fs::copy(s.staging.join("reload_A.wasm.sig"), s.caps.join("_cap_reload.wasm.sig")).unwrap();
+    std::fs::copy(s.staging.join("reload_A.wasm"), &comp).unwrap();
+    assert!(card_within(&addr, |c| c.contains("\"reload_probe\"")), "the card lists the new skill");
+    std::fs::remove_file(&comp).unwrap();
+    std::fs::remove_file(s.caps.join("_cap_reload.wasm.sig")).unwrap();
+    assert!(card_within(&addr, |c| c.contains("\"points\"") && !c.contains("\"reload_probe\"")), "and drops it");
     let url = format!("http://{addr}/mcp");
     let (v, _) = client(&["http", &url, s.caps.to_str().unwrap(), s.staging.to_str().unwrap()]);
     let _ = child.kill();

@@ -101,16 +101,21 @@ impl Registry {
         Registry::assemble(runtime, loaded)
     }
 
-    /// A registry of components already loaded; two offering the same capability or prompt
-    /// name are refused, naming both files.
-    pub fn assemble(runtime: Arc<Runtime>, components: Vec<Loaded>) -> Result<Registry, String> {
-        let mut reg = Registry {
+    /// A registry of no component yet.
+    fn empty(runtime: Arc<Runtime>) -> Registry {
+        Registry {
             runtime,
             redactor: Redactor::new(Vec::new()),
             components: Vec::new(),
             capabilities: BTreeMap::new(),
             prompts: BTreeMap::new(),
-        };
+        }
+    }
+
+    /// A registry of components already loaded; two offering the same capability or prompt
+    /// name are refused, naming both files.
+    pub fn assemble(runtime: Arc<Runtime>, components: Vec<Loaded>) -> Result<Registry, String> {
+        let mut reg = Registry::empty(runtime);
         for c in components {
             reg.add(c)?;
         }
@@ -124,13 +129,7 @@ impl Registry {
         runtime: Arc<Runtime>,
         candidates: Vec<(Option<Loaded>, Option<Loaded>)>,
     ) -> (Registry, Vec<String>) {
-        let mut reg = Registry {
-            runtime,
-            redactor: Redactor::new(Vec::new()),
-            components: Vec::new(),
-            capabilities: BTreeMap::new(),
-            prompts: BTreeMap::new(),
-        };
+        let mut reg = Registry::empty(runtime);
         let mut refused = Vec::new();
         for (candidate, fallback) in candidates {
             let Some(c) = candidate else { continue };

@@ -215,6 +215,37 @@ fn store_benchmarks() {
     }
 }
 
+/// `clients` keep-alive connections, each making `calls` MCP `points` calls in the session
+/// `headers` names: every call's latency, and how many failed.
+fn http_load(addr: &str, headers: &str, clients: usize, calls: usize) -> (Vec<Duration>, usize) {
+    let handles: Vec<_> = (0..clients)
+        .map(|k| {
+            let (addr, headers) = (addr.to_string(), headers.to_string());
+            std::thread::spawn(move || {
+                let mut c = Conn::open(&addr);
+                let (mut lat, mut errors) = (Vec::with_capacity(calls), 0);
+                for i in 0..calls {
+                    let body = json!({"jsonrpc": "2.0", "id": k * 100_000 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "hq"}}}).to_string();
+                    let t = Instant::now();
+                    let (st, b) = c.post("/mcp", &headers, &body);
+                    lat.push(t.elapsed());
+                    if st != 200 || b.contains("\"isError\":true") || b.contains("\"error\"") {
+                        errors += 1;
+                    }
+                }
+                (lat, errors)
+            })
+        })
+        .collect();
+    let (mut all, mut errors) = (Vec::new(), 0);
+    for h in handles {
+        let (l, e) = h.join().unwrap();
+        all.extend(l);
+        errors += e;
+    }
+    (all, errors)
+}
+
 /// A keep-alive HTTP/1.1 connection for the load test.
 struct Conn {
     r: std::io::BufReader<std::net::TcpStream>,
@@ -374,33 +405,7 @@ fn serve_benchmarks() {
             std::thread::sleep(Duration::from_millis(50));
         }
         let t0 = Instant::now();
-        let handles: Vec<_> = (0..16)
-            .map(|k| {
-                let (addr, headers) = (addr.clone(), headers.clone());
-                std::thread::spawn(move || {
-                    let mut c = Conn::open(&addr);
-                    let mut lat = Vec::with_capacity(500);
-                    let mut errors = 0;
-                    for i in 0..500 {
-                        let body = json!({"jsonrpc": "2.0", "id": k * 1000 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "hq"}}}).to_string();
-                        let t = Instant::now();
-                        let (st, b) = c.post("/mcp", &headers, &body);
-                        lat.push(t.elapsed());
-                        if st != 200 || b.contains("\"isError\":true") || b.contains("\"error\"") {
-                            errors += 1;
-                        }
-                    }
-                    (lat, errors)
-                })
-            })
-            .collect();
-        let mut all = Vec::new();
-        let mut errors = 0;
-        for h in handles {
-            let (l, e) = h.join().unwrap();
-            all.extend(l);
-            errors += e;
-        }
+        let (all, errors) = http_load(&addr, &headers, 16, 500);
         let wall = t0.elapsed();
         let n = all.len();
         let (p50, _, p99) = stats(all);

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use camber_tests::{camber_bin, components_dir, demo_store, reload_components_dir};
 use serde_json::json;
 
-use super::{ms, stats, Conn};
+use super::{http_load, ms, stats, Conn};
 
 /// Start `camber serve` from a copy of the binary (so no install directory of its own adds
 /// components) over `caps`, with an empty compile cache; its address.
@@ -72,31 +72,7 @@ fn time_to_callable(addr: &str, headers: &str, caps: &Path, name: &str, bytes: &
 
 /// 16 clients x 400 `points` calls; the p50 and p99 and the errors.
 fn load(addr: &str, headers: &str) -> (Duration, Duration, usize) {
-    let handles: Vec<_> = (0..16)
-        .map(|k| {
-            let (addr, headers) = (addr.to_string(), headers.to_string());
-            std::thread::spawn(move || {
-                let mut c = Conn::open(&addr);
-                let (mut lat, mut errors) = (Vec::new(), 0);
-                for i in 0..400 {
-                    let body = json!({"jsonrpc": "2.0", "id": k * 1000 + i, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "hq"}}}).to_string();
-                    let t = Instant::now();
-                    let (st, b) = c.post("/mcp", &headers, &body);
-                    lat.push(t.elapsed());
-                    if st != 200 || b.contains("\"isError\":true") || b.contains("\"error\"") {
-                        errors += 1;
-                    }
-                }
-                (lat, errors)
-            })
-        })
-        .collect();
-    let (mut all, mut errors) = (Vec::new(), 0);
-    for h in handles {
-        let (l, e) = h.join().unwrap();
-        all.extend(l);
-        errors += e;
-    }
+    let (all, errors) = http_load(addr, headers, 16, 400);
     let (p50, _, p99) = stats(all);
     (p50, p99, errors)
 }

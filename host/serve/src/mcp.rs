@@ -229,7 +229,7 @@ pub struct Session {
     /// [`LOG_LEVELS`]); `None`: no log messages.
     pub log_level: Option<usize>,
     /// The resources this connection watches, where its transport can tell it of a change
-    /// (stdio); `None` where it cannot (HTTP opens no stream of its own).
+    /// (stdio); `None` where it does not (HTTP's session stream carries only list changes).
     pub subscriptions: Option<Subscriptions>,
 }
 

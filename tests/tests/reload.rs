@@ -39,9 +39,13 @@ fn with_custom_section(mut bytes: Vec<u8>) -> Vec<u8> {
     bytes
 }
 
+/// A live registry over `dir` whose new components are compiled optimized at once (the quick
+/// tier's background swap would race these tests' own reloads; it has its own test).
 fn live(dir: &Path, policy: Option<PathBuf>) -> Result<LiveRegistry, String> {
     let runtime = Arc::new(Runtime::new(runtime_config())?);
-    LiveRegistry::start(runtime, vec![dir.to_path_buf()], PolicySource { path: policy, own_dir: None })
+    let reg = LiveRegistry::start(runtime, vec![dir.to_path_buf()], PolicySource { path: policy, own_dir: None })?;
+    reg.set_quick_tier(false);
+    Ok(reg)
 }
 
 fn ctx(store: &Path) -> CallContext {
@@ -273,4 +277,49 @@ fn the_policy_admits_pinned_and_signed_components_only_and_holds_each_to_its_gra
     // at start-up, a refused component fails the start in one line
     let e = live(&caps, Some(policy)).err().unwrap();
     assert!(e.starts_with("_cap_reload.wasm: imports camber:capability/store") && !e.contains('\n'), "{e}");
+}
+
+#[test]
+fn a_component_not_yet_compiled_answers_at_once_from_the_quick_tier_and_the_same_once_optimized() {
+    let d = tempfile::tempdir().unwrap();
+    let caps = d.path().join("caps");
+    std::fs::create_dir(&caps).unwrap();
+    let store = demo_store();
+    let c = ctx(store.path());
+    copy_shipped(&caps, "_cap_facilities.wasm");
+    // an empty compile cache of its own: the largest shipped component is compiled anew
+    let config = camber_runtime::RuntimeConfig { cache_dir: Some(d.path().join("cache")), ..runtime_config() };
+    let reg = LiveRegistry::start(
+        Arc::new(Runtime::new(config).unwrap()),
+        vec![caps.clone()],
+        PolicySource { path: None, own_dir: None },
+    )
+    .unwrap();
+    let lines = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let sink = lines.clone();
+    reg.set_log(Arc::new(move |l: &str| sink.lock().unwrap().push(l.to_string())));
+    copy_shipped(&caps, "_cap_rule_run.wasm");
+    let r = reg.reload();
+    assert!(r.tools && r.lines.iter().any(|l| l.contains("running on a quick compile")), "{r:?}");
+    let unit = |reg: &LiveRegistry| {
+        reg.current().components().iter().find(|l| l.unit.file == "_cap_rule_run.wasm").map(|l| l.unit.quick)
+    };
+    assert_eq!(unit(&reg), Some(true));
+    let before = revision(&reg, "sensor_trust").unwrap();
+    let call = |reg: &LiveRegistry| reg.current().call("sensor_trust", &json!({"facility_id": "hq"}), &c).unwrap();
+    let quick = call(&reg);
+    // the optimized code swaps itself in, with the same contract
+    let t0 = std::time::Instant::now();
+    while unit(&reg) != Some(false) {
+        assert!(t0.elapsed() < Duration::from_secs(300), "never optimized: {:?}", lines.lock().unwrap());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let optimized = call(&reg);
+    assert_eq!(quick.data, optimized.data, "Winch and Cranelift code answer alike");
+    assert_eq!(quick.text, optimized.text);
+    assert_eq!(revision(&reg, "sensor_trust").unwrap(), before, "same contract, same revision");
+    let log = lines.lock().unwrap().join("\n");
+    assert!(log.contains("_cap_rule_run.wasm: optimized code compiled in"), "{log}");
+    assert!(log.contains("_cap_rule_run.wasm: now runs its optimized code"), "{log}");
+    assert!(!reg.reload().changed(), "nothing left to change");
 }

@@ -751,6 +751,7 @@ fn serve(src: &Sources, access: AccessArgs, http: HttpArgs, stdio_default: bool)
         return Err("name the address to listen on with --http ADDR".into());
     }
     let registry = live_registry(src)?;
+    registry.set_log(std::sync::Arc::new(|l: &str| serve::log::line(format!("camber: reload: {l}"))));
     let now = registry.current();
     say(format!(
         "camber: {} capabilities and {} prompts for {} facilities{}",

@@ -3,13 +3,13 @@
 //! never changes a call in flight; a component that fails to load on a reload is refused in
 //! one log line and the previous good version of it (if any) stays.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
-use camber_runtime::{file_label, Runtime};
+use camber_runtime::{file_label, Runtime, RuntimeConfig};
 
-use crate::registry::{component_files, load_component, Loaded, Registry};
+use crate::registry::{component_files, load_component_bytes, Loaded, Registry};
 use crate::trust::Policy;
 
 /// Where the policy comes from, so a reload can read it again.
@@ -76,9 +76,19 @@ impl Reloaded {
     }
 }
 
+/// Where a live registry's own log lines go (a tier-up finishing in the background).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
 /// The registry of a running server.
 pub struct LiveRegistry {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
     runtime: Arc<Runtime>,
+    /// The quick first tier's engine (Winch), made when first needed; `None` inside when it
+    /// cannot be (then new components are compiled optimized at once).
+    quick: OnceLock<Option<Arc<Runtime>>>,
     dirs: Vec<PathBuf>,
     source: PolicySource,
     current: RwLock<Arc<Registry>>,
@@ -87,6 +97,11 @@ pub struct LiveRegistry {
     /// File metadata of each path at the last reload, with its digest: a file whose size,
     /// time and inode did not change is not read again.
     seen: Mutex<BTreeMap<PathBuf, (FileStamp, String)>>,
+    /// Digests being compiled optimized in the background.
+    tiering: Mutex<BTreeSet<String>>,
+    /// Whether new components may start on the quick tier (on unless turned off).
+    quick_tier: std::sync::atomic::AtomicBool,
+    log: Mutex<Option<Log>>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -118,24 +133,106 @@ impl LiveRegistry {
             .filter_map(|c| stamp(&c.path).map(|s| (c.path.clone(), (s, c.unit.sha256.clone()))))
             .collect();
         Ok(LiveRegistry {
-            runtime,
-            dirs,
-            source,
-            current: RwLock::new(Arc::new(reg)),
-            reloading: Mutex::new(text),
-            seen: Mutex::new(seen),
+            inner: Arc::new(Inner {
+                runtime,
+                quick: OnceLock::new(),
+                dirs,
+                source,
+                current: RwLock::new(Arc::new(reg)),
+                reloading: Mutex::new(text),
+                seen: Mutex::new(seen),
+                tiering: Mutex::new(BTreeSet::new()),
+                quick_tier: std::sync::atomic::AtomicBool::new(true),
+                log: Mutex::new(None),
+            }),
         })
+    }
+
+    /// Where to log what a background tier-up did (without it, nothing is logged).
+    pub fn set_log(&self, log: Log) {
+        *self.inner.log.lock().unwrap_or_else(|p| p.into_inner()) = Some(log);
+    }
+
+    /// Whether a new component not yet in the compile cache starts on the quick tier (the
+    /// default) or waits for its optimized compile.
+    pub fn set_quick_tier(&self, on: bool) {
+        self.inner.quick_tier.store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// The registry new calls use.
     pub fn current(&self) -> Arc<Registry> {
-        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+        self.inner.current()
     }
 
     /// Look at the directories (and the policy) again and swap in the new set. Components whose
-    /// file did not change are kept as loaded; a changed or new one is loaded (its compile
-    /// cached by digest); one that fails is refused in a line and its previous version kept.
+    /// file did not change are kept as loaded. A changed or new one is loaded: from the
+    /// compile cache when it is there, else compiled by the quick tier at once and by the
+    /// optimizing compiler in the background, which swaps itself in when done (same contract:
+    /// the lists do not change). One that fails is refused in a line and its previous version
+    /// kept.
     pub fn reload(&self) -> Reloaded {
+        Inner::reload(&self.inner)
+    }
+}
+
+impl Inner {
+    fn current(&self) -> Arc<Registry> {
+        self.current.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// The quick tier's engine, when one can be made and a cache will tell when the
+    /// optimized code is ready.
+    fn quick(&self) -> Option<Arc<Runtime>> {
+        if self.runtime.config.cache_dir.is_none() || !self.quick_tier.load(std::sync::atomic::Ordering::Relaxed) {
+            return None;
+        }
+        self.quick
+            .get_or_init(|| {
+                let config = RuntimeConfig { quick: true, cache_dir: None, ..self.runtime.config.clone() };
+                Runtime::new(config).ok().map(Arc::new)
+            })
+            .clone()
+    }
+
+    /// Compile `bytes` optimized on a thread of its own, then reload, which swaps the
+    /// optimized component in for the quick one.
+    fn tier_up(self: &Arc<Self>, file: String, sha256: String, bytes: Vec<u8>) {
+        if !self.tiering.lock().unwrap_or_else(|p| p.into_inner()).insert(sha256.clone()) {
+            return;
+        }
+        let me = self.clone();
+        let spawned = std::thread::Builder::new().name("camber-tier-up".into()).spawn(move || {
+            let t0 = std::time::Instant::now();
+            // on a pool of one thread of its own: wasmtime compiles in parallel on rayon's
+            // global pool, and a long optimized compile there would hold up the quick compile
+            // of the next component dropped in (and take both cores from the calls)
+            let compiled = match rayon::ThreadPoolBuilder::new().num_threads(1).build() {
+                Ok(pool) => pool.install(|| me.runtime.component_from_bytes(&file, &bytes)),
+                Err(_) => me.runtime.component_from_bytes(&file, &bytes),
+            };
+            me.tiering.lock().unwrap_or_else(|p| p.into_inner()).remove(&sha256);
+            let log = me.log.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            let say = |l: &str| {
+                if let Some(log) = &log {
+                    log(l)
+                }
+            };
+            match compiled {
+                Ok(_) => {
+                    say(&format!("{file}: optimized code compiled in {:.1} s", t0.elapsed().as_secs_f64()));
+                    for l in Inner::reload(&me).lines {
+                        say(&l);
+                    }
+                }
+                Err(e) => say(&format!("{e}; it keeps running on the quick compile")),
+            }
+        });
+        if spawned.is_err() {
+            self.tiering.lock().unwrap_or_else(|p| p.into_inner()).clear();
+        }
+    }
+
+    fn reload(self: &Arc<Self>) -> Reloaded {
         let mut policy_text = self.reloading.lock().unwrap_or_else(|p| p.into_inner());
         let mut out = Reloaded::default();
         let (policy, text) = match self.source.read(&self.runtime) {
@@ -163,19 +260,44 @@ impl LiveRegistry {
                 next_seen.insert(path.clone(), (s, d.clone()));
             }
             let unchanged = prev.as_ref().is_some_and(|p| Some(&p.unit.sha256) == digest.as_ref());
-            if unchanged && !policy_changed {
+            // a quick-tier component whose optimized code is ready is loaded again, from it
+            let optimized = prev.as_ref().is_some_and(|p| p.unit.quick && self.runtime.is_cached(&p.unit.sha256));
+            if unchanged && !policy_changed && !optimized {
                 candidates.push((prev, None));
                 continue;
             }
-            match load_component(&self.runtime, &path, &policy) {
+            let loaded = match std::fs::read(&path) {
+                Err(e) => Err(format!("{}: cannot read: {}", file_label(&path), e.kind())),
+                Ok(bytes) => {
+                    let sha = camber_common::canonical::sha256_hex(&bytes);
+                    match self.quick().filter(|_| !self.runtime.is_cached(&sha)) {
+                        Some(quick) => {
+                            let l = load_component_bytes(&quick, &path, &bytes, &policy);
+                            if l.is_ok() {
+                                self.tier_up(file_label(&path), sha, bytes);
+                            }
+                            l
+                        }
+                        None => load_component_bytes(&self.runtime, &path, &bytes, &policy),
+                    }
+                }
+            };
+            match loaded {
                 Ok(l) => {
                     if !unchanged {
                         out.lines.push(format!(
-                            "{}: {} (sha256 {}…)",
+                            "{}: {} (sha256 {}…){}",
                             l.unit.file,
                             if prev.is_some() { "replaced" } else { "added" },
-                            &l.unit.sha256[..12]
+                            &l.unit.sha256[..12],
+                            if l.unit.quick {
+                                "; running on a quick compile while the optimized one builds"
+                            } else {
+                                ""
+                            }
                         ));
+                    } else if optimized && !l.unit.quick {
+                        out.lines.push(format!("{}: now runs its optimized code", l.unit.file));
                     }
                     candidates.push((Some(l), prev));
                 }

@@ -33,6 +33,10 @@ pub struct PromptEntry {
 /// component it started with.
 pub struct Unit {
     pre: CapabilityPre<CallState>,
+    /// The engine it was compiled for, which runs its calls.
+    runtime: Arc<Runtime>,
+    /// Compiled by the quick first tier (Winch) while the optimized code is built.
+    pub quick: bool,
     /// The file it was loaded from (a name, never a path).
     pub file: String,
     /// The SHA-256 of the file's bytes.
@@ -206,7 +210,7 @@ impl Registry {
             })
             .collect();
         let sent = Sent::new(short.iter().map(|(_, v)| v.as_str()));
-        match self.runtime.get_prompt(&p.unit.pre, p.unit.grant.budget, name, &short) {
+        match p.unit.runtime.get_prompt(&p.unit.pre, p.unit.grant.budget, name, &short) {
             Ok(Ok(text)) => Ok(text),
             Ok(Err(e)) => {
                 Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent)))
@@ -285,7 +289,8 @@ impl Registry {
             .into());
         };
         let mut admitted = pipeline::admit(cap, arguments, ctx)?;
-        let returned = pipeline::run(&self.runtime, &cap.unit.pre, &cap.unit.grant, name, &mut admitted, ctx)?;
+        let unit = &cap.unit;
+        let returned = pipeline::run(&unit.runtime, &unit.pre, &unit.grant, name, &mut admitted, ctx)?;
         #[cfg(debug_assertions)]
         test_hooks::host_panic(name);
         pipeline::finish(cap, name, returned, &admitted, ctx, sent)
@@ -295,14 +300,25 @@ impl Registry {
 /// Load one component file: the trust policy's decision, the compile (cached), the imports
 /// its grant allows, the WIT version, and every descriptor and prompt checked. One line
 /// naming the file on any refusal.
-pub fn load_component(runtime: &Runtime, path: &Path, policy: &Policy) -> Result<Loaded, String> {
+pub fn load_component(runtime: &Arc<Runtime>, path: &Path, policy: &Policy) -> Result<Loaded, String> {
     let file = file_label(path);
     let bytes = std::fs::read(path).map_err(|e| format!("{file}: cannot read: {}", e.kind()))?;
-    let decision = policy.decide_bytes(path, &bytes);
+    load_component_bytes(runtime, path, &bytes, policy)
+}
+
+/// [`load_component`] on the file's bytes already read, compiled for `runtime`'s engine.
+pub fn load_component_bytes(
+    runtime: &Arc<Runtime>,
+    path: &Path,
+    bytes: &[u8],
+    policy: &Policy,
+) -> Result<Loaded, String> {
+    let file = file_label(path);
+    let decision = policy.decide_bytes(path, bytes);
     if let Err(why) = &decision.admitted {
         return Err(format!("{file}: {why}"));
     }
-    let component = runtime.component_from_bytes(&file, &bytes)?;
+    let component = runtime.component_from_bytes(&file, bytes)?;
     let imports = runtime.contract_imports(&component);
     if let Some(i) = decision.grant.refused_import(&imports) {
         return Err(format!(
@@ -317,7 +333,14 @@ pub fn load_component(runtime: &Runtime, path: &Path, policy: &Policy) -> Result
     let pre = runtime.pre_instantiate(&component, &file)?;
     let (descs, prompts) =
         runtime.describe(&pre).map_err(|e| format!("{file}: describe() failed: {}", one_line(&e)))?;
-    let unit = Arc::new(Unit { pre, file: file.clone(), sha256: decision.sha256, grant: decision.grant });
+    let unit = Arc::new(Unit {
+        pre,
+        runtime: runtime.clone(),
+        quick: runtime.config.quick,
+        file: file.clone(),
+        sha256: decision.sha256,
+        grant: decision.grant,
+    });
     let mut entries: Vec<Arc<CapabilityEntry>> = Vec::new();
     for d in descs {
         if !is_snake_case(&d.name) {

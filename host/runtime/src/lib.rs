@@ -65,6 +65,10 @@ pub struct RuntimeConfig {
     /// page fault on every page it touches, call after call. Resident memory grows by at most
     /// this much per slot that ran a large call.
     pub keep_resident_bytes: usize,
+    /// Compile with Winch, wasmtime's baseline compiler, instead of Cranelift: ten times
+    /// faster to compile, slower to run. The first tier of a component dropped into a running
+    /// server (see `camber_registry::live`); never cached.
+    pub quick: bool,
 }
 
 impl Default for RuntimeConfig {
@@ -75,6 +79,7 @@ impl Default for RuntimeConfig {
             max_concurrent: 16,
             cache_dir: default_cache_dir(),
             keep_resident_bytes: 128 << 20,
+            quick: false,
         }
     }
 }
@@ -211,6 +216,9 @@ impl Runtime {
         cfg.consume_fuel(true);
         cfg.epoch_interruption(true);
         cfg.wasm_component_model(true);
+        if config.quick {
+            cfg.strategy(wasmtime::Strategy::Winch);
+        }
         if std::env::var_os("CAMBER_PERFMAP").is_some() {
             cfg.profiler(wasmtime::ProfilingStrategy::PerfMap);
         }
@@ -302,12 +310,23 @@ impl Runtime {
         Ok(component)
     }
 
+    /// Whether the compiled form of the wasm with this SHA-256 is in the cache (loading it is
+    /// then a read, not a compile).
+    pub fn is_cached(&self, sha256: &str) -> bool {
+        self.config.cache_dir.as_ref().is_some_and(|d| d.join(format!("{}.cwasm", self.cache_key_of(sha256))).is_file())
+    }
+
     fn cache_key(&self, wasm: &[u8]) -> String {
+        self.cache_key_of(&sha256_hex(wasm))
+    }
+
+    /// The cache key of a wasm file by its SHA-256 (hex).
+    fn cache_key_of(&self, sha256: &str) -> String {
         let mut h = std::collections::hash_map::DefaultHasher::new();
         self.engine.precompile_compatibility_hash().hash(&mut h);
         self.config.max_memory_bytes.hash(&mut h);
         let engine_hash = h.finish();
-        let mut material = sha256_hex(wasm).into_bytes();
+        let mut material = sha256.as_bytes().to_vec();
         material.extend_from_slice(format!("|wasmtime-48.0.8|{engine_hash:016x}").as_bytes());
         sha256_hex(&material)[..32].to_string()
     }

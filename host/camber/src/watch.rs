@@ -74,10 +74,12 @@ pub fn spawn(svc: Arc<Service>, dirs: Vec<PathBuf>, policy: Option<PathBuf>) {
         }
         Err(e) => log::line(format!("camber: SIGHUP will not reload ({e})")),
     }
+    // the directories as they are now, before the server serves: a file that lands later is
+    // a change even if the thread below starts late
+    let mut last = scan(&watched);
     let _ = std::thread::Builder::new().name("camber-reload".into()).spawn(move || {
         // the watcher lives as long as this thread
         let _watcher = watcher;
-        let mut last = scan(&watched);
         loop {
             let first = match rx.recv_timeout(SCAN) {
                 Ok(n) => Some(n),
@@ -91,8 +93,11 @@ pub fn spawn(svc: Arc<Service>, dirs: Vec<PathBuf>, policy: Option<PathBuf>) {
                     hangup |= matches!(n, Nudge::Hangup);
                 }
             }
+            // taken before the reload: a change made while it runs is seen by the next scan
             let now = scan(&watched);
-            if now == last && !hangup {
+            // an event always reloads (a reload that finds nothing changed costs little); the
+            // periodic scan only when the directories differ
+            if first.is_none() && now == last {
                 continue;
             }
             last = now;

@@ -271,13 +271,15 @@ impl Inner {
                 Ok(bytes) => {
                     let sha = camber_common::canonical::sha256_hex(&bytes);
                     match self.quick().filter(|_| !self.runtime.is_cached(&sha)) {
-                        Some(quick) => {
-                            let l = load_component_bytes(&quick, &path, &bytes, &policy);
-                            if l.is_ok() {
+                        Some(quick) => match load_component_bytes(&quick, &path, &bytes, &policy) {
+                            Ok(l) => {
                                 self.tier_up(file_label(&path), sha, bytes);
+                                Ok(l)
                             }
-                            l
-                        }
+                            // what the quick tier cannot compile, the optimizing compiler may
+                            // (a refusal by the policy is refused again, before any compile)
+                            Err(_) => load_component_bytes(&self.runtime, &path, &bytes, &policy),
+                        },
                         None => load_component_bytes(&self.runtime, &path, &bytes, &policy),
                     }
                 }

@@ -200,6 +200,16 @@ fn rapid_reloads_while_eight_clients_call_answer_every_call_from_a_whole_compone
     let _ = unknown.load(Ordering::Relaxed);
 }
 
+/// A temporary directory with a `caps/` capability directory holding the shipped
+/// `facilities` component.
+fn caps_with_facilities() -> (tempfile::TempDir, PathBuf) {
+    let d = tempfile::tempdir().unwrap();
+    let caps = d.path().join("caps");
+    std::fs::create_dir(&caps).unwrap();
+    copy_shipped(&caps, "_cap_facilities.wasm");
+    (d, caps)
+}
+
 fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     let p = dir.join(name);
     std::fs::write(&p, text).unwrap();
@@ -208,12 +218,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 
 #[test]
 fn the_policy_admits_pinned_and_signed_components_only_and_holds_each_to_its_grant() {
-    let d = tempfile::tempdir().unwrap();
-    let caps = d.path().join("caps");
-    std::fs::create_dir(&caps).unwrap();
+    let (d, caps) = caps_with_facilities();
     let store = demo_store();
     let c = ctx(store.path());
-    copy_shipped(&caps, "_cap_facilities.wasm");
     // the shipped component is pinned; the reload component is signed by a trusted key
     std::fs::write(d.path().join("camber.lock"), trust::lock_text(&[caps.join("_cap_facilities.wasm")]).unwrap())
         .unwrap();
@@ -281,12 +288,9 @@ fn the_policy_admits_pinned_and_signed_components_only_and_holds_each_to_its_gra
 
 #[test]
 fn a_component_not_yet_compiled_answers_at_once_from_the_quick_tier_and_the_same_once_optimized() {
-    let d = tempfile::tempdir().unwrap();
-    let caps = d.path().join("caps");
-    std::fs::create_dir(&caps).unwrap();
+    let (d, caps) = caps_with_facilities();
     let store = demo_store();
     let c = ctx(store.path());
-    copy_shipped(&caps, "_cap_facilities.wasm");
     // an empty compile cache of its own: the largest shipped component is compiled anew
     let config = camber_runtime::RuntimeConfig { cache_dir: Some(d.path().join("cache")), ..runtime_config() };
     let reg = LiveRegistry::start(

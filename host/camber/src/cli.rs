@@ -469,8 +469,7 @@ fn write_secret(path: &Path, text: &str) -> Result<(), String> {
 
 /// The facilities `--allow-all-active` grants: every stored facility whose registry state is
 /// active or that has no registry entry.
-pub fn all_active(store: &Path) -> Vec<String> {
-    let Some(s) = StoreDir::open(store) else { return Vec::new() };
+pub fn all_active(s: &StoreDir) -> Vec<String> {
     let reg = s.registry();
     s.facility_ids()
         .unwrap_or_default()
@@ -485,11 +484,16 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
     if !(0.0..=1.0).contains(&a.min_trust) {
         return Err(format!("--min-trust must be between 0 and 1, got {}", a.min_trust));
     }
+    // a directory, or a store on object storage (s3://, gs://, az://)
+    let store = match &a.store {
+        Some(p) => StoreDir::open_location(&p.to_string_lossy()).map_err(|e| format!("--store: {e}"))?,
+        None => None,
+    };
     let allowed: BTreeSet<String> = if a.allow_all_active {
-        let Some(store) = &a.store else {
+        if a.store.is_none() {
             return Err("--allow-all-active needs --store".into());
-        };
-        let all = all_active(store);
+        }
+        let all = store.as_deref().map(all_active).unwrap_or_default();
         if all.is_empty() {
             return Err("--allow-all-active: the store has no active facility".into());
         }
@@ -498,7 +502,7 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
         a.allow.iter().cloned().collect()
     };
     let mut ctx = match &a.store {
-        Some(store) => CallContext::new(store, allowed),
+        Some(location) => CallContext::with_store(store, location, allowed),
         None => CallContext::without_store(allowed),
     };
     ctx.min_trust = a.min_trust;

@@ -70,9 +70,19 @@ impl CallContext {
 
     /// A context over the store at `store_root` for these allowed facilities.
     pub fn new(store_root: &Path, allowed: impl IntoIterator<Item = String>) -> CallContext {
+        CallContext::with_store(StoreDir::open(store_root), store_root, allowed)
+    }
+
+    /// A context over a store already opened (one on object storage, say); `location` is
+    /// what the operator named it by, taken out of every message.
+    pub fn with_store(
+        store: Option<Arc<StoreDir>>,
+        location: &Path,
+        allowed: impl IntoIterator<Item = String>,
+    ) -> CallContext {
         CallContext {
-            store: StoreDir::open(store_root),
-            redactor: Arc::new(Redactor::new([store_root.to_path_buf()])),
+            store,
+            redactor: Arc::new(Redactor::new([location.to_path_buf()])),
             ..CallContext::without_store(allowed)
         }
     }

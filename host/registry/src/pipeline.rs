@@ -24,7 +24,7 @@ use camber_common::text::{one_line, summary_line, thousands};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
 use camber_runtime::profile::step;
 use camber_runtime::{panic_message, wit, CallState, CapabilityPre, GuestCall, GuestOutcome, Runtime, Stop};
-use camber_store::{fence, StoreError};
+use camber_store::StoreError;
 
 use crate::access::{code_from_wit, unavailable, Access};
 use crate::capability::CapabilityEntry;
@@ -126,10 +126,10 @@ fn fences_before(named: &[String], readable: &BTreeSet<String>, ctx: &CallContex
     let fids: Vec<String> = readable.iter().cloned().collect();
     let refuse = |e: StoreError| -> Refusal { unavailable(&e, &ctx.allowed).into() };
     if named.is_empty() {
-        let (fenced, tokens, fenced_off) = fence::before_listing(s.root(), &fids).map_err(refuse)?;
+        let (fenced, tokens, fenced_off) = s.fences_before_listing(&fids).map_err(refuse)?;
         return Ok((fenced, fenced_off, tokens));
     }
-    let tokens = fence::before(s.root(), &fids).map_err(refuse)?;
+    let tokens = s.fences_before(&fids).map_err(refuse)?;
     Ok((fids, BTreeMap::new(), tokens))
 }
 
@@ -191,7 +191,7 @@ pub(crate) fn run(
     adm.token = step("call token", || call_token(name, &adm.args, read, ctx));
     let returned = guest_end(grant, name, outcome, ctx)?;
     if let Some(s) = &ctx.store {
-        step("9 fences after", || fence::after(s.root(), &adm.fenced, &adm.fence_tokens))
+        step("9 fences after", || s.fences_after(&adm.fenced, &adm.fence_tokens))
             .map_err(|e| unavailable(&e, &ctx.allowed))?;
     }
     returned.map_err(|e| match e.data.as_deref().map(serde_json::from_str::<Value>) {
@@ -440,7 +440,7 @@ fn evidence_image(o: &mut Outgoing, adm: &Admitted, ctx: &CallContext, sent: &Se
         return;
     }
     let echoes = sent.except_in(&o.data);
-    if fence::after(store.root(), &adm.fenced, &adm.fence_tokens).is_err() {
+    if store.fences_after(&adm.fenced, &adm.fence_tokens).is_err() {
         o.banners.push(
             "the store was rewritten while the evidence chart was drawn, so it is left out; call again for it".into(),
         );

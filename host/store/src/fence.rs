@@ -182,6 +182,49 @@ pub fn after(root: &Path, fids: &[String], tokens: &[Option<String>]) -> Result<
     Ok(())
 }
 
+/// The fences of a store wherever it is. On disk they are the `_fence` marks above. On object
+/// storage a facility's token is the fingerprint of its objects in the bucket's snapshot: a
+/// write replaces the facility's generation pointer (and its parts), which changes it, so a
+/// call whose facility changed between its start and its end is `unavailable` (retry), and a
+/// write in progress is invisible until its pointer swap.
+impl super::StoreDir {
+    /// [`before`], for this store.
+    pub fn fences_before(&self, fids: &[String]) -> Result<Vec<Option<String>>, StoreError> {
+        match self.bucket() {
+            None => before(self.root(), fids),
+            Some(b) => {
+                b.snapshot()?;
+                Ok(fids.iter().map(|f| Some(self.facility_fingerprint(f))).collect())
+            }
+        }
+    }
+
+    /// [`before_listing`], for this store.
+    pub fn fences_before_listing(&self, fids: &[String]) -> Result<Listing, StoreError> {
+        match self.bucket() {
+            None => before_listing(self.root(), fids),
+            Some(_) => Ok((fids.to_vec(), self.fences_before(fids)?, BTreeMap::new())),
+        }
+    }
+
+    /// [`after`], for this store.
+    pub fn fences_after(&self, fids: &[String], tokens: &[Option<String>]) -> Result<(), StoreError> {
+        if self.bucket().is_none() {
+            return after(self.root(), fids, tokens);
+        }
+        for (fid, token) in fids.iter().zip(tokens) {
+            if token.as_deref() != Some(self.facility_fingerprint(fid).as_str()) {
+                return Err(StoreError {
+                    retryable: true,
+                    facility: Some(fid.clone()),
+                    message: "the facility's objects changed while the call read them (a write overlapped it)".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Write a fence mark (through a temporary file and a rename).
 pub fn write(root: &Path, fid: &str, busy: bool, token: &str) -> std::io::Result<()> {
     let dir = root.join(FENCE_DIR);

@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use camber_common::canonical::sha256_hex;
 
+pub mod bucket;
 pub mod dataset_catalog;
 pub mod fence;
 pub mod files;
@@ -38,6 +39,11 @@ pub mod synthetic;
 pub mod writer;
 
 use parts::{LongRows, PointKey};
+
+/// The pointer object of a facility that camber wrote on object storage: its current
+/// generation's part keys (relative to the facility's prefix) and its times index. Older
+/// generations' objects beside it are not the facility's data.
+pub const CURRENT_FILE: &str = "_camber_current.json";
 
 /// The directory prefix of a facility's partition.
 pub const FACILITY_PREFIX: &str = "facility_id=";
@@ -104,6 +110,9 @@ pub struct RegistryView {
 #[derive(Debug)]
 pub struct StoreDir {
     root: PathBuf,
+    /// Set when the store is on object storage: `root` is then its URL, and every read goes
+    /// through the bucket's snapshot (see [`bucket`]).
+    bucket: Option<Arc<bucket::Bucket>>,
     memo: Mutex<HashMap<String, Memo>>,
     registry_memo: Mutex<Option<(String, Arc<RegistryView>)>>,
     grids: Mutex<gridcache::GridCache>,
@@ -252,12 +261,47 @@ impl StoreDir {
         root.is_dir().then(|| {
             Arc::new(StoreDir {
                 root: root.to_path_buf(),
+                bucket: None,
                 memo: Mutex::new(HashMap::new()),
                 registry_memo: Mutex::new(None),
                 grids: Mutex::new(gridcache::GridCache::new(GRID_CACHE_BYTES)),
                 listings: Mutex::new(HashMap::new()),
             })
         })
+    }
+
+    /// The store at `location`: an object storage URL (`s3://bucket/prefix`, `gs://`, `az://`;
+    /// see [`bucket`]), a `file://` URL or a directory. `Ok(None)` when there is no directory
+    /// there; an object store that cannot be reached or listed is an error.
+    pub fn open_location(location: &str) -> Result<Option<Arc<StoreDir>>, String> {
+        if !bucket::is_url(location) {
+            let path = location.strip_prefix("file://").unwrap_or(location);
+            return Ok(StoreDir::open(Path::new(path)));
+        }
+        let b = bucket::Bucket::open(location)?;
+        let every = std::env::var("CAMBER_STORE_REFRESH_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(bucket::REFRESH, std::time::Duration::from_millis);
+        b.refresh_in_background(every);
+        Ok(Some(StoreDir::over_bucket(b)))
+    }
+
+    /// A store over a bucket already opened.
+    pub fn over_bucket(b: Arc<bucket::Bucket>) -> Arc<StoreDir> {
+        Arc::new(StoreDir {
+            root: PathBuf::from(b.url()),
+            bucket: Some(b),
+            memo: Mutex::new(HashMap::new()),
+            registry_memo: Mutex::new(None),
+            grids: Mutex::new(gridcache::GridCache::new(GRID_CACHE_BYTES)),
+            listings: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// The bucket, when the store is on object storage.
+    pub fn bucket(&self) -> Option<&Arc<bucket::Bucket>> {
+        self.bucket.as_ref()
     }
 
     /// A fingerprint of every file of a facility: relative name, size and mtime (what the
@@ -274,7 +318,7 @@ impl StoreDir {
     /// built from a dataset's template, say) is filed under: the facility's memo key and the
     /// registry file's status. Any rewrite of either changes it.
     pub fn derived_key(&self, fid: &str) -> String {
-        format!("{}|{}", self.memo_key(fid), stat_line(REGISTRY_FILE, &self.root.join(REGISTRY_FILE)))
+        format!("{}|{}", self.memo_key(fid), self.stat_line(REGISTRY_FILE))
     }
 
     fn memo_key(&self, fid: &str) -> String {
@@ -283,6 +327,14 @@ impl StoreDir {
 
     fn fingerprint_of(&self, fid: &str, with_ctime: bool) -> String {
         use std::os::unix::fs::MetadataExt;
+        if let Some(b) = &self.bucket {
+            // an object's ETag changes with any rewrite: it stands for size, time and ctime
+            let snap = b.snapshot_now();
+            let prefix = format!("{FACILITY_PREFIX}{fid}/");
+            let lines: Vec<String> =
+                snap.under(&prefix).map(|(k, e)| format!("{k}|{}|{}|{}", e.size, e.modified_ns, e.etag)).collect();
+            return sha256_hex(lines.join("\n").as_bytes());
+        }
         let mut lines = Vec::new();
         let mut files = Vec::new();
         let _ = self.collect_files(&self.facility_dir(fid), &mut files);
@@ -365,10 +417,98 @@ impl StoreDir {
         self.root.join(format!("{FACILITY_PREFIX}{fid}"))
     }
 
+    /// `name|size|time` of a file at the store's root (with the ETag on object storage), or
+    /// `name|missing`.
+    fn stat_line(&self, rel: &str) -> String {
+        match &self.bucket {
+            Some(b) => match b.snapshot_now().objects.get(rel) {
+                Some(e) => format!("{rel}|{}|{}|{}", e.size, e.modified_ns, e.etag),
+                None => format!("{rel}|missing"),
+            },
+            None => stat_line(rel, &self.root.join(rel)),
+        }
+    }
+
+    /// A file at the store's root (or an object, by key) as text; `NotFound` when there is
+    /// none.
+    fn read_text(&self, rel: &str) -> std::io::Result<String> {
+        let Some(b) = &self.bucket else { return files::read_string(&self.root.join(rel)) };
+        let snap = b.snapshot_now();
+        let entry = snap.objects.get(rel).ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
+        let bytes = b.read_all(None, rel, entry).map_err(|e| std::io::Error::other(e.message))?;
+        String::from_utf8(bytes.to_vec()).map_err(|_| files::damaged("not UTF-8 text"))
+    }
+
+    /// A part's key relative to the store (object storage only).
+    fn part_key(&self, part: &Path) -> String {
+        part.strip_prefix(&self.root).map(|r| r.to_string_lossy().into_owned()).unwrap_or_default()
+    }
+
+    /// Open a part and check its footer (see [`check_part`]): a file on disk, or an object
+    /// read in ranges at the version the snapshot lists.
+    fn open_part(&self, fid: &str, part: &Path) -> Result<OpenedPart, StoreError> {
+        let Some(b) = &self.bucket else { return open_part_file(fid, part) };
+        let rel = self.part_key(part);
+        let entry = b.snapshot_now().objects.get(&rel).cloned().ok_or_else(|| StoreError {
+            retryable: true,
+            facility: Some(fid.to_string()),
+            message: "a part file cannot be opened: it went missing while it was read".into(),
+        })?;
+        let file =
+            bucket::RemoteFile { bucket: b.clone(), fid: fid.to_string(), rel, entry, failed: Default::default() };
+        check_part(fid, PartFile::Remote(file))
+    }
+
+    /// A facility's parts on object storage: those its pointer names when camber wrote it
+    /// (each must be listed, or a write overlapped the call), else every part key under it
+    /// by the layout's rules.
+    fn bucket_parts(&self, b: &bucket::Bucket, fid: &str) -> Result<Vec<PathBuf>, StoreError> {
+        let snap = b.snapshot()?;
+        let dir = format!("{FACILITY_PREFIX}{fid}/");
+        let pointer = format!("{dir}{CURRENT_FILE}");
+        let mut rels: Vec<String> = match snap.objects.get(&pointer) {
+            Some(entry) => {
+                let bytes = b.read_all(Some(fid), &pointer, entry)?;
+                let named = pointer_parts(&bytes).ok_or_else(|| {
+                    StoreError::damaged(fid, "the facility's generation pointer is damaged (not the parts it names)")
+                })?;
+                let mut out = Vec::with_capacity(named.len());
+                for rel in named {
+                    let key = format!("{dir}{rel}");
+                    if !snap.objects.contains_key(&key) {
+                        return Err(StoreError {
+                            retryable: true,
+                            facility: Some(fid.to_string()),
+                            message: "a part file its generation names is not there yet (a write is in progress)"
+                                .into(),
+                        });
+                    }
+                    out.push(key);
+                }
+                out
+            }
+            None => snap.under(&dir).filter(|(k, _)| is_part_key(&k[dir.len()..])).map(|(k, _)| k.clone()).collect(),
+        };
+        rels.sort();
+        let mut out: Vec<PathBuf> = rels.into_iter().map(|r| self.root.join(r)).collect();
+        out.sort_by_key(|p| part_order(p));
+        Ok(out)
+    }
+
     /// Every facility with a partition entry, sorted. An entry that is not a directory (a
     /// file, a symbolic link) is listed too: its reads then fail as damage rather than the
     /// facility reading as one with no stored data.
     pub fn facility_ids(&self) -> Result<Vec<String>, StoreError> {
+        if let Some(b) = &self.bucket {
+            let snap = b.snapshot()?;
+            let mut out: Vec<String> = snap
+                .under(FACILITY_PREFIX)
+                .filter_map(|(k, _)| k.strip_prefix(FACILITY_PREFIX)?.split_once('/').map(|(f, _)| f.to_string()))
+                .filter(|f| valid_facility_id(f))
+                .collect();
+            out.dedup();
+            return Ok(out);
+        }
         let rd = std::fs::read_dir(&self.root).map_err(|e| StoreError::io(None, "the store cannot be listed", &e))?;
         let mut out = Vec::new();
         for entry in rd.flatten() {
@@ -385,12 +525,18 @@ impl StoreDir {
 
     /// Whether `fid` has a partition entry (whatever it is: see [`StoreDir::facility_ids`]).
     pub fn has_facility(&self, fid: &str) -> bool {
-        valid_facility_id(fid) && std::fs::symlink_metadata(self.facility_dir(fid)).is_ok()
+        if !valid_facility_id(fid) {
+            return false;
+        }
+        match &self.bucket {
+            Some(b) => b.snapshot_now().has_under(&format!("{FACILITY_PREFIX}{fid}/")),
+            None => std::fs::symlink_metadata(self.facility_dir(fid)).is_ok(),
+        }
     }
 
     /// The facility registry, re-read only when the file's size or modification time changes.
     pub fn registry(&self) -> Arc<RegistryView> {
-        let stamp = stat_line(REGISTRY_FILE, &self.root.join(REGISTRY_FILE));
+        let stamp = self.stat_line(REGISTRY_FILE);
         if let Some((s, v)) = self.registry_memo.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
             if *s == stamp {
                 return v.clone();
@@ -402,8 +548,7 @@ impl StoreDir {
     }
 
     fn registry_uncached(&self) -> RegistryView {
-        let path = self.root.join(REGISTRY_FILE);
-        let text = match files::read_string(&path) {
+        let text = match self.read_text(REGISTRY_FILE) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return RegistryView::default(),
             Err(_) => return RegistryView { damaged: true, present: true, ..Default::default() },
@@ -422,6 +567,9 @@ impl StoreDir {
     /// Every part file of a facility, sorted (both the year/month and the older year-only
     /// layouts).
     pub fn parts(&self, fid: &str) -> Result<Vec<PathBuf>, StoreError> {
+        if let Some(b) = &self.bucket {
+            return self.bucket_parts(b, fid);
+        }
         let dir = self.facility_dir(fid);
         let listing = |e: &std::io::Error| StoreError::io(Some(fid), "the facility's files cannot be listed", e);
         let ft = std::fs::symlink_metadata(&dir).map_err(|e| listing(&e))?.file_type();
@@ -445,7 +593,7 @@ impl StoreDir {
             return Ok(());
         }
         for part in self.parts(fid)? {
-            open_part(fid, &part)?;
+            self.open_part(fid, &part)?;
         }
         self.memo_put(fid, &fp, |m| m.verified = true);
         Ok(())
@@ -500,7 +648,7 @@ impl StoreDir {
         let mut classes: BTreeMap<String, String> = BTreeMap::new();
         let mut keys: BTreeSet<(String, String)> = BTreeSet::new();
         for part in self.parts(fid)? {
-            for b in read_part_dict(fid, &part, &["equip", "equip_class", "role"], None, None)? {
+            for b in read_part_dict(fid, self.open_part(fid, &part)?, &["equip", "equip_class", "role"], None, None)? {
                 let eq = dict_column(fid, &b, "equip")?;
                 let cl = dict_column(fid, &b, "equip_class")?;
                 let ro = dict_column(fid, &b, "role")?;
@@ -544,9 +692,9 @@ impl StoreDir {
 
     /// The catalog's rows for `fid` when `_catalog.json` matches `_catalog.gen`.
     fn point_catalog_rows(&self, fid: &str) -> Option<Vec<PointRow>> {
-        let text = files::read_string(&self.root.join(POINT_CATALOG_FILE)).ok()?;
+        let text = self.read_text(POINT_CATALOG_FILE).ok()?;
         let cat: Value = serde_json::from_str(&text).ok()?;
-        let gen = files::read_string(&self.root.join(POINT_CATALOG_GEN_FILE)).ok();
+        let gen = self.read_text(POINT_CATALOG_GEN_FILE).ok();
         let cat_gen = cat.get("gen").and_then(Value::as_str).map(str::to_string);
         if gen.map(|g| g.trim().to_string()) != cat_gen {
             return None;
@@ -589,7 +737,7 @@ impl StoreDir {
     fn span_uncached(&self, fid: &str) -> Result<Option<(i64, i64)>, StoreError> {
         let mut span: Option<(i64, i64)> = None;
         for part in self.parts(fid)? {
-            let (_, meta) = open_part(fid, &part)?;
+            let (_, meta) = self.open_part(fid, &part)?;
             let unit = ts_unit_scale(meta.schema().field_with_name("ts").map(|f| f.data_type().clone()).ok());
             let meta = meta.metadata().clone();
             let schema = meta.file_metadata().schema_descr();
@@ -620,7 +768,7 @@ impl StoreDir {
                 }
             }
             if !from_stats {
-                for b in read_part_dict(fid, &part, &["ts"], None, None)? {
+                for b in read_part_dict(fid, self.open_part(fid, &part)?, &["ts"], None, None)? {
                     let ts = ts_column(fid, &b)?;
                     for v in ts.iter().flatten() {
                         span = Some(match span {
@@ -708,7 +856,7 @@ impl StoreDir {
         }
         let mut rows = 0u64;
         for part in self.parts(fid)? {
-            let (_, meta) = open_part(fid, &part)?;
+            let (_, meta) = self.open_part(fid, &part)?;
             rows += u64::try_from(meta.metadata().file_metadata().num_rows()).unwrap_or(u64::MAX);
         }
         Ok(rows == n
@@ -721,15 +869,21 @@ impl StoreDir {
     /// The times index the writer left in the facility's directory, when it still describes
     /// exactly the facility's part files (names and sizes).
     fn read_times_index(&self, fid: &str) -> Option<Vec<(PointKey, Vec<TimeRun>)>> {
-        let dir = self.facility_dir(fid);
-        let mut file = files::open_regular(&dir.join(TIMES_INDEX)).ok()?;
-        let index_mtime = file.metadata().and_then(|m| m.modified()).ok()?;
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut file, &mut text).ok()?;
-        let v: Value = serde_json::from_str(&text).ok()?;
-        if v.get("parts")? != &parts_signature(&dir) || !parts_older_than(&dir, index_mtime) {
-            return None;
-        }
+        let v: Value = match &self.bucket {
+            Some(b) => self.bucket_times_index(b, fid)?,
+            None => {
+                let dir = self.facility_dir(fid);
+                let mut file = files::open_regular(&dir.join(TIMES_INDEX)).ok()?;
+                let index_mtime = file.metadata().and_then(|m| m.modified()).ok()?;
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut file, &mut text).ok()?;
+                let v: Value = serde_json::from_str(&text).ok()?;
+                if v.get("parts")? != &parts_signature(&dir) || !parts_older_than(&dir, index_mtime) {
+                    return None;
+                }
+                v
+            }
+        };
         let mut out = Vec::new();
         for p in v.get("points")?.as_array()? {
             let key = PointKey {
@@ -763,6 +917,26 @@ impl StoreDir {
         Some(out)
     }
 
+    /// A facility's times index on object storage, when it describes exactly the parts served
+    /// (names relative to the facility, and sizes).
+    fn bucket_times_index(&self, b: &bucket::Bucket, fid: &str) -> Option<Value> {
+        let snap = b.snapshot_now();
+        let dir = format!("{FACILITY_PREFIX}{fid}/");
+        let key = format!("{dir}{TIMES_INDEX}");
+        let entry = snap.objects.get(&key)?;
+        let parts = self.parts(fid).ok()?;
+        // No time check as on disk: a copy to a bucket uploads in any order. A part rewritten
+        // to the same size must still agree with its footers (`index_agrees`) to be served.
+        let mut rows: Vec<(String, u64)> = Vec::new();
+        for p in &parts {
+            let rel = self.part_key(p);
+            rows.push((rel[dir.len()..].to_string(), snap.objects.get(&rel)?.size));
+        }
+        rows.sort();
+        let v: Value = serde_json::from_slice(&b.read_all(Some(fid), &key, entry).ok()?).ok()?;
+        (v.get("parts")? == &serde_json::json!(rows)).then_some(v)
+    }
+
     /// Every point's sorted, distinct sample times. Parts are decoded on up to as many threads
     /// as the machine has cores, then merged in time order.
     fn times_uncached(&self, fid: &str) -> Result<Vec<(PointKey, Vec<i64>)>, StoreError> {
@@ -771,7 +945,9 @@ impl StoreDir {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, 8).min(parts.len().max(1));
         let decode = |part: &PathBuf| -> Result<PerPart, StoreError> {
             let mut out: PerPart = Vec::new();
-            for b in read_part_dict(fid, part, &["ts", "equip", "equip_class", "role"], None, None)? {
+            for b in
+                read_part_dict(fid, self.open_part(fid, part)?, &["ts", "equip", "equip_class", "role"], None, None)?
+            {
                 let ts = ts_column(fid, &b)?;
                 let eq = dict_column(fid, &b, "equip")?;
                 let cl = dict_column(fid, &b, "equip_class")?;
@@ -880,7 +1056,7 @@ impl StoreDir {
             if !part_overlaps(&part, start, end) {
                 continue;
             }
-            let batches = read_part_filtered(fid, &part, start, end)?;
+            let batches = read_part_filtered(fid, self.open_part(fid, &part)?, start, end)?;
             for b in batches {
                 let ts = ts_column(fid, &b)?;
                 let eq = dict_column(fid, &b, "equip")?;
@@ -1047,7 +1223,7 @@ impl StoreDir {
             if !part_overlaps(&part, start, end) {
                 continue;
             }
-            for b in read_part_filtered(fid, &part, start, end)? {
+            for b in read_part_filtered(fid, self.open_part(fid, &part)?, start, end)? {
                 let ts = ts_column(fid, &b)?;
                 let eq = dict_column(fid, &b, "equip")?;
                 let ro = dict_column(fid, &b, "role")?;
@@ -1123,7 +1299,7 @@ impl StoreDir {
     pub fn generation(&self, fids: &[String]) -> String {
         let mut lines: Vec<String> = Vec::new();
         for f in [REGISTRY_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE] {
-            lines.push(stat_line(f, &self.root.join(f)));
+            lines.push(self.stat_line(f));
         }
         for fid in fids {
             lines.push(format!("{fid}|{}", self.facility_fingerprint(fid)));
@@ -1195,11 +1371,20 @@ pub(crate) fn collect_parts(dir: &Path, depth: usize, out: &mut Vec<PathBuf>) ->
 /// schema: `ts` a timestamp; `equip`, `role` (and `equip_class` when present) strings;
 /// `value` a number. A part with the right names and the wrong types is damage: read as it
 /// is, its rows would cast to nulls and vanish from every answer with no word.
-fn open_part(fid: &str, part: &Path) -> Result<(File, parquet::arrow::arrow_reader::ArrowReaderMetadata), StoreError> {
-    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+fn open_part_file(fid: &str, part: &Path) -> Result<OpenedPart, StoreError> {
     let file = files::open_regular(part).map_err(|e| StoreError::io(Some(fid), "a part file cannot be opened", &e))?;
-    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
-        .map_err(|_| StoreError::damaged(fid, "a part file is damaged (not readable Parquet)"))?;
+    check_part(fid, PartFile::Disk(file))
+}
+
+/// A part opened, its footer read: the file and what the footer says.
+type OpenedPart = (PartFile, parquet::arrow::arrow_reader::ArrowReaderMetadata);
+
+/// Read a part's footer and check its schema (see [`open_part_file`]).
+fn check_part(fid: &str, file: PartFile) -> Result<OpenedPart, StoreError> {
+    use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+    let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(|_| {
+        file.failure().unwrap_or_else(|| StoreError::damaged(fid, "a part file is damaged (not readable Parquet)"))
+    })?;
     let is_text = |t: &DataType| match t {
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View => true,
         DataType::Dictionary(_, v) => matches!(**v, DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View),
@@ -1227,6 +1412,83 @@ fn open_part(fid: &str, part: &Path) -> Result<(File, parquet::arrow::arrow_read
         Some(_) => return wrong("value column is not numeric"),
     }
     Ok((file, meta))
+}
+
+/// A part to read: a file on disk or an object read in ranges.
+pub(crate) enum PartFile {
+    Disk(File),
+    Remote(bucket::RemoteFile),
+}
+
+impl PartFile {
+    /// The fetch error a remote read met (see [`bucket::RemoteFile`]).
+    fn failure(&self) -> Option<StoreError> {
+        match self {
+            PartFile::Disk(_) => None,
+            PartFile::Remote(r) => r.failure(),
+        }
+    }
+
+    fn failure_slot(&self) -> Option<Arc<Mutex<Option<StoreError>>>> {
+        match self {
+            PartFile::Disk(_) => None,
+            PartFile::Remote(r) => Some(r.failed.clone()),
+        }
+    }
+}
+
+impl parquet::file::reader::Length for PartFile {
+    fn len(&self) -> u64 {
+        match self {
+            PartFile::Disk(f) => f.len(),
+            PartFile::Remote(r) => r.entry.size,
+        }
+    }
+}
+
+impl parquet::file::reader::ChunkReader for PartFile {
+    type T = Box<dyn std::io::Read + Send>;
+
+    fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
+        Ok(match self {
+            PartFile::Disk(f) => Box::new(f.get_read(start)?),
+            PartFile::Remote(r) => Box::new(r.reader(start)?),
+        })
+    }
+
+    fn get_bytes(&self, start: u64, length: usize) -> parquet::errors::Result<bytes::Bytes> {
+        match self {
+            PartFile::Disk(f) => f.get_bytes(start, length),
+            PartFile::Remote(r) => r.bytes(start, length as u64),
+        }
+    }
+}
+
+/// The part keys a generation pointer names (relative to the facility's prefix), when each is
+/// a part key by the layout's rules.
+fn pointer_parts(bytes: &[u8]) -> Option<Vec<String>> {
+    let v: Value = serde_json::from_slice(bytes).ok()?;
+    let mut out = Vec::new();
+    for p in v.get("parts")?.as_array()? {
+        let p = p.as_str()?;
+        if !is_part_key(p) {
+            return None;
+        }
+        out.push(p.to_string());
+    }
+    Some(out)
+}
+
+/// Whether a key relative to a facility's prefix is a part by the layout's rules (see
+/// [`collect_parts`]): `[year=Y/[month=M/]]name.parquet`, no segment the store's own (`_`) or
+/// scratch (`.`).
+pub(crate) fn is_part_key(rel: &str) -> bool {
+    let segs: Vec<&str> = rel.split('/').collect();
+    let (name, dirs) = segs.split_last().map_or(("", &[][..]), |(n, d)| (*n, d));
+    name.ends_with(".parquet")
+        && dirs.len() <= 2
+        && segs.iter().all(|s| !s.is_empty() && !s.starts_with('_') && !s.starts_with('.'))
+        && dirs.iter().all(|d| d.starts_with("year=") || d.starts_with("month="))
 }
 
 /// The error of a stored time outside what a store holds (see
@@ -1503,25 +1765,30 @@ fn value_column(
 /// time statistics fall outside the window.
 fn read_part_filtered(
     fid: &str,
-    part: &Path,
+    opened: OpenedPart,
     start: Option<i64>,
     end: Option<i64>,
 ) -> Result<Vec<RecordBatch>, StoreError> {
-    read_part_dict(fid, part, &["ts", "equip", "role", "value"], start, end)
+    read_part_dict(fid, opened, &["ts", "equip", "role", "value"], start, end)
 }
 
 /// Some columns of a part with the string columns read as dictionaries, skipping row groups
 /// whose time statistics fall outside the window.
 fn read_part_dict(
     fid: &str,
-    part: &Path,
+    opened: OpenedPart,
     cols: &[&str],
     start: Option<i64>,
     end: Option<i64>,
 ) -> Result<Vec<RecordBatch>, StoreError> {
     use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
-    let (file, meta) = open_part(fid, part)?;
-    let damaged = || StoreError::damaged(fid, "a part file is damaged (not readable Parquet)");
+    let (file, meta) = opened;
+    let failed = file.failure_slot();
+    // a fetch that failed is reported as what it was; only a part that was read whole and
+    // does not parse is damaged
+    let fetched_or =
+        |e: StoreError| failed.as_ref().and_then(|f| f.lock().unwrap_or_else(|p| p.into_inner()).clone()).unwrap_or(e);
+    let damaged = || fetched_or(StoreError::damaged(fid, "a part file is damaged (not readable Parquet)"));
     let hinted: Vec<arrow_schema::Field> = meta
         .schema()
         .fields()
@@ -1573,14 +1840,18 @@ fn read_part_dict(
         .map_err(|_| damaged())?;
     let mut out = Vec::new();
     for b in reader {
-        out.push(b.map_err(|_| StoreError::damaged(fid, "a part file is damaged (its data cannot be decoded)"))?);
+        out.push(b.map_err(|_| {
+            fetched_or(StoreError::damaged(fid, "a part file is damaged (its data cannot be decoded)"))
+        })?);
     }
     Ok(out)
 }
 
 /// Append every row of one part to `rows` (for merging an append into a stored month).
 pub(crate) fn read_part_rows(fid: &str, part: &Path, rows: &mut LongRows) -> Result<(), StoreError> {
-    for b in read_part_dict(fid, part, &["ts", "equip", "equip_class", "role", "value"], None, None)? {
+    for b in
+        read_part_dict(fid, open_part_file(fid, part)?, &["ts", "equip", "equip_class", "role", "value"], None, None)?
+    {
         let ts = ts_column(fid, &b)?;
         let eq = dict_column(fid, &b, "equip")?;
         let cl = dict_column(fid, &b, "equip_class")?;

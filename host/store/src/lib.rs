@@ -28,6 +28,7 @@ use serde_json::Value;
 use camber_common::canonical::sha256_hex;
 
 pub mod bucket;
+pub mod bucket_writer;
 pub mod dataset_catalog;
 pub mod fence;
 pub mod files;

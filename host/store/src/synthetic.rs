@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use camber_common::ids::utc_now;
 
 use crate::parts::{LongRows, PointKey};
-use crate::writer::{Mode, WriteOutcome, Writer};
+use crate::writer::{Mode, WriteOutcome};
 
 /// The facility a dataset is ingested as.
 pub fn facility_id(dataset_id: &str) -> String {
@@ -74,10 +74,10 @@ pub fn ingest(
     let fid = facility_id(dataset_id);
     let mode = if replace { Mode::Replace } else { Mode::Create };
     // refused before the data is made or the store lock is taken
-    crate::writer::check_write(store, &fid, mode)?;
+    crate::bucket_writer::check_write(store, &fid, mode)?;
     let (rows, entry) = synthesize(dataset_id, seed)?;
-    let mut w = Writer::open(store, lock_timeout)?;
-    let repaired = std::mem::take(&mut w.repaired);
+    let mut w = crate::bucket_writer::Target::open(store, lock_timeout)?;
+    let repaired = w.take_repaired();
     let outcome = w.write_facility(&fid, &rows, mode, entry)?;
     Ok((fid, outcome, repaired))
 }

@@ -105,7 +105,7 @@ fn random_hex() -> String {
     })
 }
 
-fn hostname() -> String {
+pub(crate) fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .or_else(|_| std::fs::read_to_string("/etc/hostname"))
         .map(|s| s.trim().to_string())
@@ -601,13 +601,19 @@ pub fn check_write(root: &Path, fid: &str, mode: Mode) -> Result<(), String> {
     guard_at(root, fid, mode, &registry)
 }
 
-fn guard_at(root: &Path, fid: &str, mode: Mode, registry: &BTreeMap<String, Value>) -> Result<(), String> {
-    if !valid_facility_id(fid) {
-        return Err(format!(
-            "invalid facility id '{}': use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 200 characters",
-            camber_common::text::one_line(fid)
-        ));
+/// Refuse an id that cannot name a facility.
+pub fn check_id(fid: &str) -> Result<(), String> {
+    if valid_facility_id(fid) {
+        return Ok(());
     }
+    Err(format!(
+        "invalid facility id '{}': use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 200 characters",
+        camber_common::text::one_line(fid)
+    ))
+}
+
+fn guard_at(root: &Path, fid: &str, mode: Mode, registry: &BTreeMap<String, Value>) -> Result<(), String> {
+    check_id(fid)?;
     let tombs = read_json_object(&root.join(TOMBSTONES_FILE), "the tombstone list")?;
     if tombs.contains_key(fid) {
         return Err(format!("facility id '{fid}' was removed from this store and cannot be reused"));

@@ -21,7 +21,7 @@ use camber_common::text::is_invisible;
 use camber_common::time::{days_from_civil, iso_from_ns};
 
 use crate::parts::{LongRows, PointKey};
-use crate::writer::{Mode, Writer};
+use crate::writer::Mode;
 use units::{conversion, Convert};
 
 /// Longest id, class or role the store accepts.
@@ -639,7 +639,7 @@ pub fn ingest(store: &Path, csv_path: &Path, opts: &IngestOptions) -> Result<Rep
     if let Some(n) = &opts.name {
         check_name("display name", n)?;
     }
-    crate::writer::check_write(store, &opts.facility, opts.mode)?;
+    crate::bucket_writer::check_write(store, &opts.facility, opts.mode)?;
     let file = std::fs::File::open(csv_path).map_err(|e| format!("the CSV cannot be opened ({})", e.kind()))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     let (rows, mut report) = parse(std::io::BufReader::with_capacity(1 << 20, file), size, opts)?;
@@ -658,8 +658,8 @@ pub fn ingest(store: &Path, csv_path: &Path, opts: &IngestOptions) -> Result<Rep
             "at": camber_common::ids::utc_now(),
         }),
     );
-    let mut w = Writer::open(store, opts.lock_timeout)?;
-    report.repaired = std::mem::take(&mut w.repaired);
+    let mut w = crate::bucket_writer::Target::open(store, opts.lock_timeout)?;
+    report.repaired = w.take_repaired();
     let outcome = w.write_facility(&opts.facility, &rows, opts.mode, entry)?;
     report.facility_rows = outcome.rows;
     Ok(report)

@@ -167,6 +167,7 @@ pub fn reference(args: &[&str]) -> serde_json::Value {
 }
 
 pub mod fuzz;
+pub mod s3;
 
 /// The headless browser `cargo xtask test` provides (`CAMBER_TEST_BROWSER`, else `chromium`).
 pub fn browser() -> PathBuf {

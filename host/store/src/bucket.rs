@@ -116,11 +116,21 @@ fn connect(url: &str) -> Result<(Arc<dyn ObjectStore>, String), String> {
     let parsed = url::Url::parse(url).map_err(|_| "the store URL cannot be parsed".to_string())?;
     let prefix = parsed.path().trim_matches('/').to_string();
     let bad = |e: object_store::Error| format!("the object store cannot be set up: {}", one_line(&e.to_string()));
+    // a call has seconds, not the client's default three minutes of retries
+    let retry =
+        object_store::RetryConfig { max_retries: 3, retry_timeout: Duration::from_secs(10), ..Default::default() };
     let store: Arc<dyn ObjectStore> = match parsed.scheme() {
-        "s3" | "s3a" => Arc::new(object_store::aws::AmazonS3Builder::from_env().with_url(url).build().map_err(bad)?),
-        "gs" => Arc::new(object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url).build().map_err(bad)?),
+        "s3" | "s3a" => {
+            let b = object_store::aws::AmazonS3Builder::from_env().with_url(url).with_retry(retry);
+            Arc::new(b.build().map_err(bad)?)
+        }
+        "gs" => {
+            let b = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url).with_retry(retry);
+            Arc::new(b.build().map_err(bad)?)
+        }
         "az" | "azure" | "abfs" | "abfss" | "adl" => {
-            Arc::new(object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url).build().map_err(bad)?)
+            let b = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url).with_retry(retry);
+            Arc::new(b.build().map_err(bad)?)
         }
         "memory" => Arc::new(object_store::memory::InMemory::new()),
         _ => return Err("the store URL's scheme is not one camber serves (s3, gs, az, file)".into()),

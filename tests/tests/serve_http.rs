@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-use camber_tests::{cache_dir, camber_bin, python};
+use camber_tests::{cache_dir, camber_bin, http, python};
 use serde_json::{json, Value};
 
 struct Server {
@@ -99,34 +99,6 @@ fn start_env(hostile: bool, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let mut child = cmd.stderr(Stdio::piped()).stdout(Stdio::null()).spawn().unwrap();
     let (addr, log) = camber_tests::serving_addr(child.stderr.take().unwrap());
     Server { child, addr, _dir: dir, token, narrow_token, log }
-}
-
-/// One HTTP/1.1 request on a fresh connection: (status, headers lower-cased, body).
-fn http(
-    addr: &str,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> (u16, Vec<(String, String)>, Vec<u8>) {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut req =
-        format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n", body.len());
-    for (k, v) in headers {
-        req.push_str(&format!("{k}: {v}\r\n"));
-    }
-    req.push_str("\r\n");
-    s.write_all(req.as_bytes()).unwrap();
-    let _ = s.write_all(body);
-    let mut raw = Vec::new();
-    let _ = s.read_to_end(&mut raw);
-    let text = String::from_utf8_lossy(&raw).to_string();
-    let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let mut lines = head.lines();
-    let status: u16 = lines.next().unwrap_or("").split_whitespace().nth(1).unwrap_or("0").parse().unwrap_or(0);
-    let hs = lines.filter_map(|l| l.split_once(": ")).map(|(k, v)| (k.to_ascii_lowercase(), v.to_string())).collect();
-    (status, hs, rest.as_bytes().to_vec())
 }
 
 fn header<'a>(hs: &'a [(String, String)], k: &str) -> Option<&'a str> {

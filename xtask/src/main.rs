@@ -178,7 +178,8 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
 /// What the client and interop tests need in their Python environment.
 /// EnergyPlus 25.2 with the ASHRAE 90.1-2019 prototype buildings and TMY3 weather, for the
 /// physics validation lab (`cargo xtask validate`, and its slice in the tests).
-/// moto's S3 server stands in for object storage in the store's tests.
+/// moto's S3 server stands in for object storage in the store's tests; DuckDB reads back what a
+/// portfolio run writes.
 const PYTHON_PACKAGES: &[&str] =
     &["camber-toolkit==0.110.0", "mcp==2.3.0", "a2a-sdk==1.3.0", "pyenergyplus-lbnl==26.1.0", "moto[server]==5.2.5"];
 

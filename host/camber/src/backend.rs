@@ -94,3 +94,27 @@ impl Backend for RegistryBackend {
         &self.base.redactor
     }
 }
+
+/// MCP tasks kept in the store's bucket, so that replicas over one bucket answer for each
+/// other's tasks (see `camber_serve::tasks::Shelf`).
+#[derive(Debug)]
+pub struct BucketShelf(pub std::sync::Arc<camber_store::bucket::Bucket>);
+
+impl camber_serve::tasks::Shelf for BucketShelf {
+    fn put(&self, key: &str, v: &Value) -> Result<(), String> {
+        let bytes = camber_store::bucket::Bytes::from(v.to_string());
+        self.0.put(key, bytes, camber_store::bucket::Expect::Any).map(|_| ()).map_err(|e| format!("{e:?}"))
+    }
+
+    fn get(&self, key: &str) -> Option<Value> {
+        self.0.fetch(key).ok().flatten().and_then(|(b, _)| serde_json::from_slice(&b).ok())
+    }
+
+    fn list(&self, prefix: &str) -> Vec<String> {
+        self.0.list_prefix(prefix).unwrap_or_default()
+    }
+
+    fn delete(&self, key: &str) {
+        let _ = self.0.delete(&[key.to_string()]);
+    }
+}

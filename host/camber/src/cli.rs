@@ -134,6 +134,12 @@ enum Command {
         #[arg(long)]
         top_n: Option<u32>,
     },
+    /// Portfolio runs: every facility of a shard through rcx_report, written as Parquet that
+    /// any SQL engine rolls up
+    Portfolio {
+        #[command(subcommand)]
+        command: PortfolioCommand,
+    },
     /// Drift baselines: fit the ones a run config's drift section compares against
     Drift {
         #[command(subcommand)]
@@ -293,6 +299,34 @@ enum TokensCommand {
 }
 
 #[derive(Subcommand)]
+enum PortfolioCommand {
+    /// Run rcx_report for every facility of one shard (facilities are dealt to shards by a
+    /// stable hash of their id): one Parquet file of issues per facility, then the shard's
+    /// manifest
+    Run {
+        /// This shard and how many there are, as I/N (0-based); or give --shards and let the
+        /// scheduler's index (JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX,
+        /// SLURM_ARRAY_TASK_ID) say which
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// How many shards, with the index from the scheduler's environment
+        #[arg(long, conflicts_with = "shard")]
+        shards: Option<u32>,
+        /// Where to write: a directory or an object storage URL
+        #[arg(long, value_name = "DIR|URL")]
+        out: String,
+        /// The run's id, the same for every shard of one run (default: the start time, for a
+        /// run of one shard)
+        #[arg(long, env = "CAMBER_RUN_ID")]
+        run: Option<String>,
+        /// The store, the allowlist (default: every active facility), run configs and the
+        /// trust floor
+        #[command(flatten)]
+        access: AccessArgs,
+    },
+}
+
+#[derive(Subcommand)]
 enum DatasetsCommand {
     /// List the datasets camber can generate
     List,
@@ -317,8 +351,9 @@ enum DatasetsCommand {
 /// Who the caller is: the store, the allowlist, the config and the trust floor.
 #[derive(Args)]
 struct AccessArgs {
-    /// The store directory (capabilities that read no building data need none)
-    #[arg(long, value_name = "DIR")]
+    /// The store: a directory, or object storage (s3://bucket/prefix, gs://, az://) with the
+    /// cloud's standard credentials (capabilities that read no building data need none)
+    #[arg(long, value_name = "DIR|URL")]
     store: Option<PathBuf>,
     /// A facility the caller may read (repeatable; none: no facility is visible)
     #[arg(long = "allow", value_name = "ID")]
@@ -687,6 +722,27 @@ fn run(cli: Cli) -> Result<i32, Failure> {
             }
             Ok(0)
         }
+        Command::Portfolio { command: PortfolioCommand::Run { shard, shards, out, run, mut access } } => {
+            let (index, count) = crate::portfolio::shard(shard.as_deref(), shards)?;
+            if count > 1 && run.is_none() {
+                return Err(
+                    "a run of more than one shard needs --run (or CAMBER_RUN_ID), the same for every shard".into()
+                );
+            }
+            if access.store.is_none() {
+                return Err("camber portfolio run needs --store".into());
+            }
+            if access.allow.is_empty() {
+                access.allow_all_active = true;
+            }
+            let mut ctx = context(&access)?;
+            ctx.caller = "portfolio".into();
+            let reg = load_registry(&cli.sources)?;
+            let run = run.unwrap_or_else(camber_store::portfolio::run_id);
+            let done = crate::portfolio::run(&reg, &ctx, index, count, &out, &run)?;
+            out!("{}", done.summary())?;
+            Ok(if done.refused == 0 { 0 } else { 1 })
+        }
         Command::Drift { command: DriftCommand::Fit { facility, store, config, out, baseline, min_trust } } => {
             drift_fit(&facility, &store, &config, &out, baseline, min_trust)
         }
@@ -747,6 +803,12 @@ fn serve(src: &Sources, access: AccessArgs, http: HttpArgs, stdio_default: bool)
     if ctx.store.is_none() {
         say("camber: warning: the store directory does not exist; only capabilities that read no building data can answer");
     }
+    // replicas over one bucket share their MCP tasks in it
+    let shelf: Option<std::sync::Arc<dyn serve::tasks::Shelf>> = ctx
+        .store
+        .as_ref()
+        .and_then(|s| s.bucket().cloned())
+        .map(|b| std::sync::Arc::new(crate::backend::BucketShelf(b)) as std::sync::Arc<dyn serve::tasks::Shelf>);
     let workers = http.workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     let tokens = http.tokens.as_deref().map(serve::auth::Tokens::load).transpose()?;
     if let Some(addr) = http.http {
@@ -780,7 +842,8 @@ fn serve(src: &Sources, access: AccessArgs, http: HttpArgs, stdio_default: bool)
                 idle: std::time::Duration::from_secs(http.session_idle),
                 per_caller: http.max_sessions,
             };
-            let opts = serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers, sessions };
+            let opts =
+                serve::http::HttpOptions { addr, tokens, allowed_origins: http.allow_origin, workers, sessions, shelf };
             serve::http::serve(svc, opts)?;
         }
     }

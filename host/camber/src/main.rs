@@ -5,6 +5,7 @@
 
 mod backend;
 mod cli;
+mod portfolio;
 mod report;
 mod watch;
 

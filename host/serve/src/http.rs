@@ -42,6 +42,8 @@ pub struct HttpOptions {
     pub workers: usize,
     /// How long MCP sessions may sit idle and how many one caller may hold.
     pub sessions: SessionLimits,
+    /// Where replicas share MCP tasks (`None`: this process's memory only).
+    pub shelf: Option<Arc<dyn super::tasks::Shelf>>,
 }
 
 /// A session idle this long ends (the next request naming it gets 404, as for an unknown
@@ -365,15 +367,35 @@ fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Response {
 
 /// Answer a `tasks/*` request of `owner`; `tasks/result` of a running task waits for its end.
 async fn tasks_response(st: &AppState, owner: &str, id: Value, method: &str, params: &Value) -> Response {
-    match st.mcp_tasks.answer(owner, id, method, params) {
+    // shared tasks are read from the store's bucket: off the async threads
+    let tasks = st.mcp_tasks.clone();
+    let shared = tasks.is_shared();
+    let answer = if shared {
+        let (t, o, m, p) = (tasks.clone(), owner.to_string(), method.to_string(), params.clone());
+        match tokio::task::spawn_blocking(move || t.answer(&o, id, &m, &p)).await {
+            Ok(a) => a,
+            Err(_) => return json_response(StatusCode::OK, &mcp::internal_error(Value::Null)),
+        }
+    } else {
+        tasks.answer(owner, id, method, params)
+    };
+    match answer {
         Answer::Reply(v) => json_response(StatusCode::OK, &v),
         Answer::Wait { id, task } => loop {
             // registered before the look, so an end between the two still wakes it
             let ended = st.task_ended.notified();
-            if let Some(v) = st.mcp_tasks.result(owner, &id, &task) {
+            let (t, o, i, k) = (tasks.clone(), owner.to_string(), id.clone(), task.clone());
+            let found = if shared {
+                tokio::task::spawn_blocking(move || t.result(&o, &i, &k)).await.ok().flatten()
+            } else {
+                t.result(&o, &i, &k)
+            };
+            if let Some(v) = found {
                 return json_response(StatusCode::OK, &v);
             }
-            let _ = tokio::time::timeout(Duration::from_secs(5), ended).await;
+            // a task another replica runs ends with no wake-up here: look again soon
+            let wait = if shared { Duration::from_millis(250) } else { Duration::from_secs(5) };
+            let _ = tokio::time::timeout(wait, ended).await;
         },
     }
 }
@@ -704,10 +726,19 @@ pub fn router(svc: Arc<Service>, opts: &HttpOptions) -> (Router, Arc<AppState>) 
         sessions: Mutex::new(Sessions::new(opts.sessions)),
         workers: Arc::new(Workers::new(svc.clone(), opts.workers)),
         a2a: Arc::default(),
-        mcp_tasks: Arc::default(),
+        mcp_tasks: Arc::new(opts.shelf.clone().map_or_else(Tasks::default, Tasks::shared)),
         task_ended: tokio::sync::Notify::new(),
         port: opts.addr.port(),
     });
+    if state.mcp_tasks.is_shared() {
+        // a cancel another replica took stops the call here
+        let weak = Arc::downgrade(&state.mcp_tasks);
+        let _ = std::thread::Builder::new().name("camber-task-cancels".into()).spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(500));
+            let Some(tasks) = weak.upgrade() else { return };
+            tasks.take_remote_cancels();
+        });
+    }
     let app = Router::new()
         .route("/mcp", post(mcp_post).delete(mcp_delete).get(mcp_get))
         .route("/a2a", post(a2a_post))

@@ -4,6 +4,11 @@
 //! to whoever created them (a token's digest over HTTP, the connection over stdio): another
 //! caller's task is "not found", as an unknown one is. Transport-independent: the transports
 //! run the call and wait for results in their own way.
+//!
+//! Replicas behind a load balancer share tasks through a [`Shelf`] (the store's bucket): each
+//! task is written there when it is created, when it ends and when it is cancelled, so
+//! `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` answer on any replica, and a
+//! cancel taken by another replica stops the call where it runs.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -60,10 +65,43 @@ impl Entry {
     }
 }
 
+/// Where the replicas of one deployment keep their tasks: JSON documents by key (the store's
+/// bucket, under `_camber_tasks/`). Reads and writes may block on the network: the transports
+/// call into [`Tasks`] off their async threads.
+pub trait Shelf: Send + Sync + std::fmt::Debug {
+    fn put(&self, key: &str, v: &Value) -> Result<(), String>;
+    fn get(&self, key: &str) -> Option<Value>;
+    /// The keys under `prefix`.
+    fn list(&self, prefix: &str) -> Vec<String>;
+    fn delete(&self, key: &str);
+}
+
 /// The tasks of one server.
 #[derive(Default)]
 pub struct Tasks {
     inner: Mutex<Inner>,
+    shelf: Option<Arc<dyn Shelf>>,
+}
+
+/// The shelf prefix of an owner's tasks: a digest, so no token's digest or label is a key.
+fn owner_prefix(owner: &str) -> String {
+    format!("_camber_tasks/{}/", &camber_common::canonical::sha256_hex(owner.as_bytes())[..32])
+}
+
+fn now_ms() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+}
+
+/// A task as another replica wrote it: its wire form, its outcome and when it expires.
+struct Shelved {
+    task: Value,
+    outcome: Option<Value>,
+}
+
+impl Shelved {
+    fn status(&self) -> &str {
+        self.task["status"].as_str().unwrap_or_default()
+    }
 }
 
 #[derive(Default)]
@@ -112,6 +150,62 @@ pub enum Answer {
 }
 
 impl Tasks {
+    /// Tasks shared with the other replicas through `shelf`.
+    pub fn shared(shelf: Arc<dyn Shelf>) -> Tasks {
+        Tasks { inner: Mutex::default(), shelf: Some(shelf) }
+    }
+
+    /// Whether tasks are shared (a caller then looks them up off its async threads).
+    pub fn is_shared(&self) -> bool {
+        self.shelf.is_some()
+    }
+
+    /// Write a task to the shelf (its wire form, its outcome, when it expires).
+    fn shelve(&self, id: &str, e: &Entry) {
+        let Some(shelf) = &self.shelf else { return };
+        let expires = now_ms() + e.ttl_ms + if e.terminal() { 0 } else { MAX_TTL_MS };
+        let doc = json!({"task": e.json(id), "outcome": e.outcome, "expires_ms": expires});
+        let _ = shelf.put(&format!("{}{id}.json", owner_prefix(&e.owner)), &doc);
+    }
+
+    /// A task of `owner` that another replica shelved (none when unknown or expired).
+    fn shelved(&self, owner: &str, id: &str) -> Option<Shelved> {
+        let shelf = self.shelf.as_ref()?;
+        if id.is_empty() || !id.chars().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        let v = shelf.get(&format!("{}{id}.json", owner_prefix(owner)))?;
+        if v["expires_ms"].as_u64().unwrap_or(0) < now_ms() {
+            return None;
+        }
+        Some(Shelved { task: v["task"].clone(), outcome: v.get("outcome").filter(|o| !o.is_null()).cloned() })
+    }
+
+    /// Stop the local calls whose tasks another replica cancelled (see [`Shelf`]); returns how
+    /// many it stopped.
+    pub fn take_remote_cancels(&self) -> usize {
+        let Some(shelf) = &self.shelf else { return 0 };
+        let working: Vec<(String, String)> = {
+            let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            g.map.iter().filter(|(_, e)| e.status == "working").map(|(k, e)| (k.clone(), e.owner.clone())).collect()
+        };
+        let mut stopped = 0;
+        for (id, owner) in working {
+            let Some(v) = shelf.get(&format!("{}{id}.json", owner_prefix(&owner))) else { continue };
+            if v["task"]["status"] == "cancelled" {
+                let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+                if let Some(e) = g.map.get_mut(&id).filter(|e| e.status == "working") {
+                    e.cancel.store(true, Ordering::SeqCst);
+                    e.status = "cancelled";
+                    e.message = Some("cancelled by the client".into());
+                    e.updated = camber_common::ids::utc_now();
+                    stopped += 1;
+                }
+            }
+        }
+        stopped
+    }
+
     /// A new task for `owner`, with the time to live asked for (bounded), or why there is
     /// none. Returns its id, its `CreateTaskResult` and the flag that cancels its call.
     pub fn create(&self, owner: &str, ttl_ms: Option<u64>) -> Result<(String, Value, Arc<AtomicBool>), String> {
@@ -146,6 +240,7 @@ impl Tasks {
         mine.push_back(id.clone());
         let created = json!({"task": entry.json(&id)});
         let flag = entry.cancel.clone();
+        self.shelve(&id, &entry);
         map.insert(id.clone(), entry);
         Ok((id, created, flag))
     }
@@ -173,7 +268,10 @@ impl Tasks {
             answer = cancelled_result(Value::Null);
         }
         e.outcome = Some(answer);
-        Some(jsonrpc::notification("notifications/tasks/status", e.json(id)))
+        let note = jsonrpc::notification("notifications/tasks/status", e.json(id));
+        let e = &g.map[id];
+        self.shelve(id, e);
+        Some(note)
     }
 
     /// A running task's progress, as its status message: a client polling `tasks/get` sees
@@ -195,16 +293,24 @@ impl Tasks {
         match method {
             "tasks/get" => Answer::Reply(match g.mine(&task, owner) {
                 Some(e) => jsonrpc::result(id, e.json(&task)),
-                None => not_found(id),
+                None => match self.shelved(owner, &task) {
+                    Some(s) => jsonrpc::result(id, s.task),
+                    None => not_found(id),
+                },
             }),
             "tasks/result" => match g.mine(&task, owner) {
-                None => Answer::Reply(not_found(id)),
+                None => match self.shelved(owner, &task) {
+                    None => Answer::Reply(not_found(id)),
+                    Some(s) if s.outcome.is_some() => Answer::Reply(with_related(id, s.outcome, &task)),
+                    Some(_) => Answer::Wait { id, task },
+                },
                 Some(e) if e.outcome.is_some() => Answer::Reply(with_related(id, e.outcome.clone(), &task)),
                 Some(_) => Answer::Wait { id, task },
             },
             "tasks/cancel" => {
                 let Some(e) = g.map.get_mut(&task).filter(|e| e.owner == owner) else {
-                    return Answer::Reply(not_found(id));
+                    drop(g);
+                    return Answer::Reply(self.cancel_shelved(owner, id, &task));
                 };
                 if e.terminal() {
                     let m = format!("Invalid params: the task has ended ({}) and cannot be cancelled", e.status);
@@ -214,7 +320,10 @@ impl Tasks {
                 e.status = "cancelled";
                 e.message = Some("cancelled by the client".into());
                 e.updated = camber_common::ids::utc_now();
-                Answer::Reply(jsonrpc::result(id, e.json(&task)))
+                let reply = jsonrpc::result(id, e.json(&task));
+                let e = &g.map[&task];
+                self.shelve(&task, e);
+                Answer::Reply(reply)
             }
             _ => {
                 let offset = match params.get("cursor") {
@@ -226,12 +335,32 @@ impl Tasks {
                         }
                     },
                 };
-                let ids: Vec<String> = g.order.get(owner).map(|o| o.iter().cloned().collect()).unwrap_or_default();
+                // this replica's tasks, then the ones the others shelved, oldest first
+                let mut all: Vec<Value> = g
+                    .order
+                    .get(owner)
+                    .map(|o| o.iter().filter_map(|k| g.map.get(k).map(|e| e.json(k))).collect())
+                    .unwrap_or_default();
+                drop(g);
+                if let Some(shelf) = &self.shelf {
+                    let prefix = owner_prefix(owner);
+                    let local: std::collections::HashSet<String> =
+                        all.iter().filter_map(|t| t["taskId"].as_str().map(str::to_string)).collect();
+                    for key in shelf.list(&prefix) {
+                        let tid = key[prefix.len()..].trim_end_matches(".json").to_string();
+                        if !local.contains(&tid) {
+                            if let Some(s) = self.shelved(owner, &tid) {
+                                all.push(s.task);
+                            }
+                        }
+                    }
+                    all.sort_by(|a, b| a["createdAt"].as_str().cmp(&b["createdAt"].as_str()));
+                }
+                let ids = &all;
                 if offset > ids.len() {
                     return Answer::Reply(jsonrpc::error(id, INVALID_PARAMS, "Invalid params: unknown cursor"));
                 }
-                let page: Vec<Value> =
-                    ids.iter().skip(offset).take(LIST_PAGE).filter_map(|k| g.map.get(k).map(|e| e.json(k))).collect();
+                let page: Vec<Value> = ids.iter().skip(offset).take(LIST_PAGE).cloned().collect();
                 let mut r = json!({"tasks": page});
                 if offset + LIST_PAGE < ids.len() {
                     r["nextCursor"] = json!(format!("offset:{}", offset + LIST_PAGE));
@@ -246,9 +375,32 @@ impl Tasks {
     pub fn result(&self, owner: &str, id: &Value, task: &str) -> Option<Value> {
         let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         match g.mine(task, owner) {
-            None => Some(not_found(id.clone())),
+            None => {
+                drop(g);
+                match self.shelved(owner, task) {
+                    None => Some(not_found(id.clone())),
+                    Some(s) => s.outcome.map(|o| with_related(id.clone(), Some(o), task)),
+                }
+            }
             Some(e) => e.outcome.as_ref().map(|o| with_related(id.clone(), Some(o.clone()), task)),
         }
+    }
+
+    /// `tasks/cancel` of a task another replica runs: marked cancelled on the shelf, where
+    /// that replica finds it (see [`Tasks::take_remote_cancels`]).
+    fn cancel_shelved(&self, owner: &str, id: Value, task: &str) -> Value {
+        let (Some(shelf), Some(mut s)) = (&self.shelf, self.shelved(owner, task)) else { return not_found(id) };
+        if s.status() != "working" {
+            let m = format!("Invalid params: the task has ended ({}) and cannot be cancelled", s.status());
+            return jsonrpc::error(id, INVALID_PARAMS, &m);
+        }
+        s.task["status"] = json!("cancelled");
+        s.task["statusMessage"] = json!("cancelled by the client");
+        s.task["lastUpdatedAt"] = json!(camber_common::ids::utc_now());
+        let ttl = s.task["ttl"].as_u64().unwrap_or(DEFAULT_TTL_MS);
+        let doc = json!({"task": s.task, "outcome": cancelled_result(Value::Null), "expires_ms": now_ms() + ttl});
+        let _ = shelf.put(&format!("{}{task}.json", owner_prefix(owner)), &doc);
+        jsonrpc::result(id, s.task)
     }
 }
 

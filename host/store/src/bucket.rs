@@ -15,7 +15,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
-use bytes::{Buf, Bytes, BytesMut};
+pub use bytes::Bytes;
+use bytes::{Buf, BytesMut};
 use futures::TryStreamExt;
 use object_store::path::Path as Key;
 use object_store::{GetOptions, GetRange, ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, UpdateVersion};
@@ -298,11 +299,11 @@ impl Bucket {
                 return Err(StoreError::damaged(fid.unwrap_or_default(), "an object is shorter than its listing says"));
             }
             let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());
-            for k in i..=j {
-                let off = ((k - i) as u64 * BLOCK) as usize;
+            for (n, slot) in have[i..=j].iter_mut().enumerate() {
+                let off = (n as u64 * BLOCK) as usize;
                 let b = got.slice(off..(off + BLOCK as usize).min(got.len()));
-                blocks.put((rel.to_string(), entry.etag.clone(), first + k as u64), b.clone());
-                have[k] = Some(b);
+                blocks.put((rel.to_string(), entry.etag.clone(), first + (i + n) as u64), b.clone());
+                *slot = Some(b);
             }
             i = j + 1;
         }
@@ -395,6 +396,18 @@ impl Bucket {
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(one_line(&e.to_string())),
         }
+    }
+
+    /// The keys under `prefix` (relative to the store), listed now.
+    pub fn list_prefix(&self, prefix: &str) -> Result<Vec<String>, String> {
+        let store = self.store.clone();
+        let key = self.key(prefix.trim_end_matches('/'));
+        let strip = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
+        let listed = self
+            .wait(async move { store.list(Some(&key)).try_collect::<Vec<_>>().await })
+            .ok_or("the object store's runtime stopped")?
+            .map_err(|e| one_line(&e.to_string()))?;
+        Ok(listed.into_iter().filter_map(|m| m.location.to_string().strip_prefix(&strip).map(str::to_string)).collect())
     }
 
     /// Delete objects (missing ones are no error).

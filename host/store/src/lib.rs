@@ -36,6 +36,7 @@ pub mod fixture;
 mod gridcache;
 pub mod ingest;
 pub mod parts;
+pub mod portfolio;
 pub mod synthetic;
 pub mod writer;
 

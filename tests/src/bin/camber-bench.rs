@@ -7,6 +7,8 @@ use std::time::{Duration, Instant};
 
 #[path = "bench/mcp.rs"]
 mod mcp;
+#[path = "bench/objects.rs"]
+mod objects;
 #[path = "bench/phases.rs"]
 mod phases;
 #[path = "bench/reload.rs"]
@@ -1406,6 +1408,11 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("languages") {
         language_benchmarks(args.get(2).map(String::as_str) == Some("calls"));
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("objects") {
+        let reg = registry_from(&[components_dir()]).unwrap();
+        objects::run(&reg);
         return;
     }
     if args.get(1).map(String::as_str) == Some("reload") {

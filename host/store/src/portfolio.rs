@@ -1,0 +1,195 @@
+//! What a portfolio run writes: one Parquet file of ranked issues per facility, in a Hive
+//! layout any SQL engine reads (`<out>/issues/facility_id=<id>/run-<run>.parquet`), and one
+//! manifest per shard (`<out>/manifests/<run>/shard-<i>-of-<n>.json`) that says which facilities
+//! the shard ran, what each gave, and, written last, that the shard is complete. The output may
+//! be a directory or an object storage URL, as a store may.
+//!
+//! Facilities are dealt to shards by a stable hash of their id, so every shard of an array job
+//! (Kubernetes Indexed Jobs, AWS Batch array jobs, Slurm job arrays) agrees on its share with
+//! no coordinator.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray};
+use arrow_schema::{DataType, Field, Schema};
+use bytes::Bytes;
+use serde_json::Value;
+
+use super::bucket::{is_url, Bucket, Expect};
+
+/// The shard (of `shards`) a facility belongs to: the first eight bytes of its id's SHA-256.
+pub fn shard_of(fid: &str, shards: u32) -> u32 {
+    let digest = camber_common::canonical::sha256_hex(fid.as_bytes());
+    let head = u64::from_str_radix(&digest[..16], 16).unwrap_or(0);
+    (head % u64::from(shards.max(1))) as u32
+}
+
+/// The shard index an array job's scheduler gives this process, from the first of these it
+/// sets: `JOB_COMPLETION_INDEX` (Kubernetes Indexed Job), `AWS_BATCH_JOB_ARRAY_INDEX`,
+/// `SLURM_ARRAY_TASK_ID`.
+pub fn scheduler_index() -> Option<(String, u32)> {
+    ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX", "SLURM_ARRAY_TASK_ID"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok().and_then(|v| v.trim().parse().ok()).map(|i| (k.to_string(), i)))
+}
+
+/// Where a run's files go: a directory or a bucket prefix.
+pub enum Out {
+    Dir(PathBuf),
+    Bucket(Arc<Bucket>),
+}
+
+impl Out {
+    /// The output at `location` (a directory, created when missing, or an object storage URL).
+    pub fn open(location: &str) -> Result<Out, String> {
+        if is_url(location) {
+            return Ok(Out::Bucket(Bucket::open(location)?));
+        }
+        let dir = PathBuf::from(location.strip_prefix("file://").unwrap_or(location));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("--out cannot be created ({})", e.kind()))?;
+        Ok(Out::Dir(dir))
+    }
+
+    /// Write `bytes` at `rel`, whole or not at all.
+    pub fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<(), String> {
+        match self {
+            Out::Dir(d) => {
+                let path = d.join(rel);
+                if let Some(parent) = path.parent() {
+                    std::fs::create_dir_all(parent).map_err(|e| format!("{rel} cannot be written ({})", e.kind()))?;
+                }
+                super::writer::write_atomic(&path, &bytes)
+                    .map_err(|e| format!("{rel} cannot be written ({})", e.kind()))
+            }
+            Out::Bucket(b) => b.put(rel, Bytes::from(bytes), Expect::Any).map(|_| ()).map_err(|e| match e {
+                super::bucket::PutError::Failed(why) => format!("{rel} cannot be written: {why}"),
+                super::bucket::PutError::Conflict => format!("{rel} cannot be written: it changed meanwhile"),
+            }),
+        }
+    }
+}
+
+/// The key of a facility's issues file for a run.
+pub fn issues_key(fid: &str, run: &str) -> String {
+    format!("issues/facility_id={fid}/run-{run}.parquet")
+}
+
+/// The key of a shard's manifest.
+pub fn manifest_key(run: &str, shard: u32, shards: u32) -> String {
+    format!("manifests/{run}/shard-{shard}-of-{shards}.json")
+}
+
+/// The issues of one facility's `rcx_report` data as one Parquet file: a row per ranked issue
+/// with its rank, what and where, severity, rules, cost and confidence.
+pub fn issues_parquet(fid: &str, run: &str, report: &Value) -> Result<Vec<u8>, String> {
+    let issues: Vec<&Value> =
+        report.get("issues").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
+    let text = |k: &str| -> ArrayRef {
+        Arc::new(StringArray::from(issues.iter().map(|i| i.get(k).and_then(Value::as_str)).collect::<Vec<_>>()))
+    };
+    let joined = |k: &str| -> ArrayRef {
+        Arc::new(StringArray::from(
+            issues
+                .iter()
+                .map(|i| {
+                    i.get(k)
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
+                })
+                .collect::<Vec<_>>(),
+        ))
+    };
+    let number = |k: &str| -> ArrayRef {
+        Arc::new(Float64Array::from(issues.iter().map(|i| i.get(k).and_then(Value::as_f64)).collect::<Vec<_>>()))
+    };
+    let n = issues.len();
+    let fields = vec![
+        Field::new("facility_id", DataType::Utf8, false),
+        Field::new("run", DataType::Utf8, false),
+        Field::new("rank", DataType::Int32, true),
+        Field::new("key", DataType::Utf8, true),
+        Field::new("title", DataType::Utf8, true),
+        Field::new("equip", DataType::Utf8, true),
+        Field::new("severity", DataType::Utf8, true),
+        Field::new("root_rule", DataType::Utf8, true),
+        Field::new("rules", DataType::Utf8, true),
+        Field::new("finding_ids", DataType::Utf8, true),
+        Field::new("annual_cost_usd", DataType::Float64, true),
+        Field::new("hours", DataType::Float64, true),
+        Field::new("pct_runtime", DataType::Float64, true),
+        Field::new("confidence", DataType::Utf8, true),
+    ];
+    let columns: Vec<ArrayRef> = vec![
+        Arc::new(StringArray::from(vec![fid; n])),
+        Arc::new(StringArray::from(vec![run; n])),
+        Arc::new(Int32Array::from(
+            issues.iter().map(|i| i.get("rank").and_then(Value::as_i64).map(|r| r as i32)).collect::<Vec<_>>(),
+        )),
+        text("key"),
+        text("title"),
+        text("equip"),
+        text("severity"),
+        text("root_rule"),
+        joined("rules"),
+        joined("finding_ids"),
+        number("annual_cost_usd"),
+        number("hours"),
+        number("pct_runtime"),
+        text("confidence"),
+    ];
+    let schema = Arc::new(Schema::new(fields));
+    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| format!("the issues table: {e}"))?;
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, schema, None).map_err(|e| e.to_string())?;
+    w.write(&batch).map_err(|e| e.to_string())?;
+    w.close().map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+/// A run id: the UTC time it started, sortable, safe in a key.
+pub fn run_id() -> String {
+    camber_common::ids::utc_now().replace([':', '-'], "").replace('.', "")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::Array;
+
+    #[test]
+    fn shards_split_every_facility_once_and_stably() {
+        let fids: Vec<String> = (0..1000).map(|i| format!("site-{i}")).collect();
+        let mut counts = [0u32; 4];
+        for f in &fids {
+            let s = shard_of(f, 4);
+            assert_eq!(s, shard_of(f, 4));
+            counts[s as usize] += 1;
+        }
+        assert_eq!(counts.iter().sum::<u32>(), 1000);
+        assert!(counts.iter().all(|&c| (200..300).contains(&c)), "{counts:?}");
+        assert!(fids.iter().all(|f| shard_of(f, 1) == 0));
+    }
+
+    #[test]
+    fn an_issues_file_reads_back_with_its_rows() {
+        let report = serde_json::json!({"issues": [
+            {"rank": 1, "key": "k1", "title": "Fix", "equip": "AHU-1", "severity": "fault", "root_rule": "r",
+             "rules": ["r", "s"], "finding_ids": ["r@AHU-1"], "annual_cost_usd": 12.5, "hours": 3.0, "confidence": "M"},
+            {"rank": 2, "key": "k2", "title": "Look", "equip": "AHU-2", "severity": "warn", "annual_cost_usd": null}
+        ]});
+        let bytes = issues_parquet("hq", "r1", &report).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))
+            .unwrap()
+            .build()
+            .unwrap();
+        let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+        let b = &batches[0];
+        assert_eq!(b.num_rows(), 2);
+        let cost = b.column_by_name("annual_cost_usd").unwrap().as_any().downcast_ref::<Float64Array>().unwrap();
+        assert_eq!(cost.value(0), 12.5);
+        assert!(cost.is_null(1));
+        let rules = b.column_by_name("rules").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
+        assert_eq!(rules.value(0), "r,s");
+    }
+}

@@ -1,0 +1,85 @@
+//! `camber-bench objects`: the store on object storage against the disk store, through a local
+//! S3 API server (moto, as in the tests): `points` warm, and `rule_run` on a facility-year at 1
+//! minute, first call (nothing of the facility fetched yet) and warm.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use camber_registry::{CallContext, Registry};
+use camber_store::StoreDir;
+use camber_tests::s3::S3Server;
+use serde_json::{json, Value};
+
+use super::{ms, stats, us};
+
+fn timed(reg: &Registry, name: &str, args: &Value, ctx: &CallContext) -> Duration {
+    let t = Instant::now();
+    if let Err(e) = reg.call(name, args, ctx) {
+        panic!("{name}: {}", e.message);
+    }
+    t.elapsed()
+}
+
+pub fn run(reg: &Registry) {
+    let s3 = S3Server::start(&["camber-bench"]);
+    // the demo store for points; one AHU-year at 1 minute for rule_run
+    let demo = camber_tests::demo_store();
+    s3.upload_dir(demo.path(), "camber-bench", "demo");
+    let year = tempfile::tempdir().unwrap();
+    let e = super::ahu_year_frame();
+    let mut rows = Vec::new();
+    for (role, c) in &e.frame.cols {
+        for (i, v) in c.iter().enumerate() {
+            if !v.is_nan() {
+                rows.push((e.frame.ts[i], "AHU-1".to_string(), "AHU".to_string(), role.clone(), *v));
+            }
+        }
+    }
+    camber_store::fixture::write_facility(year.path(), "year", &rows, json!({"state": "active"})).unwrap();
+    s3.upload_dir(year.path(), "camber-bench", "year");
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let cfg = cfg_dir.path().join("year.json");
+    let mut text = camber_analytics::config::RunConfig::store_backed("year", &["AHU".into()], None);
+    text["resample"] = json!("1min");
+    std::fs::write(&cfg, text.to_string()).unwrap();
+    let configs = Arc::new(camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap());
+
+    let on_disk = |root: &std::path::Path, fid: &str| CallContext::new(root, [fid.to_string()]);
+    let on_bucket = |prefix: &str, fid: &str| {
+        let store = StoreDir::over_bucket(s3.bucket("camber-bench", prefix));
+        CallContext::with_store(Some(store), std::path::Path::new("s3://camber-bench"), [fid.to_string()])
+    };
+
+    let n = std::env::var("CAMBER_BENCH_CALLS").ok().and_then(|v| v.parse().ok()).unwrap_or(500);
+    let points = json!({"facility_id": "hq"});
+    let mut line = Vec::new();
+    for (what, ctx) in [("disk", on_disk(demo.path(), "hq")), ("S3 (moto)", on_bucket("demo", "hq"))] {
+        for _ in 0..50 {
+            timed(reg, "points", &points, &ctx);
+        }
+        let (med, p90, p99) = stats((0..n).map(|_| timed(reg, "points", &points, &ctx)).collect());
+        line.push(format!("{what} median {} p90 {} p99 {}", us(med), us(p90), us(p99)));
+    }
+    println!("points warm ({n} calls): {}", line.join("; "));
+
+    let run = json!({"facility_id": "year"});
+    let with_cfg = |mut ctx: CallContext| {
+        ctx.config_digest = configs.digest.clone();
+        ctx.run_configs = configs.clone();
+        ctx
+    };
+    let mut line = Vec::new();
+    for what in ["disk", "S3 (moto)"] {
+        let fresh = || with_cfg(if what == "disk" { on_disk(year.path(), "year") } else { on_bucket("year", "year") });
+        let cold: Vec<Duration> = (0..3).map(|_| timed(reg, "rule_run", &run, &fresh())).collect();
+        let ctx = fresh();
+        timed(reg, "rule_run", &run, &ctx);
+        let warm: Vec<Duration> = (0..5).map(|_| timed(reg, "rule_run", &run, &ctx)).collect();
+        line.push(format!(
+            "{what} first call median of 3 {}, warm median of 5 {}",
+            ms(stats(cold).0),
+            ms(stats(warm).0)
+        ));
+    }
+    println!("rule_run on one AHU-year at 1 minute (every rule): {}", line.join("; "));
+}

@@ -1,0 +1,127 @@
+//! `camber portfolio run`: the same synthetic portfolio run as one shard and as four gives the
+//! same rollup, read back with DuckDB from the Parquet files the shards wrote; every facility is
+//! in exactly one shard's manifest; the scheduler's index picks the shard; a bucket takes the
+//! output as a directory does.
+
+use std::path::Path;
+use std::process::Command;
+
+use camber_tests::s3::S3Server;
+use camber_tests::{cache_dir, camber_bin, python};
+use serde_json::Value;
+
+fn camber() -> Command {
+    let mut c = Command::new(camber_bin());
+    c.env("CAMBER_CACHE_DIR", cache_dir());
+    c.env_remove("CAMBER_CAPABILITIES");
+    for k in ["JOB_COMPLETION_INDEX", "AWS_BATCH_JOB_ARRAY_INDEX", "SLURM_ARRAY_TASK_ID", "CAMBER_RUN_ID"] {
+        c.env_remove(k);
+    }
+    c
+}
+
+/// A store of `copies` of each synthetic dataset, each copy its own facility and seed.
+fn portfolio_store(dir: &Path, copies: u64) -> Vec<String> {
+    use camber_store::writer::{Mode, Writer};
+    let mut fids = Vec::new();
+    let mut w = Writer::open(dir, std::time::Duration::from_secs(5)).unwrap();
+    for id in ["synthetic-ahu-economizer", "synthetic-chw-plant", "synthetic-g36-vav", "synthetic-hw-plant"] {
+        for k in 0..copies {
+            let (rows, entry) = camber_store::synthetic::synthesize(id, Some(100 + k)).unwrap();
+            let fid = format!("{}-{k}", id.trim_start_matches("synthetic-"));
+            w.write_facility(&fid, &rows, Mode::Create, entry).unwrap();
+            fids.push(fid);
+        }
+    }
+    fids
+}
+
+fn run(store: &Path, out: &str, shard: &str, run: &str) -> String {
+    let o = camber()
+        .args(["portfolio", "run", "--shard", shard, "--out", out, "--run", run, "--store"])
+        .arg(store)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// Per facility: issues and their cost, as DuckDB rolls them up from a run's files.
+fn rollup(out: &Path, run: &str) -> Value {
+    let sql = format!(
+        "select facility_id, count(*) as issues, round(sum(coalesce(annual_cost_usd, 0)), 2) as cost, \
+         string_agg(key, ',' order by rank) as keys \
+         from read_parquet('{}/issues/*/*.parquet', hive_partitioning = true) where run = '{run}' \
+         group by facility_id order by facility_id",
+        out.display()
+    );
+    let script = format!(
+        "import duckdb, json\nrows = duckdb.sql({sql:?}).fetchall()\nprint(json.dumps([list(r) for r in rows]))"
+    );
+    let o = Command::new(python()).args(["-c", &script]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+#[test]
+fn four_shards_roll_up_as_one_and_each_facility_runs_once() {
+    let store = tempfile::tempdir().unwrap();
+    let fids = portfolio_store(store.path(), 5);
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_string_lossy().into_owned();
+    let line = run(store.path(), &o, "0/1", "one");
+    assert!(line.contains(&format!("{} facilities (0 refused)", fids.len())), "{line}");
+    for i in 0..4 {
+        run(store.path(), &o, &format!("{i}/4"), "four");
+    }
+    let (one, four) = (rollup(out.path(), "one"), rollup(out.path(), "four"));
+    assert_eq!(one, four);
+    let rows = one.as_array().unwrap();
+    assert_eq!(rows.len(), fids.len(), "every facility has issues: {one}");
+    assert!(rows.iter().any(|r| r[2].as_f64().unwrap_or(0.0) > 0.0), "some issue is costed: {one}");
+    // each facility is in exactly one shard's manifest, and every manifest says it is complete
+    let mut seen: Vec<String> = Vec::new();
+    for i in 0..4 {
+        let m: Value = serde_json::from_slice(
+            &std::fs::read(out.path().join(format!("manifests/four/shard-{i}-of-4.json"))).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(m["complete"], true);
+        for f in m["facilities"].as_array().unwrap() {
+            assert_eq!(f["status"], "ok", "{f}");
+            seen.push(f["facility_id"].as_str().unwrap().to_string());
+        }
+    }
+    seen.sort();
+    let mut all = fids.clone();
+    all.sort();
+    assert_eq!(seen, all);
+}
+
+#[test]
+fn the_scheduler_index_picks_the_shard_and_a_bucket_takes_the_output() {
+    let store = tempfile::tempdir().unwrap();
+    portfolio_store(store.path(), 1);
+    let s3 = S3Server::start(&["camber-runs"]);
+    let o = camber()
+        .args(["portfolio", "run", "--shards", "2", "--out", "s3://camber-runs/out", "--run", "r1", "--store"])
+        .arg(store.path())
+        .env("JOB_COMPLETION_INDEX", "1")
+        .envs(s3.env())
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("shard 1 of 2"));
+    let keys = s3.keys("camber-runs", "out");
+    assert!(keys.contains(&"manifests/r1/shard-1-of-2.json".to_string()), "{keys:?}");
+    assert!(keys.iter().any(|k| k.starts_with("issues/facility_id=") && k.ends_with("/run-r1.parquet")), "{keys:?}");
+    // no index and no --shard: a one-line refusal
+    let o = camber()
+        .args(["portfolio", "run", "--shards", "2", "--out", "x", "--run", "r", "--store"])
+        .arg(store.path())
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("JOB_COMPLETION_INDEX") && err.trim().lines().count() == 1, "{err}");
+}

@@ -180,8 +180,14 @@ fn build(release: bool, with_tests: bool) -> Result<PathBuf, String> {
 /// physics validation lab (`cargo xtask validate`, and its slice in the tests).
 /// moto's S3 server stands in for object storage in the store's tests; DuckDB reads back what a
 /// portfolio run writes.
-const PYTHON_PACKAGES: &[&str] =
-    &["camber-toolkit==0.110.0", "mcp==2.3.0", "a2a-sdk==1.3.0", "pyenergyplus-lbnl==26.1.0", "moto[server]==5.2.5"];
+const PYTHON_PACKAGES: &[&str] = &[
+    "camber-toolkit==0.110.0",
+    "mcp==2.3.0",
+    "a2a-sdk==1.3.0",
+    "pyenergyplus-lbnl==26.1.0",
+    "moto[server]==5.2.5",
+    "duckdb==2.0.1",
+];
 
 /// A virtual environment under the target directory with [`PYTHON_PACKAGES`]; installed once
 /// (a marker file records what is there). Returns its python.

@@ -761,7 +761,7 @@ fn drift_fit(
     if !(0.0..=1.0).contains(&min_trust) {
         return Err(format!("--min-trust must be between 0 and 1, got {min_trust}").into());
     }
-    let s = StoreDir::open(store).ok_or("--store: no store directory there")?;
+    let s = StoreDir::open_location(&store.to_string_lossy())?.ok_or("--store: no store directory there")?;
     if !s.facility_ids().unwrap_or_default().iter().any(|f| f == fid) {
         return Err(format!("the store holds no facility '{fid}'").into());
     }

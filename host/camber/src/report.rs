@@ -79,7 +79,11 @@ pub fn write(
     window: &Value,
     out: &Path,
 ) -> Result<Written, String> {
-    let s = StoreDir::open(store).ok_or("--store: no store directory there")?;
+    // the store the context opened (a directory or a bucket), else the directory named
+    let s = match &ctx.store {
+        Some(s) => s.clone(),
+        None => StoreDir::open(store).ok_or("--store: no store directory there")?,
+    };
     let (html, written) =
         build(reg, ctx, &s, fid, window).map_err(|e| format!("rcx_report: {}: {}", e.code, e.message))?;
     camber_store::writer::write_atomic(out, html.as_bytes())

@@ -1413,6 +1413,7 @@ fn main() {
     if args.get(1).map(String::as_str) == Some("objects") {
         let reg = registry_from(&[components_dir()]).unwrap();
         objects::run(&reg);
+        objects::portfolio();
         return;
     }
     if args.get(1).map(String::as_str) == Some("reload") {

@@ -83,3 +83,53 @@ pub fn run(reg: &Registry) {
     }
     println!("rule_run on one AHU-year at 1 minute (every rule): {}", line.join("; "));
 }
+
+/// A portfolio run of 200 synthetic facilities (50 seeds of four datasets): one shard on one
+/// core, then two shards at once (one per core of this machine).
+pub fn portfolio() {
+    use camber_store::writer::{Mode, Writer};
+    let store = tempfile::tempdir().unwrap();
+    let t = Instant::now();
+    {
+        let mut w = Writer::open(store.path(), Duration::from_secs(5)).unwrap();
+        for id in ["synthetic-ahu-economizer", "synthetic-chw-plant", "synthetic-g36-vav", "synthetic-hw-plant"] {
+            for k in 0..50u64 {
+                let (rows, entry) = camber_store::synthetic::synthesize(id, Some(1000 + k)).unwrap();
+                let fid = format!("{}-{k}", id.trim_start_matches("synthetic-"));
+                w.write_facility(&fid, &rows, Mode::Create, entry).unwrap();
+            }
+        }
+    }
+    println!("portfolio: 200 synthetic facilities written in {:.1} s", t.elapsed().as_secs_f64());
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let start = |shard: &str, run: &str| {
+        std::process::Command::new(camber_tests::camber_bin())
+            .args(["portfolio", "run", "--shard", shard, "--run", run, "--out"])
+            .arg(out.path())
+            .arg("--store")
+            .arg(store.path())
+            .env("CAMBER_CACHE_DIR", cache.path())
+            .env_remove("CAMBER_CAPABILITIES")
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let line =
+        |c: std::process::Child| String::from_utf8_lossy(&c.wait_with_output().unwrap().stdout).trim().to_string();
+    // the first run also compiles the components into the cache
+    line(start("0/1", "warmup"));
+    let t = Instant::now();
+    println!("{}", line(start("0/1", "one")));
+    let one = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let (a, b) = (start("0/2", "two"), start("1/2", "two"));
+    let (la, lb) = (line(a), line(b));
+    let two = t.elapsed().as_secs_f64();
+    println!("{la}\n{lb}");
+    println!(
+        "portfolio: 200 facilities, one shard {one:.1} s wall ({:.0} a minute); two shards at once {two:.1} s wall ({:.0} a minute)",
+        200.0 / one * 60.0,
+        200.0 / two * 60.0
+    );
+}

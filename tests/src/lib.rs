@@ -144,6 +144,15 @@ pub fn python() -> PathBuf {
     p
 }
 
+/// Debian's haproxy, which `cargo xtask test` installs (the load balancer of the replica tests).
+pub fn haproxy() -> PathBuf {
+    let p = std::env::var_os("CAMBER_TEST_HAPROXY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/sbin/haproxy"));
+    assert!(p.is_file(), "no haproxy at {}: run the tests with `cargo xtask test`", p.display());
+    p
+}
+
 /// The executables of the Node test tools (the MCP conformance suite, the Inspector CLI, and
 /// the Node 22 they run on) that `cargo xtask test` installs.
 pub fn node_bin() -> PathBuf {

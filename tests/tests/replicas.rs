@@ -108,3 +108,114 @@ fn a_task_made_on_one_replica_is_answered_and_cancelled_on_another() {
     let nf = tasks(&b, &sb, "tasks/get", "00ff");
     assert_eq!(nf["error"]["code"], -32602, "{nf}");
 }
+
+/// A stateless 2026-07-28 `tools/call points` through `addr`: the status and the answer.
+fn stateless_points(addr: &str, id: u64) -> (u16, Value) {
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}, "_meta": meta}});
+    let h = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json"),
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/call"),
+        ("Mcp-Name", "points"),
+    ];
+    let (st, _, body) = http(addr, "POST", "/mcp", &h, call.to_string().as_bytes());
+    (st, serde_json::from_slice(&body).unwrap_or(Value::Null))
+}
+
+/// haproxy in front of `backends`: round robin, health checks, a retry elsewhere for a request
+/// a replica dropped, and 2025-11-25 sessions kept on the replica that made them (the
+/// `Mcp-Session-Id` of the initialize response is stored, and matched on later requests).
+fn haproxy(dir: &std::path::Path, backends: &[&str]) -> (Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let servers: String = backends
+        .iter()
+        .enumerate()
+        .map(|(i, b)| format!("  server r{i} {b} check inter 300ms fall 1 rise 1\n"))
+        .collect();
+    let cfg = format!(
+        "global\n  maxconn 512\ndefaults\n  mode http\n  timeout connect 2s\n  timeout client 30s\n  timeout server 30s\n  retries 3\n  option redispatch 1\n  retry-on all-retryable-errors\nfrontend fe\n  bind 127.0.0.1:{port}\n  http-request wait-for-body time 2s\n  default_backend be\nbackend be\n  balance roundrobin\n  option httpchk GET /.well-known/agent-card.json\n  stick-table type string len 64 size 10k expire 30m\n  stick match req.hdr(mcp-session-id)\n  stick store-response res.hdr(mcp-session-id)\n{servers}"
+    );
+    let file = dir.join("haproxy.cfg");
+    std::fs::write(&file, cfg).unwrap();
+    let child = Command::new(camber_tests::haproxy())
+        .arg("-f")
+        .arg(&file)
+        .arg("-db")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(dir.join("haproxy.log")).unwrap())
+        .spawn()
+        .unwrap();
+    let addr = format!("127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(&addr).is_err() || stateless_points(&addr, 0).0 != 200 {
+        assert!(Instant::now() < deadline, "haproxy did not start serving");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    (child, addr)
+}
+
+#[test]
+fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_sessions_stay_on_their_replica() {
+    let s3 = S3Server::start(&["camber-lb"]);
+    let url = "s3://camber-lb/store";
+    let out = Command::new(camber_bin())
+        .args(["datasets", "ingest", "synthetic-chw-plant", "--store", url])
+        .envs(s3.env())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut replicas: Vec<Option<Replica>> = (0..3).map(|_| Some(replica(&s3, url))).collect();
+    let addrs: Vec<String> = replicas.iter().map(|r| r.as_ref().unwrap().addr.clone()).collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (mut lb, addr) = haproxy(dir.path(), &addrs.iter().map(String::as_str).collect::<Vec<_>>());
+
+    // a session made through the balancer keeps answering there, on the replica that made it
+    let lbr = Replica { child: Command::new("true").spawn().unwrap(), addr: addr.clone() };
+    let sid = initialize(&lbr);
+    for i in 0..6 {
+        let v = rpc(&lbr, &sid, json!({"jsonrpc": "2.0", "id": 10 + i, "method": "tools/list"}));
+        assert!(v["result"]["tools"].is_array(), "request {i} of the session: {v}");
+    }
+
+    // 16 clients for about 3 s; one replica is killed after 1 s
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let clients: Vec<_> = (0..16)
+        .map(|c| {
+            let (addr, stop) = (addr.clone(), stop.clone());
+            std::thread::spawn(move || {
+                let (mut ok, mut retry, mut bad) = (0, 0, Vec::new());
+                let mut i = 0;
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    i += 1;
+                    let (st, v) = stateless_points(&addr, c * 100_000 + i);
+                    if st == 200 && v["result"]["isError"] == false {
+                        ok += 1;
+                    } else if v["result"]["_meta"]["camber/error"]["data"]["retryable"] == true {
+                        retry += 1;
+                    } else {
+                        bad.push(format!("{st} {v}"));
+                    }
+                }
+                (ok, retry, bad)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(1));
+    drop(replicas[1].take());
+    std::thread::sleep(Duration::from_secs(2));
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let (mut ok, mut retry, mut bad) = (0, 0, Vec::new());
+    for c in clients {
+        let (o, r, b) = c.join().unwrap();
+        ok += o;
+        retry += r;
+        bad.extend(b);
+    }
+    let _ = lb.kill();
+    let _ = lb.wait();
+    assert!(bad.is_empty(), "{} calls neither answered nor retryable, e.g. {:?}", bad.len(), &bad[..bad.len().min(3)]);
+    println!("through haproxy, one replica killed: {ok} calls answered, {retry} unavailable and retryable");
+    assert!(ok > 100, "{ok} answered, {retry} retryable");
+}

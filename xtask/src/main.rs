@@ -533,6 +533,10 @@ fn main() -> ExitCode {
             c.env("CAMBER_TEST_NODE_BIN", node);
             c.env("CAMBER_TEST_PYTHON", python);
             c.env("CAMBER_TEST_BROWSER", chromium);
+            c.env(
+                "CAMBER_TEST_HAPROXY",
+                on_path_or_apt("haproxy", "haproxy", "a load balancer for the replica tests")?,
+            );
             c.env("CAMBER_TEST_AUTHOR_BIN", author_python_env()?);
             c.env("CAMBER_TEST_AUTHOR_NODE", author_js_env()?);
             c.env("CAMBER_CACHE_DIR", target_dir().join("camber-cwasm-cache"));

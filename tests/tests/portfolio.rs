@@ -22,7 +22,7 @@ fn camber() -> Command {
 
 /// A store of `copies` of each synthetic dataset, each copy its own facility and seed.
 fn portfolio_store(dir: &Path, copies: u64) -> Vec<String> {
-    use camber_store::writer::{Mode, Writer};
+    use camber_store::writer::{Mode, StoreWriter, Writer};
     let mut fids = Vec::new();
     let mut w = Writer::open(dir, std::time::Duration::from_secs(5)).unwrap();
     for id in ["synthetic-ahu-economizer", "synthetic-chw-plant", "synthetic-g36-vav", "synthetic-hw-plant"] {

@@ -35,6 +35,16 @@ fn replica(s3: &S3Server, url: &str) -> Replica {
     Replica { child, addr }
 }
 
+/// A store in the bucket with one synthetic facility.
+fn ingest(s3: &S3Server, url: &str) {
+    let out = Command::new(camber_bin())
+        .args(["datasets", "ingest", "synthetic-chw-plant", "--store", url])
+        .envs(s3.env())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 fn initialize(r: &Replica) -> String {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let (st, hs, _) =
@@ -68,12 +78,7 @@ fn tasks(r: &Replica, sid: &str, method: &str, task: &str) -> Value {
 fn a_task_made_on_one_replica_is_answered_and_cancelled_on_another() {
     let s3 = S3Server::start(&["camber-rep"]);
     let url = "s3://camber-rep/store";
-    let out = Command::new(camber_bin())
-        .args(["datasets", "ingest", "synthetic-chw-plant", "--store", url])
-        .envs(s3.env())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ingest(&s3, url);
     let (a, b) = (replica(&s3, url), replica(&s3, url));
     let (sa, sb) = (initialize(&a), initialize(&b));
 
@@ -160,12 +165,7 @@ fn haproxy(dir: &std::path::Path, backends: &[&str]) -> (Child, String) {
 fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_sessions_stay_on_their_replica() {
     let s3 = S3Server::start(&["camber-lb"]);
     let url = "s3://camber-lb/store";
-    let out = Command::new(camber_bin())
-        .args(["datasets", "ingest", "synthetic-chw-plant", "--store", url])
-        .envs(s3.env())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    ingest(&s3, url);
     let mut replicas: Vec<Option<Replica>> = (0..3).map(|_| Some(replica(&s3, url))).collect();
     let addrs: Vec<String> = replicas.iter().map(|r| r.as_ref().unwrap().addr.clone()).collect();
     let dir = tempfile::tempdir().unwrap();

@@ -28,7 +28,7 @@ use serde_json::{json, Map, Value};
 
 use super::bucket::{Bucket, Expect, PutError};
 use super::parts::LongRows;
-use super::writer::{Mode, WriteOutcome, Writer, LOCK_FILE, TOMBSTONES_FILE};
+use super::writer::{Mode, StoreWriter, WriteOutcome, Writer, LOCK_FILE, TOMBSTONES_FILE};
 use super::{
     collect_parts, is_part_key, StoreDir, CURRENT_FILE, FACILITY_PREFIX, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE,
     REGISTRY_FILE, TIMES_INDEX,
@@ -222,10 +222,11 @@ impl BucketWriter {
             .map_err(|e| failed("cannot write the catalog generation", e))?;
         self.bucket.delete(&[POINT_CATALOG_FILE.to_string()])
     }
+}
 
-    /// Write a facility's rows (in stored order) and merge `entry` into its registry entry:
-    /// built locally by the disk writer, then uploaded and swapped in by its pointer.
-    pub fn write_facility(
+/// Built locally by the disk writer, then uploaded and swapped in by the facility's pointer.
+impl StoreWriter for BucketWriter {
+    fn write_facility(
         &mut self,
         fid: &str,
         rows: &LongRows,
@@ -367,6 +368,10 @@ impl BucketWriter {
         self.bucket.refresh().map_err(|e| e.message)?;
         Ok(outcome)
     }
+
+    fn take_repaired(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.repaired)
+    }
 }
 
 /// The key of a facility's generation pointer.
@@ -396,46 +401,16 @@ impl Drop for Scratch {
     }
 }
 
-/// Where a write goes: a store directory, or a store on object storage.
-pub enum Target {
-    Disk(Writer),
-    Bucket(BucketWriter),
-}
-
-impl Target {
-    /// Open the store at `location` for writing (see [`StoreDir::open_location`] for what a
-    /// location may be), waiting up to `timeout` for another writer.
-    pub fn open(location: &Path, timeout: Duration) -> Result<Target, String> {
-        let text = location.to_string_lossy();
-        if super::bucket::is_url(&text) {
-            let b = Bucket::open(&text)?;
-            return Ok(Target::Bucket(BucketWriter::open(b, timeout)?));
-        }
-        let path = text.strip_prefix("file://").map(Path::new).unwrap_or(location);
-        Ok(Target::Disk(Writer::open(path, timeout)?))
+/// Open the store at `location` for writing (a directory, or object storage: see
+/// [`StoreDir::open_location`]), waiting up to `timeout` for another writer.
+pub fn open(location: &Path, timeout: Duration) -> Result<Box<dyn StoreWriter>, String> {
+    let text = location.to_string_lossy();
+    if super::bucket::is_url(&text) {
+        let b = Bucket::open(&text)?;
+        return Ok(Box::new(BucketWriter::open(b, timeout)?));
     }
-
-    /// See [`Writer::write_facility`].
-    pub fn write_facility(
-        &mut self,
-        fid: &str,
-        rows: &LongRows,
-        mode: Mode,
-        entry: Map<String, Value>,
-    ) -> Result<WriteOutcome, String> {
-        match self {
-            Target::Disk(w) => w.write_facility(fid, rows, mode, entry),
-            Target::Bucket(w) => w.write_facility(fid, rows, mode, entry),
-        }
-    }
-
-    /// What the repair on opening did.
-    pub fn take_repaired(&mut self) -> Vec<String> {
-        match self {
-            Target::Disk(w) => std::mem::take(&mut w.repaired),
-            Target::Bucket(w) => std::mem::take(&mut w.repaired),
-        }
-    }
+    let path = text.strip_prefix("file://").map(Path::new).unwrap_or(location);
+    Ok(Box::new(Writer::open(path, timeout)?))
 }
 
 /// [`super::writer::check_write`] wherever the store is: on object storage the rules are

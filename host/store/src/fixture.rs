@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::parts::{LongRows, PointKey};
-use crate::writer::{Mode, Writer};
+use crate::writer::{Mode, StoreWriter, Writer};
 
 /// One long-format row: (ts ns, equip, equip_class, role, value).
 pub type Row = (i64, String, String, String, f64);

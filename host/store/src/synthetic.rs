@@ -76,7 +76,7 @@ pub fn ingest(
     // refused before the data is made or the store lock is taken
     crate::bucket_writer::check_write(store, &fid, mode)?;
     let (rows, entry) = synthesize(dataset_id, seed)?;
-    let mut w = crate::bucket_writer::Target::open(store, lock_timeout)?;
+    let mut w = crate::bucket_writer::open(store, lock_timeout)?;
     let repaired = w.take_repaired();
     let outcome = w.write_facility(&fid, &rows, mode, entry)?;
     Ok((fid, outcome, repaired))

@@ -333,54 +333,6 @@ impl Writer {
         guard_at(&self.root, fid, mode, registry)
     }
 
-    /// Write a facility's rows (already in stored order, see [`LongRows::finish`]) and merge
-    /// `entry` into its registry entry. Nothing is visible until the final swap.
-    pub fn write_facility(
-        &mut self,
-        fid: &str,
-        rows: &LongRows,
-        mode: Mode,
-        entry: Map<String, Value>,
-    ) -> Result<WriteOutcome, String> {
-        let mut registry = self.registry()?;
-        self.guard(fid, mode, &registry)?;
-        let (fin, _, _, _) = self.swap_paths(fid);
-        let exists = fin.is_dir();
-        self.changing();
-        let stage_root =
-            self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
-        let staged = stage_root.join(format!("{FACILITY_PREFIX}{fid}"));
-        std::fs::create_dir_all(&staged).map_err(|e| io("cannot create the staging directory", e))?;
-        // the catalog as it was (to update it), then invalidated before anything moves: a writer
-        // killed later leaves no catalog that still claims the old points
-        let catalog_before = self.current_point_catalog();
-        self.invalidate_point_catalog()?;
-        let result = self.stage_and_swap(fid, rows, mode, exists, &staged);
-        let _ = std::fs::remove_dir_all(&stage_root);
-        let _ = std::fs::remove_dir(self.root.join(STAGING_DIR));
-        let outcome = result?;
-
-        // the registry entry
-        let now = utc_now();
-        let e = registry
-            .entry(fid.to_string())
-            .or_insert_with(|| json!({"name": fid, "state": "active", "created_at": now, "state_changed_at": now}));
-        if let Value::Object(m) = e {
-            for (k, v) in entry {
-                if !["state", "created_at", "state_changed_at"].contains(&k.as_str()) {
-                    m.insert(k, v);
-                }
-            }
-        }
-        let text = serde_json::to_string(&registry).map_err(|e| format!("cannot encode the registry: {e}"))?;
-        write_atomic(&self.root.join(REGISTRY_FILE), text.as_bytes())
-            .map_err(|e| io("cannot write the facility registry", e))?;
-        self.update_point_catalog(fid, rows, mode, catalog_before)?;
-        // only now, with the data, the registry and the catalog in place, is the facility clear
-        fence::write(&self.root, fid, false, &random_hex()).map_err(|e| io("cannot clear the facility's fence", e))?;
-        Ok(outcome)
-    }
-
     fn stage_and_swap(
         &self,
         fid: &str,
@@ -584,6 +536,75 @@ impl Writer {
         equipment.insert(fid.to_string(), json!(classes));
         cat = json!({"points": points, "equipment": equipment, "gen": new_gen});
         write_atomic(&cat_path, cat.to_string().as_bytes()).map_err(|e| io("cannot write the point catalog", e))
+    }
+}
+
+/// A store open for writing, wherever it is: a directory ([`Writer`]) or object storage
+/// ([`crate::bucket_writer::BucketWriter`]); [`crate::bucket_writer::open`] opens either.
+pub trait StoreWriter {
+    /// Write a facility's rows (already in stored order, see [`LongRows::finish`]) and merge
+    /// `entry` into its registry entry. Nothing is visible until the facility's swap.
+    fn write_facility(
+        &mut self,
+        fid: &str,
+        rows: &LongRows,
+        mode: Mode,
+        entry: Map<String, Value>,
+    ) -> Result<WriteOutcome, String>;
+
+    /// What the repair on opening did, one line each (taken: a second call gives none).
+    fn take_repaired(&mut self) -> Vec<String>;
+}
+
+impl StoreWriter for Writer {
+    fn write_facility(
+        &mut self,
+        fid: &str,
+        rows: &LongRows,
+        mode: Mode,
+        entry: Map<String, Value>,
+    ) -> Result<WriteOutcome, String> {
+        let mut registry = self.registry()?;
+        self.guard(fid, mode, &registry)?;
+        let (fin, _, _, _) = self.swap_paths(fid);
+        let exists = fin.is_dir();
+        self.changing();
+        let stage_root =
+            self.root.join(STAGING_DIR).join(format!("ingest-{}-{}", std::process::id(), &random_hex()[..12]));
+        let staged = stage_root.join(format!("{FACILITY_PREFIX}{fid}"));
+        std::fs::create_dir_all(&staged).map_err(|e| io("cannot create the staging directory", e))?;
+        // the catalog as it was (to update it), then invalidated before anything moves: a writer
+        // killed later leaves no catalog that still claims the old points
+        let catalog_before = self.current_point_catalog();
+        self.invalidate_point_catalog()?;
+        let result = self.stage_and_swap(fid, rows, mode, exists, &staged);
+        let _ = std::fs::remove_dir_all(&stage_root);
+        let _ = std::fs::remove_dir(self.root.join(STAGING_DIR));
+        let outcome = result?;
+
+        // the registry entry
+        let now = utc_now();
+        let e = registry
+            .entry(fid.to_string())
+            .or_insert_with(|| json!({"name": fid, "state": "active", "created_at": now, "state_changed_at": now}));
+        if let Value::Object(m) = e {
+            for (k, v) in entry {
+                if !["state", "created_at", "state_changed_at"].contains(&k.as_str()) {
+                    m.insert(k, v);
+                }
+            }
+        }
+        let text = serde_json::to_string(&registry).map_err(|e| format!("cannot encode the registry: {e}"))?;
+        write_atomic(&self.root.join(REGISTRY_FILE), text.as_bytes())
+            .map_err(|e| io("cannot write the facility registry", e))?;
+        self.update_point_catalog(fid, rows, mode, catalog_before)?;
+        // only now, with the data, the registry and the catalog in place, is the facility clear
+        fence::write(&self.root, fid, false, &random_hex()).map_err(|e| io("cannot clear the facility's fence", e))?;
+        Ok(outcome)
+    }
+
+    fn take_repaired(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.repaired)
     }
 }
 

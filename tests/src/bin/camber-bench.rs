@@ -707,29 +707,39 @@ fn rules_benchmarks() {
     sandbox_year(&reg);
 }
 
+/// One AHU-year at 1 minute as the store's rows.
+fn ahu_year_rows(e: &camber_analytics::run::EquipFrame) -> Vec<camber_store::fixture::Row> {
+    let mut rows = Vec::new();
+    for (role, c) in &e.frame.cols {
+        for (i, v) in c.iter().enumerate() {
+            if !v.is_nan() {
+                rows.push((e.frame.ts[i], "AHU-1".to_string(), "AHU".to_string(), role.clone(), *v));
+            }
+        }
+    }
+    rows
+}
+
+/// The run config of facility `year` (its air handler judged at 1 minute), written in `dir`
+/// and loaded.
+fn year_configs(dir: &std::path::Path) -> Arc<camber_registry::runconfig::RunConfigs> {
+    let cfg = dir.join("year.json");
+    let mut text = camber_analytics::config::RunConfig::store_backed("year", &["AHU".into()], None);
+    text["resample"] = json!("1min");
+    std::fs::write(&cfg, text.to_string()).unwrap();
+    Arc::new(camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap())
+}
+
 /// `camber-bench sandbox-year` (and the last part of `rules`): every rule on the AHU-year at 1
 /// minute through the sandbox (the store read and grid, wasm, every rule), with where the time
 /// goes. Alone, it is what a profiler is pointed at.
 fn sandbox_year(reg: &Registry) {
     let store = tempfile::tempdir().unwrap();
     let e = ahu_year_frame();
-    {
-        let mut rows = Vec::new();
-        for (role, c) in &e.frame.cols {
-            for (i, v) in c.iter().enumerate() {
-                if !v.is_nan() {
-                    rows.push((e.frame.ts[i], "AHU-1".to_string(), "AHU".to_string(), role.clone(), *v));
-                }
-            }
-        }
-        camber_store::fixture::write_facility(store.path(), "year", &rows, json!({"state": "active"})).unwrap();
-    }
+    camber_store::fixture::write_facility(store.path(), "year", &ahu_year_rows(&e), json!({"state": "active"}))
+        .unwrap();
     let cfg_dir = tempfile::tempdir().unwrap();
-    let cfg = cfg_dir.path().join("year.json");
-    let mut text = camber_analytics::config::RunConfig::store_backed("year", &["AHU".into()], None);
-    text["resample"] = json!("1min");
-    std::fs::write(&cfg, text.to_string()).unwrap();
-    let configs = Arc::new(camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap());
+    let configs = year_configs(cfg_dir.path());
     // a fresh context opens the store afresh: nothing of the facility is kept from before
     let fresh = || {
         let mut ctx = CallContext::new(store.path(), ["year".to_string()]);

@@ -658,7 +658,7 @@ pub fn ingest(store: &Path, csv_path: &Path, opts: &IngestOptions) -> Result<Rep
             "at": camber_common::ids::utc_now(),
         }),
     );
-    let mut w = crate::bucket_writer::Target::open(store, opts.lock_timeout)?;
+    let mut w = crate::bucket_writer::open(store, opts.lock_timeout)?;
     report.repaired = w.take_repaired();
     let outcome = w.write_facility(&opts.facility, &rows, opts.mode, entry)?;
     report.facility_rows = outcome.rows;

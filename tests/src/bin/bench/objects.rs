@@ -2,7 +2,6 @@
 //! S3 API server (moto, as in the tests): `points` warm, and `rule_run` on a facility-year at 1
 //! minute, first call (nothing of the facility fetched yet) and warm.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use camber_registry::{CallContext, Registry};
@@ -26,23 +25,16 @@ pub fn run(reg: &Registry) {
     let demo = camber_tests::demo_store();
     s3.upload_dir(demo.path(), "camber-bench", "demo");
     let year = tempfile::tempdir().unwrap();
-    let e = super::ahu_year_frame();
-    let mut rows = Vec::new();
-    for (role, c) in &e.frame.cols {
-        for (i, v) in c.iter().enumerate() {
-            if !v.is_nan() {
-                rows.push((e.frame.ts[i], "AHU-1".to_string(), "AHU".to_string(), role.clone(), *v));
-            }
-        }
-    }
-    camber_store::fixture::write_facility(year.path(), "year", &rows, json!({"state": "active"})).unwrap();
+    camber_store::fixture::write_facility(
+        year.path(),
+        "year",
+        &super::ahu_year_rows(&super::ahu_year_frame()),
+        json!({"state": "active"}),
+    )
+    .unwrap();
     s3.upload_dir(year.path(), "camber-bench", "year");
     let cfg_dir = tempfile::tempdir().unwrap();
-    let cfg = cfg_dir.path().join("year.json");
-    let mut text = camber_analytics::config::RunConfig::store_backed("year", &["AHU".into()], None);
-    text["resample"] = json!("1min");
-    std::fs::write(&cfg, text.to_string()).unwrap();
-    let configs = Arc::new(camber_registry::runconfig::RunConfigs::load(&[cfg]).unwrap());
+    let configs = super::year_configs(cfg_dir.path());
 
     let on_disk = |root: &std::path::Path, fid: &str| CallContext::new(root, [fid.to_string()]);
     let on_bucket = |prefix: &str, fid: &str| {
@@ -87,7 +79,7 @@ pub fn run(reg: &Registry) {
 /// A portfolio run of 200 synthetic facilities (50 seeds of four datasets): one shard on one
 /// core, then two shards at once (one per core of this machine).
 pub fn portfolio() {
-    use camber_store::writer::{Mode, Writer};
+    use camber_store::writer::{Mode, StoreWriter, Writer};
     let store = tempfile::tempdir().unwrap();
     let t = Instant::now();
     {

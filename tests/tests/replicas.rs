@@ -86,6 +86,16 @@ fn a_task_made_on_one_replica_is_answered_and_cancelled_on_another() {
     let got = tasks(&b, &sb, "tasks/get", &task);
     assert_eq!(got["result"]["taskId"], task.as_str(), "{got}");
     assert_eq!(got["result"]["status"], "working", "{got}");
+    // the call's progress reaches the other replica too (written at most once a second)
+    let t0 = Instant::now();
+    loop {
+        let g = tasks(&b, &sb, "tasks/get", &task);
+        if g["result"]["statusMessage"].as_str().is_some_and(|m| m.contains("ms of 1500")) {
+            break;
+        }
+        assert!(g["result"]["status"] == "working" && t0.elapsed() < Duration::from_secs(5), "no progress on B: {g}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // tasks/result on the other replica waits for the end, then answers the call's result
     let r = tasks(&b, &sb, "tasks/result", &task);
     assert_eq!(r["result"]["structuredContent"]["slept_ms"], 1500, "{r}");

@@ -6,7 +6,8 @@
 //! run the call and wait for results in their own way.
 //!
 //! Replicas behind a load balancer share tasks through a [`Shelf`] (the store's bucket): each
-//! task is written there when it is created, when it ends and when it is cancelled, so
+//! task is written there when it is created, as its progress goes (at most once a second), when
+//! it ends and when it is cancelled, so
 //! `tasks/get`, `tasks/result`, `tasks/list` and `tasks/cancel` answer on any replica, and a
 //! cancel taken by another replica stops the call where it runs.
 
@@ -43,6 +44,8 @@ struct Entry {
     updated: String,
     ttl_ms: u64,
     born: Instant,
+    /// When its progress was last written to the shelf (at most once a second).
+    shelved_progress: Option<Instant>,
     /// The call's JSON-RPC answer (a result or an error), once it ended.
     outcome: Option<Value>,
     cancel: Arc<AtomicBool>,
@@ -160,12 +163,20 @@ impl Tasks {
         self.shelf.is_some()
     }
 
-    /// Write a task to the shelf (its wire form, its outcome, when it expires).
-    fn shelve(&self, id: &str, e: &Entry) {
-        let Some(shelf) = &self.shelf else { return };
+    /// What a task is on the shelf (its key; its wire form, its outcome, when it expires),
+    /// made under the lock and written after it (see [`Tasks::put`]).
+    fn shelf_doc(&self, id: &str, e: &Entry) -> Option<(String, Value)> {
+        self.shelf.as_ref()?;
         let expires = now_ms() + e.ttl_ms + if e.terminal() { 0 } else { MAX_TTL_MS };
         let doc = json!({"task": e.json(id), "outcome": e.outcome, "expires_ms": expires});
-        let _ = shelf.put(&format!("{}{id}.json", owner_prefix(&e.owner)), &doc);
+        Some((format!("{}{id}.json", owner_prefix(&e.owner)), doc))
+    }
+
+    /// Write a task's shelf document (outside the lock: it is a request to the bucket).
+    fn put(&self, doc: Option<(String, Value)>) {
+        if let (Some(shelf), Some((key, v))) = (&self.shelf, doc) {
+            let _ = shelf.put(&key, &v);
+        }
     }
 
     /// A task of `owner` that another replica shelved (none when unknown or expired).
@@ -219,6 +230,7 @@ impl Tasks {
             updated: now,
             ttl_ms: ttl_ms.unwrap_or(DEFAULT_TTL_MS).clamp(1000, MAX_TTL_MS),
             born: Instant::now(),
+            shelved_progress: None,
             outcome: None,
             cancel: Arc::new(AtomicBool::new(false)),
         };
@@ -240,8 +252,10 @@ impl Tasks {
         mine.push_back(id.clone());
         let created = json!({"task": entry.json(&id)});
         let flag = entry.cancel.clone();
-        self.shelve(&id, &entry);
+        let doc = self.shelf_doc(&id, &entry);
         map.insert(id.clone(), entry);
+        drop(g);
+        self.put(doc);
         Ok((id, created, flag))
     }
 
@@ -269,8 +283,9 @@ impl Tasks {
         }
         e.outcome = Some(answer);
         let note = jsonrpc::notification("notifications/tasks/status", e.json(id));
-        let e = &g.map[id];
-        self.shelve(id, e);
+        let doc = self.shelf_doc(id, &g.map[id]);
+        drop(g);
+        self.put(doc);
         Some(note)
     }
 
@@ -282,6 +297,13 @@ impl Tasks {
             let m = if message.is_empty() { format!("{percent} %") } else { format!("{percent} %: {message}") };
             e.message = Some(m.chars().take(300).collect());
             e.updated = camber_common::ids::utc_now();
+            // the other replicas see it too, at most once a second
+            if self.shelf.is_some() && e.shelved_progress.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                e.shelved_progress = Some(Instant::now());
+                let doc = self.shelf_doc(id, &g.map[id]);
+                drop(g);
+                self.put(doc);
+            }
         }
     }
 
@@ -321,8 +343,9 @@ impl Tasks {
                 e.message = Some("cancelled by the client".into());
                 e.updated = camber_common::ids::utc_now();
                 let reply = jsonrpc::result(id, e.json(&task));
-                let e = &g.map[&task];
-                self.shelve(&task, e);
+                let doc = self.shelf_doc(&task, &g.map[&task]);
+                drop(g);
+                self.put(doc);
                 Answer::Reply(reply)
             }
             _ => {
@@ -496,6 +519,53 @@ mod tests {
         assert_eq!(g["result"]["status"], "cancelled");
         let r = reply(t.answer("tok", json!(3), "tasks/result", &json!({"taskId": id})));
         assert_eq!(r["result"]["isError"], true);
+    }
+
+    /// A shelf in memory, as two replicas' [`Tasks`] share one.
+    #[derive(Debug, Default)]
+    struct MemShelf(Mutex<std::collections::BTreeMap<String, Value>>);
+
+    impl Shelf for MemShelf {
+        fn put(&self, key: &str, v: &Value) -> Result<(), String> {
+            self.0.lock().unwrap().insert(key.to_string(), v.clone());
+            Ok(())
+        }
+        fn get(&self, key: &str) -> Option<Value> {
+            self.0.lock().unwrap().get(key).cloned()
+        }
+        fn list(&self, prefix: &str) -> Vec<String> {
+            self.0.lock().unwrap().keys().filter(|k| k.starts_with(prefix)).cloned().collect()
+        }
+        fn delete(&self, key: &str) {
+            self.0.lock().unwrap().remove(key);
+        }
+    }
+
+    #[test]
+    fn shared_tasks_answer_on_the_other_replica_with_their_progress_and_a_cancel_crosses_over() {
+        let shelf: Arc<dyn Shelf> = Arc::new(MemShelf::default());
+        let (a, b) = (Tasks::shared(shelf.clone()), Tasks::shared(shelf));
+        let (id, _, flag) = a.create("tok", None).unwrap();
+        let get = |t: &Tasks, owner: &str| reply(t.answer(owner, json!(2), "tasks/get", &json!({"taskId": id})));
+        assert_eq!(get(&b, "tok")["result"]["status"], "working");
+        assert_eq!(get(&b, "other")["error"]["code"], INVALID_PARAMS, "another caller's task is not found");
+        a.progress(&id, 20, "one");
+        a.progress(&id, 40, "two");
+        assert_eq!(
+            get(&b, "tok")["result"]["statusMessage"],
+            "20 %: one",
+            "the first report, then at most one a second"
+        );
+        let listed = reply(b.answer("tok", json!(3), "tasks/list", &json!({})));
+        assert_eq!(listed["result"]["tasks"][0]["taskId"], id.as_str());
+        assert!(matches!(b.answer("tok", json!(4), "tasks/result", &json!({"taskId": id})), Answer::Wait { .. }));
+        let c = reply(b.answer("tok", json!(5), "tasks/cancel", &json!({"taskId": id})));
+        assert_eq!(c["result"]["status"], "cancelled");
+        assert_eq!(a.take_remote_cancels(), 1);
+        assert!(flag.load(Ordering::SeqCst), "the call on A is told to stop");
+        a.finish(&id, None);
+        let r = b.result("tok", &json!(6), &id).unwrap();
+        assert_eq!(r["result"]["isError"], true, "{r}");
     }
 
     #[test]

@@ -165,3 +165,71 @@ fn a_second_writer_waits_for_the_lease_and_a_missing_bucket_is_one_line() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("--store"), "{err}");
 }
+
+#[test]
+fn calls_while_a_writer_replaces_the_facility_are_answered_or_retryable() {
+    let s3 = S3Server::start(&["camber-race"]);
+    let url = "s3://camber-race/store";
+    ingest(&s3, url, &["synthetic-chw-plant"]);
+    let fid = "ds-synthetic-chw-plant";
+    let (_, first) = call(&s3, url, "coverage", &with_facility("{}", fid), fid);
+    let first: Value = serde_json::from_str(&first).unwrap();
+    let mut server = camber(&s3)
+        .args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--no-auth", "--store", url])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (addr, _log) = camber_tests::serving_addr(server.stderr.take().unwrap());
+    // three replaces, each a new generation of the same points
+    let writer = {
+        let env = s3.env();
+        std::thread::spawn(move || {
+            for seed in 1..=3 {
+                let out = Command::new(camber_bin())
+                    .args(["datasets", "ingest", "synthetic-chw-plant", "--replace", "--seed", &seed.to_string()])
+                    .args(["--store", "s3://camber-race/store"])
+                    .env("CAMBER_CACHE_DIR", cache_dir())
+                    .envs(env.clone())
+                    .output()
+                    .unwrap();
+                assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            }
+        })
+    };
+    let meta = serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
+    let (mut answered, mut retry, mut i) = (0, 0, 0);
+    while !writer.is_finished() || i < 20 {
+        i += 1;
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "coverage", "arguments": {"facility_id": fid}, "_meta": meta}});
+        let h = [
+            ("Content-Type", "application/json"),
+            ("Accept", "application/json"),
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", "coverage"),
+        ];
+        let (st, _, out) = camber_tests::http(&addr, "POST", "/mcp", &h, body.to_string().as_bytes());
+        let v: Value = serde_json::from_slice(&out).unwrap_or(Value::Null);
+        assert_eq!(st, 200, "{v}");
+        let r = &v["result"];
+        if r["isError"] == false {
+            // every answer is one whole generation's: the same points, a full window
+            assert_eq!(r["structuredContent"]["n_points"], first["data"]["n_points"], "call {i}");
+            answered += 1;
+        } else {
+            let e = &r["_meta"]["camber/error"];
+            assert_eq!(
+                (e["code"].as_str(), e["data"]["retryable"].as_bool()),
+                (Some("unavailable"), Some(true)),
+                "{v}"
+            );
+            retry += 1;
+        }
+    }
+    writer.join().unwrap();
+    let _ = server.kill();
+    let _ = server.wait();
+    println!("calls during three replaces: {answered} answered, {retry} unavailable and retryable");
+    assert!(answered > 0, "{answered} answered, {retry} retryable");
+}

@@ -338,7 +338,7 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
         Action::Prompt(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_prompt(svc, &job)).await,
         Action::Complete(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_complete(svc, &job)).await,
         Action::Resource(job) => worker_response(&st, job.id.clone(), move |svc| mcp::run_resource(svc, &job)).await,
-        Action::Call(job) if job.task.is_some() => task_call(st, &owner, job),
+        Action::Call(job) if job.task.is_some() => task_call(st, &owner, job).await,
         Action::Call(job) => call_response(st, &headers, Some(sid), job).await,
         Action::Tasks { id, method, params } => tasks_response(&st, &owner, id, &method, &params).await,
     }
@@ -347,9 +347,19 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
 /// Start a `tools/call` as a task of `owner` (the token's digest: its tasks outlive the
 /// session): answered at once with the task; the call runs on a worker, and its answer is
 /// kept for `tasks/result`.
-fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Response {
+async fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Response {
     let id = job.id.clone();
-    match st.mcp_tasks.create(owner, job.task.and_then(|t| t.ttl_ms)) {
+    let ttl = job.task.and_then(|t| t.ttl_ms);
+    // a shared task is written to the store's bucket: off the async threads
+    let created = if st.mcp_tasks.is_shared() {
+        let (tasks, owner) = (st.mcp_tasks.clone(), owner.to_string());
+        tokio::task::spawn_blocking(move || tasks.create(&owner, ttl))
+            .await
+            .unwrap_or_else(|_| Err("the task could not be created".into()))
+    } else {
+        st.mcp_tasks.create(owner, ttl)
+    };
+    match created {
         Ok((task, created, flag)) => {
             // no stream outlives the answer: the task's progress is its status message
             let (job, notify) = super::tasks::watched(st.mcp_tasks.clone(), &task, job, Arc::new(|_n| {}));

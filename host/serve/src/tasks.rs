@@ -112,6 +112,11 @@ struct Inner {
     map: HashMap<String, Entry>,
     /// Each caller's task ids, oldest first.
     order: HashMap<String, VecDeque<String>>,
+    /// Shelf keys of tasks swept here, to be deleted from the shelf (see
+    /// [`Tasks::take_remote_cancels`], which does it off the lock).
+    swept: Vec<String>,
+    /// Whether there is a shelf to delete them from.
+    shelved: bool,
 }
 
 impl Inner {
@@ -127,6 +132,9 @@ impl Inner {
             if let Some(e) = self.map.remove(&k) {
                 if let Some(o) = self.order.get_mut(&e.owner) {
                     o.retain(|x| x != &k);
+                }
+                if self.shelved {
+                    self.swept.push(format!("{}{k}.json", owner_prefix(&e.owner)));
                 }
             }
         }
@@ -155,7 +163,8 @@ pub enum Answer {
 impl Tasks {
     /// Tasks shared with the other replicas through `shelf`.
     pub fn shared(shelf: Arc<dyn Shelf>) -> Tasks {
-        Tasks { inner: Mutex::default(), shelf: Some(shelf) }
+        let inner = Inner { shelved: true, ..Inner::default() };
+        Tasks { inner: Mutex::new(inner), shelf: Some(shelf) }
     }
 
     /// Whether tasks are shared (a caller then looks them up off its async threads).
@@ -192,14 +201,25 @@ impl Tasks {
         Some(Shelved { task: v["task"].clone(), outcome: v.get("outcome").filter(|o| !o.is_null()).cloned() })
     }
 
-    /// Stop the local calls whose tasks another replica cancelled (see [`Shelf`]); returns how
-    /// many it stopped.
+    /// Stop the local calls whose tasks another replica cancelled (see [`Shelf`]), and delete
+    /// from the shelf the tasks swept here past their time to live; returns how many calls it
+    /// stopped.
     pub fn take_remote_cancels(&self) -> usize {
         let Some(shelf) = &self.shelf else { return 0 };
-        let working: Vec<(String, String)> = {
-            let g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
-            g.map.iter().filter(|(_, e)| e.status == "working").map(|(k, e)| (k.clone(), e.owner.clone())).collect()
+        let (working, swept): (Vec<(String, String)>, Vec<String>) = {
+            let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
+            g.sweep(Instant::now());
+            let w = g
+                .map
+                .iter()
+                .filter(|(_, e)| e.status == "working")
+                .map(|(k, e)| (k.clone(), e.owner.clone()))
+                .collect();
+            (w, std::mem::take(&mut g.swept))
         };
+        for key in swept {
+            shelf.delete(&key);
+        }
         let mut stopped = 0;
         for (id, owner) in working {
             let Some(v) = shelf.get(&format!("{}{id}.json", owner_prefix(&owner))) else { continue };
@@ -236,7 +256,7 @@ impl Tasks {
         };
         let mut g = self.inner.lock().unwrap_or_else(|p| p.into_inner());
         g.sweep(Instant::now());
-        let Inner { map, order } = &mut *g;
+        let Inner { map, order, .. } = &mut *g;
         let mine = order.entry(owner.to_string()).or_default();
         if mine.len() >= PER_CALLER {
             let oldest_done = mine.iter().position(|k| map.get(k).is_none_or(Entry::terminal));
@@ -313,21 +333,28 @@ impl Tasks {
         g.sweep(Instant::now());
         let task = params.get("taskId").and_then(Value::as_str).unwrap_or_default().to_string();
         match method {
-            "tasks/get" => Answer::Reply(match g.mine(&task, owner) {
-                Some(e) => jsonrpc::result(id, e.json(&task)),
-                None => match self.shelved(owner, &task) {
+            "tasks/get" => {
+                if let Some(e) = g.mine(&task, owner) {
+                    return Answer::Reply(jsonrpc::result(id, e.json(&task)));
+                }
+                // another replica's, maybe: looked up off the lock
+                drop(g);
+                Answer::Reply(match self.shelved(owner, &task) {
                     Some(s) => jsonrpc::result(id, s.task),
                     None => not_found(id),
-                },
-            }),
+                })
+            }
             "tasks/result" => match g.mine(&task, owner) {
-                None => match self.shelved(owner, &task) {
-                    None => Answer::Reply(not_found(id)),
-                    Some(s) if s.outcome.is_some() => Answer::Reply(with_related(id, s.outcome, &task)),
-                    Some(_) => Answer::Wait { id, task },
-                },
                 Some(e) if e.outcome.is_some() => Answer::Reply(with_related(id, e.outcome.clone(), &task)),
                 Some(_) => Answer::Wait { id, task },
+                None => {
+                    drop(g);
+                    match self.shelved(owner, &task) {
+                        None => Answer::Reply(not_found(id)),
+                        Some(s) if s.outcome.is_some() => Answer::Reply(with_related(id, s.outcome, &task)),
+                        Some(_) => Answer::Wait { id, task },
+                    }
+                }
             },
             "tasks/cancel" => {
                 let Some(e) = g.map.get_mut(&task).filter(|e| e.owner == owner) else {
@@ -544,7 +571,7 @@ mod tests {
     #[test]
     fn shared_tasks_answer_on_the_other_replica_with_their_progress_and_a_cancel_crosses_over() {
         let shelf: Arc<dyn Shelf> = Arc::new(MemShelf::default());
-        let (a, b) = (Tasks::shared(shelf.clone()), Tasks::shared(shelf));
+        let (a, b) = (Tasks::shared(shelf.clone()), Tasks::shared(shelf.clone()));
         let (id, _, flag) = a.create("tok", None).unwrap();
         let get = |t: &Tasks, owner: &str| reply(t.answer(owner, json!(2), "tasks/get", &json!({"taskId": id})));
         assert_eq!(get(&b, "tok")["result"]["status"], "working");
@@ -566,6 +593,14 @@ mod tests {
         a.finish(&id, None);
         let r = b.result("tok", &json!(6), &id).unwrap();
         assert_eq!(r["result"]["isError"], true, "{r}");
+        // a task past its time to live is swept where it ran, and from the shelf
+        let (short, _, _) = a.create("tok", Some(1000)).unwrap();
+        a.finish(&short, Some(jsonrpc::result(json!(7), json!({"content": []}))));
+        assert_eq!(shelf.list("").len(), 2);
+        std::thread::sleep(Duration::from_millis(1100));
+        a.take_remote_cancels();
+        let left = shelf.list("");
+        assert!(left.len() == 1 && !left[0].contains(&short), "{left:?}");
     }
 
     #[test]

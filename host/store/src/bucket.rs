@@ -113,7 +113,7 @@ pub fn is_url(location: &str) -> bool {
 
 /// The object store for a URL, with credentials and settings from the cloud's standard
 /// environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`), and the prefix inside it.
-fn connect(url: &str) -> Result<(Arc<dyn ObjectStore>, String), String> {
+fn object_store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, String), String> {
     let parsed = url::Url::parse(url).map_err(|_| "the store URL cannot be parsed".to_string())?;
     let prefix = parsed.path().trim_matches('/').to_string();
     let bad = |e: object_store::Error| format!("the object store cannot be set up: {}", one_line(&e.to_string()));
@@ -147,7 +147,15 @@ fn one_line(s: &str) -> String {
 impl Bucket {
     /// Connect to the store at `url` and take the first snapshot.
     pub fn open(url: &str) -> Result<Arc<Bucket>, String> {
-        let (store, prefix) = connect(url)?;
+        let b = Bucket::connect(url)?;
+        b.refresh().map_err(|e| e.message)?;
+        Ok(b)
+    }
+
+    /// Connect to `url` without listing it, for an output that is only written to (its
+    /// snapshot stays empty until [`Bucket::refresh`]).
+    pub fn connect(url: &str) -> Result<Arc<Bucket>, String> {
+        let (store, prefix) = object_store_for(url)?;
         let shown = url::Url::parse(url)
             .map(|mut u| {
                 let _ = u.set_password(None);
@@ -156,11 +164,18 @@ impl Bucket {
                 u.to_string().trim_end_matches('/').to_string()
             })
             .unwrap_or_default();
-        Bucket::over(store, &prefix, &shown)
+        Bucket::unlisted(store, &prefix, &shown)
     }
 
-    /// A bucket over an object store already built (tests use an in-memory one).
+    /// A bucket over an object store already built (tests use an in-memory one), its first
+    /// snapshot taken.
     pub fn over(store: Arc<dyn ObjectStore>, prefix: &str, url: &str) -> Result<Arc<Bucket>, String> {
+        let b = Bucket::unlisted(store, prefix, url)?;
+        b.refresh().map_err(|e| e.message)?;
+        Ok(b)
+    }
+
+    fn unlisted(store: Arc<dyn ObjectStore>, prefix: &str, url: &str) -> Result<Arc<Bucket>, String> {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("camber-objects")
@@ -175,7 +190,6 @@ impl Bucket {
             snapshot: RwLock::new((Arc::new(Snapshot::default()), Instant::now())),
             blocks: Mutex::new(Blocks::new(BLOCK_CACHE_BYTES)),
         });
-        b.refresh().map_err(|e| e.message)?;
         Ok(b)
     }
 
@@ -274,7 +288,7 @@ impl Bucket {
         }
         let end = start.saturating_add(len).min(entry.size);
         if start >= end {
-            return Err(StoreError::damaged(fid.unwrap_or_default(), "a read past the end of an object"));
+            return Err(damaged(fid, "a read past the end of an object"));
         }
         let (first, last) = (start / BLOCK, (end - 1) / BLOCK);
         let mut have: Vec<Option<Bytes>> = {
@@ -296,7 +310,7 @@ impl Bucket {
             let hi = ((first + j as u64 + 1) * BLOCK).min(entry.size);
             let got = self.get(fid, rel, entry, lo..hi)?;
             if got.len() as u64 != hi - lo {
-                return Err(StoreError::damaged(fid.unwrap_or_default(), "an object is shorter than its listing says"));
+                return Err(damaged(fid, "an object is shorter than its listing says"));
             }
             let mut blocks = self.blocks.lock().unwrap_or_else(|p| p.into_inner());
             for (n, slot) in have[i..=j].iter_mut().enumerate() {
@@ -425,6 +439,11 @@ impl Bucket {
     }
 }
 
+/// Damage found in an object (of a facility, or of the store itself).
+fn damaged(fid: Option<&str>, what: &str) -> StoreError {
+    StoreError { retryable: false, facility: fid.map(str::to_string), message: what.to_string() }
+}
+
 fn unreachable_store(what: &str) -> StoreError {
     StoreError { retryable: true, facility: None, message: format!("{what}: the object store did not answer") }
 }
@@ -446,6 +465,7 @@ fn io_error(fid: Option<&str>, what: &str, e: &object_store::Error) -> StoreErro
 /// A Parquet part on object storage, read in ranges through the bucket's block cache. A
 /// failed fetch is kept so that the store reports it as what it was (retryable or not) rather
 /// than as a damaged file.
+#[derive(Clone)]
 pub struct RemoteFile {
     pub(crate) bucket: Arc<Bucket>,
     pub(crate) fid: String,
@@ -468,8 +488,37 @@ impl RemoteFile {
         })
     }
 
-    pub(crate) fn reader(&self, start: u64) -> parquet::errors::Result<bytes::buf::Reader<Bytes>> {
-        Ok(self.bytes(start, self.entry.size.saturating_sub(start))?.reader())
+    /// A reader from `start` to the end of the object that fetches one block at a time as it
+    /// is read: the Parquet reader reads each page header through one, a few bytes of it.
+    pub(crate) fn reader(&self, start: u64) -> BlockReader {
+        BlockReader { file: self.clone(), pos: start, have: Bytes::new() }
+    }
+}
+
+/// See [`RemoteFile::reader`].
+pub struct BlockReader {
+    file: RemoteFile,
+    /// The object offset just past `have`.
+    pos: u64,
+    have: Bytes,
+}
+
+impl std::io::Read for BlockReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.have.is_empty() {
+            let end = self.file.entry.size;
+            if self.pos >= end || buf.is_empty() {
+                return Ok(0);
+            }
+            // up to the end of the block holding `pos`: a slice of the cached block, no copy
+            let len = (BLOCK - self.pos % BLOCK).min(end - self.pos);
+            self.have = self.file.bytes(self.pos, len).map_err(std::io::Error::other)?;
+            self.pos += self.have.len() as u64;
+        }
+        let n = buf.len().min(self.have.len());
+        buf[..n].copy_from_slice(&self.have[..n]);
+        self.have.advance(n);
+        Ok(n)
     }
 }
 
@@ -641,6 +690,17 @@ mod tests {
             assert_eq!(&got[..], &data[start as usize..(start + len) as usize], "{start}+{len}");
         }
         assert_eq!(b.blocks.lock().unwrap().map.len(), 4, "each block fetched once");
+        // a reader from an offset reads across blocks to the end, a block at a time
+        let f = RemoteFile {
+            bucket: b.clone(),
+            fid: String::new(),
+            rel: "blob".into(),
+            entry: e.clone(),
+            failed: Default::default(),
+        };
+        let mut all = Vec::new();
+        std::io::Read::read_to_end(&mut f.reader(BLOCK - 3), &mut all).unwrap();
+        assert_eq!(&all[..], &data[(BLOCK - 3) as usize..]);
         assert!(b.put("blob", Bytes::from("x"), Expect::Absent).is_err_and(|e| matches!(e, PutError::Conflict)));
         assert!(b
             .put("blob", Bytes::from("x"), Expect::ETag("\"nope\"".into()))

@@ -143,10 +143,12 @@ impl BucketWriter {
         Ok(())
     }
 
-    /// Finish or roll back a killed writer's swap (from its recorded intent), then delete every
-    /// part that no pointer names.
+    /// Finish or roll back a killed writer's swap (from its recorded intent), then delete the
+    /// parts of its facility that the pointer does not name. Only a writer that recorded an
+    /// intent uploads parts, and one that ends cleanly deletes its own old generation, so no
+    /// other facility needs looking at.
     fn repair(&mut self, intent: Option<Value>) -> Result<(), String> {
-        let snap = self.bucket.refresh().map_err(|e| e.message)?;
+        self.bucket.refresh().map_err(|e| e.message)?;
         if let Some(i) = intent {
             let fid = i.get("facility").and_then(Value::as_str).unwrap_or_default().to_string();
             let gen = i.get("generation").and_then(Value::as_str).unwrap_or_default();
@@ -166,18 +168,13 @@ impl BucketWriter {
             } else if !fid.is_empty() {
                 self.repaired.push(format!("rolled back an interrupted rewrite of facility '{fid}'"));
             }
-        }
-        let mut garbage = Vec::new();
-        let fids: BTreeSet<String> = snap
-            .under(FACILITY_PREFIX)
-            .filter_map(|(k, _)| k.strip_prefix(FACILITY_PREFIX)?.split_once('/').map(|(f, _)| f.to_string()))
-            .collect();
-        for fid in fids {
-            garbage.extend(self.unnamed_parts(&fid)?);
-        }
-        if !garbage.is_empty() {
-            self.bucket.delete(&garbage)?;
-            self.repaired.push(format!("removed {} part(s) that no generation names", garbage.len()));
+            if super::valid_facility_id(&fid) {
+                let garbage = self.unnamed_parts(&fid)?;
+                if !garbage.is_empty() {
+                    self.bucket.delete(&garbage)?;
+                    self.repaired.push(format!("removed {} part(s) that no generation names", garbage.len()));
+                }
+            }
         }
         Ok(())
     }
@@ -299,15 +296,17 @@ impl StoreWriter for BucketWriter {
         let gen = camber_common::ids::random_hex().map_err(|e| e.to_string())?[..12].to_string();
         self.renew(json!({"facility": fid, "generation": gen, "entry": registry.get(fid)}))?;
 
-        // upload the new parts; one the facility already has (an append's untouched month) is
-        // kept under its own key
+        // upload the new parts; an append's untouched month (the very part it downloaded) is
+        // kept under its own key, and nothing else is: a replace's part may have an old part's
+        // name and size and still hold other rows
         let mut named = Vec::new();
         let mut renamed: Vec<(String, String)> = Vec::new();
         for part in &parts {
             let rel =
                 part.strip_prefix(&built).map_err(|_| "a part outside the facility")?.to_string_lossy().into_owned();
             let bytes = std::fs::read(part).map_err(|e| format!("cannot read a new part: {e}"))?;
-            let kept = current.contains(&rel)
+            let kept = mode == Mode::Append
+                && current.contains(&rel)
                 && snap.objects.get(&format!("{dir}{rel}")).is_some_and(|e| e.size == bytes.len() as u64);
             let key_rel = if kept {
                 rel.clone()

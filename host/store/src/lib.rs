@@ -260,16 +260,7 @@ pub fn runs(ts: &[i64]) -> Vec<TimeRun> {
 impl StoreDir {
     /// The store at `root`; `None` when there is no directory there.
     pub fn open(root: &Path) -> Option<Arc<StoreDir>> {
-        root.is_dir().then(|| {
-            Arc::new(StoreDir {
-                root: root.to_path_buf(),
-                bucket: None,
-                memo: Mutex::new(HashMap::new()),
-                registry_memo: Mutex::new(None),
-                grids: Mutex::new(gridcache::GridCache::new(GRID_CACHE_BYTES)),
-                listings: Mutex::new(HashMap::new()),
-            })
-        })
+        root.is_dir().then(|| StoreDir::with_root(root.to_path_buf(), None))
     }
 
     /// The store at `location`: an object storage URL (`s3://bucket/prefix`, `gs://`, `az://`;
@@ -291,9 +282,13 @@ impl StoreDir {
 
     /// A store over a bucket already opened.
     pub fn over_bucket(b: Arc<bucket::Bucket>) -> Arc<StoreDir> {
+        StoreDir::with_root(PathBuf::from(b.url()), Some(b))
+    }
+
+    fn with_root(root: PathBuf, bucket: Option<Arc<bucket::Bucket>>) -> Arc<StoreDir> {
         Arc::new(StoreDir {
-            root: PathBuf::from(b.url()),
-            bucket: Some(b),
+            root,
+            bucket,
             memo: Mutex::new(HashMap::new()),
             registry_memo: Mutex::new(None),
             grids: Mutex::new(gridcache::GridCache::new(GRID_CACHE_BYTES)),
@@ -1454,7 +1449,7 @@ impl parquet::file::reader::ChunkReader for PartFile {
     fn get_read(&self, start: u64) -> parquet::errors::Result<Self::T> {
         Ok(match self {
             PartFile::Disk(f) => Box::new(f.get_read(start)?),
-            PartFile::Remote(r) => Box::new(r.reader(start)?),
+            PartFile::Remote(r) => Box::new(r.reader(start)),
         })
     }
 

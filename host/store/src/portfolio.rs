@@ -44,7 +44,7 @@ impl Out {
     /// The output at `location` (a directory, created when missing, or an object storage URL).
     pub fn open(location: &str) -> Result<Out, String> {
         if is_url(location) {
-            return Ok(Out::Bucket(Bucket::open(location)?));
+            return Ok(Out::Bucket(Bucket::connect(location)?));
         }
         let dir = PathBuf::from(location.strip_prefix("file://").unwrap_or(location));
         std::fs::create_dir_all(&dir).map_err(|e| format!("--out cannot be created ({})", e.kind()))?;

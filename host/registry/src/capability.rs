@@ -38,6 +38,11 @@ impl CapabilityEntry {
         d
     }
 
+    /// Whether its component keeps results between calls (see [`crate::memo`]).
+    pub fn memo_enabled(&self) -> bool {
+        self.unit.memo.enabled()
+    }
+
     /// The descriptor's revision digest (see [`CapabilityEntry::descriptor`]).
     pub fn revision(&self) -> &str {
         self.revision.get_or_init(|| digest(&self.bare_descriptor()))

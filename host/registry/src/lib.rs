@@ -11,6 +11,7 @@ pub mod context;
 pub mod driftfit;
 pub mod licence;
 pub mod live;
+pub mod memo;
 pub mod pipeline;
 pub mod policy;
 pub mod registry;

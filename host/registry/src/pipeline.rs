@@ -23,14 +23,16 @@ use camber_common::redact::Sent;
 use camber_common::text::{one_line, summary_line, thousands};
 use camber_common::{CapError, CapabilityResult, ErrorCode, PageNotice};
 use camber_runtime::profile::step;
-use camber_runtime::{panic_message, wit, CallState, CapabilityPre, GuestCall, GuestOutcome, Runtime, Stop};
+use camber_runtime::{panic_message, wit, GuestCall, GuestOutcome, Stop};
 use camber_store::StoreError;
 
 use crate::access::{code_from_wit, unavailable, Access};
 use crate::capability::CapabilityEntry;
 use crate::context::CallContext;
 use crate::licence::Wall;
+use crate::memo::{self, Kept};
 use crate::policy::{self, TokenInputs};
+use crate::registry::Unit;
 use crate::trust::Grant;
 
 /// Why a call was refused: a schema refusal (its messages are `"<pointer>: <problem>"`,
@@ -138,42 +140,61 @@ fn fences_before(named: &[String], readable: &BTreeSet<String>, ctx: &CallContex
 /// are those the arguments name; a call that names none reads those of the allowed ones its
 /// guest asked the store for (a listing every one, a catalog call none), so a call whose
 /// values no facility decides does not stat every file of the store.
-fn call_token(name: &str, args: &Value, read: &BTreeSet<String>, ctx: &CallContext) -> String {
-    let generation = match &ctx.store {
-        Some(s) => s.generation(&read.iter().cloned().collect::<Vec<_>>()),
-        None => String::new(),
-    };
+fn call_token(name: &str, args: &Value, generation: &str, ctx: &CallContext) -> String {
     policy::call_token(
         name,
         args,
         &ctx.allowed,
-        &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation: &generation },
+        &TokenInputs { config_digest: &ctx.config_digest, min_trust: ctx.min_trust, generation },
     )
+}
+
+/// The store generation of the facilities `read` (see [`call_token`]; empty without a store).
+fn generation(read: &BTreeSet<String>, ctx: &CallContext) -> String {
+    match &ctx.store {
+        Some(s) => s.generation(&read.iter().cloned().collect::<Vec<_>>()),
+        None => String::new(),
+    }
+}
+
+/// The generation a kept result must still see to be reused: status-change times included.
+fn derived_generation(read: &BTreeSet<String>, ctx: &CallContext) -> String {
+    match &ctx.store {
+        Some(s) => s.derived_generation(&read.iter().cloned().collect::<Vec<_>>()),
+        None => String::new(),
+    }
 }
 
 /// Run the guest with the call's access state and limits, and read its end: a refused or
 /// failed store read decides the call whatever the guest made of it; then a slot, deadline,
 /// cancel, fuel, memory or trap; then the fences again (a rewrite that overlapped the call);
-/// then the guest's own refusal.
-pub(crate) fn run(
-    runtime: &Runtime,
-    pre: &CapabilityPre<CallState>,
-    grant: &Grant,
-    name: &str,
-    adm: &mut Admitted,
-    ctx: &CallContext,
-) -> Result<wit::CallResult, Refusal> {
+/// then the guest's own refusal. A result the component's memo kept for the same inputs, on
+/// facilities still at the generation it was read at, stands in for running the guest
+/// ([`crate::memo`]); the fences are checked around it all the same.
+pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Result<wit::CallResult, Refusal> {
     let wit_ctx = wit::CallContext {
         allowed_facilities: ctx.allowed.iter().cloned().collect(),
         min_trust: ctx.min_trust,
         max_rows: ctx.limits.max_rows.min(u32::MAX as usize) as u32,
         caller: ctx.caller.clone(),
     };
+    let arguments = step("arguments to JSON text", || adm.args.to_string());
+    let memo_key = (unit.memo.enabled() && adm.fenced_off.is_empty()).then(|| {
+        let store = ctx.store.as_ref().map(|s| s.root().to_string_lossy().into_owned()).unwrap_or_default();
+        memo::key(name, &arguments, &wit_ctx, &adm.readable, &ctx.config_digest, &store)
+    });
+    if let Some(key) = &memo_key {
+        if let Some(result) = step("memo", || reuse(unit, key, name, adm, ctx)) {
+            fences_after(adm, ctx)?;
+            return Ok(result);
+        }
+    }
+    let grant = &unit.grant;
     let mut access = Access::new(ctx.store.clone(), adm.readable.clone(), adm.wall.clone());
     access.run_configs = ctx.run_configs.clone();
     access.fenced_off = std::mem::take(&mut adm.fenced_off);
     access.min_trust = ctx.min_trust;
-    let arguments = step("arguments to JSON text", || adm.args.to_string());
+    let varied = camber_runtime::Varied::default();
     let call = GuestCall {
         name,
         arguments: &arguments,
@@ -182,23 +203,62 @@ pub(crate) fn run(
         cancel: ctx.cancel.clone(),
         progress: ctx.progress.clone().map(|sink| redacted(sink, ctx.redactor.clone())),
         budget: grant.budget,
+        varied: Some(varied.clone()),
     };
-    let (outcome, access) = runtime.call(pre, call, access);
+    let (outcome, access) = unit.runtime.call(&unit.pre, call, access);
     if let Some(e) = access.error {
         return Err(e.into());
     }
-    let read = if adm.named { &adm.readable } else { &access.read };
-    adm.token = step("call token", || call_token(name, &adm.args, read, ctx));
+    let read = if adm.named { adm.readable.clone() } else { access.read };
+    let generation = step("call token", || generation(&read, ctx));
+    adm.token = step("call token", || call_token(name, &adm.args, &generation, ctx));
+    // what a kept result is checked against, read inside the fences like the token
+    let keep = memo_key.filter(|_| !varied.load(std::sync::atomic::Ordering::Relaxed));
+    let derived = keep.as_ref().map(|_| step("memo", || derived_generation(&read, ctx)));
     let returned = guest_end(grant, name, outcome, ctx)?;
+    fences_after(adm, ctx)?;
+    let result = returned.map_err(|e| guest_refusal(name, e))?;
+    if let (Some(key), Some(derived)) = (keep, derived) {
+        step("memo", || unit.memo.put(key, Kept { result: result.clone(), read, derived, generation }));
+    }
+    Ok(result)
+}
+
+/// The result kept under `key`, when every facility it was read from still has the generation
+/// it had: the call's token comes from that generation (the fences are checked after it as
+/// after a guest). `None`: nothing kept, or kept from data that has changed since (dropped).
+fn reuse(
+    unit: &Unit,
+    key: &memo::MemoKey,
+    name: &str,
+    adm: &mut Admitted,
+    ctx: &CallContext,
+) -> Option<wit::CallResult> {
+    let kept = unit.memo.get(key)?;
+    if derived_generation(&kept.read, ctx) != kept.derived {
+        unit.memo.forget(key);
+        return None;
+    }
+    adm.token = call_token(name, &adm.args, &kept.generation, ctx);
+    Some(kept.result.clone())
+}
+
+/// Step 9 (after): a rewrite that overlapped the call makes it `unavailable` (retryable).
+fn fences_after(adm: &Admitted, ctx: &CallContext) -> Result<(), Refusal> {
     if let Some(s) = &ctx.store {
         step("9 fences after", || s.fences_after(&adm.fenced, &adm.fence_tokens))
             .map_err(|e| unavailable(&e, &ctx.allowed))?;
     }
-    returned.map_err(|e| match e.data.as_deref().map(serde_json::from_str::<Value>) {
+    Ok(())
+}
+
+/// The guest's own refusal, as the caller gets it.
+fn guest_refusal(name: &str, e: wit::CapError) -> Refusal {
+    match e.data.as_deref().map(serde_json::from_str::<Value>) {
         None => CapError { code: code_from_wit(e.code), message: e.message, data: None }.into(),
         Some(Ok(v)) => CapError { code: code_from_wit(e.code), message: e.message, data: Some(v) }.into(),
         Some(Err(_)) => CapError::internal(format!("capability '{name}' returned error data that is not JSON")).into(),
-    })
+    }
 }
 
 /// A call's wall-clock budget: the caller's, within the component's grant.

@@ -32,9 +32,9 @@ pub struct PromptEntry {
 /// granted it. Calls hold it by `Arc`, so a call started before a reload finishes on the
 /// component it started with.
 pub struct Unit {
-    pre: CapabilityPre<CallState>,
+    pub(crate) pre: CapabilityPre<CallState>,
     /// The engine it was compiled for, which runs its calls.
-    runtime: Arc<Runtime>,
+    pub(crate) runtime: Arc<Runtime>,
     /// Compiled by the quick first tier (Winch) while the optimized code is built.
     pub quick: bool,
     /// The file it was loaded from (a name, never a path).
@@ -43,6 +43,8 @@ pub struct Unit {
     pub sha256: String,
     /// What it may use (memory, fuel, deadline, host interfaces).
     pub grant: Grant,
+    /// Its results kept between calls (see [`crate::memo`]).
+    pub memo: crate::memo::Memo,
 }
 
 /// A component with what it offers: the part of a registry a reload keeps when its file did
@@ -290,7 +292,7 @@ impl Registry {
         };
         let mut admitted = pipeline::admit(cap, arguments, ctx)?;
         let unit = &cap.unit;
-        let returned = pipeline::run(&unit.runtime, &unit.pre, &unit.grant, name, &mut admitted, ctx)?;
+        let returned = pipeline::run(unit, name, &mut admitted, ctx)?;
         #[cfg(debug_assertions)]
         test_hooks::host_panic(name);
         pipeline::finish(cap, name, returned, &admitted, ctx, sent)
@@ -340,6 +342,7 @@ pub fn load_component_bytes(
         file: file.clone(),
         sha256: decision.sha256,
         grant: decision.grant,
+        memo: crate::memo::Memo::from_env(),
     });
     let mut entries: Vec<Arc<CapabilityEntry>> = Vec::new();
     for d in descs {

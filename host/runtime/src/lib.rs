@@ -23,8 +23,10 @@ use camber_common::progress::{Progress, ProgressSink};
 pub mod bindings;
 pub mod hostfns;
 pub mod profile;
+mod witness;
 
 pub use hostfns::{HostAccess, NoAccess};
+pub use witness::Varied;
 
 /// Host bindings of the WIT world every component implements.
 pub use bindings::camber::capability::types as wit;
@@ -376,12 +378,23 @@ impl Runtime {
         budget: Budget,
         access: Box<dyn HostAccess>,
         max_seconds: f64,
-        cancel: Option<Arc<AtomicBool>>,
-        progress: Option<ProgressSink>,
+        watch: Watch,
         stderr: MemoryOutputPipe,
     ) -> Store<CallState> {
-        let wasi =
-            WasiCtxBuilder::new().stderr(stderr).allow_tcp(false).allow_udp(false).allow_ip_name_lookup(false).build();
+        let Watch { cancel, progress, varied } = watch;
+        let wasi = WasiCtxBuilder::new()
+            .stderr(stderr)
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .wall_clock(witness::NotedWall(varied.clone()))
+            .monotonic_clock(witness::NotedMonotonic {
+                varied: varied.clone(),
+                clock: wasmtime_wasi::clocks::MonotonicClock::new(),
+            })
+            .secure_random(witness::NotedRng::new(varied.clone()))
+            .insecure_random(witness::NotedRng::new(varied))
+            .build();
         let deadline = Instant::now() + Duration::from_secs_f64(max_seconds.clamp(0.0, 86_400.0));
         let state = CallState {
             wasi,
@@ -411,20 +424,18 @@ impl Runtime {
 
     /// Run `f` against a fresh instance with the call's limits; the epoch ticker runs while
     /// it does. Never call from a tokio worker thread.
-    #[allow(clippy::too_many_arguments)]
     fn with_instance<R>(
         &self,
         pre: &CapabilityPre<CallState>,
         budget: Budget,
         access: Box<dyn HostAccess>,
         max_seconds: f64,
-        cancel: Option<Arc<AtomicBool>>,
-        progress: Option<ProgressSink>,
+        watch: Watch,
         f: impl FnOnce(&WitCapability, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
         let stderr = MemoryOutputPipe::new(8 * 1024);
         let mut store = profile::step("sandbox: a fresh store", || {
-            self.new_store(budget, access, max_seconds, cancel, progress, stderr.clone())
+            self.new_store(budget, access, max_seconds, watch, stderr.clone())
         });
         self.active.fetch_add(1, Ordering::AcqRel);
         self.ensure_ticker();
@@ -440,7 +451,7 @@ impl Runtime {
     pub fn describe(&self, pre: &CapabilityPre<CallState>) -> Result<(Vec<wit::Descriptor>, Vec<wit::Prompt>), String> {
         let budget = self.config.budget();
         let (r, _store, stderr) =
-            self.with_instance(pre, budget, Box::new(NoAccess), 30.0, None, None, |inst, store| {
+            self.with_instance(pre, budget, Box::new(NoAccess), 30.0, Watch::default(), |inst, store| {
                 let d = inst.call_describe(&mut *store)?;
                 let p = inst.call_prompts(&mut *store)?;
                 Ok((d, p))
@@ -457,7 +468,7 @@ impl Runtime {
         args: &[(String, String)],
     ) -> Result<Result<String, wit::CapError>, String> {
         let (r, _store, stderr) =
-            self.with_instance(pre, budget, Box::new(NoAccess), 10.0, None, None, |inst, store| {
+            self.with_instance(pre, budget, Box::new(NoAccess), 10.0, Watch::default(), |inst, store| {
                 inst.call_get_prompt(&mut *store, name, args)
             });
         r.map_err(|e| trap_text(&e, &stderr))
@@ -471,9 +482,10 @@ impl Runtime {
         call: GuestCall<'_>,
         access: A,
     ) -> (GuestOutcome, A) {
-        let GuestCall { name, arguments, ctx, max_seconds, cancel, progress, budget } = call;
+        let GuestCall { name, arguments, ctx, max_seconds, cancel, progress, budget, varied } = call;
+        let watch = Watch { cancel, progress, varied: varied.unwrap_or_default() };
         let (r, store, stderr) =
-            self.with_instance(pre, budget, Box::new(access), max_seconds, cancel, progress, |inst, store| {
+            self.with_instance(pre, budget, Box::new(access), max_seconds, watch, |inst, store| {
                 inst.call_call(&mut *store, name, arguments, ctx)
             });
         let state = store.into_data();
@@ -519,6 +531,18 @@ pub struct GuestCall<'a> {
     pub progress: Option<ProgressSink>,
     /// The component's memory cap and fuel.
     pub budget: Budget,
+    /// Set when the guest reads a clock or a random number (what it returns may then differ
+    /// from one call to the next).
+    pub varied: Option<Varied>,
+}
+
+/// What the host watches while a guest runs: the caller's cancel flag, where its progress
+/// reports go, and whether it read a clock or a random number.
+#[derive(Default)]
+struct Watch {
+    cancel: Option<Arc<AtomicBool>>,
+    progress: Option<ProgressSink>,
+    varied: Varied,
 }
 
 impl Drop for Runtime {

@@ -1303,6 +1303,34 @@ impl StoreDir {
         }
         sha256_hex(lines.join("\n").as_bytes())
     }
+
+    /// What a result worked out from the facilities `fids` is kept under between calls: their
+    /// [`StoreDir::generation`] with each file's status-change time too (an object's ETag on
+    /// object storage), so a rewrite that restores a file's size and modification time still
+    /// counts, as for the store's own memos.
+    pub fn derived_generation(&self, fids: &[String]) -> String {
+        let mut lines: Vec<String> = Vec::new();
+        for f in [REGISTRY_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE] {
+            lines.push(match &self.bucket {
+                Some(_) => self.stat_line(f),
+                None => stat_line_ctime(f, &self.root.join(f)),
+            });
+        }
+        for fid in fids {
+            lines.push(format!("{fid}|{}", self.memo_key(fid)));
+        }
+        sha256_hex(lines.join("\n").as_bytes())
+    }
+}
+
+/// `name|size|mtime_ns|ctime` of one file (the status-change time no user-space tool can set
+/// back), or `name|missing`.
+fn stat_line_ctime(rel: &str, p: &Path) -> String {
+    use std::os::unix::fs::MetadataExt;
+    match std::fs::metadata(p) {
+        Ok(m) => format!("{rel}|{}|{}|{}.{}", m.len(), mtime_ns(&m), m.ctime(), m.ctime_nsec()),
+        Err(_) => format!("{rel}|missing"),
+    }
 }
 
 /// `name|size|mtime_ns` of one file, or `name|missing`.

@@ -78,21 +78,26 @@ pub fn mcp() {
     let py = python.to_str().unwrap();
     let mut theirs_cmd = vec![py, "-c", "import sys; from camber.cli import main; sys.exit(main())"];
     theirs_cmd.extend(args);
+    // the same server with its memo of guest results off: every call runs its guest
+    // (host/registry/src/memo.rs); the client passes the server no environment of ours
+    let mut computed_cmd = vec!["/usr/bin/env", "CAMBER_MEMO_MB=0"];
+    computed_cmd.extend(&ours_cmd);
+    let computed = drive(&python, &facility, &computed_cmd);
     let ours = drive(&python, &facility, &ours_cmd);
     let theirs = drive(&python, &facility, &theirs_cmd);
     println!(
-        "camber mcp and the reference's (camber-toolkit), the official MCP Python client over stdio, {facility} with the reference's template; medians (calls that read no building data 50 times, the rest 5):\n"
+        "camber mcp and the reference's (camber-toolkit), the official MCP Python client over stdio, {facility} with the reference's template; medians (calls that read no building data 50 times, the rest 5). camber twice: with its memo off (every call runs its guest) and as it serves (a call asked again on unchanged data reuses its guest's result):\n"
     );
     println!(
-        "| call | reference | camber | reference / camber | camber: the client's own work | camber: server and pipe |"
+        "| call | reference | camber, memo off | camber | reference / camber, memo off | reference / camber | camber: the client's own work | camber: server and pipe |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
     let ping_ms = ours["ping_ms"].as_f64().unwrap_or(0.0);
-    let row = |name: &str, a: &Value, b: &Value| {
-        let ratio = match (a["median_ms"].as_f64(), b["median_ms"].as_f64()) {
-            (Some(x), Some(y)) if y > 0.0 => format!("{:.1}x", x / y),
-            _ => "-".into(),
-        };
+    let ratio = |a: &Value, b: &Value| match (a["median_ms"].as_f64(), b["median_ms"].as_f64()) {
+        (Some(x), Some(y)) if y > 0.0 => format!("{:.1}x", x / y),
+        _ => "-".into(),
+    };
+    let row = |name: &str, a: &Value, c: &Value, b: &Value| {
         // the client's share of camber's call, timed apart on its answer (mcp_bench.py), and
         // what is left past it and the client's own round trip
         let (client, rest) = match (b["median_ms"].as_f64(), b["client_ms"].as_f64()) {
@@ -102,13 +107,20 @@ pub fn mcp() {
             ),
             _ => ("-".into(), "-".into()),
         };
-        println!("| {name} | {} | {} | {ratio} | {client} | {rest} |", cell(a), cell(b));
+        println!(
+            "| {name} | {} | {} | {} | {} | {} | {client} | {rest} |",
+            cell(a),
+            cell(c),
+            cell(b),
+            ratio(a, c),
+            ratio(a, b)
+        );
     };
     let ping = |v: &Value| serde_json::json!({"median_ms": v["ping_ms"]});
-    row("ping (the client's round trip)", &ping(&theirs), &ping(&ours));
+    row("ping (the client's round trip)", &ping(&theirs), &ping(&computed), &ping(&ours));
     if let Some(calls) = ours["calls"].as_object() {
         for name in calls.keys() {
-            row(name, &theirs["calls"][name], &ours["calls"][name]);
+            row(name, &theirs["calls"][name], &computed["calls"][name], &ours["calls"][name]);
         }
     }
 }

@@ -140,15 +140,20 @@ pub fn phases() {
         ("drift", json!({"facility_id": chw, "baseline": ["2025-07-07", "2025-07-13"]}), 30),
         ("mv_summary", json!({"facility_id": METER}), 30),
     ];
-    println!("Each capability's call in process (release host, the demo's synthetic-g36-vav and synthetic-chw-plant, a two-year hourly meter), medians; a step's time includes the steps inside it:\n");
-    println!("| call | total | admission (schema, allowlist, licence, fences) and the call token (after the guest) | arguments out, fences after | sandbox (store, instance) | guest | of which host functions | finish (parse, caps, schema, facts, citations, text, paths, bytes) | outside the steps |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    let memo = if reg.capabilities().next().is_some_and(|c| c.memo_enabled()) {
+        "the memo of guest results on: each call after the first reuses its guest's result; CAMBER_MEMO_MB=0 runs every guest"
+    } else {
+        "the memo of guest results off (CAMBER_MEMO_MB=0): every call runs its guest"
+    };
+    println!("Each capability's call in process (release host, the demo's synthetic-g36-vav and synthetic-chw-plant, a two-year hourly meter, {memo}), medians; a step's time includes the steps inside it:\n");
+    println!("| call | total | admission (schema, allowlist, licence, fences) and the call token (after the guest) | arguments out, fences after | memo (look-up, keep) | sandbox (store, instance) | guest | of which host functions | finish (parse, caps, schema, facts, citations, text, paths, bytes) | outside the steps |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut details = Vec::new();
     for (name, args, n) in calls {
         let p = profile_calls(n, || match reg.call(name, &args, &ctx) {
             Ok(_) => true,
             Err(e) => {
-                println!("| {name} | refused: {} | | | | | | | |", e.message);
+                println!("| {name} | refused: {} | | | | | | | | |", e.message);
                 false
             }
         });
@@ -162,6 +167,7 @@ pub fn phases() {
         let guest = sum(&|s| s.starts_with("guest"));
         let host = sum(&|s| s.starts_with("host fn"));
         let around = sum(&|s| ["arguments to JSON text", "9 fences after"].contains(&s));
+        let memo = sum(&|s| s == "memo");
         let finish = sum(&|s| {
             !s.starts_with("sandbox")
                 && !s.starts_with("guest")
@@ -174,14 +180,16 @@ pub fn phases() {
                     "call token",
                     "arguments to JSON text",
                     "9 fences after",
+                    "memo",
                 ]
                 .contains(&s)
         });
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {name} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             us(p.total),
             us(admission),
             us(around),
+            us(memo),
             us(sandbox),
             us(guest),
             us(host),

@@ -1,0 +1,236 @@
+//! Guest results kept between calls, so a call that asks again what was just answered on
+//! unchanged data does not run its guest again.
+//!
+//! A capability is read-only: what its guest returns is decided by what it reads. The host
+//! sees all of that: the arguments and the call's context (the allowlist, the trust floor, the
+//! row cap, the caller), the run configs (their digest), the dataset catalog (built into the
+//! host), the store through the watched host functions (which facilities it read, and their
+//! generation: sizes, modification and status-change times of the registry, the catalogs and
+//! each facility's files)
+//! and, through WASI, the clocks and random numbers (the runtime notes any read of them). A
+//! result is kept when the guest returned one, read neither clocks nor randomness, failed no
+//! store read and overlapped no rewrite (the fences held); it is reused only for a call with
+//! the same inputs whose facilities read still have the generation they had. Everything the
+//! pipeline does to a guest's result (the caps, the output schema, the facility check, the
+//! call's token on every fact id, the citations, the text rules, the paths, the byte cap) runs
+//! on a reused result as on a fresh one, for this call and this caller.
+//!
+//! Each component keeps its own results (a reload that replaces the file drops them) within a
+//! byte budget, the least recently used dropped first: `CAMBER_MEMO_MB` (16 by default; 0
+//! keeps none).
+
+use std::collections::BTreeSet;
+use std::num::NonZeroUsize;
+use std::sync::{Arc, Mutex};
+
+use lru::LruCache;
+use serde_json::json;
+
+use camber_common::canonical::sha256_hex;
+use camber_runtime::wit;
+
+/// The most results one component keeps, whatever their size.
+const MAX_ENTRIES: usize = 4096;
+
+/// What a kept result is filed under: a digest of everything the guest was given.
+pub(crate) type MemoKey = String;
+
+/// A guest's result with what it read.
+pub(crate) struct Kept {
+    pub result: wit::CallResult,
+    /// The facilities the result was read from.
+    pub read: BTreeSet<String>,
+    /// Their generation when they were read, status-change times included
+    /// (`StoreDir::derived_generation`; empty without a store): what must hold for a reuse.
+    pub derived: String,
+    /// Their generation for the call token (`StoreDir::generation`), the same while `derived`
+    /// is.
+    pub generation: String,
+}
+
+impl Kept {
+    fn bytes(&self) -> usize {
+        let r = &self.result;
+        r.data.len()
+            + r.text.len()
+            + r.facts.len()
+            + r.banners.iter().map(String::len).sum::<usize>()
+            + r.pages.iter().map(|p| p.key.len() + p.order.len() + 16).sum::<usize>()
+            + self.generation.len()
+            + self.derived.len()
+            + self.read.iter().map(String::len).sum::<usize>()
+    }
+}
+
+/// One component's kept results.
+pub struct Memo {
+    budget: usize,
+    kept: Mutex<Shelf>,
+}
+
+struct Shelf {
+    map: LruCache<MemoKey, Arc<Kept>>,
+    bytes: usize,
+}
+
+impl Memo {
+    /// A memo of `budget` bytes (0: it keeps nothing).
+    pub fn new(budget: usize) -> Memo {
+        let cap = NonZeroUsize::new(MAX_ENTRIES).unwrap_or(NonZeroUsize::MIN);
+        Memo { budget, kept: Mutex::new(Shelf { map: LruCache::new(cap), bytes: 0 }) }
+    }
+
+    /// A memo of the size `CAMBER_MEMO_MB` asks for (16 MiB by default).
+    pub fn from_env() -> Memo {
+        let mb = std::env::var("CAMBER_MEMO_MB").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(16);
+        Memo::new(mb.saturating_mul(1 << 20))
+    }
+
+    /// Whether it keeps anything at all.
+    pub fn enabled(&self) -> bool {
+        self.budget > 0
+    }
+
+    /// The result kept under `key`, if any (marked as just used).
+    pub(crate) fn get(&self, key: &MemoKey) -> Option<Arc<Kept>> {
+        let mut shelf = self.kept.lock().ok()?;
+        shelf.map.get(key).cloned()
+    }
+
+    /// Drop what is kept under `key` (its facilities changed).
+    pub(crate) fn forget(&self, key: &MemoKey) {
+        if let Ok(mut shelf) = self.kept.lock() {
+            if let Some(old) = shelf.map.pop(key) {
+                shelf.bytes -= old.bytes();
+            }
+        }
+    }
+
+    /// Keep `kept` under `key`, then drop the least recently used until the budget holds. A
+    /// result larger than a quarter of the budget is not kept.
+    pub(crate) fn put(&self, key: MemoKey, kept: Kept) {
+        let size = kept.bytes();
+        if size > self.budget / 4 {
+            return;
+        }
+        let Ok(mut shelf) = self.kept.lock() else { return };
+        shelf.bytes += size;
+        if let Some((_, old)) = shelf.map.push(key, Arc::new(kept)) {
+            shelf.bytes -= old.bytes();
+        }
+        while shelf.bytes > self.budget {
+            match shelf.map.pop_lru() {
+                Some((_, old)) => shelf.bytes -= old.bytes(),
+                None => break,
+            }
+        }
+    }
+
+    /// How many results are kept (for tests).
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
+        self.kept.lock().map(|s| s.map.len()).unwrap_or(0)
+    }
+}
+
+/// The key of one call: the capability, the arguments' text as the guest gets it, the context
+/// it gets, the facilities it may read, the run configs' digest and the store it reads.
+pub(crate) fn key(
+    name: &str,
+    arguments: &str,
+    ctx: &wit::CallContext,
+    readable: &BTreeSet<String>,
+    config_digest: &str,
+    store: &str,
+) -> MemoKey {
+    let material = json!([
+        name,
+        arguments,
+        ctx.allowed_facilities,
+        ctx.min_trust.to_bits(),
+        ctx.max_rows,
+        ctx.caller,
+        readable,
+        config_digest,
+        store,
+    ]);
+    sha256_hex(material.to_string().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kept(text_len: usize) -> Kept {
+        Kept {
+            result: wit::CallResult {
+                data: "{}".into(),
+                text: "x".repeat(text_len),
+                facts: "[]".into(),
+                banners: Vec::new(),
+                pages: Vec::new(),
+            },
+            read: BTreeSet::new(),
+            derived: String::new(),
+            generation: String::new(),
+        }
+    }
+
+    fn ctx(allowed: &[&str]) -> wit::CallContext {
+        wit::CallContext {
+            allowed_facilities: allowed.iter().map(|s| s.to_string()).collect(),
+            min_trust: 0.5,
+            max_rows: 100,
+            caller: "local".into(),
+        }
+    }
+
+    #[test]
+    fn every_input_the_guest_gets_changes_the_key() {
+        let r: BTreeSet<String> = ["a".to_string()].into();
+        let base = key("points", "{}", &ctx(&["a"]), &r, "", "store");
+        assert_eq!(base, key("points", "{}", &ctx(&["a"]), &r, "", "store"));
+        let mut other_trust = ctx(&["a"]);
+        other_trust.min_trust = 0.6;
+        let mut other_rows = ctx(&["a"]);
+        other_rows.max_rows = 99;
+        let mut other_caller = ctx(&["a"]);
+        other_caller.caller = "b".into();
+        let others = [
+            key("coverage", "{}", &ctx(&["a"]), &r, "", "store"),
+            key("points", "{\"limit\":1}", &ctx(&["a"]), &r, "", "store"),
+            key("points", "{}", &ctx(&["a", "b"]), &r, "", "store"),
+            key("points", "{}", &other_trust, &r, "", "store"),
+            key("points", "{}", &other_rows, &r, "", "store"),
+            key("points", "{}", &other_caller, &r, "", "store"),
+            key("points", "{}", &ctx(&["a"]), &BTreeSet::new(), "", "store"),
+            key("points", "{}", &ctx(&["a"]), &r, "cfg", "store"),
+            key("points", "{}", &ctx(&["a"]), &r, "", "other"),
+        ];
+        for (i, k) in others.iter().enumerate() {
+            assert_ne!(&base, k, "input {i} did not change the key");
+        }
+    }
+
+    #[test]
+    fn the_least_recently_used_go_first_and_the_budget_holds() {
+        let memo = Memo::new(10_000);
+        for i in 0..4 {
+            memo.put(format!("k{i}"), kept(2_000));
+        }
+        assert!(memo.get(&"k0".to_string()).is_some(), "k0 used last");
+        memo.put("k4".into(), kept(2_000));
+        memo.put("k5".into(), kept(2_000));
+        assert!(memo.get(&"k1".to_string()).is_none() && memo.get(&"k2".to_string()).is_none());
+        assert!(memo.get(&"k0".to_string()).is_some() && memo.get(&"k5".to_string()).is_some());
+        assert!(memo.kept.lock().unwrap().bytes <= 10_000);
+        memo.put("big".into(), kept(3_000));
+        assert!(memo.get(&"big".to_string()).is_none(), "over a quarter of the budget is not kept");
+        memo.forget(&"k0".to_string());
+        assert!(memo.get(&"k0".to_string()).is_none());
+        let off = Memo::new(0);
+        off.put("k".into(), kept(1));
+        assert_eq!(off.len(), 0);
+        assert!(!off.enabled());
+    }
+}

@@ -6,8 +6,7 @@
 //! row cap, the caller), the run configs (their digest), the dataset catalog (built into the
 //! host), the store through the watched host functions (which facilities it read, and their
 //! generation: sizes, modification and status-change times of the registry, the catalogs and
-//! each facility's files)
-//! and, through WASI, the clocks and random numbers (the runtime notes any read of them). A
+//! each facility's files) and, through WASI, the clocks and random numbers (the runtime notes any read of them). A
 //! result is kept when the guest returned one, read neither clocks nor randomness, failed no
 //! store read and overlapped no rewrite (the fences held); it is reused only for a call with
 //! the same inputs whose facilities read still have the generation they had. Everything the

@@ -1294,14 +1294,7 @@ impl StoreDir {
     /// A digest of the size and modification time of the registry, the catalog and every file
     /// of the facilities `fids`: any rewrite, even in place, changes it.
     pub fn generation(&self, fids: &[String]) -> String {
-        let mut lines: Vec<String> = Vec::new();
-        for f in [REGISTRY_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE] {
-            lines.push(self.stat_line(f));
-        }
-        for fid in fids {
-            lines.push(format!("{fid}|{}", self.facility_fingerprint(fid)));
-        }
-        sha256_hex(lines.join("\n").as_bytes())
+        self.generation_of(fids, false)
     }
 
     /// What a result worked out from the facilities `fids` is kept under between calls: their
@@ -1309,15 +1302,19 @@ impl StoreDir {
     /// object storage), so a rewrite that restores a file's size and modification time still
     /// counts, as for the store's own memos.
     pub fn derived_generation(&self, fids: &[String]) -> String {
+        self.generation_of(fids, true)
+    }
+
+    fn generation_of(&self, fids: &[String], with_ctime: bool) -> String {
         let mut lines: Vec<String> = Vec::new();
         for f in [REGISTRY_FILE, POINT_CATALOG_FILE, POINT_CATALOG_GEN_FILE] {
             lines.push(match &self.bucket {
-                Some(_) => self.stat_line(f),
-                None => stat_line_ctime(f, &self.root.join(f)),
+                None if with_ctime => stat_line_ctime(f, &self.root.join(f)),
+                _ => self.stat_line(f),
             });
         }
         for fid in fids {
-            lines.push(format!("{fid}|{}", self.memo_key(fid)));
+            lines.push(format!("{fid}|{}", self.fingerprint_of(fid, with_ctime)));
         }
         sha256_hex(lines.join("\n").as_bytes())
     }

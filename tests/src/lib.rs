@@ -130,6 +130,25 @@ pub fn demo_store() -> tempfile::TempDir {
 }
 
 /// Whether `s` holds an absolute path under `root`.
+/// The Parquet parts of one facility under a store directory (to rewrite them in a test).
+pub fn facility_parts(dir: &Path, facility: &str) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().contains(&format!("facility_id={facility}/"))
+                && p.extension().is_some_and(|x| x == "parquet")
+            {
+                out.push(p);
+            }
+        }
+    }
+    out
+}
+
 pub fn leaks(s: &str, root: &Path) -> bool {
     s.contains(&*root.to_string_lossy())
 }

@@ -2,13 +2,11 @@
 //! gets the same answer without its guest running again, and anything the guest read that
 //! changed (the data, the caller's allowlist, a clock) makes it run.
 
-use std::path::{Path, PathBuf};
-
 use serde_json::{json, Value};
 
 use camber_registry::{CallContext, Registry};
 use camber_runtime::profile;
-use camber_tests::{demo_store, full_registry};
+use camber_tests::{demo_store, facility_parts as parts, full_registry};
 
 const GUEST: &str = "guest (its store reads included)";
 
@@ -18,24 +16,6 @@ fn call(reg: &Registry, name: &str, args: Value, ctx: &CallContext) -> (Value, b
     let r = r.unwrap_or_else(|e| panic!("{name}: {}", e.message));
     let out = json!({"data": r.data, "text": r.text, "facts": r.facts, "banners": r.banners});
     (out, steps.iter().any(|(s, _)| *s == GUEST))
-}
-
-fn parts(dir: &Path, facility: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.to_string_lossy().contains(&format!("facility_id={facility}/"))
-                && p.extension().is_some_and(|x| x == "parquet")
-            {
-                out.push(p);
-            }
-        }
-    }
-    out
 }
 
 #[test]

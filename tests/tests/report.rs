@@ -131,6 +131,22 @@ fn finding_detail_attaches_its_evidence_chart_as_a_png_the_byte_cap_counts() {
     // every flagged span is in the chart's data, and the same call draws the same bytes
     assert!(!a.data["chart"]["spans"].as_array().unwrap().is_empty());
     assert_eq!(reg.call("finding_detail", &args, &ctx).unwrap().images, a.images);
+    // drawn once while the facility's files are unchanged (the memo keeps it); a rewrite of
+    // them draws it again
+    let drawn = |args: &serde_json::Value| {
+        let (r, steps) = camber_runtime::profile::record(|| reg.call("finding_detail", args, &ctx));
+        (r.unwrap().images, steps.iter().any(|(s, _)| *s == "evidence image: drawn"))
+    };
+    let (again, was_drawn) = drawn(&args);
+    assert!(!was_drawn, "the same chart on unchanged files is not drawn again");
+    assert_eq!(again, a.images);
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    for p in camber_tests::facility_parts(&store, fid) {
+        std::fs::write(&p, std::fs::read(&p).unwrap()).unwrap();
+    }
+    let (redrawn, was_drawn) = drawn(&args);
+    assert!(was_drawn, "a rewritten facility's chart is drawn again");
+    assert_eq!(redrawn[0].data, a.images[0].data, "from the same values, the same bytes");
     // a caller that does not want it
     let mut no = args.clone();
     no["image"] = json!(false);

@@ -7,6 +7,9 @@
 use base64::Engine;
 use serde_json::Value;
 
+use crate::memo::{Drawn, Memo};
+use camber_common::canonical::sha256_hex;
+
 use camber_common::time::ns_from_iso;
 use camber_common::Image;
 use camber_report::{Chart, Series};
@@ -54,7 +57,18 @@ fn detail_spec<'a>(data: &'a Value, fact: Option<&'a str>) -> Option<Spec<'a>> {
     })
 }
 
-fn chart_of(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Chart> {
+/// What a chart is drawn from besides the store: the roles, the shaded spans, the grid and
+/// the window, all read from the result's data.
+#[derive(serde::Serialize)]
+struct Inputs {
+    roles: Vec<String>,
+    spans: Vec<(i64, i64)>,
+    step_ns: i64,
+    start: Option<i64>,
+    end: Option<i64>,
+}
+
+fn inputs_of(spec: &Spec<'_>, data: &Value) -> Option<Inputs> {
     let roles: Vec<String> =
         spec.chart["roles"].as_array()?.iter().filter_map(|r| r.as_str().map(str::to_string)).collect();
     if roles.is_empty() || spec.chart["kind"] == "fleet" {
@@ -73,12 +87,21 @@ fn chart_of(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Chart> {
     let minutes = spec.chart["step_minutes"].as_f64().or(spec.run["resample_minutes"].as_f64()).unwrap_or(60.0);
     let window = if spec.chart["window"].is_object() { &spec.chart["window"] } else { &spec.run["window"] };
     let (start, end) = (at(&window["start"]), at(&window["end"]));
+    Some(Inputs { roles, spans, step_ns: ((minutes * 60e9) as i64).max(1), start, end })
+}
+
+fn chart_of(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Chart> {
+    draw(store, spec, inputs_of(spec, data)?)
+}
+
+fn draw(store: &StoreDir, spec: &Spec<'_>, inputs: Inputs) -> Option<Chart> {
     let equip = spec.equip.to_string();
     let grid = store
-        .read_grid_shared(spec.fid, std::slice::from_ref(&equip), start, end, ((minutes * 60e9) as i64).max(1))
+        .read_grid_shared(spec.fid, std::slice::from_ref(&equip), inputs.start, inputs.end, inputs.step_ns)
         .ok()?;
     let g = grid.iter().find(|g| g.equip == equip)?;
-    let series: Vec<Series> = roles
+    let series: Vec<Series> = inputs
+        .roles
         .iter()
         .filter_map(|r| {
             let k = g.frame.roles.iter().position(|x| x == r)?;
@@ -88,7 +111,7 @@ fn chart_of(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Chart> {
     if series.is_empty() {
         return None;
     }
-    Some(Chart { title: spec.title.clone(), series, spans })
+    Some(Chart { title: spec.title.clone(), series, spans: inputs.spans })
 }
 
 /// The charts a result asks for (each with `image: true`): finding_detail's own, and each of
@@ -122,12 +145,51 @@ fn specs<'a>(data: &'a Value, detail_fact: Option<&'a str>) -> Vec<Spec<'a>> {
 
 /// The images a result asks for, drawn as PNG, each with alt text that says what it shows and
 /// cites its fact (finding_detail's finding fact `detail_fact`, an issue's own fact), scoped.
-pub(crate) fn evidence_images(store: &StoreDir, data: &Value, detail_fact: Option<&str>) -> Vec<Image> {
-    specs(data, detail_fact).iter().filter_map(|spec| image(store, spec, data)).collect()
+/// With a memo, a chart already drawn from the same inputs on the facility's unchanged files
+/// is not drawn again.
+pub(crate) fn evidence_images(
+    store: &StoreDir,
+    data: &Value,
+    detail_fact: Option<&str>,
+    memo: Option<&Memo>,
+) -> Vec<Image> {
+    specs(data, detail_fact).iter().filter_map(|spec| image(store, spec, data, memo)).collect()
 }
 
-fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Image> {
-    let chart = chart_of(store, spec, data)?;
+fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value, memo: Option<&Memo>) -> Option<Image> {
+    let inputs = inputs_of(spec, data)?;
+    let facility = [spec.fid.to_string()];
+    let keep = memo.filter(|m| m.enabled()).map(|m| {
+        let root = store.root().to_string_lossy();
+        let key = serde_json::json!([root, spec.fid, spec.equip, spec.title, inputs]).to_string();
+        (m, sha256_hex(key.as_bytes()), store.derived_generation(&facility))
+    });
+    if let Some(hit) = keep.as_ref().and_then(|(m, key, derived)| m.drawn(key, derived)) {
+        return Some(cited(&hit, spec));
+    }
+    let drawn = camber_runtime::profile::step("evidence image: drawn", || drawing(store, spec, inputs))?;
+    if let Some((m, key, before)) = keep {
+        // kept only when nothing was rewritten while it was drawn
+        if store.derived_generation(&facility) == before {
+            m.keep_drawn(key, Drawn { derived: before, ..drawn.clone() });
+        }
+    }
+    Some(cited(&drawn, spec))
+}
+
+/// A drawn chart as an image whose alt text cites the spec's fact.
+fn cited(drawn: &Drawn, spec: &Spec<'_>) -> Image {
+    let mut alt = drawn.alt.clone();
+    if let Some(id) = spec.fact {
+        alt.push_str(&format!(" [{id}]"));
+    }
+    alt.push('.');
+    Image { mime_type: "image/png".into(), data: drawn.png.clone(), alt }
+}
+
+/// The chart drawn: its PNG and the alt text that says what it shows.
+fn drawing(store: &StoreDir, spec: &Spec<'_>, inputs: Inputs) -> Option<Drawn> {
+    let chart = draw(store, spec, inputs)?;
     let png = camber_report::chart::png(&camber_report::chart::svg(&chart, IMAGE_WIDTH, IMAGE_HEIGHT)).ok()?;
     let roles: Vec<&str> = chart.series.iter().map(|s| s.role.as_str()).collect();
     let (t0, t1) = chart
@@ -136,7 +198,7 @@ fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Image> {
         .flat_map(|s| s.ts.first().into_iter().chain(s.ts.last()))
         .fold((i64::MAX, i64::MIN), |(a, b), t| (a.min(*t), b.max(*t)));
     let day = |t: i64| camber_common::time::iso_from_ns(t).chars().take(10).collect::<String>();
-    let mut alt = format!(
+    let alt = format!(
         "Evidence chart of {} on {}: {} from {} to {}, {} flagged span(s) shaded",
         spec.finding,
         spec.equip,
@@ -145,9 +207,5 @@ fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value) -> Option<Image> {
         day(t1),
         chart.spans.len()
     );
-    if let Some(id) = spec.fact {
-        alt.push_str(&format!(" [{id}]"));
-    }
-    alt.push('.');
-    Some(Image { mime_type: "image/png".into(), data: base64::engine::general_purpose::STANDARD.encode(png), alt })
+    Some(Drawn { png: base64::engine::general_purpose::STANDARD.encode(png), alt, derived: String::new() })
 }

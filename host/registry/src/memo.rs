@@ -16,7 +16,8 @@
 //!
 //! Each component keeps its own results (a reload that replaces the file drops them) within a
 //! byte budget, the least recently used dropped first: `CAMBER_MEMO_MB` (16 by default; 0
-//! keeps none).
+//! keeps none). A quarter of it keeps the evidence charts the host drew for its results, each
+//! reused only while the facility it was drawn from keeps its generation.
 
 use std::collections::BTreeSet;
 use std::num::NonZeroUsize;
@@ -47,7 +48,12 @@ pub(crate) struct Kept {
     pub generation: String,
 }
 
-impl Kept {
+/// What an entry of a shelf weighs against its budget.
+trait Weigh {
+    fn bytes(&self) -> usize;
+}
+
+impl Weigh for Kept {
     fn bytes(&self) -> usize {
         let r = &self.result;
         r.data.len()
@@ -61,22 +67,92 @@ impl Kept {
     }
 }
 
-/// One component's kept results.
-pub struct Memo {
-    budget: usize,
-    kept: Mutex<Shelf>,
+/// An evidence chart the host drew for a result ([`crate::charts`]): drawing a year of trends
+/// as a PNG costs far more than every policy step of a reused result, and the same finding is
+/// asked for again as a conversation goes on.
+#[derive(Clone)]
+pub(crate) struct Drawn {
+    /// The PNG, base64.
+    pub png: String,
+    /// Its alt text before the fact it cites and before redaction.
+    pub alt: String,
+    /// The chart's facility's generation when it was drawn (status-change times included).
+    pub derived: String,
 }
 
-struct Shelf {
-    map: LruCache<MemoKey, Arc<Kept>>,
+impl Weigh for Drawn {
+    fn bytes(&self) -> usize {
+        self.png.len() + self.alt.len() + self.derived.len()
+    }
+}
+
+/// One component's kept results and drawn charts: the charts get a quarter of the budget.
+pub struct Memo {
+    results: Shelf<Kept>,
+    charts: Shelf<Drawn>,
+}
+
+/// Entries filed by key within a byte budget, the least recently used dropped first.
+struct Shelf<V> {
+    budget: usize,
+    kept: Mutex<Lru<V>>,
+}
+
+struct Lru<V> {
+    map: LruCache<MemoKey, Arc<V>>,
     bytes: usize,
+}
+
+impl<V: Weigh> Shelf<V> {
+    fn new(budget: usize) -> Shelf<V> {
+        let cap = NonZeroUsize::new(MAX_ENTRIES).unwrap_or(NonZeroUsize::MIN);
+        Shelf { budget, kept: Mutex::new(Lru { map: LruCache::new(cap), bytes: 0 }) }
+    }
+
+    fn get(&self, key: &MemoKey) -> Option<Arc<V>> {
+        let mut lru = self.kept.lock().ok()?;
+        lru.map.get(key).cloned()
+    }
+
+    fn forget(&self, key: &MemoKey) {
+        if let Ok(mut lru) = self.kept.lock() {
+            if let Some(old) = lru.map.pop(key) {
+                lru.bytes -= old.bytes();
+            }
+        }
+    }
+
+    /// Keep `v` under `key`, then drop the least recently used until the budget holds. An
+    /// entry larger than a quarter of the budget is not kept.
+    fn put(&self, key: MemoKey, v: V) {
+        let size = v.bytes();
+        if size > self.budget / 4 {
+            return;
+        }
+        let Ok(mut lru) = self.kept.lock() else { return };
+        lru.bytes += size;
+        if let Some((_, old)) = lru.map.push(key, Arc::new(v)) {
+            lru.bytes -= old.bytes();
+        }
+        while lru.bytes > self.budget {
+            match lru.map.pop_lru() {
+                Some((_, old)) => lru.bytes -= old.bytes(),
+                None => break,
+            }
+        }
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.kept.lock().map(|s| s.map.len()).unwrap_or(0)
+    }
 }
 
 impl Memo {
     /// A memo of `budget` bytes (0: it keeps nothing).
     pub fn new(budget: usize) -> Memo {
-        let cap = NonZeroUsize::new(MAX_ENTRIES).unwrap_or(NonZeroUsize::MIN);
-        Memo { budget, kept: Mutex::new(Shelf { map: LruCache::new(cap), bytes: 0 }) }
+        let charts = budget / 4;
+        Memo { results: Shelf::new(budget - charts), charts: Shelf::new(charts) }
     }
 
     /// A memo of the size `CAMBER_MEMO_MB` asks for (16 MiB by default).
@@ -87,48 +163,43 @@ impl Memo {
 
     /// Whether it keeps anything at all.
     pub fn enabled(&self) -> bool {
-        self.budget > 0
+        self.results.budget > 0
     }
 
     /// The result kept under `key`, if any (marked as just used).
     pub(crate) fn get(&self, key: &MemoKey) -> Option<Arc<Kept>> {
-        let mut shelf = self.kept.lock().ok()?;
-        shelf.map.get(key).cloned()
+        self.results.get(key)
     }
 
     /// Drop what is kept under `key` (its facilities changed).
     pub(crate) fn forget(&self, key: &MemoKey) {
-        if let Ok(mut shelf) = self.kept.lock() {
-            if let Some(old) = shelf.map.pop(key) {
-                shelf.bytes -= old.bytes();
-            }
-        }
+        self.results.forget(key)
     }
 
-    /// Keep `kept` under `key`, then drop the least recently used until the budget holds. A
-    /// result larger than a quarter of the budget is not kept.
+    /// Keep a guest's result (one larger than a quarter of the budget is not kept).
     pub(crate) fn put(&self, key: MemoKey, kept: Kept) {
-        let size = kept.bytes();
-        if size > self.budget / 4 {
-            return;
+        self.results.put(key, kept)
+    }
+
+    /// The chart drawn under `key`, when its facility still has generation `derived`.
+    pub(crate) fn drawn(&self, key: &MemoKey, derived: &str) -> Option<Arc<Drawn>> {
+        let d = self.charts.get(key)?;
+        if d.derived != derived {
+            self.charts.forget(key);
+            return None;
         }
-        let Ok(mut shelf) = self.kept.lock() else { return };
-        shelf.bytes += size;
-        if let Some((_, old)) = shelf.map.push(key, Arc::new(kept)) {
-            shelf.bytes -= old.bytes();
-        }
-        while shelf.bytes > self.budget {
-            match shelf.map.pop_lru() {
-                Some((_, old)) => shelf.bytes -= old.bytes(),
-                None => break,
-            }
-        }
+        Some(d)
+    }
+
+    /// Keep a drawn chart.
+    pub(crate) fn keep_drawn(&self, key: MemoKey, drawn: Drawn) {
+        self.charts.put(key, drawn)
     }
 
     /// How many results are kept (for tests).
     #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
-        self.kept.lock().map(|s| s.map.len()).unwrap_or(0)
+        self.results.len()
     }
 }
 
@@ -213,7 +284,8 @@ mod tests {
 
     #[test]
     fn the_least_recently_used_go_first_and_the_budget_holds() {
-        let memo = Memo::new(10_000);
+        // results get three quarters of the budget: 10,001 bytes
+        let memo = Memo::new(13_334);
         for i in 0..4 {
             memo.put(format!("k{i}"), kept(2_000));
         }
@@ -222,7 +294,7 @@ mod tests {
         memo.put("k5".into(), kept(2_000));
         assert!(memo.get(&"k1".to_string()).is_none() && memo.get(&"k2".to_string()).is_none());
         assert!(memo.get(&"k0".to_string()).is_some() && memo.get(&"k5".to_string()).is_some());
-        assert!(memo.kept.lock().unwrap().bytes <= 10_000);
+        assert!(memo.results.kept.lock().unwrap().bytes <= memo.results.budget);
         memo.put("big".into(), kept(3_000));
         assert!(memo.get(&"big".to_string()).is_none(), "over a quarter of the budget is not kept");
         memo.forget(&"k0".to_string());

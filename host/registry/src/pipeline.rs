@@ -354,7 +354,7 @@ pub(crate) fn finish(
     step("7 citations", || citations(&mut o, &internal))?;
     step("8 text rules", || text_rules(&mut o));
     step("10 paths", || paths(&mut o, ctx, sent));
-    step("evidence image", || evidence_image(&mut o, adm, ctx, sent));
+    step("evidence image", || evidence_image(&mut o, cap, adm, ctx, sent));
     step("byte cap", || byte_cap(&o, ctx))?;
     Ok(CapabilityResult {
         data: o.data,
@@ -487,7 +487,7 @@ fn paths(o: &mut Outgoing, ctx: &CallContext, sent: &Sent) {
 /// and redacted like the text. They count in the byte cap below. The charts read the store
 /// after the guest's fences were checked, so the fences are checked once more: a chart drawn
 /// across a rewrite is left out with a banner, never shown beside a finding it may not match.
-fn evidence_image(o: &mut Outgoing, adm: &Admitted, ctx: &CallContext, sent: &Sent) {
+fn evidence_image(o: &mut Outgoing, cap: &CapabilityEntry, adm: &Admitted, ctx: &CallContext, sent: &Sent) {
     let Some(store) = ctx.store.as_deref() else {
         return;
     };
@@ -495,7 +495,7 @@ fn evidence_image(o: &mut Outgoing, adm: &Admitted, ctx: &CallContext, sent: &Se
         return;
     }
     let fact = o.facts.iter().find(|f| f["kind"] == "finding").and_then(|f| f["id"].as_str());
-    let images = crate::charts::evidence_images(store, &o.data, fact);
+    let images = crate::charts::evidence_images(store, &o.data, fact, Some(&cap.unit.memo));
     if images.is_empty() {
         return;
     }

@@ -9,6 +9,7 @@ use camber_runtime::profile;
 use camber_tests::{demo_store, facility_parts as parts, full_registry};
 
 const GUEST: &str = "guest (its store reads included)";
+const CITATIONS: &str = "7 citations";
 
 /// Call and say whether the guest ran.
 fn call(reg: &Registry, name: &str, args: Value, ctx: &CallContext) -> (Value, bool) {
@@ -26,9 +27,21 @@ fn a_repeated_call_on_unchanged_data_is_answered_without_its_guest() {
 
     let (first, ran) = call(reg, "points", json!({"facility_id": "hq"}), &ctx);
     assert!(ran, "the first call runs its guest");
-    let (again, ran) = call(reg, "points", json!({"facility_id": "hq"}), &ctx);
-    assert!(!ran, "the same call on unchanged data is answered from the memo");
+    let (r, steps) = profile::record(|| reg.call("points", &json!({"facility_id": "hq"}), &ctx));
+    assert!(!steps.iter().any(|(s, _)| *s == GUEST), "the same call on unchanged data is answered from the memo");
+    assert!(!steps.iter().any(|(s, _)| *s == CITATIONS), "with the policy steps' output for the same inputs");
+    assert!(steps.iter().any(|(s, _)| *s == "byte cap"), "the byte cap runs on every call");
+    let r = r.unwrap();
+    let again = json!({"data": r.data, "text": r.text, "facts": r.facts, "banners": r.banners});
     assert_eq!(first, again, "and the answer, fact ids included, is the same");
+
+    // a server that redacts other roots makes the policy's output again from the kept result
+    let mut other_roots = ctx.clone();
+    other_roots.redactor = std::sync::Arc::new(camber_common::redact::Redactor::new([store.path().join("elsewhere")]));
+    let (r, steps) = profile::record(|| reg.call("points", &json!({"facility_id": "hq"}), &other_roots));
+    assert!(!steps.iter().any(|(s, _)| *s == GUEST), "the guest's inputs are the same");
+    assert!(steps.iter().any(|(s, _)| *s == CITATIONS), "the policy steps' inputs are not");
+    assert_eq!(r.unwrap().facts, first["facts"].as_array().unwrap().clone());
 
     // another caller, who may read less, gets its own run
     let narrow = CallContext::new(store.path(), ["hq".to_string()]);

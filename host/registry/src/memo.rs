@@ -11,8 +11,11 @@
 //! store read and overlapped no rewrite (the fences held); it is reused only for a call with
 //! the same inputs whose facilities read still have the generation they had. Everything the
 //! pipeline does to a guest's result (the caps, the output schema, the facility check, the
-//! call's token on every fact id, the citations, the text rules, the paths, the byte cap) runs
-//! on a reused result as on a fresh one, for this call and this caller.
+//! call's token on every fact id, the citations, the text rules, the paths, the byte cap)
+//! applies to a reused result as to a fresh one, for this call and this caller: the output of
+//! the steps up to the paths is kept with the result under a digest of their other inputs
+//! (the token, the licence banner, the caller's path-like values, the redactor's roots) and
+//! made again when any differs; the evidence image and the byte cap run on every call.
 //!
 //! Each component keeps its own results (a reload that replaces the file drops them) within a
 //! byte budget, the least recently used dropped first: `CAMBER_MEMO_MB` (16 by default; 0
@@ -28,6 +31,8 @@ use serde_json::json;
 
 use camber_common::canonical::sha256_hex;
 use camber_runtime::wit;
+
+use crate::pipeline::Outgoing;
 
 /// The most results one component keeps, whatever their size.
 const MAX_ENTRIES: usize = 4096;
@@ -46,6 +51,31 @@ pub(crate) struct Kept {
     /// Their generation for the call token (`StoreDir::generation`), the same while `derived`
     /// is.
     pub generation: String,
+    /// The last output the policy steps made of it ([`crate::pipeline::finish`] up to the
+    /// paths), under a digest of every input of those steps that the memo key does not hold:
+    /// the call token, the licence wall's banner, the caller's path-like values and the
+    /// redactor's roots. Kept with the result, so it goes when the result does.
+    pub finished: Mutex<Option<(MemoKey, Arc<Outgoing>)>>,
+}
+
+impl Kept {
+    /// A guest's result as the memo keeps it (no output of the policy steps yet).
+    pub(crate) fn new(result: wit::CallResult, read: BTreeSet<String>, derived: String, generation: String) -> Kept {
+        Kept { result, read, derived, generation, finished: Mutex::new(None) }
+    }
+
+    /// The policy steps' output kept under `key`, if that is the last one made.
+    pub(crate) fn finished(&self, key: &str) -> Option<Arc<Outgoing>> {
+        let f = self.finished.lock().ok()?;
+        f.as_ref().filter(|(k, _)| k == key).map(|(_, o)| o.clone())
+    }
+
+    /// Keep the policy steps' output under `key` (in place of the last one).
+    pub(crate) fn keep_finished(&self, key: MemoKey, o: Outgoing) {
+        if let Ok(mut f) = self.finished.lock() {
+            *f = Some((key, Arc::new(o)));
+        }
+    }
 }
 
 /// What an entry of a shelf weighs against its budget.
@@ -54,11 +84,12 @@ trait Weigh {
 }
 
 impl Weigh for Kept {
+    /// Its text, and as much again twice for the output of the policy steps it may keep (parsed
+    /// JSON takes about twice its text).
     fn bytes(&self) -> usize {
         let r = &self.result;
-        r.data.len()
-            + r.text.len()
-            + r.facts.len()
+        let text = r.data.len() + r.text.len() + r.facts.len();
+        3 * text
             + r.banners.iter().map(String::len).sum::<usize>()
             + r.pages.iter().map(|p| p.key.len() + p.order.len() + 16).sum::<usize>()
             + self.generation.len()
@@ -124,14 +155,15 @@ impl<V: Weigh> Shelf<V> {
 
     /// Keep `v` under `key`, then drop the least recently used until the budget holds. An
     /// entry larger than a quarter of the budget is not kept.
-    fn put(&self, key: MemoKey, v: V) {
+    fn put(&self, key: MemoKey, v: V) -> Option<Arc<V>> {
         let size = v.bytes();
         if size > self.budget / 4 {
-            return;
+            return None;
         }
-        let Ok(mut lru) = self.kept.lock() else { return };
+        let mut lru = self.kept.lock().ok()?;
         lru.bytes += size;
-        if let Some((_, old)) = lru.map.push(key, Arc::new(v)) {
+        let v = Arc::new(v);
+        if let Some((_, old)) = lru.map.push(key, v.clone()) {
             lru.bytes -= old.bytes();
         }
         while lru.bytes > self.budget {
@@ -140,6 +172,7 @@ impl<V: Weigh> Shelf<V> {
                 None => break,
             }
         }
+        Some(v)
     }
 
     #[cfg(test)]
@@ -176,8 +209,9 @@ impl Memo {
         self.results.forget(key)
     }
 
-    /// Keep a guest's result (one larger than a quarter of the budget is not kept).
-    pub(crate) fn put(&self, key: MemoKey, kept: Kept) {
+    /// Keep a guest's result (one larger than a quarter of the budget is not kept): the entry
+    /// as kept.
+    pub(crate) fn put(&self, key: MemoKey, kept: Kept) -> Option<Arc<Kept>> {
         self.results.put(key, kept)
     }
 
@@ -193,7 +227,7 @@ impl Memo {
 
     /// Keep a drawn chart.
     pub(crate) fn keep_drawn(&self, key: MemoKey, drawn: Drawn) {
-        self.charts.put(key, drawn)
+        self.charts.put(key, drawn);
     }
 
     /// How many results are kept (for tests).
@@ -232,18 +266,14 @@ mod tests {
     use super::*;
 
     fn kept(text_len: usize) -> Kept {
-        Kept {
-            result: wit::CallResult {
-                data: "{}".into(),
-                text: "x".repeat(text_len),
-                facts: "[]".into(),
-                banners: Vec::new(),
-                pages: Vec::new(),
-            },
-            read: BTreeSet::new(),
-            derived: String::new(),
-            generation: String::new(),
-        }
+        let result = wit::CallResult {
+            data: "{}".into(),
+            text: "x".repeat(text_len),
+            facts: "[]".into(),
+            banners: Vec::new(),
+            pages: Vec::new(),
+        };
+        Kept::new(result, BTreeSet::new(), String::new(), String::new())
     }
 
     fn ctx(allowed: &[&str]) -> wit::CallContext {
@@ -284,8 +314,8 @@ mod tests {
 
     #[test]
     fn the_least_recently_used_go_first_and_the_budget_holds() {
-        // results get three quarters of the budget: 10,001 bytes
-        let memo = Memo::new(13_334);
+        // results get three quarters of the budget (30,002 bytes); one weighs about 6,000
+        let memo = Memo::new(40_002);
         for i in 0..4 {
             memo.put(format!("k{i}"), kept(2_000));
         }

@@ -171,7 +171,15 @@ fn derived_generation(read: &BTreeSet<String>, ctx: &CallContext) -> String {
 /// then the guest's own refusal. A result the component's memo kept for the same inputs, on
 /// facilities still at the generation it was read at, stands in for running the guest
 /// ([`crate::memo`]); the fences are checked around it all the same.
-pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Result<wit::CallResult, Refusal> {
+/// What the guest (or the memo) gave a call.
+pub(crate) struct Returned {
+    /// The guest's result (a fresh run's; `None` for a kept one, which `kept` holds).
+    fresh: Option<wit::CallResult>,
+    /// The memo's entry for it: a kept result reused, or the fresh one just kept.
+    kept: Option<Arc<Kept>>,
+}
+
+pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Result<Returned, Refusal> {
     let wit_ctx = wit::CallContext {
         allowed_facilities: ctx.allowed.iter().cloned().collect(),
         min_trust: ctx.min_trust,
@@ -184,9 +192,9 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
         memo::key(name, &arguments, &wit_ctx, &adm.readable, &ctx.config_digest, &store)
     });
     if let Some(key) = &memo_key {
-        if let Some(result) = step("memo", || reuse(unit, key, name, adm, ctx)) {
+        if let Some(kept) = step("memo", || reuse(unit, key, name, adm, ctx)) {
             fences_after(adm, ctx)?;
-            return Ok(result);
+            return Ok(Returned { fresh: None, kept: Some(kept) });
         }
     }
     let grant = &unit.grant;
@@ -218,29 +226,26 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
     let returned = guest_end(grant, name, outcome, ctx)?;
     fences_after(adm, ctx)?;
     let result = returned.map_err(|e| guest_refusal(name, e))?;
-    if let (Some(key), Some(derived)) = (keep, derived) {
-        step("memo", || unit.memo.put(key, Kept { result: result.clone(), read, derived, generation }));
-    }
-    Ok(result)
+    let kept = match (keep, derived) {
+        (Some(key), Some(derived)) => {
+            step("memo", || unit.memo.put(key, Kept::new(result.clone(), read, derived, generation)))
+        }
+        _ => None,
+    };
+    Ok(Returned { fresh: Some(result), kept })
 }
 
 /// The result kept under `key`, when every facility it was read from still has the generation
 /// it had: the call's token comes from that generation (the fences are checked after it as
 /// after a guest). `None`: nothing kept, or kept from data that has changed since (dropped).
-fn reuse(
-    unit: &Unit,
-    key: &memo::MemoKey,
-    name: &str,
-    adm: &mut Admitted,
-    ctx: &CallContext,
-) -> Option<wit::CallResult> {
+fn reuse(unit: &Unit, key: &memo::MemoKey, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Option<Arc<Kept>> {
     let kept = unit.memo.get(key)?;
     if derived_generation(&kept.read, ctx) != kept.derived {
         unit.memo.forget(key);
         return None;
     }
     adm.token = call_token(name, &adm.args, &kept.generation, ctx);
-    Some(kept.result.clone())
+    Some(kept)
 }
 
 /// Step 9 (after): a rewrite that overlapped the call makes it `unavailable` (retryable).
@@ -327,7 +332,8 @@ fn fmt_seconds(s: f64) -> String {
 }
 
 /// What the guest returned, parsed, on its way out.
-struct Outgoing {
+#[derive(Clone)]
+pub(crate) struct Outgoing {
     data: Value,
     facts: Vec<Value>,
     banners: Vec<String>,
@@ -337,23 +343,40 @@ struct Outgoing {
 }
 
 /// Finishing: everything done to what the guest returned, in the host.
+///
+/// The steps up to the paths are a function of the guest's result, the call's token, the
+/// licence wall's banner, the caller's row cap and allowlist, the caller's path-like values and
+/// the redactor's roots. For a result the memo keeps (whose key holds the row cap and the
+/// allowlist), their output is kept with it under a digest of the rest, and a call with all
+/// of them the same takes that output in place of making it again. The evidence image and the
+/// byte cap run on every call.
 pub(crate) fn finish(
     cap: &CapabilityEntry,
     name: &str,
-    out: wit::CallResult,
+    returned: Returned,
     adm: &Admitted,
     ctx: &CallContext,
     sent: &Sent,
 ) -> Result<CapabilityResult, Refusal> {
     let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
-    let mut o = step("result from JSON text", || parse_output(out, adm, &internal))?;
-    step("6 pages and caps", || pages_and_caps(&mut o, cap, ctx));
-    step("output schema", || output_schema(&o, cap, &internal))?;
-    step("facility check", || facility_check(&o, ctx, &internal))?;
-    step("fact ids", || fact_ids(&mut o, &adm.token, &internal))?;
-    step("7 citations", || citations(&mut o, &internal))?;
-    step("8 text rules", || text_rules(&mut o));
-    step("10 paths", || paths(&mut o, ctx, sent));
+    let Returned { fresh, kept } = returned;
+    let key = kept.as_ref().map(|_| finished_key(adm, ctx, sent));
+    let made = kept.as_ref().zip(key.as_deref()).and_then(|(k, key)| step("memo", || k.finished(key)));
+    let mut o = match made {
+        Some(o) => Outgoing::clone(&o),
+        None => {
+            let out = match (fresh, &kept) {
+                (Some(out), _) => out,
+                (None, Some(k)) => k.result.clone(),
+                (None, None) => return Err(internal("returned nothing")),
+            };
+            let o = policy_steps(cap, out, adm, ctx, sent, &internal)?;
+            if let (Some(k), Some(key)) = (&kept, key) {
+                step("memo", || k.keep_finished(key, o.clone()));
+            }
+            o
+        }
+    };
     step("evidence image", || evidence_image(&mut o, cap, adm, ctx, sent));
     step("byte cap", || byte_cap(&o, ctx))?;
     Ok(CapabilityResult {
@@ -364,6 +387,34 @@ pub(crate) fn finish(
         truncated: o.truncated,
         images: o.images,
     })
+}
+
+/// Every step of the policy on a guest's result up to the paths.
+fn policy_steps(
+    cap: &CapabilityEntry,
+    out: wit::CallResult,
+    adm: &Admitted,
+    ctx: &CallContext,
+    sent: &Sent,
+    internal: &dyn Fn(&str) -> Refusal,
+) -> Result<Outgoing, Refusal> {
+    let mut o = step("result from JSON text", || parse_output(out, adm, internal))?;
+    step("6 pages and caps", || pages_and_caps(&mut o, cap, ctx));
+    step("output schema", || output_schema(&o, cap, internal))?;
+    step("facility check", || facility_check(&o, ctx, internal))?;
+    step("fact ids", || fact_ids(&mut o, &adm.token, internal))?;
+    step("7 citations", || citations(&mut o, internal))?;
+    step("8 text rules", || text_rules(&mut o));
+    step("10 paths", || paths(&mut o, ctx, sent));
+    Ok(o)
+}
+
+/// What the policy steps up to the paths depend on besides the memo's key: the call token, the
+/// licence wall's banner, the caller's path-like values and the redactor's roots.
+fn finished_key(adm: &Admitted, ctx: &CallContext, sent: &Sent) -> memo::MemoKey {
+    let banner = adm.wall.as_ref().and_then(|w| w.banner());
+    let material = json!([adm.token, banner, sent.values(), ctx.redactor.roots()]);
+    camber_common::canonical::sha256_hex(material.to_string().as_bytes())
 }
 
 /// The guest's data (an object), facts (an array) and banners, with the licence wall's banner

@@ -114,8 +114,11 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
     let send: Sender = {
         let out = out.clone();
         Arc::new(move |v: &Value| {
+            // the message and its newline in one write, so the client wakes once for it
+            let mut line = serde_json::to_vec(v).unwrap_or_default();
+            line.push(b'\n');
             let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = writeln!(o, "{}", serde_json::to_string(v).unwrap_or_default());
+            let _ = o.write_all(&line);
             let _ = o.flush();
         })
     };

@@ -332,20 +332,27 @@ impl StoreDir {
                 snap.under(&prefix).map(|(k, e)| format!("{k}|{}|{}|{}", e.size, e.modified_ns, e.etag)).collect();
             return sha256_hex(lines.join("\n").as_bytes());
         }
-        let mut lines = Vec::new();
+        use std::fmt::Write;
         let mut files = Vec::new();
+        // in path order: each directory's listing is sorted
         let _ = self.collect_files(&self.facility_dir(fid), &mut files);
-        files.sort();
-        for f in files {
-            let rel = f.strip_prefix(&self.root).unwrap_or(&f).to_string_lossy().into_owned();
+        // one line per file, written into one text
+        let mut text = String::with_capacity(files.len() * 96);
+        for (i, f) in files.iter().enumerate() {
+            if i > 0 {
+                text.push('\n');
+            }
+            let rel = f.strip_prefix(&self.root).unwrap_or(f).to_string_lossy();
             // one stat per file gives size, mtime and ctime
-            lines.push(match std::fs::symlink_metadata(&f) {
-                Ok(m) if with_ctime => format!("{rel}|{}|{}|{}.{}", m.len(), mtime_ns(&m), m.ctime(), m.ctime_nsec()),
-                Ok(m) => format!("{rel}|{}|{}", m.len(), mtime_ns(&m)),
-                Err(_) => format!("{rel}|missing"),
-            });
+            let _ = match std::fs::symlink_metadata(f) {
+                Ok(m) if with_ctime => {
+                    write!(text, "{rel}|{}|{}|{}.{}", m.len(), mtime_ns(&m), m.ctime(), m.ctime_nsec())
+                }
+                Ok(m) => write!(text, "{rel}|{}|{}", m.len(), mtime_ns(&m)),
+                Err(_) => write!(text, "{rel}|missing"),
+            };
         }
-        sha256_hex(lines.join("\n").as_bytes())
+        sha256_hex(text.as_bytes())
     }
 
     fn memo_get<T>(&self, fid: &str, fingerprint: &str, get: impl Fn(&Memo) -> Option<T>) -> Option<T> {
@@ -362,7 +369,7 @@ impl StoreDir {
         put(m);
     }
 
-    /// Every file under `dir`, recursively. A directory is listed again only when its status
+    /// Every file under `dir`, recursively, in path order. A directory is listed again only when its status
     /// changed (an entry added, removed or renamed changes its modification and change times);
     /// otherwise its entries come from the last listing, which spares every call that
     /// fingerprints a facility (the call token, each memoised read) a directory read per
@@ -388,6 +395,8 @@ impl StoreDir {
                     let entry = entry?;
                     e.push((entry.path(), entry.file_type()?.is_dir()));
                 }
+                // sorted once here, so a walk gives every file in path order
+                e.sort_by(|a, b| a.0.cmp(&b.0));
                 if keep {
                     let mut listings = self.listings.lock().unwrap_or_else(|p| p.into_inner());
                     listings.insert(dir.to_path_buf(), (stamp, e.clone()));

@@ -48,6 +48,11 @@ impl Redactor {
         Redactor { roots }
     }
 
+    /// The roots it redacts (what decides what it does to a text, besides the call's echoes).
+    pub fn roots(&self) -> &[String] {
+        &self.roots
+    }
+
     /// Replace the known roots only (for names from the data).
     pub fn roots_only(&self, s: &str) -> String {
         let mut out = s.to_string();
@@ -296,6 +301,12 @@ pub struct Sent {
 }
 
 impl Sent {
+    /// The values it holds (those that could hold a path), as sent: what decides what a
+    /// redaction of the call's echoes does.
+    pub fn values(&self) -> &[String] {
+        &self.values
+    }
+
     /// The values among `values` that could hold a path.
     pub fn new<'a>(values: impl IntoIterator<Item = &'a str>) -> Sent {
         let values: Vec<String> =

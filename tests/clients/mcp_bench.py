@@ -8,7 +8,7 @@ each capability with arguments that suit it on FACILITY (a finding id and a data
 taken from earlier answers). A call that reads no building data is repeated CHEAP_ROUNDS times,
 one that does DATA_ROUNDS times, each after one warm-up call. Prints one JSON document:
 {"ping_ms": median, "calls": {name: {"median_ms": m, "rounds": n, "client_ms": c,
-"bytes": b} or {"error": text}}}.
+"bytes": b} or {"error": text}}, "args": {name: the arguments it was called with}}.
 
 `client_ms` is the client's own share of a call, timed apart on its last answer: parsing the
 JSON-RPC message into the SDK's result type and checking its structured content against the
@@ -101,6 +101,7 @@ async def bench(session, facility, cheap_rounds, data_rounds):
         "drift": {"facility_id": facility, **({"baseline": baseline} if baseline else {})},
         "rcx_report": {"facility_id": facility},
     }
+    out["args"] = args
     for name, a in args.items():
         rounds = cheap_rounds if name in CHEAP else data_rounds
         try:

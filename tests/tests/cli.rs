@@ -29,6 +29,17 @@ fn call_prints_the_result_as_json() {
 }
 
 #[test]
+fn a_memo_size_that_is_not_a_number_is_refused_at_start() {
+    let out = camber().env("CAMBER_MEMO_MB", "lots").args(["capabilities"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("CAMBER_MEMO_MB must be a whole number of MiB") && err.contains("'lots'"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let ok = camber().env("CAMBER_MEMO_MB", "0").args(["capabilities"]).output().unwrap();
+    assert!(ok.status.success(), "{}", String::from_utf8_lossy(&ok.stderr));
+}
+
+#[test]
 fn a_refusal_is_an_error_object_and_a_failing_status() {
     let store = camber_tests::demo_store();
     let out = camber()

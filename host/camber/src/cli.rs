@@ -629,6 +629,9 @@ fn say(line: impl Into<String>) {
 }
 
 fn run(cli: Cli) -> Result<i32, Failure> {
+    // a memo size that is not a number is refused here, before any component loads with the
+    // default in its place
+    camber_registry::memo::budget_from_env().map_err(Failure::Message)?;
     match cli.command {
         Command::Capabilities { command: Some(c), .. } => capabilities_command(&cli.sources, c),
         Command::Capabilities { json, command: None } => {

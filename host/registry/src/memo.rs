@@ -37,6 +37,23 @@ use crate::pipeline::Outgoing;
 /// The most results one component keeps, whatever their size.
 const MAX_ENTRIES: usize = 4096;
 
+/// The memo's budget when `CAMBER_MEMO_MB` is not set: 16 MiB.
+const DEFAULT_BUDGET: usize = 16 << 20;
+
+/// The budget `CAMBER_MEMO_MB` asks for, in bytes (16 MiB when it is not set); an error that
+/// names the variable when it is not a whole number of MiB.
+pub fn budget_from_env() -> Result<usize, String> {
+    match std::env::var("CAMBER_MEMO_MB") {
+        Err(_) => Ok(DEFAULT_BUDGET),
+        Ok(v) => v.trim().parse::<usize>().map(|mb| mb.saturating_mul(1 << 20)).map_err(|_| {
+            format!(
+                "CAMBER_MEMO_MB must be a whole number of MiB (0 turns the memo off), not '{}'",
+                camber_common::text::one_line(&v)
+            )
+        }),
+    }
+}
+
 /// What a kept result is filed under: a digest of everything the guest was given.
 pub(crate) type MemoKey = String;
 
@@ -188,10 +205,10 @@ impl Memo {
         Memo { results: Shelf::new(budget - charts), charts: Shelf::new(charts) }
     }
 
-    /// A memo of the size `CAMBER_MEMO_MB` asks for (16 MiB by default).
+    /// A memo of the size `CAMBER_MEMO_MB` asks for (16 MiB by default, and when the variable
+    /// is not a number, which the CLI refuses at start with [`budget_from_env`]).
     pub fn from_env() -> Memo {
-        let mb = std::env::var("CAMBER_MEMO_MB").ok().and_then(|v| v.trim().parse::<usize>().ok()).unwrap_or(16);
-        Memo::new(mb.saturating_mul(1 << 20))
+        Memo::new(budget_from_env().unwrap_or(DEFAULT_BUDGET))
     }
 
     /// Whether it keeps anything at all.

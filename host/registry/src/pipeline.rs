@@ -361,9 +361,10 @@ pub(crate) fn finish(
     let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
     let Returned { fresh, kept } = returned;
     let key = kept.as_ref().map(|_| finished_key(adm, ctx, sent));
-    let made = kept.as_ref().zip(key.as_deref()).and_then(|(k, key)| step("memo", || k.finished(key)));
+    let made =
+        kept.as_ref().zip(key.as_deref()).and_then(|(k, key)| step("memo", || k.finished(key).map(|o| (*o).clone())));
     let mut o = match made {
-        Some(o) => Outgoing::clone(&o),
+        Some(o) => o,
         None => {
             let out = match (fresh, &kept) {
                 (Some(out), _) => out,

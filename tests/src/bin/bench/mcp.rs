@@ -3,8 +3,11 @@
 //! persistent session each, on the reference's synthetic-g36-rcx-chains store with the
 //! reference's own run template, the same calls repeated (`tests/clients/mcp_bench.py`).
 
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -21,6 +24,60 @@ fn drive(python: &Path, facility: &str, server: &[&str]) -> Value {
         .expect("the Python test environment runs");
     assert!(out.status.success(), "mcp_bench.py failed: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).expect("mcp_bench.py prints JSON")
+}
+
+/// The calls that read no building data, repeated more often (as `mcp_bench.py`'s `CHEAP`).
+const CHEAP: [&str; 5] = ["dataset_search", "dataset_entry", "check_citations", "rule_params", "facilities"];
+
+/// Round trips of a bare JSON-RPC client (no SDK, nothing parsed but the answer's id): each
+/// message written to the server's stdin, timed to the newline of its answer on stdout.
+/// `ping` and each call of `args` (with the arguments the SDK's client used), medians in ms.
+fn bare(server: &[&str], args: &serde_json::Map<String, Value>) -> BTreeMap<String, f64> {
+    let mut child = Command::new(server[0])
+        .args(&server[1..])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut id = 0u64;
+    let mut ask = |method: &str, params: Value| -> f64 {
+        id += 1;
+        let msg = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let want = format!("\"id\":{id},");
+        let t = Instant::now();
+        writeln!(stdin, "{msg}").and_then(|()| stdin.flush()).expect("the server reads");
+        let mut line = String::new();
+        loop {
+            line.clear();
+            assert!(out.read_line(&mut line).expect("the server answers") > 0, "the server closed its stdout");
+            // a notification in between is not the answer
+            if line.contains(&want) {
+                break;
+            }
+        }
+        t.elapsed().as_secs_f64() * 1e3
+    };
+    let init = serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "camber-bench", "version": "0"}});
+    ask("initialize", init);
+    let mut medians = BTreeMap::new();
+    let mut median = |name: &str, method: &str, params: Value, rounds: usize| {
+        ask(method, params.clone());
+        let mut took: Vec<f64> = (0..rounds).map(|_| ask(method, params.clone())).collect();
+        took.sort_by(f64::total_cmp);
+        medians.insert(name.to_string(), took[rounds / 2]);
+    };
+    median("ping", "ping", serde_json::json!({}), 200);
+    for (name, a) in args {
+        let rounds = if CHEAP.contains(&name.as_str()) { 200 } else { 20 };
+        median(name, "tools/call", serde_json::json!({"name": name, "arguments": a}), rounds);
+    }
+    drop(stdin);
+    let _ = child.wait();
+    medians
 }
 
 fn cell(v: &Value) -> String {
@@ -85,42 +142,43 @@ pub fn mcp() {
     let computed = drive(&python, &facility, &computed_cmd);
     let ours = drive(&python, &facility, &ours_cmd);
     let theirs = drive(&python, &facility, &theirs_cmd);
+    let called = ours["args"].as_object().cloned().unwrap_or_default();
+    let bare_ours = bare(&ours_cmd, &called);
+    let bare_computed = bare(&computed_cmd, &called);
     println!(
-        "camber mcp and the reference's (camber-toolkit), the official MCP Python client over stdio, {facility} with the reference's template; medians (calls that read no building data 50 times, the rest 5). camber twice: with its memo off (every call runs its guest) and as it serves (a call asked again on unchanged data reuses its guest's result):\n"
+        "camber mcp and the reference's (camber-toolkit), the official MCP Python client over stdio, {facility} with the reference's template; medians (calls that read no building data 50 times, the rest 5). camber twice: with its memo off (every call runs its guest) and as it serves (a call asked again on unchanged data reuses its guest's result). The last two columns are camber's round trips to a bare JSON-RPC client (no SDK: what the server and the pipe take), medians of 200 calls that read no building data and 20 of the rest:\n"
     );
     println!(
-        "| call | reference | camber, memo off | camber | reference / camber, memo off | reference / camber | camber: the client's own work | camber: server and pipe |"
+        "| call | reference | camber, memo off | camber | reference / camber, memo off | reference / camber | camber: the client's own work | camber, a bare client: memo off | camber, a bare client |"
     );
-    println!("|---|---|---|---|---|---|---|---|");
-    let ping_ms = ours["ping_ms"].as_f64().unwrap_or(0.0);
+    println!("|---|---|---|---|---|---|---|---|---|");
     let ratio = |a: &Value, b: &Value| match (a["median_ms"].as_f64(), b["median_ms"].as_f64()) {
         (Some(x), Some(y)) if y > 0.0 => format!("{:.1}x", x / y),
         _ => "-".into(),
     };
-    let row = |name: &str, a: &Value, c: &Value, b: &Value| {
-        // the client's share of camber's call, timed apart on its answer (mcp_bench.py), and
-        // what is left past it and the client's own round trip
-        let (client, rest) = match (b["median_ms"].as_f64(), b["client_ms"].as_f64()) {
-            (Some(total), Some(c)) => (
-                format!("{} ({} KiB)", ms_text(c), b["bytes"].as_u64().unwrap_or(0) / 1024),
-                ms_text((total - c - ping_ms).max(0.0)),
-            ),
-            _ => ("-".into(), "-".into()),
+    let bare_cell = |m: &BTreeMap<String, f64>, key: &str| m.get(key).map_or("-".into(), |ms| ms_text(*ms));
+    let row = |name: &str, key: &str, a: &Value, c: &Value, b: &Value| {
+        // the client's share of camber's call, timed apart on its answer (mcp_bench.py)
+        let client = match b["client_ms"].as_f64() {
+            Some(c) => format!("{} ({} KiB)", ms_text(c), b["bytes"].as_u64().unwrap_or(0) / 1024),
+            None => "-".into(),
         };
         println!(
-            "| {name} | {} | {} | {} | {} | {} | {client} | {rest} |",
+            "| {name} | {} | {} | {} | {} | {} | {client} | {} | {} |",
             cell(a),
             cell(c),
             cell(b),
             ratio(a, c),
-            ratio(a, b)
+            ratio(a, b),
+            bare_cell(&bare_computed, key),
+            bare_cell(&bare_ours, key)
         );
     };
     let ping = |v: &Value| serde_json::json!({"median_ms": v["ping_ms"]});
-    row("ping (the client's round trip)", &ping(&theirs), &ping(&computed), &ping(&ours));
+    row("ping (the client's round trip)", "ping", &ping(&theirs), &ping(&computed), &ping(&ours));
     if let Some(calls) = ours["calls"].as_object() {
         for name in calls.keys() {
-            row(name, &theirs["calls"][name], &computed["calls"][name], &ours["calls"][name]);
+            row(name, name, &theirs["calls"][name], &computed["calls"][name], &ours["calls"][name]);
         }
     }
 }

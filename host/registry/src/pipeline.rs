@@ -165,12 +165,6 @@ fn derived_generation(read: &BTreeSet<String>, ctx: &CallContext) -> String {
     }
 }
 
-/// Run the guest with the call's access state and limits, and read its end: a refused or
-/// failed store read decides the call whatever the guest made of it; then a slot, deadline,
-/// cancel, fuel, memory or trap; then the fences again (a rewrite that overlapped the call);
-/// then the guest's own refusal. A result the component's memo kept for the same inputs, on
-/// facilities still at the generation it was read at, stands in for running the guest
-/// ([`crate::memo`]); the fences are checked around it all the same.
 /// What the guest (or the memo) gave a call.
 pub(crate) struct Returned {
     /// The guest's result (a fresh run's; `None` for a kept one, which `kept` holds).
@@ -179,6 +173,12 @@ pub(crate) struct Returned {
     kept: Option<Arc<Kept>>,
 }
 
+/// Run the guest with the call's access state and limits, and read its end: a refused or
+/// failed store read decides the call whatever the guest made of it; then a slot, deadline,
+/// cancel, fuel, memory or trap; then the fences again (a rewrite that overlapped the call);
+/// then the guest's own refusal. A result the component's memo kept for the same inputs, on
+/// facilities still at the generation it was read at, stands in for running the guest
+/// ([`crate::memo`]); the fences are checked around it all the same.
 pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext) -> Result<Returned, Refusal> {
     let wit_ctx = wit::CallContext {
         allowed_facilities: ctx.allowed.iter().cloned().collect(),

@@ -909,3 +909,39 @@ fn resources_are_listed_read_and_completed_for_what_the_caller_may_see() {
     let v: Value = serde_json::from_slice(&b).unwrap();
     assert!(v["result"]["capabilities"]["resources"].is_object(), "{v}");
 }
+
+#[test]
+fn an_http_session_hears_of_its_watched_resources_on_its_event_stream() {
+    let srv = start_env(false, &[], &[("CAMBER_RESOURCE_POLL_MS", "200")]);
+    let store = srv._dir.path().join("store");
+    // the narrow token sees the economizer only
+    let out = Command::new(python())
+        .arg(script("mcp_subscribe_client.py"))
+        .args([
+            &format!("http://{}/mcp", srv.addr),
+            &srv.narrow_token,
+            "camber://facility/ds-synthetic-ahu-economizer/points",
+            "camber://facility/ds-synthetic-chw-plant/points",
+            "--",
+        ])
+        .arg(camber_bin())
+        .args(["datasets", "ingest", "synthetic-ahu-economizer", "--replace", "--store"])
+        .arg(&store)
+        .env("CAMBER_CACHE_DIR", cache_dir())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["subscribe_declared"], true, "{v}");
+    // a facility the token may not see cannot be watched, as it cannot be read
+    assert_eq!(v["hidden"]["code"], -32002, "{v}");
+    assert!(v["before_rewrite"].is_null(), "nothing changed yet: {v}");
+    assert!(v["notice_s"].is_number(), "told of the ingest: {v}");
+    // (one rewrite may be seen in two steps, each told)
+    let uris = v["uris"].as_array().unwrap();
+    assert!(
+        !uris.is_empty() && uris.iter().all(|u| u == "camber://facility/ds-synthetic-ahu-economizer/points"),
+        "{v}"
+    );
+    assert_eq!(v["after_unsubscribe"], 0, "an unsubscribed resource is not watched: {v}");
+}

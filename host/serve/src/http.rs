@@ -292,6 +292,8 @@ async fn mcp_post(State(st): State<Arc<AppState>>, headers: HeaderMap, body: Byt
 
     if is_initialize {
         let mut session = Session::new(&label, allowed);
+        // the session's GET stream tells of its watched resources' changes
+        session.subscriptions = Some(Arc::default());
         let action = mcp::handle_contained(&st.svc, msg, &mut session);
         let sid = match camber_common::ids::random_hex() {
             Ok(s) => s,
@@ -627,8 +629,10 @@ fn post_only(msg: &'static str) -> Response {
 }
 
 /// `GET /mcp`: a session's own event stream, on which the server tells the client that its
-/// tools or prompts changed (a reload); 405 for anything else (no session, no event stream
-/// asked for, the stateless revision). The stream ends when the session does.
+/// tools or prompts changed (a reload) and that a resource it subscribed to changed (an
+/// ingest rewrote its facility; looked at every [`mcp::resource_poll_interval`]); 405 for
+/// anything else (no session, no event stream asked for, the stateless revision). The stream
+/// ends when the session does.
 async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {
     let stateless =
         headers.get("mcp-protocol-version").is_some_and(|v| !mcp::handshake_version(v.to_str().unwrap_or("")));
@@ -649,17 +653,20 @@ async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respons
         Ok(c) => c.map(|c| c.id).unwrap_or_default(),
         Err(r) => return *r,
     };
-    if st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now()).is_none() {
-        return status(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again");
-    }
+    let subs = match st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now()) {
+        Some(s) => s.session.subscriptions.clone(),
+        None => return status(StatusCode::NOT_FOUND, "unknown, ended or expired session: initialize again"),
+    };
     let rx = st.svc.subscribe();
-    let state = (rx, st, sid, owner, std::collections::VecDeque::<Value>::new());
-    let events = futures_util::stream::unfold(state, |(mut rx, st, sid, owner, mut queue)| async move {
+    let every = mcp::resource_poll_interval();
+    let state = (rx, st, sid, owner, subs, std::collections::VecDeque::<Value>::new());
+    let events = futures_util::stream::unfold(state, move |(mut rx, st, sid, owner, subs, mut queue)| async move {
         loop {
             if let Some(v) = queue.pop_front() {
-                return Some((Ok::<Event, std::convert::Infallible>(sse_event(&v)), (rx, st, sid, owner, queue)));
+                let event = Ok::<Event, std::convert::Infallible>(sse_event(&v));
+                return Some((event, (rx, st, sid, owner, subs, queue)));
             }
-            let change = match tokio::time::timeout(Duration::from_secs(15), rx.recv()).await {
+            let change = match tokio::time::timeout(every, rx.recv()).await {
                 Ok(Ok(c)) => c,
                 // missed changes: the client lists both again
                 Ok(Err(tokio::sync::broadcast::error::RecvError::Lagged(_))) => {
@@ -669,6 +676,7 @@ async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respons
                 Err(_) => {
                     // still a session? (it may have ended or been deleted meanwhile)
                     st.sessions.lock().unwrap_or_else(|p| p.into_inner()).get(&sid, &owner, Instant::now())?;
+                    queue.extend(watched_changes(&st, subs.as_ref()).await);
                     continue;
                 }
             };
@@ -676,6 +684,17 @@ async fn mcp_get(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Respons
         }
     });
     Sse::new(events).keep_alive(axum::response::sse::KeepAlive::default()).into_response()
+}
+
+/// The notices of the session's watched resources whose facilities were rewritten since they
+/// were last seen; the store is looked at off the async threads, and only when something is
+/// watched.
+async fn watched_changes(st: &Arc<AppState>, subs: Option<&mcp::Subscriptions>) -> Vec<Value> {
+    let Some(subs) = subs.filter(|s| !s.lock().unwrap_or_else(|p| p.into_inner()).is_empty()).cloned() else {
+        return Vec::new();
+    };
+    let svc = st.svc.clone();
+    tokio::task::spawn_blocking(move || mcp::changed_resources(&svc, &subs)).await.unwrap_or_default()
 }
 
 async fn agent_card(State(st): State<Arc<AppState>>, headers: HeaderMap) -> Response {

@@ -229,7 +229,8 @@ pub struct Session {
     /// [`LOG_LEVELS`]); `None`: no log messages.
     pub log_level: Option<usize>,
     /// The resources this connection watches, where its transport can tell it of a change
-    /// (stdio); `None` where it does not (HTTP's session stream carries only list changes).
+    /// (stdio, and an HTTP session's `GET` stream); `None` where it cannot (a stateless
+    /// request, which has no stream to be told on).
     pub subscriptions: Option<Subscriptions>,
 }
 
@@ -248,6 +249,13 @@ impl Session {
             subscriptions: None,
         }
     }
+}
+
+/// How often a connection's watched resources are looked at (`CAMBER_RESOURCE_POLL_MS`, one
+/// second by default).
+pub fn resource_poll_interval() -> std::time::Duration {
+    let ms = std::env::var("CAMBER_RESOURCE_POLL_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    std::time::Duration::from_millis(ms)
 }
 
 /// The `notifications/resources/updated` of each watched resource whose facility the store has

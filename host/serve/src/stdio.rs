@@ -144,9 +144,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
     let done = Arc::new(AtomicBool::new(false));
     {
         let (svc, send, done) = (svc.clone(), send.clone(), done.clone());
-        let every = std::time::Duration::from_millis(
-            std::env::var("CAMBER_RESOURCE_POLL_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000),
-        );
+        let every = mcp::resource_poll_interval();
         let _ = std::thread::Builder::new().name("camber-resource-watch".into()).spawn(move || {
             while !done.load(Ordering::Relaxed) {
                 std::thread::sleep(every);

@@ -46,21 +46,35 @@ fn run(store: &Path, out: &str, shard: &str, run: &str) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-/// Per facility: issues and their cost, as DuckDB rolls them up from a run's files.
-fn rollup(out: &Path, run: &str) -> Value {
-    let sql = format!(
-        "select facility_id, count(*) as issues, round(sum(coalesce(annual_cost_usd, 0)), 2) as cost, \
-         string_agg(key, ',' order by rank) as keys \
-         from read_parquet('{}/issues/*/*.parquet', hive_partitioning = true) where run = '{run}' \
-         group by facility_id order by facility_id",
-        out.display()
-    );
+/// The rows of a DuckDB query, as JSON arrays.
+fn duckdb(sql: &str) -> Value {
     let script = format!(
         "import duckdb, json\nrows = duckdb.sql({sql:?}).fetchall()\nprint(json.dumps([list(r) for r in rows]))"
     );
     let o = Command::new(python()).args(["-c", &script]).output().unwrap();
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     serde_json::from_slice(&o.stdout).unwrap()
+}
+
+/// Per facility: issues and their cost, as DuckDB rolls them up from a run's files.
+fn rollup(out: &Path, run: &str) -> Value {
+    duckdb(&format!(
+        "select facility_id, count(*) as issues, round(sum(coalesce(annual_cost_usd, 0)), 2) as cost, \
+         string_agg(key, ',' order by rank) as keys \
+         from read_parquet('{}/issues/*/*.parquet', hive_partitioning = true) where run = '{run}' \
+         group by facility_id order by facility_id",
+        out.display()
+    ))
+}
+
+/// Per facility and source: the findings and their severities, as DuckDB reads them from a run's files.
+fn findings(out: &Path, run: &str) -> Value {
+    duckdb(&format!(
+        "select facility_id, source, count(*) as n, string_agg(finding_id || '=' || severity, ',' order by finding_id) \
+         from read_parquet('{}/findings/*/*.parquet', hive_partitioning = true) where run = '{run}' \
+         group by facility_id, source order by facility_id, source",
+        out.display()
+    ))
 }
 
 #[test]
@@ -76,6 +90,12 @@ fn four_shards_roll_up_as_one_and_each_facility_runs_once() {
     }
     let (one, four) = (rollup(out.path(), "one"), rollup(out.path(), "four"));
     assert_eq!(one, four);
+    // the findings too: every one of rule_run, none of drift (no run config has a drift section)
+    let (found_one, found_four) = (findings(out.path(), "one"), findings(out.path(), "four"));
+    assert_eq!(found_one, found_four);
+    let found = found_one.as_array().unwrap();
+    assert!(found.len() >= fids.len() / 2 && found.iter().all(|r| r[1] == "rule_run"), "{found_one}");
+    assert!(found.iter().all(|r| !r[3].as_str().unwrap().contains("=ok") && !r[3].as_str().unwrap().contains("=info")));
     let rows = one.as_array().unwrap();
     assert_eq!(rows.len(), fids.len(), "every facility has issues: {one}");
     assert!(rows.iter().any(|r| r[2].as_f64().unwrap_or(0.0) > 0.0), "some issue is costed: {one}");
@@ -89,6 +109,9 @@ fn four_shards_roll_up_as_one_and_each_facility_runs_once() {
         assert_eq!(m["complete"], true);
         for f in m["facilities"].as_array().unwrap() {
             assert_eq!(f["status"], "ok", "{f}");
+            assert_eq!(f["drift"], "not configured", "{f}");
+            let n = found.iter().find(|r| r[0] == f["facility_id"]).map_or(0, |r| r[2].as_u64().unwrap());
+            assert_eq!(f["findings"], n, "the manifest counts the file's rows: {f}");
             seen.push(f["facility_id"].as_str().unwrap().to_string());
         }
     }
@@ -124,4 +147,37 @@ fn the_scheduler_index_picks_the_shard_and_a_bucket_takes_the_output() {
     assert!(!o.status.success());
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("JOB_COMPLETION_INDEX") && err.trim().lines().count() == 1, "{err}");
+}
+
+#[test]
+fn a_facility_whose_run_config_has_a_drift_section_gets_its_drift_findings_too() {
+    let store = tempfile::tempdir().unwrap();
+    portfolio_store(store.path(), 1);
+    // the hot-water plant judged against its healthy twin pump
+    let config = store.path().join("hw-plant-0.json");
+    let cfg = serde_json::json!({"source": {"facility_id": "hw-plant-0"}, "drift": {"current": ["2025-04-21", null],
+        "families": [{"class": "HW_PLANT", "family": "hw_pump", "reference": {"equip": "PLANT__healthy"}}]}});
+    std::fs::write(&config, cfg.to_string()).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    let o = camber()
+        .args(["portfolio", "run", "--shard", "0/1", "--run", "d", "--out"])
+        .arg(out.path())
+        .arg("--store")
+        .arg(store.path())
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let found = findings(out.path(), "d");
+    let drift: Vec<&Value> = found.as_array().unwrap().iter().filter(|r| r[1] == "drift").collect();
+    assert_eq!(drift.len(), 1, "{found}");
+    assert_eq!(drift[0][0], "hw-plant-0");
+    assert!(drift[0][3].as_str().unwrap().contains("hw_pump:hw_loop_deltat_drift@PLANT__low_delta_t=fault"), "{found}");
+    let m: Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("manifests/d/shard-0-of-1.json")).unwrap()).unwrap();
+    for f in m["facilities"].as_array().unwrap() {
+        let want = if f["facility_id"] == "hw-plant-0" { "run" } else { "not configured" };
+        assert_eq!(f["drift"], want, "{f}");
+    }
 }

@@ -134,8 +134,8 @@ enum Command {
         #[arg(long)]
         top_n: Option<u32>,
     },
-    /// Portfolio runs: every facility of a shard through rcx_report, written as Parquet that
-    /// any SQL engine rolls up
+    /// Portfolio runs: every facility of a shard through rcx_report, rule_run and (where its
+    /// run config sets it up) drift, written as Parquet that any SQL engine rolls up
     Portfolio {
         #[command(subcommand)]
         command: PortfolioCommand,
@@ -300,9 +300,10 @@ enum TokensCommand {
 
 #[derive(Subcommand)]
 enum PortfolioCommand {
-    /// Run rcx_report for every facility of one shard (facilities are dealt to shards by a
-    /// stable hash of their id): one Parquet file of issues per facility, then the shard's
-    /// manifest
+    /// Run rcx_report and rule_run for every facility of one shard, and drift where the
+    /// facility's run config has a drift section (facilities are dealt to shards by a stable
+    /// hash of their id): a Parquet file of issues and one of warn and fault findings per
+    /// facility, then the shard's manifest
     Run {
         /// This shard and how many there are, as I/N (0-based); or give --shards and let the
         /// scheduler's index (JOB_COMPLETION_INDEX, AWS_BATCH_JOB_ARRAY_INDEX,

@@ -1,6 +1,7 @@
-//! What a portfolio run writes: one Parquet file of ranked issues per facility, in a Hive
-//! layout any SQL engine reads (`<out>/issues/facility_id=<id>/run-<run>.parquet`), and one
-//! manifest per shard (`<out>/manifests/<run>/shard-<i>-of-<n>.json`) that says which facilities
+//! What a portfolio run writes: per facility, one Parquet file of its ranked issues and one of
+//! its warn and fault findings, in a Hive layout any SQL engine reads
+//! (`<out>/issues/facility_id=<id>/run-<run>.parquet`, `<out>/findings/...`), and one manifest
+//! per shard (`<out>/manifests/<run>/shard-<i>-of-<n>.json`) that says which facilities
 //! the shard ran, what each gave, and, written last, that the shard is complete. The output may
 //! be a directory or an object storage URL, as a store may.
 //!
@@ -11,7 +12,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Float64Array, Int32Array, RecordBatch, StringArray};
+use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 use bytes::Bytes;
 use serde_json::Value;
@@ -80,71 +81,121 @@ pub fn manifest_key(run: &str, shard: u32, shards: u32) -> String {
     format!("manifests/{run}/shard-{shard}-of-{shards}.json")
 }
 
+/// The key of a facility's findings file for a run.
+pub fn findings_key(fid: &str, run: &str) -> String {
+    format!("findings/facility_id={fid}/run-{run}.parquet")
+}
+
+/// Rows of JSON objects turned into Arrow columns, one per key: the facility and the run
+/// first, then whatever the caller names (a key a row lacks, or holds with another type, is
+/// null).
+struct Table<'a> {
+    rows: Vec<&'a Value>,
+    fields: Vec<Field>,
+    columns: Vec<ArrayRef>,
+}
+
+impl<'a> Table<'a> {
+    fn new(fid: &str, run: &str, rows: Vec<&'a Value>) -> Table<'a> {
+        let n = rows.len();
+        Table {
+            rows,
+            fields: vec![Field::new("facility_id", DataType::Utf8, false), Field::new("run", DataType::Utf8, false)],
+            columns: vec![Arc::new(StringArray::from(vec![fid; n])), Arc::new(StringArray::from(vec![run; n]))],
+        }
+    }
+
+    fn column(mut self, name: &str, kind: DataType, array: ArrayRef) -> Self {
+        self.fields.push(Field::new(name, kind, true));
+        self.columns.push(array);
+        self
+    }
+
+    /// A text column, named as its key.
+    fn text(self, k: &str) -> Self {
+        let a = StringArray::from(self.rows.iter().map(|r| r.get(k).and_then(Value::as_str)).collect::<Vec<_>>());
+        self.column(k, DataType::Utf8, Arc::new(a))
+    }
+
+    /// A list of texts as one text, its items joined by `sep`.
+    fn joined(self, k: &str, sep: &str) -> Self {
+        let a = StringArray::from(
+            self.rows
+                .iter()
+                .map(|r| {
+                    r.get(k)
+                        .and_then(Value::as_array)
+                        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(sep))
+                })
+                .collect::<Vec<_>>(),
+        );
+        self.column(k, DataType::Utf8, Arc::new(a))
+    }
+
+    fn number(self, k: &str) -> Self {
+        let a = Float64Array::from(self.rows.iter().map(|r| r.get(k).and_then(Value::as_f64)).collect::<Vec<_>>());
+        self.column(k, DataType::Float64, Arc::new(a))
+    }
+
+    fn int(self, k: &str) -> Self {
+        let a = Int64Array::from(self.rows.iter().map(|r| r.get(k).and_then(Value::as_i64)).collect::<Vec<_>>());
+        self.column(k, DataType::Int64, Arc::new(a))
+    }
+
+    /// The table as one Parquet file.
+    fn parquet(self, what: &str) -> Result<Vec<u8>, String> {
+        let schema = Arc::new(Schema::new(self.fields));
+        let batch = RecordBatch::try_new(schema.clone(), self.columns).map_err(|e| format!("the {what} table: {e}"))?;
+        let mut out = Vec::new();
+        let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, schema, None).map_err(|e| e.to_string())?;
+        w.write(&batch).map_err(|e| e.to_string())?;
+        w.close().map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+}
+
 /// The issues of one facility's `rcx_report` data as one Parquet file: a row per ranked issue
 /// with its rank, what and where, severity, rules, cost and confidence.
 pub fn issues_parquet(fid: &str, run: &str, report: &Value) -> Result<Vec<u8>, String> {
     let issues: Vec<&Value> =
         report.get("issues").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default();
-    let text = |k: &str| -> ArrayRef {
-        Arc::new(StringArray::from(issues.iter().map(|i| i.get(k).and_then(Value::as_str)).collect::<Vec<_>>()))
-    };
-    let joined = |k: &str| -> ArrayRef {
-        Arc::new(StringArray::from(
-            issues
-                .iter()
-                .map(|i| {
-                    i.get(k)
-                        .and_then(Value::as_array)
-                        .map(|a| a.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(","))
-                })
-                .collect::<Vec<_>>(),
-        ))
-    };
-    let number = |k: &str| -> ArrayRef {
-        Arc::new(Float64Array::from(issues.iter().map(|i| i.get(k).and_then(Value::as_f64)).collect::<Vec<_>>()))
-    };
-    let n = issues.len();
-    let fields = vec![
-        Field::new("facility_id", DataType::Utf8, false),
-        Field::new("run", DataType::Utf8, false),
-        Field::new("rank", DataType::Int32, true),
-        Field::new("key", DataType::Utf8, true),
-        Field::new("title", DataType::Utf8, true),
-        Field::new("equip", DataType::Utf8, true),
-        Field::new("severity", DataType::Utf8, true),
-        Field::new("root_rule", DataType::Utf8, true),
-        Field::new("rules", DataType::Utf8, true),
-        Field::new("finding_ids", DataType::Utf8, true),
-        Field::new("annual_cost_usd", DataType::Float64, true),
-        Field::new("hours", DataType::Float64, true),
-        Field::new("pct_runtime", DataType::Float64, true),
-        Field::new("confidence", DataType::Utf8, true),
-    ];
-    let columns: Vec<ArrayRef> = vec![
-        Arc::new(StringArray::from(vec![fid; n])),
-        Arc::new(StringArray::from(vec![run; n])),
-        Arc::new(Int32Array::from(
-            issues.iter().map(|i| i.get("rank").and_then(Value::as_i64).map(|r| r as i32)).collect::<Vec<_>>(),
-        )),
-        text("key"),
-        text("title"),
-        text("equip"),
-        text("severity"),
-        text("root_rule"),
-        joined("rules"),
-        joined("finding_ids"),
-        number("annual_cost_usd"),
-        number("hours"),
-        number("pct_runtime"),
-        text("confidence"),
-    ];
-    let schema = Arc::new(Schema::new(fields));
-    let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| format!("the issues table: {e}"))?;
-    let mut out = Vec::new();
-    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, schema, None).map_err(|e| e.to_string())?;
-    w.write(&batch).map_err(|e| e.to_string())?;
-    w.close().map_err(|e| e.to_string())?;
-    Ok(out)
+    Table::new(fid, run, issues)
+        .int("rank")
+        .text("key")
+        .text("title")
+        .text("equip")
+        .text("severity")
+        .text("root_rule")
+        .joined("rules", ",")
+        .joined("finding_ids", ",")
+        .number("annual_cost_usd")
+        .number("hours")
+        .number("pct_runtime")
+        .text("confidence")
+        .parquet("issues")
+}
+
+/// One facility's warn and fault findings as one Parquet file: a row per finding of
+/// `rule_run` (`source` "rule_run") and of `drift` (`source` "drift", with its `family`), each
+/// with what judged it, where, how badly, the samples judged and flagged, and its caveats.
+pub fn findings_parquet(fid: &str, run: &str, findings: &[(&str, &Value)]) -> Result<Vec<u8>, String> {
+    let rows: Vec<&Value> = findings.iter().map(|(_, f)| *f).collect();
+    let source = StringArray::from(findings.iter().map(|(s, _)| *s).collect::<Vec<_>>());
+    Table::new(fid, run, rows)
+        .column("source", DataType::Utf8, Arc::new(source))
+        .text("finding_id")
+        .text("rule")
+        .text("family")
+        .text("equip")
+        .text("equip_class")
+        .text("severity")
+        .text("summary")
+        .number("grid_minutes")
+        .int("judged_samples")
+        .int("flagged_samples")
+        .number("share")
+        .joined("caveats", " | ")
+        .parquet("findings")
 }
 
 /// A run id: the UTC time it started, sortable, safe in a key.
@@ -191,5 +242,30 @@ mod tests {
         assert!(cost.is_null(1));
         let rules = b.column_by_name("rules").unwrap().as_any().downcast_ref::<StringArray>().unwrap();
         assert_eq!(rules.value(0), "r,s");
+    }
+
+    #[test]
+    fn a_findings_file_keeps_each_findings_source_and_counts() {
+        let rule = serde_json::json!({"finding_id": "leaking_valve@AHU-1", "rule": "leaking_valve", "equip": "AHU-1",
+            "severity": "fault", "summary": "s", "judged_samples": 840, "flagged_samples": 811, "share": 96.55,
+            "caveats": ["a", "b"], "grid_minutes": 15.0});
+        let drift = serde_json::json!({"finding_id": "pump:pump_flow_drift@P-1", "rule": "pump_flow_drift",
+            "family": "pump", "equip": "P-1", "severity": "warn", "judged_samples": 10, "flagged_samples": 2,
+            "share": null, "caveats": []});
+        let bytes = findings_parquet("hq", "r1", &[("rule_run", &rule), ("drift", &drift)]).unwrap();
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes))
+            .unwrap()
+            .build()
+            .unwrap();
+        let b = reader.map(|b| b.unwrap()).next().unwrap();
+        assert_eq!(b.num_rows(), 2);
+        let text = |k: &str| b.column_by_name(k).unwrap().as_any().downcast_ref::<StringArray>().unwrap().clone();
+        assert_eq!((text("source").value(0), text("source").value(1)), ("rule_run", "drift"));
+        assert!(text("family").is_null(0) && text("family").value(1) == "pump");
+        assert_eq!(text("caveats").value(0), "a | b");
+        let flagged = b.column_by_name("flagged_samples").unwrap().as_any().downcast_ref::<Int64Array>().unwrap();
+        assert_eq!((flagged.value(0), flagged.value(1)), (811, 2));
+        let share = b.column_by_name("share").unwrap().as_any().downcast_ref::<Float64Array>().unwrap();
+        assert!(share.value(0) == 96.55 && share.is_null(1));
     }
 }

@@ -171,11 +171,15 @@ fn calls_while_a_writer_replaces_the_facility_are_answered_or_retryable() {
     let s3 = S3Server::start(&["camber-race"]);
     let url = "s3://camber-race/store";
     ingest(&s3, url, &["synthetic-chw-plant"]);
+    // the writer announced its change on the store's head
+    assert!(s3.keys("camber-race", "store").iter().any(|k| k == "_camber_head.json"));
     let fid = "ds-synthetic-chw-plant";
     let (_, first) = call(&s3, url, "coverage", &with_facility("{}", fid), fid);
     let first: Value = serde_json::from_str(&first).unwrap();
+    // the server lists the store again only when the writer's head says it changed
     let mut server = camber(&s3)
         .args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--no-auth", "--store", url])
+        .env("CAMBER_STORE_RELIST_MS", "600000")
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -199,7 +203,12 @@ fn calls_while_a_writer_replaces_the_facility_are_answered_or_retryable() {
     };
     let meta = serde_json::json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
     let (mut answered, mut retry, mut i) = (0, 0, 0);
-    while !writer.is_finished() || i < 20 {
+    let (mut since_last_write, mut last_ok) = (0, None);
+    while !writer.is_finished() || since_last_write < 20 {
+        if writer.is_finished() {
+            since_last_write += 1;
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
         i += 1;
         let body = serde_json::json!({"jsonrpc": "2.0", "id": i, "method": "tools/call", "params": {"name": "coverage", "arguments": {"facility_id": fid}, "_meta": meta}});
         let h = [
@@ -213,6 +222,7 @@ fn calls_while_a_writer_replaces_the_facility_are_answered_or_retryable() {
         let v: Value = serde_json::from_slice(&out).unwrap_or(Value::Null);
         assert_eq!(st, 200, "{v}");
         let r = &v["result"];
+        last_ok = Some(r["isError"] == false);
         if r["isError"] == false {
             // every answer is one whole generation's: the same points, a full window
             assert_eq!(r["structuredContent"]["n_points"], first["data"]["n_points"], "call {i}");
@@ -232,4 +242,7 @@ fn calls_while_a_writer_replaces_the_facility_are_answered_or_retryable() {
     let _ = server.wait();
     println!("calls during three replaces: {answered} answered, {retry} unavailable and retryable");
     assert!(answered > 0, "{answered} answered, {retry} retryable");
+    // the last of the 20 calls after the writes (4 s and more after them) reads the last
+    // generation: the server followed the head, not a listing of its own
+    assert_eq!(last_ok, Some(true), "{answered} answered, {retry} retryable");
 }

@@ -12,6 +12,7 @@
 //! the network work runs on the bucket's own small tokio runtime.
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock, Weak};
 use std::time::{Duration, Instant};
 
@@ -36,6 +37,23 @@ pub const BLOCK_CACHE_BYTES: usize = 512 << 20;
 
 /// How often the snapshot is refreshed by default (`CAMBER_STORE_REFRESH_MS` overrides).
 pub const REFRESH: Duration = Duration::from_secs(1);
+
+/// The store-level head object. Every writer replaces it after the changes it committed
+/// ([`Bucket::publish`]), so a reader that finds its ETag unchanged need not list the store
+/// again: one small request a refresh instead of a listing of every object, a page per
+/// thousand.
+pub const HEAD_FILE: &str = "_camber_head.json";
+
+/// How long a reader trusts an unchanged head before it lists anyway, for a store changed by
+/// something that does not write the head (a copy made with another tool, an older writer).
+/// `CAMBER_STORE_RELIST_MS` overrides.
+pub const RELIST: Duration = Duration::from_secs(60);
+
+/// Whether a write to `rel` changes what the store serves (and so what the head announces):
+/// not the writers' lease, not the head itself, not the MCP tasks that replicas share there.
+fn is_store_data(rel: &str) -> bool {
+    rel != HEAD_FILE && rel != super::writer::LOCK_FILE && !rel.starts_with("_camber_tasks/")
+}
 
 /// How long a snapshot may go unrefreshed (the store unreachable) before calls are refused
 /// as `unavailable` rather than served from what may be old data.
@@ -97,6 +115,10 @@ pub struct Bucket {
     prefix: String,
     rt: tokio::runtime::Runtime,
     snapshot: RwLock<(Arc<Snapshot>, Instant)>,
+    /// The head's ETag when the snapshot was last listed (`None`: there was no head), and when.
+    listed: Mutex<(Option<String>, Instant)>,
+    /// Set by a write of store data, cleared when [`Bucket::publish`] announces it.
+    dirty: AtomicBool,
     blocks: Mutex<Blocks>,
 }
 
@@ -188,20 +210,22 @@ impl Bucket {
             prefix: prefix.trim_matches('/').to_string(),
             rt,
             snapshot: RwLock::new((Arc::new(Snapshot::default()), Instant::now())),
+            listed: Mutex::new((None, Instant::now())),
+            dirty: AtomicBool::new(false),
             blocks: Mutex::new(Blocks::new(BLOCK_CACHE_BYTES)),
         });
         Ok(b)
     }
 
     /// Refresh the snapshot every `every` on a thread of its own, for as long as the bucket is
-    /// in use.
-    pub fn refresh_in_background(self: &Arc<Self>, every: Duration) {
+    /// in use: a listing when the head changed, or `relist` after the last one.
+    pub fn refresh_in_background(self: &Arc<Self>, every: Duration, relist: Duration) {
         let weak: Weak<Bucket> = Arc::downgrade(self);
         let _ = std::thread::Builder::new().name("camber-store-refresh".into()).spawn(move || loop {
             std::thread::sleep(every);
             let Some(b) = weak.upgrade() else { return };
             // a failed listing keeps the last snapshot; it goes stale (see `snapshot`)
-            let _ = b.refresh();
+            let _ = b.refresh_if_changed(relist);
         });
     }
 
@@ -219,7 +243,10 @@ impl Bucket {
     }
 
     /// Run a future on the bucket's runtime and wait for it from this (synchronous) thread.
-    fn wait<T: Send + 'static>(&self, fut: impl std::future::Future<Output = T> + Send + 'static) -> Option<T> {
+    pub(crate) fn wait<T: Send + 'static>(
+        &self,
+        fut: impl std::future::Future<Output = T> + Send + 'static,
+    ) -> Option<T> {
         let (tx, rx) = std::sync::mpsc::sync_channel(1);
         self.rt.spawn(async move {
             let _ = tx.send(fut.await);
@@ -227,8 +254,52 @@ impl Bucket {
         rx.recv().ok()
     }
 
-    /// List every object under the prefix and make it the current snapshot.
+    /// The head's ETag now (`None`: there is no head).
+    pub(crate) fn head_etag(&self) -> Result<Option<String>, StoreError> {
+        let store = self.store.clone();
+        let key = self.key(HEAD_FILE);
+        match self.wait(async move { store.head(&key).await }) {
+            None => Err(unreachable_store("the store cannot be read")),
+            Some(Ok(m)) => Ok(Some(m.e_tag.or(m.version).unwrap_or_default())),
+            Some(Err(object_store::Error::NotFound { .. })) => Ok(None),
+            Some(Err(e)) => Err(io_error(None, "the store cannot be read", &e)),
+        }
+    }
+
+    /// The current snapshot, listed again only when the head says a writer changed the store
+    /// since the last listing, the store has no head, or the last listing is `relist` old.
+    pub fn refresh_if_changed(&self, relist: Duration) -> Result<Arc<Snapshot>, StoreError> {
+        let (seen, at) = self.listed.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if seen.is_some() && at.elapsed() < relist && self.head_etag()? == seen {
+            // the store answered and nothing was announced: the snapshot is current
+            let mut snap = self.snapshot.write().unwrap_or_else(|p| p.into_inner());
+            snap.1 = Instant::now();
+            return Ok(snap.0.clone());
+        }
+        self.refresh()
+    }
+
+    /// Announce the store data this bucket wrote since it last did, by replacing the head (a
+    /// writer calls it once its change is committed); nothing when it wrote none.
+    pub fn publish(&self) -> Result<(), String> {
+        if !self.dirty.swap(false, Ordering::SeqCst) {
+            return Ok(());
+        }
+        let body =
+            serde_json::json!({"changed": camber_common::ids::utc_now(), "nonce": camber_common::ids::random_hex()?});
+        self.put(HEAD_FILE, Bytes::from(body.to_string()), Expect::Any).map(|_| ()).map_err(|e| {
+            self.dirty.store(true, Ordering::SeqCst);
+            match e {
+                PutError::Conflict => "the store's head cannot be written: it changed meanwhile".to_string(),
+                PutError::Failed(why) => format!("the store's head cannot be written: {why}"),
+            }
+        })
+    }
+
+    /// List every object under the prefix and make it the current snapshot (the head is read
+    /// first, so a change announced while the listing runs is listed again next time).
     pub fn refresh(&self) -> Result<Arc<Snapshot>, StoreError> {
+        let head = self.head_etag()?;
         let store = self.store.clone();
         let prefix = (!self.prefix.is_empty()).then(|| Key::from(self.prefix.as_str()));
         let strip = if self.prefix.is_empty() { String::new() } else { format!("{}/", self.prefix) };
@@ -254,6 +325,7 @@ impl Bucket {
         }
         let snap = Arc::new(Snapshot { objects });
         *self.snapshot.write().unwrap_or_else(|p| p.into_inner()) = (snap.clone(), Instant::now());
+        *self.listed.lock().unwrap_or_else(|p| p.into_inner()) = (head, Instant::now());
         Ok(snap)
     }
 
@@ -383,8 +455,14 @@ impl Bucket {
             Expect::Any => PutMode::Overwrite,
         };
         let opts = PutOptions { mode, ..Default::default() };
+        let data = is_store_data(rel);
         match self.wait(async move { store.put_opts(&key, PutPayload::from_bytes(bytes), opts).await }) {
-            Some(Ok(r)) => Ok(r.e_tag.or(r.version).unwrap_or_default()),
+            Some(Ok(r)) => {
+                if data {
+                    self.dirty.store(true, Ordering::SeqCst);
+                }
+                Ok(r.e_tag.or(r.version).unwrap_or_default())
+            }
             Some(Err(object_store::Error::Precondition { .. } | object_store::Error::AlreadyExists { .. })) => {
                 Err(PutError::Conflict)
             }
@@ -430,7 +508,12 @@ impl Bucket {
             let store = self.store.clone();
             let key = self.key(rel);
             match self.wait(async move { store.delete(&key).await }) {
-                Some(Ok(())) | Some(Err(object_store::Error::NotFound { .. })) => {}
+                Some(Ok(())) => {
+                    if is_store_data(rel) {
+                        self.dirty.store(true, Ordering::SeqCst);
+                    }
+                }
+                Some(Err(object_store::Error::NotFound { .. })) => {}
                 Some(Err(e)) => return Err(one_line(&e.to_string())),
                 None => return Err("the object store's runtime stopped".into()),
             }

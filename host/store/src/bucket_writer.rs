@@ -70,6 +70,8 @@ fn failed(what: &str, e: PutError) -> String {
 
 impl Drop for BucketWriter {
     fn drop(&mut self) {
+        // whatever this writer changed is announced before its lease goes
+        let _ = self.bucket.publish();
         // hand the lease back: an expired lease, replaced only if it is still this writer's
         let body = json!({"writer": self.writer_id, "released": true, "expires_ms": 0});
         let _ = self.bucket.put(LOCK_FILE, Bytes::from(body.to_string()), Expect::ETag(self.lease_etag.clone()));
@@ -359,11 +361,13 @@ impl StoreWriter for BucketWriter {
                 .put(POINT_CATALOG_GEN_FILE, Bytes::from(g), Expect::Any)
                 .map_err(|e| failed("cannot write the catalog generation", e))?;
         }
-        // the old generation goes
+        // the new generation is committed: readers are told, then the old generation goes
+        self.bucket.publish()?;
         self.bucket.refresh().map_err(|e| e.message)?;
         let garbage = self.unnamed_parts(fid)?;
         self.bucket.delete(&garbage)?;
         self.renew(Value::Null)?;
+        self.bucket.publish()?;
         self.bucket.refresh().map_err(|e| e.message)?;
         Ok(outcome)
     }
@@ -457,6 +461,44 @@ mod tests {
     fn write(b: &Arc<Bucket>, fid: &str, rows: &LongRows, mode: Mode) -> Result<WriteOutcome, String> {
         let mut w = BucketWriter::open(b.clone(), Duration::from_secs(5))?;
         w.write_facility(fid, rows, mode, Map::new())
+    }
+
+    /// A reader lists the store again when a writer announces a change on the head, and not
+    /// otherwise until its relist interval has passed.
+    #[test]
+    fn a_reader_lists_again_when_the_head_says_the_store_changed() {
+        use crate::bucket::HEAD_FILE;
+        use object_store::{ObjectStoreExt, PutPayload};
+        let shared: Arc<dyn object_store::ObjectStore> = Arc::new(object_store::memory::InMemory::new());
+        let writer = Bucket::over(shared.clone(), "store", "memory://test/store").unwrap();
+        let reader = Bucket::over(shared.clone(), "store", "memory://test/store").unwrap();
+        let long = Duration::from_secs(3600);
+        // a store with no head yet (copied in by another tool): every refresh lists
+        let foreign = "facility_id=copied/_camber_note.txt";
+        let raw = |b: &Arc<Bucket>, rel: &str| {
+            let key = object_store::path::Path::from(format!("store/{rel}"));
+            let store = shared.clone();
+            b.wait(async move { store.put(&key, PutPayload::from_static(b"x")).await }).unwrap().unwrap();
+        };
+        raw(&reader, foreign);
+        assert!(reader.refresh_if_changed(long).unwrap().objects.contains_key(foreign));
+        // a camber write publishes the head: the reader sees the new facility at once
+        write(&writer, "hq", &rows(1.0, 1), Mode::Create).unwrap();
+        let snap = reader.refresh_if_changed(long).unwrap();
+        assert!(snap.has_under("facility_id=hq/"), "{:?}", snap.objects.keys().collect::<Vec<_>>());
+        assert!(snap.objects.contains_key(HEAD_FILE));
+        // an object written around camber is not listed while the head is unchanged...
+        let later = "facility_id=copied/_camber_later.txt";
+        raw(&reader, later);
+        assert!(!reader.refresh_if_changed(long).unwrap().objects.contains_key(later));
+        // ...until the relist interval has passed
+        assert!(reader.refresh_if_changed(Duration::ZERO).unwrap().objects.contains_key(later));
+        // a write that changes nothing announces nothing; a replace does
+        let head = reader.head_etag().unwrap();
+        writer.publish().unwrap();
+        assert_eq!(reader.head_etag().unwrap(), head);
+        write(&writer, "hq", &rows(2.0, 1), Mode::Replace).unwrap();
+        assert_ne!(reader.head_etag().unwrap(), head);
     }
 
     /// The same writes on disk and on a bucket give the same data, points and times.

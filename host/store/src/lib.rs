@@ -276,7 +276,11 @@ impl StoreDir {
             .ok()
             .and_then(|v| v.parse::<u64>().ok())
             .map_or(bucket::REFRESH, std::time::Duration::from_millis);
-        b.refresh_in_background(every);
+        let relist = std::env::var("CAMBER_STORE_RELIST_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+            .map_or(bucket::RELIST, std::time::Duration::from_millis);
+        b.refresh_in_background(every, relist);
         Ok(Some(StoreDir::over_bucket(b)))
     }
 

@@ -249,3 +249,50 @@ fn a_cooling_valve_that_starts_to_leak_is_found_and_its_healthy_twin_is_not() {
     assert_eq!(e.code, ErrorCode::NotFound);
     assert!(e.message.contains("AHU__growing_cool_leak"), "{}", e.message);
 }
+
+#[test]
+fn a_config_without_resample_fits_and_judges_drift_at_the_logged_interval() {
+    // camber-synth's drifting building, logged every 15 minutes; a config with no `resample`
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = json!({"source": {"facility_id": LEAK},
+        "drift": {"baseline": ["2025-03-31", "2025-04-13"], "current": ["2025-05-12", "2025-05-25"],
+                  "families": [{"class": "AHU", "family": "ahu"}], "store": "leak-baselines.json"}});
+    let cfg_path = dir.path().join("leak.json");
+    std::fs::write(&cfg_path, cfg.to_string()).unwrap();
+    let out = dir.path().join("leak-baselines.json");
+    let run = std::process::Command::new(camber_bin())
+        .args(["drift", "fit", LEAK, "--store"])
+        .arg(store().path())
+        .arg("--config")
+        .arg(&cfg_path)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let file: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    assert_eq!(file["resample_minutes"], 15.0, "fitted on the logged grid");
+    let configs = RunConfigs::load(std::slice::from_ref(&cfg_path)).unwrap();
+    let mut c = ctx();
+    c.config_digest = configs.digest.clone();
+    c.run_configs = Arc::new(configs);
+    let r = call(json!({"facility_id": LEAK}), &c).unwrap();
+    assert_eq!((r.data["source"].as_str(), r.data["grid_minutes"].as_f64()), (Some("frozen_baselines"), Some(15.0)));
+    // on the hour the shut-valve samples were too few to judge the leak; at 15 minutes it is found
+    let findings = r.data["findings"].as_array().unwrap();
+    let leak = findings.iter().find(|f| f["finding_id"] == "ahu:coil_leak_drift@AHU__growing_cool_leak").unwrap();
+    assert_eq!(leak["severity"], "fault", "{leak}");
+    let twin = findings.iter().find(|f| f["finding_id"] == "ahu:coil_leak_drift@AHU__healthy").unwrap();
+    assert_eq!(twin["severity"], "ok", "{twin}");
+    // its evidence is read on the same grid
+    let d = full_registry()
+        .call("finding_detail", &json!({"facility_id": LEAK, "finding_id": leak["finding_id"], "image": false}), &c)
+        .unwrap();
+    assert_eq!(d.data["chart"]["step_minutes"], 15.0, "{}", d.data["chart"]);
+    // baselines fitted on another grid are refused, with what to do
+    let mut hourly = cfg.clone();
+    hourly["resample"] = json!("1h");
+    let e = with_config(dir.path(), &hourly, "hourly.json").map(|c| call(json!({"facility_id": LEAK}), &c));
+    let e = e.unwrap().unwrap_err();
+    assert!(e.message.contains("fitted on a 15-minute grid") && e.message.contains("refit"), "{}", e.message);
+}

@@ -80,8 +80,8 @@ pub struct RunConfig {
     pub facility_id: Option<String>,
     pub equipment: Vec<EquipmentSel>,
     pub rules: Vec<RuleSel>,
-    /// The time grid, in nanoseconds: the config's `resample`, else the default hour (what the
-    /// drift and M&V sections judge on under `native`).
+    /// The time grid, in nanoseconds: the config's `resample`, else the default hour (what M&V
+    /// judges on under `native`; drift then reads [`crate::grid::drift_step`]).
     pub resample_ns: i64,
     /// No `resample` given (or `resample: native`): the rules judge each equipment on the
     /// interval its trends were logged at ([`crate::grid`]).

@@ -51,6 +51,15 @@ pub fn equipment_steps<'a>(
     out.into_iter().map(|(e, s)| (e, s.unwrap_or(fallback))).collect()
 }
 
+/// The one grid a drift run, and the fit of the baselines it reads, judge a facility on under
+/// `native`: the coarsest of its equipment's logged intervals (`(equip, interval)` of each
+/// point, as [`equipment_steps`] takes them), so every equipment has a sample in every step and
+/// a fit and the runs it serves, reading the same store, agree on it; `fallback` for a facility
+/// with no evenly logged point.
+pub fn drift_step<'a>(points: impl IntoIterator<Item = (&'a str, Option<i64>)>, fallback: i64) -> i64 {
+    equipment_steps(points, fallback).into_values().max().unwrap_or(fallback)
+}
+
 /// A grid step as minutes, for what a run reports.
 pub fn minutes(step_ns: i64) -> f64 {
     step_ns as f64 / 60e9
@@ -58,6 +67,15 @@ pub fn minutes(step_ns: i64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_drift_run_reads_the_coarsest_equipments_interval() {
+        let m = super::MIN_STEP_NS;
+        let pts = [("AHU-1", Some(m)), ("AHU-1", Some(5 * m)), ("CH-1", Some(15 * m)), ("CH-1", None)];
+        assert_eq!(super::drift_step(pts, 60 * m), 15 * m);
+        assert_eq!(super::drift_step([("X", None)], 60 * m), 60 * m);
+        assert_eq!(super::drift_step([], 60 * m), 60 * m);
+    }
+
     use super::*;
 
     const M: i64 = MIN_STEP_NS;

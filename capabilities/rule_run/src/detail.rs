@@ -172,10 +172,10 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
     let at = |v: &Value| v.as_str().and_then(camber_common::time::ns_from_iso);
     let (start, end) = (at(&family["current"][0]), at(&family["current"][1]));
     // the flagged samples index the family's current window of the equipment's grid
-    let grid = camber_sdk::store::read_grid(&fid, std::slice::from_ref(&f.equip), start, end, config.resample_ns)?;
+    let step = d.step_ns;
+    let grid = camber_sdk::store::read_grid(&fid, std::slice::from_ref(&f.equip), start, end, step)?;
     let frame =
         grid.into_iter().find(|g| g.equip == f.equip).map(|g| crate::prepare::to_frame(g.frame)).unwrap_or_default();
-    let step = config.resample_ns;
     let limit = camber_sdk::count_arg(args, "limit", 50);
     let offset = camber_sdk::count_arg(args, "offset", 0);
     let (violations, n1) =

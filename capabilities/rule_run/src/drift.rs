@@ -13,6 +13,7 @@ use camber_analytics::drift::run::{
 };
 use camber_analytics::drift::section::{DriftReference, WrittenWindow};
 use camber_analytics::family::class_matches;
+use camber_analytics::grid;
 use camber_analytics::run::{with_shared, EquipFrame};
 use camber_analytics::Severity;
 use camber_common::time::{iso_from_ns, ns_from_iso};
@@ -192,8 +193,23 @@ fn plans(
     Ok((out, "frozen_baselines"))
 }
 
-/// The frozen baselines the config's section names, read by the host, checked for this run.
-fn frozen(fid: &str, config: &RunConfig) -> Result<Option<FrozenBaselines>, CapError> {
+/// The grid a drift run of `fid` reads: the config's `resample`, or under `native` the
+/// coarsest logged interval of the facility's equipment ([`grid::drift_step`], from the
+/// store's times index: no rows are read for it). `camber drift fit` reads the same.
+fn drift_step(fid: &str, stored: &BTreeSet<String>, config: &RunConfig) -> Result<i64, CapError> {
+    if !config.native || stored.is_empty() {
+        return Ok(config.resample_ns);
+    }
+    let equips: Vec<String> = stored.iter().cloned().collect();
+    let times = store::read_times(fid, &equips, &[], None, None)?;
+    let intervals =
+        times.iter().map(|p| (p.equip.as_str(), grid::logged_interval(p.runs.iter().map(|r| (r.step, r.count)))));
+    Ok(grid::drift_step(intervals, config.resample_ns))
+}
+
+/// The frozen baselines the config's section names, read by the host, checked for this run
+/// (read on a `step_ns` grid).
+fn frozen(fid: &str, config: &RunConfig, step_ns: i64) -> Result<Option<FrozenBaselines>, CapError> {
     let Some(section) = &config.drift else { return Ok(None) };
     let Some(v) = &section.frozen else {
         return match &section.store {
@@ -210,7 +226,7 @@ fn frozen(fid: &str, config: &RunConfig) -> Result<Option<FrozenBaselines>, CapE
             camber_sdk::one_line(&e.to_string())
         ))
     })?;
-    f.check(fid, config.resample_ns as f64 / 60e9)
+    f.check(fid, grid::minutes(step_ns))
         .map_err(|why| CapError::invalid(format!("the run config's frozen baselines do not serve this run: {why}")))?;
     Ok(Some(f))
 }
@@ -243,6 +259,8 @@ pub struct DriftRun {
     pub missing_detectors: BTreeSet<&'static str>,
     /// The run config's banners.
     pub banners: Vec<String>,
+    /// The grid every family read (see `drift_step`).
+    pub step_ns: i64,
 }
 
 /// The `drift` capability.
@@ -259,6 +277,7 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         unevaluated,
         missing_detectors,
         banners: config_banners,
+        step_ns,
     } = run_drift(args, &fid, &config, &rc, ctx, Phase::only("drift"))?;
 
     let limit = camber_sdk::count_arg(args, "limit", 25);
@@ -334,6 +353,7 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let data = json!({
         "facility_id": fid,
         "source": source,
+        "grid_minutes": grid::minutes(step_ns),
         "families": fams,
         "counts": counts,
         "declined": declined,
@@ -371,7 +391,8 @@ pub fn run_drift(
     let stored: BTreeSet<String> = points.iter().map(|p| p.equip.clone()).collect();
     let class_of: BTreeMap<&str, &str> = points.iter().map(|p| (p.equip.as_str(), p.equip_class.as_str())).collect();
     let (plans, source) = plans(args, &fid, config, &classes)?;
-    let frozen = frozen(&fid, config)?;
+    let step_ns = drift_step(&fid, &stored, config)?;
+    let frozen = frozen(&fid, config, step_ns)?;
     if source == "frozen_baselines" && frozen.is_none() && plans.iter().any(|p| p.reference.is_none()) {
         return Err(CapError::invalid(format!(
             "the run config's drift section for '{fid}' declares no reference and names no frozen baselines (drift.store): give a baseline window, declare a reference, or fit baselines with camber drift fit"
@@ -415,7 +436,7 @@ pub fn run_drift(
         }
     }
     let list: Vec<String> = read.into_iter().collect();
-    let grid = store::read_grid(&fid, &list, None, None, config.resample_ns)?;
+    let grid = store::read_grid(&fid, &list, None, None, step_ns)?;
     let shared = shared_oat(&grid, config);
     let frames: Vec<EquipFrame> = grid
         .into_iter()
@@ -470,7 +491,7 @@ pub fn run_drift(
             current: p.current,
             params: &no_params,
             min_trust: rc["min_trust"].as_f64().unwrap_or(ctx.min_trust),
-            step_ns: config.resample_ns,
+            step_ns,
         };
         let r = run_family_watched(&run, &iso, &mut |i, equip| {
             phase.report(before + i, total, &format!("{} on {equip}", p.family.name))
@@ -500,5 +521,5 @@ pub fn run_drift(
         .as_array()
         .map(|a| a.iter().filter_map(|b| b.as_str().map(str::to_string)).collect())
         .unwrap_or_default();
-    Ok(DriftRun { source, families: fams, findings, diagnoses, unevaluated, missing_detectors, banners })
+    Ok(DriftRun { source, families: fams, findings, diagnoses, unevaluated, missing_detectors, banners, step_ns })
 }

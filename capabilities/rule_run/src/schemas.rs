@@ -168,6 +168,7 @@ pub fn drift_output() -> Value {
     "properties": {
         "facility_id": {"type": "string"},
         "source": {"type": "string", "enum": ["baseline_period", "frozen_baselines"], "description": "a baseline window the call gave, or the run config's drift section"},
+        "grid_minutes": {"type": "number", "description": "the grid every family read: the config's resample, or with none the coarsest interval the facility's equipment were logged at"},
         "families": {"type": "array", "items": {"type": "object", "required": ["equip_class", "family", "label", "baseline", "current", "reference", "equipment"]}},
         "counts": counts, "declined": {"type": "integer"}, "n_findings": {"type": "integer"},
         "findings": {"type": "array", "description": "worst first", "items": {"type": "object",

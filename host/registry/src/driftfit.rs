@@ -59,7 +59,19 @@ pub fn fit(
         return Err("the baseline window ends before it starts".into());
     }
     let floor = rc["min_trust"].as_f64().unwrap_or(min_trust);
-    let grid = store.read_grid(fid, &[], Some(a), Some(b), config.resample_ns).map_err(|e| e.message)?;
+    // the grid the drift runs this file serves will read (the rule_run component's drift_step)
+    let step = if config.native {
+        let times = store.read_times(fid, &[], &[], None, None).map_err(|e| e.message)?;
+        camber_analytics::grid::drift_step(
+            times.iter().map(|(k, runs)| {
+                (k.equip.as_str(), camber_analytics::grid::logged_interval(runs.iter().map(|r| (r.step, r.count))))
+            }),
+            config.resample_ns,
+        )
+    } else {
+        config.resample_ns
+    };
+    let grid = store.read_grid(fid, &[], Some(a), Some(b), step).map_err(|e| e.message)?;
     if grid.iter().all(|g| g.frame.ts.is_empty()) {
         return Err(format!("the window {start} .. {end} holds no stored sample of '{fid}'"));
     }
@@ -84,8 +96,7 @@ pub fn fit(
         fitted_any = true;
         let fam = families::family(&e.family).ok_or_else(|| format!("unknown drift family '{}'", e.family))?;
         let members: Vec<&EquipFrame> = frames.iter().filter(|f| class_matches(&f.class, &e.class)).collect();
-        let (mut en, mut l) =
-            fit_family(fam, &members, (Some(a), Some(b)), &BTreeMap::new(), floor, config.resample_ns);
+        let (mut en, mut l) = fit_family(fam, &members, (Some(a), Some(b)), &BTreeMap::new(), floor, step);
         entries.append(&mut en);
         left.append(&mut l);
     }
@@ -98,7 +109,7 @@ pub fn fit(
             format: camber_analytics::drift::BASELINE_FORMAT,
             facility_id: fid.into(),
             window: (Some(iso_from_ns(a)), Some(iso_from_ns(b))),
-            resample_minutes: config.resample_ns as f64 / 60e9,
+            resample_minutes: camber_analytics::grid::minutes(step),
             entries,
         },
         left,

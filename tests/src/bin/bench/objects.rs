@@ -1,10 +1,12 @@
 //! `camber-bench objects`: the store on object storage against the disk store, through a local
 //! S3 API server (moto, as in the tests): `points` warm, and `rule_run` on a facility-year at 1
-//! minute, first call (nothing of the facility fetched yet) and warm.
+//! minute, first call (nothing of the facility fetched yet) and warm; the snapshot's background
+//! look at a store of many objects, listed and through its head object.
 
 use std::time::{Duration, Instant};
 
 use camber_registry::{CallContext, Registry};
+use camber_store::bucket::{Bytes, Expect};
 use camber_store::StoreDir;
 use camber_tests::s3::S3Server;
 use serde_json::{json, Value};
@@ -53,6 +55,32 @@ pub fn run(reg: &Registry) {
         line.push(format!("{what} median {} p90 {} p99 {}", us(med), us(p90), us(p99)));
     }
     println!("points warm ({n} calls): {}", line.join("; "));
+
+    // the background look at a store of many objects: a listing, against one HEAD of the
+    // store's head object when no writer has announced a change
+    let objects: usize = std::env::var("CAMBER_BENCH_OBJECTS").ok().and_then(|v| v.parse().ok()).unwrap_or(5000);
+    let many = s3.bucket("camber-bench", "many");
+    for i in 0..objects {
+        let rel = format!("facility_id=f{}/year=2024/month={}/part-0-0.parquet", i / 60, i % 60 + 1);
+        many.put(&rel, Bytes::from_static(b"x"), Expect::Any).expect("put");
+    }
+    many.publish().expect("the head");
+    let look = |f: &dyn Fn() -> usize| {
+        let t = Instant::now();
+        assert!(f() >= objects, "every object is in the snapshot");
+        t.elapsed()
+    };
+    let listing = stats((0..10).map(|_| look(&|| many.refresh().expect("list").objects.len())).collect());
+    let relist = Duration::from_secs(3600);
+    let head =
+        stats((0..200).map(|_| look(&|| many.refresh_if_changed(relist).expect("look").objects.len())).collect());
+    println!(
+        "snapshot look at a store of {objects} objects: a listing median {} (p90 {}); the head unchanged median {} (p90 {})",
+        ms(listing.0),
+        ms(listing.1),
+        us(head.0),
+        us(head.1)
+    );
 
     let run = json!({"facility_id": "year"});
     let with_cfg = |mut ctx: CallContext| {

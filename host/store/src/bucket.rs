@@ -282,11 +282,12 @@ impl Bucket {
     /// Announce the store data this bucket wrote since it last did, by replacing the head (a
     /// writer calls it once its change is committed); nothing when it wrote none.
     pub fn publish(&self) -> Result<(), String> {
-        if !self.dirty.swap(false, Ordering::SeqCst) {
+        if !self.dirty.load(Ordering::SeqCst) {
             return Ok(());
         }
-        let body =
-            serde_json::json!({"changed": camber_common::ids::utc_now(), "nonce": camber_common::ids::random_hex()?});
+        let nonce = camber_common::ids::random_hex()?;
+        let body = serde_json::json!({"changed": camber_common::ids::utc_now(), "nonce": nonce});
+        self.dirty.store(false, Ordering::SeqCst);
         self.put(HEAD_FILE, Bytes::from(body.to_string()), Expect::Any).map(|_| ()).map_err(|e| {
             self.dirty.store(true, Ordering::SeqCst);
             match e {

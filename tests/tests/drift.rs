@@ -45,6 +45,19 @@ fn with_config(dir: &std::path::Path, cfg: &Value, file: &str) -> Result<CallCon
     Ok(c)
 }
 
+/// `camber drift fit FID` of the test store under the config at `config`, into `out`.
+fn drift_fit(fid: &str, config: &std::path::Path, out: &std::path::Path) -> std::process::Output {
+    std::process::Command::new(camber_bin())
+        .args(["drift", "fit", fid, "--store"])
+        .arg(store().path())
+        .arg("--config")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap()
+}
+
 fn hw_pump_config(extra: Value) -> Value {
     let mut drift = json!({"baseline": ["2025-04-14", "2025-04-20"], "current": ["2025-04-21", null],
                            "families": [{"class": "HW_PLANT", "family": "hw_pump"}]});
@@ -155,15 +168,7 @@ fn baselines_frozen_by_camber_drift_fit_are_read_and_a_foreign_file_is_refused()
     // before the fit the file is missing: the config does not load
     let e = RunConfigs::load(std::slice::from_ref(&cfg_path)).unwrap_err();
     assert!(e.contains("drift.store 'hw-baselines.json' cannot be read"), "{e}");
-    let run = std::process::Command::new(camber_bin())
-        .args(["drift", "fit", HW, "--store"])
-        .arg(store().path())
-        .arg("--config")
-        .arg(&cfg_path)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = drift_fit(HW, &cfg_path, &out);
     let said = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{said} {}", String::from_utf8_lossy(&run.stderr));
     assert!(said.contains("on 6 equipment of ds-synthetic-hw-plant"), "{said}");
@@ -260,15 +265,7 @@ fn a_config_without_resample_fits_and_judges_drift_at_the_logged_interval() {
     let cfg_path = dir.path().join("leak.json");
     std::fs::write(&cfg_path, cfg.to_string()).unwrap();
     let out = dir.path().join("leak-baselines.json");
-    let run = std::process::Command::new(camber_bin())
-        .args(["drift", "fit", LEAK, "--store"])
-        .arg(store().path())
-        .arg("--config")
-        .arg(&cfg_path)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let run = drift_fit(LEAK, &cfg_path, &out);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let file: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
     assert_eq!(file["resample_minutes"], 15.0, "fitted on the logged grid");

@@ -52,12 +52,22 @@ pub fn equipment_steps<'a>(
 }
 
 /// The one grid a drift run, and the fit of the baselines it reads, judge a facility on under
-/// `native`: the coarsest of its equipment's logged intervals (`(equip, interval)` of each
-/// point, as [`equipment_steps`] takes them), so every equipment has a sample in every step and
-/// a fit and the runs it serves, reading the same store, agree on it; `fallback` for a facility
-/// with no evenly logged point.
-pub fn drift_step<'a>(points: impl IntoIterator<Item = (&'a str, Option<i64>)>, fallback: i64) -> i64 {
-    equipment_steps(points, fallback).into_values().max().unwrap_or(fallback)
+/// `native`: the coarsest logged interval of the equipment drift judges (a point's `(equip,
+/// class, interval)` counts when its class matches one of `classes` or its equipment is one of
+/// `also`, the references), so every judged equipment has a sample in every step, an hourly
+/// weather station beside 5-minute air handlers does not pull them to the hour, and a fit and
+/// the runs it serves, reading the same store, agree on it; `fallback` when no such point is
+/// evenly logged.
+pub fn drift_step<'a>(
+    points: impl IntoIterator<Item = (&'a str, &'a str, Option<i64>)>,
+    classes: &[&str],
+    also: &[&str],
+    fallback: i64,
+) -> i64 {
+    let judged = points.into_iter().filter(|(equip, class, _)| {
+        also.contains(equip) || classes.iter().any(|c| crate::family::class_matches(class, c))
+    });
+    equipment_steps(judged.map(|(e, _, i)| (e, i)), fallback).into_values().max().unwrap_or(fallback)
 }
 
 /// A grid step as minutes, for what a run reports.
@@ -68,12 +78,21 @@ pub fn minutes(step_ns: i64) -> f64 {
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_drift_run_reads_the_coarsest_equipments_interval() {
+    fn a_drift_run_reads_the_coarsest_judged_equipments_interval() {
         let m = super::MIN_STEP_NS;
-        let pts = [("AHU-1", Some(m)), ("AHU-1", Some(5 * m)), ("CH-1", Some(15 * m)), ("CH-1", None)];
-        assert_eq!(super::drift_step(pts, 60 * m), 15 * m);
-        assert_eq!(super::drift_step([("X", None)], 60 * m), 60 * m);
-        assert_eq!(super::drift_step([], 60 * m), 60 * m);
+        let pts = [
+            ("AHU-1", "AHU", Some(m)),
+            ("AHU-1", "AHU", Some(5 * m)),
+            ("CH-1", "CHILLER", Some(15 * m)),
+            ("CH-1", "CHILLER", None),
+            ("WX", "WEATHER", Some(60 * m)),
+        ];
+        let step = |classes: &[&str], also: &[&str]| super::drift_step(pts, classes, also, 60 * m);
+        assert_eq!(step(&["AHU", "CHILLER"], &[]), 15 * m);
+        // the hourly weather station is not judged, so it sets no grid
+        assert_eq!(step(&["AHU"], &[]), m);
+        assert_eq!(step(&["AHU"], &["CH-1"]), 15 * m);
+        assert_eq!(step(&["VAV"], &[]), 60 * m);
     }
 
     use super::*;

@@ -194,17 +194,23 @@ fn plans(
 }
 
 /// The grid a drift run of `fid` reads: the config's `resample`, or under `native` the
-/// coarsest logged interval of the facility's equipment ([`grid::drift_step`], from the
-/// store's times index: no rows are read for it). `camber drift fit` reads the same.
-fn drift_step(fid: &str, stored: &BTreeSet<String>, config: &RunConfig) -> Result<i64, CapError> {
-    if !config.native || stored.is_empty() {
+/// coarsest logged interval of the equipment it judges ([`grid::drift_step`], from the store's
+/// times index: no rows are read for it): the classes of the config's drift section (all of
+/// them, whatever families the call picks, as `camber drift fit` counts them) and its
+/// reference equipment, or for a call's own baseline window the classes of its plans.
+fn drift_step(fid: &str, plans: &[Plan], source: &str, config: &RunConfig) -> Result<i64, CapError> {
+    if !config.native || plans.is_empty() {
         return Ok(config.resample_ns);
     }
-    let equips: Vec<String> = stored.iter().cloned().collect();
-    let times = store::read_times(fid, &equips, &[], None, None)?;
-    let intervals =
-        times.iter().map(|p| (p.equip.as_str(), grid::logged_interval(p.runs.iter().map(|r| (r.step, r.count)))));
-    Ok(grid::drift_step(intervals, config.resample_ns))
+    let (classes, also): (Vec<&str>, Vec<&str>) = match (&config.drift, source) {
+        (Some(section), "frozen_baselines") => section.judged(),
+        _ => (plans.iter().map(|p| p.class.as_str()).collect(), Vec::new()),
+    };
+    let times = store::read_times(fid, &[], &[], None, None)?;
+    let points = times.iter().map(|p| {
+        (p.equip.as_str(), p.equip_class.as_str(), grid::logged_interval(p.runs.iter().map(|r| (r.step, r.count))))
+    });
+    Ok(grid::drift_step(points, &classes, &also, config.resample_ns))
 }
 
 /// The frozen baselines the config's section names, read by the host, checked for this run
@@ -391,7 +397,7 @@ pub fn run_drift(
     let stored: BTreeSet<String> = points.iter().map(|p| p.equip.clone()).collect();
     let class_of: BTreeMap<&str, &str> = points.iter().map(|p| (p.equip.as_str(), p.equip_class.as_str())).collect();
     let (plans, source) = plans(args, &fid, config, &classes)?;
-    let step_ns = drift_step(&fid, &stored, config)?;
+    let step_ns = drift_step(&fid, &plans, source, config)?;
     let frozen = frozen(&fid, config, step_ns)?;
     if source == "frozen_baselines" && frozen.is_none() && plans.iter().any(|p| p.reference.is_none()) {
         return Err(CapError::invalid(format!(

@@ -62,10 +62,14 @@ pub fn fit(
     // the grid the drift runs this file serves will read (the rule_run component's drift_step)
     let step = if config.native {
         let times = store.read_times(fid, &[], &[], None, None).map_err(|e| e.message)?;
+        let (classes, also) = section.judged();
         camber_analytics::grid::drift_step(
             times.iter().map(|(k, runs)| {
-                (k.equip.as_str(), camber_analytics::grid::logged_interval(runs.iter().map(|r| (r.step, r.count))))
+                let interval = camber_analytics::grid::logged_interval(runs.iter().map(|r| (r.step, r.count)));
+                (k.equip.as_str(), k.equip_class.as_str(), interval)
             }),
+            &classes,
+            &also,
             config.resample_ns,
         )
     } else {

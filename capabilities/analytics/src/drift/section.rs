@@ -56,6 +56,21 @@ fn window(v: &Value, place: &str) -> Result<Option<WrittenWindow>, String> {
 }
 
 impl DriftSection {
+    /// What the section's families judge, for the grid they are read on
+    /// ([`crate::grid::drift_step`]): their classes, and the reference equipment they name.
+    pub fn judged(&self) -> (Vec<&str>, Vec<&str>) {
+        let classes = self.families.iter().map(|f| f.class.as_str()).collect();
+        let refs = self
+            .families
+            .iter()
+            .filter_map(|f| match &f.reference {
+                Some(DriftReference::Equip { equip, .. }) => Some(equip.as_str()),
+                _ => None,
+            })
+            .collect();
+        (classes, refs)
+    }
+
     /// Parse and check the section (`None` for a config without one).
     pub fn from_value(v: Option<&Value>) -> Result<Option<DriftSection>, String> {
         let Some(v) = v.filter(|v| !v.is_null()) else {

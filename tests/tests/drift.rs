@@ -293,3 +293,24 @@ fn a_config_without_resample_fits_and_judges_drift_at_the_logged_interval() {
     let e = e.unwrap().unwrap_err();
     assert!(e.message.contains("fitted on a 15-minute grid") && e.message.contains("refit"), "{}", e.message);
 }
+
+#[test]
+fn a_config_written_for_drift_alone_says_that_no_rule_ran() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = json!({"source": {"facility_id": HW}, "drift": {"current": ["2025-04-21", null],
+        "families": [{"class": "HW_PLANT", "family": "hw_pump", "reference": {"equip": "PLANT__healthy"}}]}});
+    let c = with_config(dir.path(), &cfg, "drift-only.json").unwrap();
+    let r = full_registry().call("rule_run", &json!({"facility_id": HW}), &c).unwrap();
+    assert_eq!(r.data["n_findings"], 0);
+    assert!(
+        r.banners
+            .iter()
+            .any(|b| b.contains("selects none of this facility's equipment, so no rule ran")
+                && b.contains("\"HW_PLANT\"")),
+        "{:?}",
+        r.banners
+    );
+    // its drift runs all the same
+    let d = call(json!({"facility_id": HW}), &c).unwrap();
+    assert_eq!(d.data["counts"]["fault"], 1, "{}", d.text);
+}

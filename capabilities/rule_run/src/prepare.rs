@@ -96,7 +96,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
     let rc = store::run_config(&fid)?;
     let config = RunConfig::from_value(&rc["config"])
         .map_err(|e| CapError::internal(format!("the run config for this facility does not check: {e}")))?;
-    let banners: Vec<String> = rc["banners"]
+    let mut banners: Vec<String> = rc["banners"]
         .as_array()
         .map(|a| a.iter().filter_map(|b| b.as_str().map(str::to_string)).collect())
         .unwrap_or_default();
@@ -124,6 +124,17 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
         return Err(CapError::not_found(
             format!("the run config for facility '{fid}' runs no rule on equipment {}: its class is not in the config's equipment", shown.join(", ")),
             json!({"argument": "equips", "unknown": outside, "available": run_equips.iter().take(50).collect::<Vec<_>>()}),
+        ));
+    }
+    if run_equips.is_empty() {
+        // a config written for drift alone, say: say so rather than answer an empty run
+        let classes: Vec<String> =
+            points.iter().map(|p| name(&p.equip_class)).collect::<BTreeSet<_>>().into_iter().collect();
+        let asked: Vec<String> = config.equipment.iter().map(|s| name(&s.class)).collect();
+        banners.push(format!(
+            "the run config selects none of this facility's equipment, so no rule ran: its equipment list names {} and the stored classes are {}",
+            if asked.is_empty() { "no class".to_string() } else { asked.join(", ") },
+            classes.join(", ")
         ));
     }
     let judged: BTreeSet<String> = if wanted.is_empty() { run_equips } else { wanted.into_iter().collect() };

@@ -303,10 +303,8 @@ fn a_config_written_for_drift_alone_says_that_no_rule_ran() {
     let r = full_registry().call("rule_run", &json!({"facility_id": HW}), &c).unwrap();
     assert_eq!(r.data["n_findings"], 0);
     assert!(
-        r.banners
-            .iter()
-            .any(|b| b.contains("selects none of this facility's equipment, so no rule ran")
-                && b.contains("\"HW_PLANT\"")),
+        r.banners.iter().any(|b| b.contains("selects none of this facility's equipment for its rules, so none ran")
+            && b.contains("\"HW_PLANT\"")),
         "{:?}",
         r.banners
     );

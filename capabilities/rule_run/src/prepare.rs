@@ -132,7 +132,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
             points.iter().map(|p| name(&p.equip_class)).collect::<BTreeSet<_>>().into_iter().collect();
         let asked: Vec<String> = config.equipment.iter().map(|s| name(&s.class)).collect();
         banners.push(format!(
-            "the run config selects none of this facility's equipment, so no rule ran: its equipment list names {} and the stored classes are {}",
+            "the run config selects none of this facility's equipment for its rules, so none ran: its equipment list names {} and the stored classes are {}",
             if asked.is_empty() { "no class".to_string() } else { asked.join(", ") },
             classes.join(", ")
         ));

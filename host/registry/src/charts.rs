@@ -146,14 +146,38 @@ fn specs<'a>(data: &'a Value, detail_fact: Option<&'a str>) -> Vec<Spec<'a>> {
 /// The images a result asks for, drawn as PNG, each with alt text that says what it shows and
 /// cites its fact (finding_detail's finding fact `detail_fact`, an issue's own fact), scoped.
 /// With a memo, a chart already drawn from the same inputs on the facility's unchanged files
-/// is not drawn again.
+/// is not drawn again. Several charts (`rcx_report` with `images`) are drawn on as many threads
+/// as the machine has cores, and come back in the result's order.
 pub(crate) fn evidence_images(
     store: &StoreDir,
     data: &Value,
     detail_fact: Option<&str>,
     memo: Option<&Memo>,
 ) -> Vec<Image> {
-    specs(data, detail_fact).iter().filter_map(|spec| image(store, spec, data, memo)).collect()
+    let specs = specs(data, detail_fact);
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(specs.len());
+    if workers <= 1 {
+        return specs.iter().filter_map(|spec| image(store, spec, data, memo)).collect();
+    }
+    let mut drawn: Vec<Option<Image>> = (0..specs.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        let specs = &specs;
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                scope.spawn(move || {
+                    let mine = specs.iter().enumerate().skip(w).step_by(workers);
+                    mine.map(|(i, spec)| (i, image(store, spec, data, memo))).collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            // a panic while drawing is the call's (Registry::call answers it as internal)
+            for (i, img) in h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)) {
+                drawn[i] = img;
+            }
+        }
+    });
+    drawn.into_iter().flatten().collect()
 }
 
 fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value, memo: Option<&Memo>) -> Option<Image> {

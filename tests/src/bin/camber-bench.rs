@@ -1141,6 +1141,26 @@ fn chart_benchmark() {
         }
         println!("{line}");
     }
+    // rcx_report with every ranked issue's chart (run with CAMBER_MEMO_MB=0, or each call after
+    // the first reuses the drawn charts)
+    let mut line = format!("rcx_report on {fid}:");
+    for images in [true, false] {
+        let a = json!({"facility_id": fid, "images": images});
+        let r = reg.call("rcx_report", &a, &ctx).unwrap();
+        let times: Vec<Duration> = (0..5)
+            .map(|_| {
+                let t = Instant::now();
+                reg.call("rcx_report", &a, &ctx).unwrap();
+                t.elapsed()
+            })
+            .collect();
+        line.push_str(&if images {
+            format!(" with its {} charts median of 5 {},", r.images.len(), ms(stats(times).0))
+        } else {
+            format!(" without {}", ms(stats(times).0))
+        });
+    }
+    println!("{line}");
 }
 
 /// The M&V engine on two years of hourly data (one meter: a 5P signature against a seasonal

@@ -257,6 +257,19 @@ pub fn runs(ts: &[i64]) -> Vec<TimeRun> {
     out
 }
 
+/// A duration in milliseconds from the environment variable `name` (`default` when unset); a
+/// value that is not a whole number of milliseconds is refused, naming the variable.
+fn env_millis(name: &str, default: std::time::Duration) -> Result<std::time::Duration, String> {
+    match std::env::var(name) {
+        Err(_) => Ok(default),
+        Ok(v) => v
+            .trim()
+            .parse::<u64>()
+            .map(std::time::Duration::from_millis)
+            .map_err(|_| format!("{name} is not a whole number of milliseconds")),
+    }
+}
+
 impl StoreDir {
     /// The store at `root`; `None` when there is no directory there.
     pub fn open(root: &Path) -> Option<Arc<StoreDir>> {
@@ -271,15 +284,9 @@ impl StoreDir {
             let path = location.strip_prefix("file://").unwrap_or(location);
             return Ok(StoreDir::open(Path::new(path)));
         }
+        let every = env_millis("CAMBER_STORE_REFRESH_MS", bucket::REFRESH)?;
+        let relist = env_millis("CAMBER_STORE_RELIST_MS", bucket::RELIST)?;
         let b = bucket::Bucket::open(location)?;
-        let every = std::env::var("CAMBER_STORE_REFRESH_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(bucket::REFRESH, std::time::Duration::from_millis);
-        let relist = std::env::var("CAMBER_STORE_RELIST_MS")
-            .ok()
-            .and_then(|v| v.parse::<u64>().ok())
-            .map_or(bucket::RELIST, std::time::Duration::from_millis);
         b.refresh_in_background(every, relist);
         Ok(Some(StoreDir::over_bucket(b)))
     }
@@ -1919,6 +1926,20 @@ pub(crate) fn part_rows(part: &Path) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_store_interval_that_is_not_a_number_is_refused_naming_its_variable() {
+        let d = std::time::Duration::from_secs(7);
+        // names no other test reads
+        std::env::set_var("CAMBER_TEST_ENV_MILLIS_SET", " 250 ");
+        std::env::set_var("CAMBER_TEST_ENV_MILLIS_BAD", "1s");
+        assert_eq!(env_millis("CAMBER_TEST_ENV_MILLIS_UNSET", d), Ok(d));
+        assert_eq!(env_millis("CAMBER_TEST_ENV_MILLIS_SET", d), Ok(std::time::Duration::from_millis(250)));
+        assert_eq!(
+            env_millis("CAMBER_TEST_ENV_MILLIS_BAD", d),
+            Err("CAMBER_TEST_ENV_MILLIS_BAD is not a whole number of milliseconds".into())
+        );
+    }
 
     #[test]
     fn a_facilitys_fingerprint_follows_files_added_removed_and_rewritten() {

@@ -250,6 +250,9 @@ def plant_points(m, pts, sz, plants):
         if o.get("condenser_type", "WaterCooled").lower() == "watercooled":
             # an air-cooled chiller's condenser inlet is outdoor air, not condenser water
             add(c("cond_entering_water_temp"), e, "CHILLER", "cond_entering_water_temp", "degF", [(n, "Chiller Condenser Inlet Temperature")], lambda v: C2F(v[0]), "condenser entering water")
+        else:
+            # an air-cooled chiller's controller reads the air entering its condenser coils
+            add(c("oat"), e, "CHILLER", "oat", "degF", [(n, "Chiller Condenser Inlet Temperature")], lambda v: C2F(v[0]), "condenser entering (outdoor) air")
         loop, pl = m.plant_loop_of(n)
         plants.setdefault(loop, []).append(e)
         if pl:

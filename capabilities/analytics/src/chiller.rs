@@ -196,6 +196,60 @@ pub fn tons(flow_gpm: f64, return_f: f64, supply_f: f64) -> f64 {
     flow_gpm * (return_f - supply_f) / 24.0
 }
 
+/// How a chiller rejects its heat, which sets the temperature its rating is stated at and the
+/// temperature its lift is read from ([`lift_factor`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Condenser {
+    /// Water-cooled: rated at 85 °F entering condenser water (AHRI 550/590), its lift read from
+    /// `cond_entering_water_temp`.
+    Water,
+    /// Air-cooled: rated at 95 °F outdoor air, its lift read from the outdoor air (`oat`).
+    Air,
+}
+
+impl Condenser {
+    /// The condenser medium's temperature at the rating point (°F).
+    pub fn rating_f(self) -> f64 {
+        match self {
+            Condenser::Water => 85.0,
+            Condenser::Air => 95.0,
+        }
+    }
+
+    /// The condensing temperature a medium at `medium_f` gives (°F): the medium plus the
+    /// condenser's rise and approach at full load (12 °F over entering water, 25 °F over
+    /// outdoor air), never below the head pressure a chiller holds in cold weather (75 °F
+    /// leaving water, 85 °F condensing in air). Taking the full-load figures at every load
+    /// over-states a part-loaded chiller's lift, which credits it less, never more.
+    fn condensing_f(self, medium_f: f64) -> f64 {
+        match self {
+            Condenser::Water => (medium_f + 12.0).max(75.0),
+            Condenser::Air => (medium_f + 25.0).max(85.0),
+        }
+    }
+}
+
+/// The leaving chilled water at a chiller's rating point (°F).
+pub const RATING_CHWS_F: f64 = 44.0;
+/// How far the evaporating refrigerant sits below the leaving chilled water (°F).
+const EVAPORATOR_APPROACH_F: f64 = 6.0;
+
+/// How much harder a chiller works per ton at its rating point than at the temperatures it
+/// ran at: multiply a measured kW/ton by it to compare with a rated figure. A chiller's work per
+/// ton follows its lift, the condensing over the evaporating temperature, as an ideal machine's
+/// does (`lift / T_evaporating`); a chiller running with cool condenser water or outdoor air, or
+/// warm chilled water, draws less than its rating for the same cooling, and one on a hot day
+/// more. The factor is 1 at the rating point. The DOE-2 chiller curves of the ASHRAE 90.1
+/// prototypes agree within about 5 % between 60 and 95 °F outdoor air (air-cooled) and 70 and
+/// 85 °F condenser water (water-cooled).
+pub fn lift_factor(condenser: Condenser, chws_f: f64, medium_f: f64) -> f64 {
+    let work = |chws: f64, medium: f64| {
+        let evap = chws - EVAPORATOR_APPROACH_F;
+        (condenser.condensing_f(medium) - evap) / (evap + 459.67)
+    };
+    work(RATING_CHWS_F, condenser.rating_f()) / work(chws_f, medium_f)
+}
+
 /// The caveat of a loop reading the supply temperature as its only run signal.
 pub const TEMPERATURE_GATE_CAVEAT: &str = "no run status, power or flow mapped: running hours read from the supply temperature sitting in a chilled range (38-58 °F), which also counts a stopped chiller on a cold or shared loop (map compressor_status)";
 
@@ -273,5 +327,23 @@ mod tests {
         // a run from the first sample settles too
         assert_eq!(settled(&[true, true], 1), [false, true]);
         assert!((tons(600.0, 56.0, 44.0) - 300.0).abs() < 1e-9);
+    }
+    #[test]
+    fn the_lift_factor_is_one_at_the_rating_point_and_credits_a_cool_condenser() {
+        for c in [Condenser::Water, Condenser::Air] {
+            assert!((lift_factor(c, RATING_CHWS_F, c.rating_f()) - 1.0).abs() < 1e-12);
+        }
+        // 70 °F condenser water: the DOE-2 prototype curve puts the work at 0.74-0.77 of rated
+        let w = 1.0 / lift_factor(Condenser::Water, 44.0, 70.0);
+        assert!((0.70..0.80).contains(&w), "{w}");
+        // an air-cooled machine at 70 °F outdoors: the curve says 0.68
+        let a = 1.0 / lift_factor(Condenser::Air, 44.0, 70.0);
+        assert!((0.65..0.73).contains(&a), "{a}");
+        // a hot day costs more than the rating; warmer chilled water less
+        assert!(lift_factor(Condenser::Air, 44.0, 105.0) < 1.0);
+        assert!(lift_factor(Condenser::Air, 48.0, 95.0) > 1.0);
+        // head pressure held in cold weather: no credit past it
+        assert_eq!(lift_factor(Condenser::Air, 44.0, 20.0), lift_factor(Condenser::Air, 44.0, 60.0));
+        assert_eq!(lift_factor(Condenser::Water, 44.0, 40.0), lift_factor(Condenser::Water, 44.0, 63.0));
     }
 }

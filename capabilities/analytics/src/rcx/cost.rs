@@ -257,7 +257,9 @@ fn estimator(c: &CostInput, load: &EquipmentLoad, o: &RcxOptions) -> Option<Est>
                     c.equip
                 )));
             };
-            let target = num(m, &["design_kw_per_ton"]).unwrap_or(o.param("chiller_target_kw_per_ton"));
+            // the design figure at the temperatures it ran at, when the finding carried it there
+            let target =
+                num(m, &["expected_kw_per_ton", "design_kw_per_ton"]).unwrap_or(o.param("chiller_target_kw_per_ton"));
             let excess = (kwpt - target).max(0.0);
             let hours = frac(num(m, &["pct_hours_inefficient"])) * load.annual_hours;
             let used = BTreeMap::from([

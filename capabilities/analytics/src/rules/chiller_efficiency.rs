@@ -12,13 +12,25 @@
 //!
 //! Unlike the reference, the median and the shares are of time (each sample weighs the time it
 //! stands for).
+//!
+//! **At its rating point.** A design kW/ton is stated at the rating point (44 °F leaving chilled
+//! water with 85 °F condenser water, or 95 °F outdoor air for an air-cooled machine), and a
+//! healthy chiller in mild weather draws much less: an air-cooled chiller at 70 °F outdoors
+//! about two thirds of its rating. Where the condenser side is trended, each sample's kW/ton is
+//! carried to the rating point by its lift ([`crate::chiller::lift_factor`]) before it is set
+//! against the design, so a chiller at its nameplate figure on a mild day is seen to be
+//! working a third too hard, and one on a hot day is not blamed for the weather. `condenser`
+//! says which side: `auto` corrects a chiller with `cond_entering_water_temp` as water-cooled
+//! and leaves one without it as measured (a site's outdoor air does not say a chiller is
+//! air-cooled); `air` reads the outdoor air (`oat`, the chiller's own or the run config's
+//! `shared_oat`).
 
 use std::collections::BTreeMap;
 
-use crate::chiller::tons;
+use crate::chiller::{lift_factor, tons, Condenser};
 use crate::engine::{
-    round2, severity_of, weighted_quantile, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec,
-    Severity,
+    round2, severity_of, weighted_quantile, Finding, Frame, Inputs, Outcome, ParamSpec, ParamValue, Params, Rule,
+    RuleSpec, Severity,
 };
 
 /// The rule as the engine runs it.
@@ -52,12 +64,15 @@ pub const INPUTS: Inputs = Inputs {
     needs_gating: false,
 };
 
+/// This rule's inputs: [`INPUTS`] and the condenser side its lift is read from.
+const OWN_INPUTS: Inputs = Inputs { optional: &["cond_entering_water_temp", "oat"], ..INPUTS };
+
 /// The rule's declaration.
 pub fn spec() -> RuleSpec {
     RuleSpec {
         id: "chiller_efficiency",
         families: &["chw_plant"],
-        inputs: INPUTS,
+        inputs: OWN_INPUTS,
         params: vec![
             ParamSpec::number(
                 "design_tons",
@@ -75,6 +90,15 @@ pub fn spec() -> RuleSpec {
             "a generic ceiling between a water-cooled centrifugal (about 0.5-0.6 kW/ton) and an air-cooled machine (about 1.0-1.2); a chiller's own schedule is better",
             "Use the chiller schedule or the manufacturer's selection at the loads it actually runs (its IPLV/NPLV points), or the median kW/ton of a known-good season after a tube cleaning. Calibrating on the period being judged hides a degradation already there.",
         ),
+            ParamSpec {
+                name: "condenser",
+                default: ParamValue::Choice("auto".into()),
+                unit: "choice",
+                range: None,
+                choices: &["auto", "water", "air", "none"],
+                basis: "auto: a chiller with its entering condenser water trended is water-cooled and its kW/ton is carried to the 85 °F rating point by its lift; without it the kW/ton is judged as measured, since a site's outdoor air does not say the chiller is air-cooled",
+                calibrate: "Set air for an air-cooled chiller (its kW/ton is then carried to the 95 °F rating point from the outdoor air: map the chiller's own ambient sensor as oat or give the run config a shared_oat), water for a water-cooled one, none to judge the kW/ton as measured.",
+            },
         ],
         judged_basis: "samples with the chiller running loaded (2 kW, 0.5 °F delta-T and 5 tons or more)",
     }
@@ -135,21 +159,34 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         f.caveats.extend(caveats);
         return Outcome::Findings(vec![f]);
     }
+    // each sample's kW/ton carried to the rating point, when the condenser side is trended
+    let lift = lift_factors(params.choice(spec, "condenser").as_str(), frame, chws, &loaded, &mut caveats);
+    if let Some(l) = &lift {
+        loaded = l.iter().map(|p| loaded[p.0]).collect();
+    }
+    let factor: Vec<f64> = lift.as_ref().map_or_else(|| vec![1.0; loaded.len()], |l| l.iter().map(|p| p.1).collect());
+    let rated: Vec<f64> = loaded.iter().zip(&factor).map(|(p, f)| p.1 * f).collect();
     let total: f64 = loaded.iter().map(|p| weights[p.0]).sum();
-    let median = weighted_quantile(&mut loaded.iter().map(|p| (p.1, weights[p.0])).collect(), 0.5);
-    let tons_median = weighted_quantile(&mut loaded.iter().map(|p| (p.2, weights[p.0])).collect(), 0.5);
+    let weighted = |v: &dyn Fn(usize) -> f64| {
+        weighted_quantile(&mut (0..loaded.len()).map(|k| (v(k), weights[loaded[k].0])).collect(), 0.5)
+    };
+    let measured = weighted(&|k| loaded[k].1);
+    let median = weighted(&|k| rated[k]);
+    let tons_median = weighted(&|k| loaded[k].2);
     let peak = loaded.iter().map(|p| p.2).fold(f64::NEG_INFINITY, crate::engine::max_of);
     // a hair of tolerance: kW/ton is a ratio of decimals stored in binary
     const EPS: f64 = 1e-9;
-    let inefficient: Vec<u32> =
-        loaded.iter().filter(|p| p.1 > INEFFICIENT_RATIO * design + EPS).map(|p| p.0 as u32).collect();
+    let inefficient: Vec<u32> = (0..loaded.len())
+        .filter(|&k| rated[k] > INEFFICIENT_RATIO * design + EPS)
+        .map(|k| loaded[k].0 as u32)
+        .collect();
     // + 0.0: an empty float sum is -0.0, which would print as "-0"
     let ineff_h: f64 = inefficient.iter().map(|&i| weights[i as usize]).sum::<f64>() + 0.0;
     let pct = if total > 0.0 { 100.0 * ineff_h / total } else { 0.0 };
     let ratio = median / design;
     let severity = severity_of(ratio + EPS, WARN_RATIO, FAULT_RATIO);
     let mut metrics = BTreeMap::new();
-    metrics.insert("kw_per_ton_median".into(), (median * 1000.0).round() / 1000.0);
+    metrics.insert("kw_per_ton_median".into(), (measured * 1000.0).round() / 1000.0);
     metrics.insert("design_kw_per_ton".into(), design);
     metrics.insert("kw_per_ton_ratio".into(), round2(ratio));
     metrics.insert("tons_median".into(), round2(tons_median));
@@ -157,10 +194,25 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("pct_hours_inefficient".into(), round2(pct));
     metrics.insert("n_running".into(), loaded.len() as f64);
     metrics.insert("running_hours".into(), round2(total));
-    let summary = format!(
-        "median {median:.2} kW/ton against a design of {design:.2} ({pct:.0} % of loaded running time above {:.2}); median load {tons_median:.0} tons",
-        INEFFICIENT_RATIO * design
-    );
+    let summary = match &lift {
+        None => format!(
+            "median {median:.2} kW/ton against a design of {design:.2} ({pct:.0} % of loaded running time above {:.2}); median load {tons_median:.0} tons",
+            INEFFICIENT_RATIO * design
+        ),
+        Some(l) => {
+            let medium = weighted(&|k| l[k].2);
+            let expected = weighted(&|k| design / factor[k]);
+            metrics.insert("kw_per_ton_rated_median".into(), (median * 1000.0).round() / 1000.0);
+            metrics.insert("expected_kw_per_ton".into(), (expected * 1000.0).round() / 1000.0);
+            metrics.insert("lift_factor_median".into(), round2(weighted(&|k| factor[k])));
+            metrics.insert("condenser_temp_median_f".into(), round2(medium));
+            format!(
+                "median {median:.2} kW/ton at its rating point against a design of {design:.2} ({measured:.2} measured, where a chiller at its design would draw {expected:.2} at a median {medium:.0} °F {}; {pct:.0} % of loaded running time above {:.2}); median load {tons_median:.0} tons",
+                if l.first().is_some_and(|p| p.3 == Condenser::Air) { "outdoors" } else { "entering condenser water" },
+                INEFFICIENT_RATIO * design
+            )
+        }
+    };
     let flagged = if severity >= Severity::Warn { inefficient } else { Vec::new() };
     metrics.insert("capacity_tons".into(), round2(capacity));
     metrics.insert("below_min_load_hours".into(), round2(low));
@@ -169,6 +221,58 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .with_metrics(metrics)
         .with_flagged(flagged)
         .with_judged(loaded.len())])
+}
+
+/// Plausible condenser-side readings (°F): entering condenser water, and outdoor air.
+const WATER_RANGE_F: (f64, f64) = (40.0, 110.0);
+const AIR_RANGE_F: (f64, f64) = (-20.0, 125.0);
+
+/// The lift factor of each loaded sample under `condenser` (the parameter's word), as
+/// `(index into loaded, factor, condenser temperature, condenser)` over the samples with a
+/// plausible condenser reading; `None` when the kW/ton is judged as measured (no correction
+/// asked for, the condenser side not trended, or too few samples with it, each said in a
+/// caveat).
+fn lift_factors(
+    condenser: &str,
+    frame: &Frame,
+    chws: &[f64],
+    loaded: &[(usize, f64, f64)],
+    caveats: &mut Vec<String>,
+) -> Option<Vec<(usize, f64, f64, Condenser)>> {
+    let water = frame.col("cond_entering_water_temp");
+    let side = match condenser {
+        "none" => return None,
+        "air" => Condenser::Air,
+        "water" => Condenser::Water,
+        _ if water.is_some() => Condenser::Water,
+        _ => return None,
+    };
+    let (role, (lo, hi)) = match side {
+        Condenser::Water => ("cond_entering_water_temp", WATER_RANGE_F),
+        Condenser::Air => ("oat", AIR_RANGE_F),
+    };
+    let Some(medium) = frame.col(role) else {
+        caveats.push(format!(
+            "kW/ton judged as measured, not at its rating point: no {role} to read the chiller's lift from"
+        ));
+        return None;
+    };
+    let out: Vec<_> = loaded
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| (lo..=hi).contains(&medium[p.0]))
+        .map(|(k, p)| (k, lift_factor(side, chws[p.0], medium[p.0]), medium[p.0], side))
+        .collect();
+    if out.len() < MIN_SAMPLES {
+        caveats.push(format!(
+            "kW/ton judged as measured, not at its rating point: fewer than ten loaded samples with a plausible {role}"
+        ));
+        return None;
+    }
+    if out.len() < loaded.len() {
+        caveats.push(format!("{} loaded samples without a plausible {role} were not judged", loaded.len() - out.len()));
+    }
+    Some(out)
 }
 
 #[cfg(test)]
@@ -357,5 +461,71 @@ mod tests {
                 assert_eq!(v[0].severity, Severity::Info);
             }
         }
+    }
+    /// [`chiller`] with a condenser-side column at `temp` °F (`role`).
+    fn with_condenser(kwpt: f64, role: &str, temp: f64) -> Frame {
+        let mut f = chiller(move |_| kwpt);
+        let n = f.len();
+        f.cols.insert(role.into(), vec![temp; n]);
+        f
+    }
+
+    #[test]
+    fn an_air_cooled_chiller_at_its_nameplate_on_a_mild_day_works_too_hard() {
+        let air = |k: f64, oat: f64, mode: &str| {
+            let mut p = numbers(&[("design_kw_per_ton", 1.19)]);
+            p.values.insert("condenser".into(), ParamValue::Choice(mode.into()));
+            run(&RULE, &with_condenser(k, "oat", oat), &p)
+        };
+        // at 70 °F outdoors a healthy machine draws about two thirds of its 95 °F rating
+        let healthy = air(0.82, 70.0, "air");
+        assert_eq!(healthy.severity, Severity::Ok, "{}", healthy.summary);
+        assert!((1.1..1.25).contains(&healthy.metrics["kw_per_ton_rated_median"]), "{:?}", healthy.metrics);
+        // its nameplate figure at 70 °F: a third too hard
+        let degraded = air(1.19, 70.0, "air");
+        assert!(degraded.severity >= Severity::Warn, "{}", degraded.summary);
+        assert_eq!(degraded.metrics["kw_per_ton_median"], 1.19);
+        assert!(degraded.summary.contains("at a median 70 °F outdoors"), "{}", degraded.summary);
+        assert!(degraded.metrics["expected_kw_per_ton"] < 0.85, "{:?}", degraded.metrics);
+        // on a 100 °F day the same draw is within its rating
+        assert_eq!(air(1.25, 100.0, "air").severity, Severity::Ok);
+        // auto never takes a site's outdoor air to mean air-cooled: judged as measured
+        let auto = air(1.19, 70.0, "auto");
+        assert_eq!(auto.severity, Severity::Ok, "{}", auto.summary);
+        assert!(!auto.metrics.contains_key("lift_factor_median"));
+        // air-cooled with no outdoor air: as measured, and said
+        let mut p = numbers(&[("design_kw_per_ton", 1.19)]);
+        p.values.insert("condenser".into(), ParamValue::Choice("air".into()));
+        let r = run(&RULE, &chiller(|_| 1.19), &p);
+        assert_eq!(r.severity, Severity::Ok);
+        assert!(r.caveats.iter().any(|c| c.contains("no oat to read the chiller's lift from")), "{:?}", r.caveats);
+    }
+
+    #[test]
+    fn a_water_cooled_chiller_is_judged_at_85_f_condenser_water() {
+        let design = numbers(&[("design_kw_per_ton", 0.66)]);
+        // 70 °F condenser water: a healthy 0.66 kW/ton machine draws about 0.49
+        let healthy = run(&RULE, &with_condenser(0.49, "cond_entering_water_temp", 70.0), &design);
+        assert_eq!(healthy.severity, Severity::Ok, "{}", healthy.summary);
+        // a fouled one at 0.73 is under 1.2 x its design as measured, half again over it rated
+        let fouled = run(&RULE, &with_condenser(0.73, "cond_entering_water_temp", 70.0), &design);
+        assert!(fouled.severity >= Severity::Warn, "{}", fouled.summary);
+        assert!(fouled.metrics["kw_per_ton_ratio"] > 1.35, "{:?}", fouled.metrics);
+        let mut none = design.clone();
+        none.values.insert("condenser".into(), ParamValue::Choice("none".into()));
+        assert_eq!(run(&RULE, &with_condenser(0.73, "cond_entering_water_temp", 70.0), &none).severity, Severity::Ok);
+        // samples with no plausible condenser reading are left out and counted
+        let mut f = with_condenser(0.49, "cond_entering_water_temp", 70.0);
+        let cw = f.cols.get_mut("cond_entering_water_temp").unwrap();
+        for v in cw.iter_mut().step_by(2) {
+            *v = f64::NAN;
+        }
+        let r = run(&RULE, &f, &design);
+        assert_eq!(r.judged, 7 * 48 / 2);
+        assert!(
+            r.caveats.iter().any(|c| c.contains("without a plausible cond_entering_water_temp")),
+            "{:?}",
+            r.caveats
+        );
     }
 }

@@ -6,6 +6,11 @@
 //! small, or when its boxes spread more than `max_spread` (0.3 of the median by default: box
 //! sizes and loads differ, so a building-wide comparison of raw airflow can hide a real
 //! outlier). No fault level.
+//!
+//! Beside the deviation, where the topology names each box's air handler, a box whose share of
+//! its air handler's airflow stepped up on one day and held ([`super::airflow_step`]) warns on
+//! its own: a thermostat reading high, or a new load, seen as the day the box began working
+//! harder than before while its siblings did not.
 
 use crate::engine::{Params, Rule, RuleSpec};
 use crate::fleet::{Fleet, FleetFinding};
@@ -25,9 +30,12 @@ pub fn spec() -> RuleSpec {
     }
 }
 
-/// Judge the fleet, one finding per cohort.
+/// Judge the fleet: one finding per cohort, and one per box whose share of its air handler's
+/// airflow stepped up.
 pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFinding> {
-    cohort::deviation(&AIRFLOW, spec, fleet, params)
+    let mut out = cohort::deviation(&AIRFLOW, spec, fleet, params);
+    out.extend(super::airflow_step::findings(spec, fleet, params));
+    out
 }
 
 #[cfg(test)]

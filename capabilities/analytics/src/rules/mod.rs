@@ -1,9 +1,11 @@
 //! The rules, one module each, and the list of them. `reset_effectiveness` is not a rule: it is
 //! the analysis the two trim-and-respond effectiveness rules share; `zone_requests` is the
 //! request census the four rogue-zone and cohort-starvation fleet rules share; `cohort` is the
-//! cohort deviation `cohort_airflow` and `cohort_space_temp` share.
+//! cohort deviation `cohort_airflow` and `cohort_space_temp` share; `airflow_step` is
+//! `cohort_airflow`'s test of a box whose share of its air handler's airflow stepped up.
 
 pub mod actuator_stuck;
+pub mod airflow_step;
 pub mod airflow_tracking;
 pub mod boiler_short_cycle;
 pub mod boiler_summer_lockout;

@@ -45,6 +45,9 @@ struct BoxPlan {
     reheat_lockout: Option<f64>,
     /// A single-maximum heating sequence: any heating runs the airflow at this share of design.
     single_max: Option<f64>,
+    /// The thermostat reading this many °F high from this minute on: the box controls (and the
+    /// BAS logs) the reading, the room follows the air.
+    sensor_offset: Option<(f64, usize)>,
 }
 
 impl Default for BoxPlan {
@@ -60,6 +63,7 @@ impl Default for BoxPlan {
             flow_gain: 1.0,
             reheat_lockout: None,
             single_max: None,
+            sensor_offset: None,
         }
     }
 }
@@ -212,6 +216,8 @@ fn simulate(lab: &Lab, zones: &[Zone], plans: &[BoxPlan], ahu: AhuPlan) -> (AhuR
         let mut tw = 0.0;
         for (i, (z, p)) in zones.iter().zip(plans).enumerate() {
             let (hsp, csp) = if occ_mode { (p.heat_sp, p.cool_sp) } else { (60.0, 85.0) };
+            // what the thermostat reads: the room, plus its offset once that has set in
+            let read = temp[i] + p.sensor_offset.filter(|o| m >= o.1).map_or(0.0, |o| o.0);
             let qmin = p.min_frac * z.qmax;
             let qheat = p.heat_frac.max(p.min_frac) * z.qmax;
             let mut valve = 0.0;
@@ -219,8 +225,8 @@ fn simulate(lab: &Lab, zones: &[Zone], plans: &[BoxPlan], ahu: AhuPlan) -> (AhuR
             let (mut lc, mut lh) = (0.0, 0.0);
             let mut fsp = 0.0;
             if fan {
-                let ec = temp[i] - csp;
-                let eh = hsp - temp[i];
+                let ec = read - csp;
+                let eh = hsp - read;
                 ic[i] = (ic[i] + 0.8 * ec).clamp(0.0, 100.0);
                 ih[i] = (ih[i] + 0.8 * eh).clamp(0.0, 100.0);
                 lc = (25.0 * ec + ic[i]).clamp(0.0, 100.0);
@@ -265,7 +271,7 @@ fn simulate(lab: &Lab, zones: &[Zone], plans: &[BoxPlan], ahu: AhuPlan) -> (AhuR
                     held_req[i] = false;
                 }
                 // and for colder air when warm of its cooling setpoint
-                let warm = temp[i] - csp;
+                let warm = read - csp;
                 sreq += if warm >= 5.0 {
                     3.0
                 } else if warm >= 3.0 {
@@ -302,7 +308,7 @@ fn simulate(lab: &Lab, zones: &[Zone], plans: &[BoxPlan], ahu: AhuPlan) -> (AhuR
             total += flow[i];
             tw += flow[i] * temp[i];
             let b = &mut boxes[i];
-            b.temp.push(temp[i]);
+            b.temp.push(read);
             b.heat_sp.push(hsp);
             b.cool_sp.push(csp);
             b.flow.push(flow[i] * p.flow_gain);
@@ -518,6 +524,25 @@ fn cohort_airflow(step: usize, faulty: bool) -> Building {
         |_| {},
         AhuPlan::default(),
         &[Col::Airflow, Col::AirflowSp, Col::Damper, Col::SpaceTemp],
+        &["supply_fan_status", "duct_static", "duct_static_sp"],
+    )
+}
+
+/// `cohort_airflow`'s step test: three summer weeks on the office floor; from the second
+/// week's Wednesday VAV-3's thermostat reads 4 °F high, so the box holds its room 4 °F colder
+/// than the BAS shows and its airflow rises to about twice its share of the floor's air, while
+/// over the three weeks it stays within its peers' spread.
+fn cohort_airflow_thermostat(step: usize, faulty: bool) -> Building {
+    let lab = Lab::new("zones-cohort-airflow-thermostat", Season::Summer, 21, step);
+    floor(
+        &lab,
+        FLOOR,
+        faulty,
+        "VAV-3",
+        |p| p.sensor_offset = Some((4.0, 9 * 1440)),
+        |_| {},
+        AhuPlan::default(),
+        &[Col::Airflow, Col::AirflowSp, Col::Damper, Col::SpaceTemp, Col::CoolSp],
         &["supply_fan_status", "duct_static", "duct_static_sp"],
     )
 }
@@ -792,6 +817,7 @@ fn dcv_system_verification(step: usize, faulty: bool) -> Building {
 pub fn cases() -> Vec<Case> {
     vec![
         Case { rule: "cohort_airflow", steps: EVERY_STEP, build: cohort_airflow },
+        Case { rule: "cohort_airflow", steps: EVERY_STEP, build: cohort_airflow_thermostat },
         Case { rule: "cohort_space_temp", steps: EVERY_STEP, build: cohort_space_temp },
         Case { rule: "sat_cohort_starvation", steps: EVERY_STEP, build: sat_cohort_starvation },
         Case { rule: "static_reset_effectiveness", steps: EVERY_STEP, build: static_reset_effectiveness },

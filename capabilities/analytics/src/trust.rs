@@ -428,14 +428,13 @@ fn wrong_units(frame: &Frame, running: Option<&[Option<bool>]>) -> Vec<(String, 
         .iter()
         .filter(|(role, _)| percent(role))
         .filter_map(|(role, c)| {
-            let v = running_values(c);
-            (v.len() >= MIN_RUNNING_ROWS).then(|| {
-                (
-                    role,
-                    v.iter().copied().fold(f64::INFINITY, crate::engine::min_of),
-                    v.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of),
-                )
-            })
+            // the running values' count and span, in one pass with no list made
+            let (n, lo, hi) = (0..c.len())
+                .filter(|&i| runs(i) && !c[i].is_nan())
+                .fold((0usize, f64::INFINITY, f64::NEG_INFINITY), |(n, lo, hi), i| {
+                    (n + 1, crate::engine::min_of(lo, c[i]), crate::engine::max_of(hi, c[i]))
+                });
+            (n >= MIN_RUNNING_ROWS).then_some((role, lo, hi))
         })
         .collect();
     for (role, lo, hi) in &spans {

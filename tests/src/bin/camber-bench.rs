@@ -794,6 +794,19 @@ fn sandbox_year(reg: &Registry) {
             ratios.last().copied().unwrap_or(f64::NAN)
         );
     }
+    // where one call again on the facility spends its time, step by step (the pipeline's steps,
+    // the sandbox, the guest with the host functions it calls inside it)
+    let (_, steps) = camber_runtime::profile::record(|| call(&ctx));
+    let mut by_step: Vec<(&str, Duration)> = Vec::new();
+    for (name, d) in steps {
+        match by_step.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, t)) => *t += d,
+            None => by_step.push((name, d)),
+        }
+    }
+    by_step.sort_by_key(|s| std::cmp::Reverse(s.1));
+    let listed: Vec<String> = by_step.iter().take(8).map(|(n, d)| format!("{n} {}", ms(*d))).collect();
+    println!("  one call again, its steps: {}", listed.join("; "));
     // where that time goes: the host's read and grid alone, and the answer's size
     let mut v = Vec::new();
     for _ in 0..3 {

@@ -440,7 +440,9 @@ fn level_span(x: &[f64], y: &[f64], keep: &[bool], min_load: f64) -> f64 {
     if seen.is_empty() {
         return 10.0;
     }
-    let (lo, hi) = seen.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(*v), b.max(*v)));
+    let (lo, hi) = seen.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+        (crate::engine::min_of(a, *v), crate::engine::max_of(b, *v))
+    });
     hi - lo + 2.0 * 0.05 * loadfit::median_in_place(&mut seen)
 }
 

@@ -120,7 +120,9 @@ const PRESSURE_SETPOINTS: [&str; 2] = ["duct_static_sp", crate::engine::PARENT_S
 /// reverses.
 fn after_setpoint_reversals(ts: &[i64], sp: &[f64], window: i64) -> Option<Vec<bool>> {
     let known: Vec<usize> = (0..sp.len()).filter(|&i| sp[i].is_finite()).collect();
-    let (lo, hi) = known.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &i| (a.min(sp[i]), b.max(sp[i])));
+    let (lo, hi) = known.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &i| {
+        (crate::engine::min_of(a, sp[i]), crate::engine::max_of(b, sp[i]))
+    });
     // a setpoint's own rounding is not a move
     let eps = (1e-3 * (hi - lo)).max(1e-9);
     let mut times = Vec::new();
@@ -166,33 +168,63 @@ struct SignalRate {
     judged: usize,
 }
 
-fn rate_of(
+/// The settings of one signal's pass: the rule's parameters and the reset windows.
+#[derive(Clone, Copy)]
+struct Pass<'a> {
+    deadband: f64,
+    gap_factor: f64,
+    reset: Option<&'a [bool]>,
+}
+
+/// One signal's reversals. A column without gaps (a logged grid, the usual case) is walked as it
+/// stands; one with gaps through the list of its samples. Both walks are the same code over
+/// `pos`, the row of the k-th sample: a walk through a list of indices costs a load per sample
+/// and, in the sandbox, keeps less in registers.
+fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &[bool], pass: Pass) -> Option<SignalRate> {
+    if crate::engine::count_where(col, |v| v.is_nan()) == 0 {
+        rate_over(role, frame, col, running, pass, col.len(), |k| k)
+    } else {
+        let idx: Vec<usize> = (0..frame.len()).filter(|&i| !col[i].is_nan()).collect();
+        rate_over(role, frame, col, running, pass, idx.len(), |k| idx[k])
+    }
+}
+
+/// The median step between the `m` samples at rows `pos(0..m)`: on an even grid its step, with
+/// no list made; else a selection, not a sort.
+fn median_step(ts: &[i64], m: usize, pos: impl Fn(usize) -> usize) -> i64 {
+    let first = ts[pos(1)] - ts[pos(0)];
+    if (2..m).all(|k| ts[pos(k)] - ts[pos(k - 1)] == first) {
+        return first;
+    }
+    let mut steps: Vec<i64> = (1..m).map(|k| ts[pos(k)] - ts[pos(k - 1)]).collect();
+    let mid = steps.len() / 2;
+    *steps.select_nth_unstable(mid).1
+}
+
+fn rate_over(
     role: &'static str,
     frame: &Frame,
     col: &[f64],
     running: &[bool],
-    deadband: f64,
-    gap_factor: f64,
-    reset: Option<&[bool]>,
+    pass: Pass,
+    m: usize,
+    pos: impl Fn(usize) -> usize,
 ) -> Option<SignalRate> {
-    let idx: Vec<usize> = (0..frame.len()).filter(|&i| !col[i].is_nan()).collect();
-    if idx.len() < 3 {
+    let Pass { deadband, gap_factor, reset } = pass;
+    if m < 3 {
         return None;
     }
-    let mut steps: Vec<i64> = idx.windows(2).map(|w| frame.ts[w[1]] - frame.ts[w[0]]).collect();
-    // the median step: a selection, not a sort
-    let mid = steps.len() / 2;
-    let dt = (*steps.select_nth_unstable(mid).1).max(1);
+    let dt = median_step(&frame.ts, m, &pos).max(1);
     let max_step = (dt as f64 * gap_factor) as i64;
     // a 0-1 fraction is read as percent
-    let scale = if idx.iter().all(|&i| col[i].abs() <= 1.5) { 100.0 } else { 1.0 };
+    let scale = if (0..m).all(|k| col[pos(k)].abs() <= 1.5) { 100.0 } else { 1.0 };
     let (mut reversals, mut following, mut ns, mut reset_ns, mut judged) = (0usize, 0usize, 0i64, 0i64, 0usize);
     let in_reset = |i: usize| reset.is_some_and(|m| m[i]);
     let mut flagged = Vec::new();
     // hysteresis: the direction of travel and the extreme reached in it
     let mut state: Option<(i8, f64)> = None;
-    for w in idx.windows(2) {
-        let (a, b) = (w[0], w[1]);
+    for k in 1..m {
+        let (a, b) = (pos(k - 1), pos(k));
         let step = frame.ts[b] - frame.ts[a];
         if step > max_step || !running[a] || !running[b] {
             state = None;
@@ -273,15 +305,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 .then(|| PRESSURE_SETPOINTS.iter().find_map(|sp| frame.col(sp)))
                 .flatten()
                 .and_then(|sp| after_setpoint_reversals(&frame.ts, sp, window));
-            rate_of(
-                s,
-                frame,
-                frame.col(s).unwrap_or_default(),
-                &running,
-                params.number(spec, "deadband"),
-                params.number(spec, "gap_factor"),
-                reset.as_deref(),
-            )
+            let pass = Pass {
+                deadband: params.number(spec, "deadband"),
+                gap_factor: params.number(spec, "gap_factor"),
+                reset: reset.as_deref(),
+            };
+            rate_of(s, frame, frame.col(s).unwrap_or_default(), &running, pass)
         })
         .collect();
     let mut caveats = Vec::new();

@@ -201,10 +201,51 @@ pub fn spec() -> RuleSpec {
 /// Rolling means over the trailing `window` ns (the current sample included) of the running
 /// samples' values; NaN where the window holds no running value.
 fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64> {
-    // what a window may hold, NaN where the fan is off: one load per test in the loop below
+    // what a window may hold, NaN where the fan is off: one load per test in the loops below
     let v: Vec<f64> = x.iter().zip(running).map(|(&x, &r)| if r { x } else { f64::NAN }).collect();
     // timestamps on a grid are whole nanoseconds, and so is any window a parameter gives
     let window = window as i64;
+    match even_step(ts) {
+        Some(step) if window > 0 => rolling_mean_even(&v, (window as u64).div_ceil(step as u64) as usize),
+        _ => rolling_mean_uneven(ts, &v, window),
+    }
+}
+
+/// The step of timestamps evenly spaced (a logged grid), `None` otherwise.
+fn even_step(ts: &[i64]) -> Option<i64> {
+    let step = ts.get(1).zip(ts.first()).and_then(|(b, a)| b.checked_sub(*a)).filter(|s| *s > 0)?;
+    ts.windows(2).all(|w| w[1].checked_sub(w[0]) == Some(step)).then_some(step)
+}
+
+/// [`rolling_mean`] on an even grid, where a window always spans `rows` rows: the row leaving
+/// it is a fixed distance back, so no inner loop looks for it. The sums run in the same order
+/// as [`rolling_mean_uneven`]'s, so the means are the same to the bit.
+fn rolling_mean_even(v: &[f64], rows: usize) -> Vec<f64> {
+    let mut out = vec![f64::NAN; v.len()];
+    let (mut sum, mut n) = (0.0f64, 0usize);
+    for i in 0..v.len() {
+        let here = !v[i].is_nan();
+        if here {
+            sum += v[i];
+            n += 1;
+        }
+        if let Some(&gone) = i.checked_sub(rows).map(|k| &v[k]) {
+            if !gone.is_nan() {
+                sum -= gone;
+                n -= 1;
+            }
+        }
+        if n == 0 {
+            sum = 0.0;
+        } else {
+            out[i] = if n == 1 && here { v[i] } else { sum / n as f64 };
+        }
+    }
+    out
+}
+
+/// [`rolling_mean`] on any timestamps: the window's left edge found by walking forward.
+fn rolling_mean_uneven(ts: &[i64], v: &[f64], window: i64) -> Vec<f64> {
     let mut out = vec![f64::NAN; v.len()];
     let (mut left, mut sum, mut n) = (0usize, 0.0f64, 0usize);
     for i in 0..v.len() {
@@ -1120,6 +1161,31 @@ mod tests {
         assert!(matches!(outcome(&RULE, &far, &with(&[])), Outcome::Findings(_)));
         let nan = frame(8, |_| [f64::NAN, 10.0, f64::NAN, f64::NAN, f64::NAN, f64::NAN, f64::NAN, 1.0, f64::NAN]);
         assert!(matches!(outcome(&RULE, &nan, &Params::default()), Outcome::Skipped { .. }));
+    }
+
+    #[test]
+    fn the_even_grid_rolling_mean_is_the_general_one_to_the_bit() {
+        // gaps in the values (NaN), windows of one to several rows and one not a whole number
+        let v: Vec<f64> = (0..500)
+            .map(|i| {
+                if i % 37 < 3 || (i / 50) % 4 == 3 && i % 5 == 0 {
+                    f64::NAN
+                } else {
+                    55.0 + ((i * 7919) % 101) as f64 / 7.0
+                }
+            })
+            .collect();
+        for step in [60_000_000_000i64, 300_000_000_000, 900_000_000_000] {
+            let ts: Vec<i64> = (0..v.len() as i64).map(|i| 1_700_000_000_000_000_000 + i * step).collect();
+            for window in [step, 3 * step, 5 * step + step / 2, 60 * 60_000_000_000] {
+                let rows = (window as u64).div_ceil(step as u64) as usize;
+                let (a, b) = (rolling_mean_even(&v, rows), rolling_mean_uneven(&ts, &v, window));
+                assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "step {step} window {window}");
+            }
+        }
+        assert_eq!(even_step(&[0, 5, 10, 15]), Some(5));
+        assert_eq!(even_step(&[0, 5, 10, 16]), None);
+        assert_eq!(even_step(&[0]), None);
     }
 
     #[test]

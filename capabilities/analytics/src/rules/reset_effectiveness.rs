@@ -170,10 +170,9 @@ pub fn evaluate(r: &Reset, spec: &RuleSpec, frame: &Frame, params: &Params) -> O
         net >= 1.0 + margin || net <= -margin
     };
     let range = |v: &dyn Fn(usize) -> f64, of: &dyn Fn(usize) -> bool| {
-        let (lo, hi) = judged
-            .iter()
-            .filter(|&&i| of(i))
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| (lo.min(v(i)), hi.max(v(i))));
+        let (lo, hi) = judged.iter().filter(|&&i| of(i)).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &i| {
+            (crate::engine::min_of(lo, v(i)), crate::engine::max_of(hi, v(i)))
+        });
         if hi >= lo {
             hi - lo
         } else {

@@ -32,6 +32,10 @@ fn a_repeated_call_on_unchanged_data_is_answered_without_its_guest() {
     assert!(!steps.iter().any(|(s, _)| *s == CITATIONS), "with the policy steps' output for the same inputs");
     assert!(steps.iter().any(|(s, _)| *s == "byte cap"), "the byte cap runs on every call");
     let r = r.unwrap();
+    // a kept result carries its data's text, made once, for the adapters to write as it is
+    let text = r.data_json.clone().expect("a reused result carries its data as JSON text");
+    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), r.data);
+    assert_eq!(r.data_text(), serde_json::to_string(&r.data).unwrap());
     let again = json!({"data": r.data, "text": r.text, "facts": r.facts, "banners": r.banners});
     assert_eq!(first, again, "and the answer, fact ids included, is the same");
 

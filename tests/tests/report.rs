@@ -153,7 +153,7 @@ fn finding_detail_attaches_its_evidence_chart_as_a_png_the_byte_cap_counts() {
     let plain = reg.call("finding_detail", &no, &ctx).unwrap();
     assert!(plain.images.is_empty());
     // the byte cap counts the image: room for the text and data alone, not the image
-    let size = camber_registry::policy::result_bytes(&plain.data, &plain.text, &plain.facts, &plain.banners);
+    let size = camber_registry::policy::result_bytes(&plain.data, None, &plain.text, &plain.facts, &plain.banners);
     let mut tight = CallContext::new(&store, [fid.to_string()]);
     tight.limits.max_bytes = size + img.data.len() / 2;
     assert!(reg.call("finding_detail", &no, &tight).is_ok());

@@ -335,6 +335,9 @@ fn fmt_seconds(s: f64) -> String {
 #[derive(Clone)]
 pub(crate) struct Outgoing {
     data: Value,
+    /// `data` as JSON text, made once when the output is kept: what the byte cap measures and
+    /// the adapters write on every call that reuses it.
+    data_json: Option<Arc<str>>,
     facts: Vec<Value>,
     banners: Vec<String>,
     truncated: bool,
@@ -371,9 +374,12 @@ pub(crate) fn finish(
                 (None, Some(k)) => k.result.clone(),
                 (None, None) => return Err(internal("returned nothing")),
             };
-            let o = policy_steps(cap, out, adm, ctx, sent, &internal)?;
+            let mut o = policy_steps(cap, out, adm, ctx, sent, &internal)?;
             if let (Some(k), Some(key)) = (&kept, key) {
-                step("memo", || k.keep_finished(key, o.clone()));
+                step("memo", || {
+                    o.data_json = serde_json::to_string(&o.data).ok().map(Arc::from);
+                    k.keep_finished(key, o.clone())
+                });
             }
             o
         }
@@ -387,6 +393,7 @@ pub(crate) fn finish(
         banners: o.banners,
         truncated: o.truncated,
         images: o.images,
+        data_json: o.data_json,
     })
 }
 
@@ -433,7 +440,8 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
     if let Some(b) = adm.wall.as_ref().and_then(|w| w.banner()) {
         banners.insert(0, b);
     }
-    let mut o = Outgoing { data, facts, banners, truncated: false, text: out.text, images: Vec::new() };
+    let mut o =
+        Outgoing { data, facts, banners, truncated: false, text: out.text, images: Vec::new(), data_json: None };
     for p in &out.pages {
         let n = PageNotice {
             list: p.key.clone(),
@@ -566,7 +574,7 @@ fn evidence_image(o: &mut Outgoing, cap: &CapabilityEntry, adm: &Admitted, ctx: 
 
 /// Step 6 (last): The byte cap over data, text, facts and banners together: `too_large`.
 fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
-    let size = policy::result_bytes(&o.data, &o.text, &o.facts, &o.banners)
+    let size = policy::result_bytes(&o.data, o.data_json.as_deref(), &o.text, &o.facts, &o.banners)
         + o.images.iter().map(|i| i.data.len() + i.alt.len()).sum::<usize>();
     if size <= ctx.limits.max_bytes {
         return Ok(());

@@ -383,7 +383,9 @@ pub fn outside_allowlist<'a>(v: &'a Value, allowed: &BTreeSet<String>) -> Option
 }
 
 /// Size in bytes of the JSON a caller receives: data, text, facts and banners together.
-pub fn result_bytes(data: &Value, text: &str, facts: &[Value], banners: &[String]) -> usize {
+/// `data_json`, when given, is `data` already serialized: its length is taken, and `data` is
+/// not walked again.
+pub fn result_bytes(data: &Value, data_json: Option<&str>, text: &str, facts: &[Value], banners: &[String]) -> usize {
     /// The result as one object, borrowed: nothing is copied to be measured.
     #[derive(serde::Serialize)]
     struct Whole<'a> {
@@ -404,8 +406,13 @@ pub fn result_bytes(data: &Value, text: &str, facts: &[Value], banners: &[String
         }
     }
     let mut n = Count(0);
+    // with the data's text in hand, the rest is measured around a `null` in its place
+    let (data, known) = match data_json {
+        Some(j) => (&Value::Null, j.len() - "null".len()),
+        None => (data, 0),
+    };
     match serde_json::to_writer(&mut n, &Whole { data, text, facts, banners }) {
-        Ok(()) => n.0,
+        Ok(()) => n.0 + known,
         Err(_) => usize::MAX,
     }
 }
@@ -421,7 +428,10 @@ mod tests {
         let banners = vec!["'rows' shows rows 1-1 of 2".to_string()];
         let whole = json!({"data": data, "text": "t [F1@x-abcdef]", "facts": facts, "banners": banners});
         let expected = serde_json::to_vec(&whole).unwrap().len();
-        assert_eq!(result_bytes(&data, "t [F1@x-abcdef]", &facts, &banners), expected);
+        assert_eq!(result_bytes(&data, None, "t [F1@x-abcdef]", &facts, &banners), expected);
+        // the data's text given: the same length, without walking the data
+        let text = serde_json::to_string(&data).unwrap();
+        assert_eq!(result_bytes(&Value::Null, Some(&text), "t [F1@x-abcdef]", &facts, &banners), expected);
     }
 
     #[test]

@@ -792,7 +792,8 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
                 text.push_str("\n\n");
             }
             text.push_str(&r.text);
-            let json = serde_json::to_string(&r.data).unwrap_or_default();
+            // the data's text: the kept copy of a result asked again, else serialized now
+            let json = r.data_text();
             // without structuredContent (a revision before 2025-06-18) the text is the only copy
             let copy = if rev.structured && json.len() > TEXT_COPY_MAX_BYTES {
                 format!(

@@ -41,7 +41,7 @@ pub struct Image {
 }
 
 /// What every adapter returns for a successful call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CapabilityResult {
     pub data: Value,
     pub text: String,
@@ -51,9 +51,29 @@ pub struct CapabilityResult {
     /// Images drawn by the host from the store (none unless the capability asks for one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<Image>,
+    /// `data` as JSON text, when the host already has it (a result it keeps for calls asked
+    /// again): an adapter writes this instead of serializing `data` once more. A copy of
+    /// `data`, never a field of its own on the wire, and not part of equality.
+    #[serde(skip)]
+    pub data_json: Option<std::sync::Arc<str>>,
+}
+
+impl PartialEq for CapabilityResult {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.data, &self.text, &self.facts, &self.banners, self.truncated, &self.images)
+            == (&other.data, &other.text, &other.facts, &other.banners, other.truncated, &other.images)
+    }
 }
 
 impl CapabilityResult {
+    /// `data` as JSON text: the kept copy when there is one, else serialized now.
+    pub fn data_text(&self) -> String {
+        match &self.data_json {
+            Some(j) => j.to_string(),
+            None => serde_json::to_string(&self.data).unwrap_or_default(),
+        }
+    }
+
     /// The JSON object the CLI prints and the adapters embed.
     pub fn to_json(&self) -> Value {
         let mut out = serde_json::json!({

@@ -29,17 +29,29 @@ pub enum Incoming {
 
 /// A JSON-RPC error response.
 pub fn error(id: Value, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+    envelope([("id", id), ("error", json!({"code": code, "message": message}))])
 }
 
 /// A JSON-RPC result response.
 pub fn result(id: Value, result: Value) -> Value {
-    json!({"jsonrpc": "2.0", "id": id, "result": result})
+    envelope([("id", id), ("result", result)])
 }
 
 /// A notification to send.
 pub fn notification(method: &str, params: Value) -> Value {
-    json!({"jsonrpc": "2.0", "method": method, "params": params})
+    envelope([("method", Value::from(method)), ("params", params)])
+}
+
+/// `{"jsonrpc": "2.0", ...members}` with the members moved in. (`json!` would serialize each
+/// member into a new tree: a deep copy of every result, a fifth of the server's time on a
+/// 46 KiB answer.)
+fn envelope<const N: usize>(members: [(&str, Value); N]) -> Value {
+    let mut m = serde_json::Map::with_capacity(N + 1);
+    m.insert("jsonrpc".into(), Value::from("2.0"));
+    for (k, v) in members {
+        m.insert(k.into(), v);
+    }
+    Value::Object(m)
 }
 
 /// How deep `params` may nest (serde_json's own limit for a `Value`). A message nested
@@ -115,6 +127,24 @@ pub fn parse(bytes: &[u8]) -> Result<Incoming, Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn responses_are_written_member_for_member_as_the_protocol_orders_them() {
+        let data = json!({"rows": [{"a": 1, "b": "x"}], "n": 1});
+        let text = |v: &Value| serde_json::to_string(v).unwrap();
+        assert_eq!(
+            text(&result(json!(7), data.clone())),
+            format!(r#"{{"jsonrpc":"2.0","id":7,"result":{}}}"#, text(&data))
+        );
+        assert_eq!(
+            text(&error(json!("a"), INVALID_PARAMS, "bad")),
+            r#"{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad"}}"#
+        );
+        assert_eq!(
+            text(&notification("notifications/progress", json!({"progress": 5}))),
+            r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":5}}"#
+        );
+    }
 
     #[test]
     fn messages() {

@@ -803,20 +803,35 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
             } else {
                 json
             };
-            let mut content = vec![json!({"type": "text", "text": text}), json!({"type": "text", "text": copy})];
+            // every member moved in: `json!` would copy each (the data and its text copy too)
+            let block = |kind: &str, key: &str, v: String| {
+                Value::Object(serde_json::Map::from_iter([
+                    ("type".to_string(), Value::from(kind)),
+                    (key.to_string(), Value::String(v)),
+                ]))
+            };
+            let mut content = vec![block("text", "text", text), block("text", "text", copy)];
             // an image the host drew: its alt text first, for a client that shows no images
-            for image in &r.images {
-                content.push(json!({"type": "text", "text": image.alt}));
-                content.push(json!({"type": "image", "data": image.data, "mimeType": image.mime_type}));
+            for image in r.images {
+                content.push(block("text", "text", image.alt));
+                let mut picture = block("image", "data", image.data);
+                picture["mimeType"] = Value::String(image.mime_type);
+                content.push(picture);
             }
-            let mut out = json!({
-                "content": content,
-                "isError": false,
-                "_meta": {"camber/facts": r.facts, "camber/banners": r.banners, "camber/truncated": r.truncated},
-            });
+            let meta = serde_json::Map::from_iter([
+                ("camber/facts".to_string(), Value::Array(r.facts)),
+                ("camber/banners".to_string(), Value::from(r.banners)),
+                ("camber/truncated".to_string(), Value::Bool(r.truncated)),
+            ]);
+            let mut out = serde_json::Map::from_iter([
+                ("content".to_string(), Value::Array(content)),
+                ("isError".to_string(), Value::Bool(false)),
+                ("_meta".to_string(), Value::Object(meta)),
+            ]);
             if rev.structured {
-                out["structuredContent"] = r.data;
+                out.insert("structuredContent".into(), r.data);
             }
+            let mut out = Value::Object(out);
             stamp(rev, &mut out, false);
             out
         }

@@ -24,7 +24,7 @@
 //! t = 2.1; the three thermostat offsets step at t = 8.2-21.9 and ratios 1.46-1.93.
 
 use crate::economizer::percentile;
-use crate::engine::{Finding, Params, RuleSpec, Severity, NS_PER_HOUR};
+use crate::engine::{Finding, RuleSpec, Severity, NS_PER_HOUR};
 use crate::fleet::{Fleet, FleetFinding};
 
 /// Fewest boxes on an air handler for a share to mean anything.
@@ -179,7 +179,7 @@ fn rising_step(daily: &[(i64, f64)]) -> Option<Step> {
 
 /// The findings of the boxes that stepped: warn, or info when the box's own cooling setpoint
 /// fell across the same split.
-pub fn findings(spec: &RuleSpec, fleet: &Fleet, _params: &Params) -> Vec<FleetFinding> {
+pub fn findings(spec: &RuleSpec, fleet: &Fleet) -> Vec<FleetFinding> {
     steps(fleet)
         .into_iter()
         .map(|(ahu, s)| {

@@ -34,7 +34,7 @@ pub fn spec() -> RuleSpec {
 /// airflow stepped up.
 pub fn evaluate(spec: &RuleSpec, fleet: &Fleet, params: &Params) -> Vec<FleetFinding> {
     let mut out = cohort::deviation(&AIRFLOW, spec, fleet, params);
-    out.extend(super::airflow_step::findings(spec, fleet, params));
+    out.extend(super::airflow_step::findings(spec, fleet));
     out
 }
 

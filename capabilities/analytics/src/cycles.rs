@@ -87,7 +87,7 @@ impl Cycles {
 /// The status as a duty in 0..1 (NaN stays NaN; a 0/1 trend is its own duty; a 0-100 % trend is
 /// read as a percentage).
 pub fn duty(status: &[f64]) -> Vec<f64> {
-    let top = status.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, crate::engine::max_of);
+    let top = crate::engine::span(status).1;
     let scale = if top > 1.5 { 100.0 } else { 1.0 };
     status.iter().map(|v| if v.is_nan() { f64::NAN } else { (v / scale).clamp(0.0, 1.0) }).collect()
 }

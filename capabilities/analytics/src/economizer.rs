@@ -44,9 +44,7 @@ pub fn running(frame: &Frame, enabled: bool) -> (Vec<bool>, FanGate) {
 /// The factor that puts a position column on 0-100: 100 for a column that reads as a 0-1
 /// fraction (every value between -0.01 and 1.5), else 1.
 pub fn percent_scale(col: &[f64]) -> f64 {
-    let (lo, hi) = col.iter().filter(|v| !v.is_nan()).fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
-        (crate::engine::min_of(lo, v), crate::engine::max_of(hi, v))
-    });
+    let (lo, hi) = crate::engine::span(col);
     if hi.is_finite() && hi <= 1.5 && lo >= -0.01 {
         100.0
     } else {

@@ -765,7 +765,7 @@ pub fn fan_on(frame: &Frame) -> Option<(Vec<Option<bool>>, &'static str)> {
         return Some((s.iter().map(|&v| known(v, &on)).collect(), "fan status"));
     }
     if let Some(s) = frame.col("supply_fan_speed") {
-        let top = s.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, max_of);
+        let top = span(s).1;
         let scale = if top <= 1.0 { 100.0 } else { 1.0 };
         return Some((s.iter().map(|&v| known(v, &|x| x * scale > 1.0)).collect(), "fan speed"));
     }
@@ -779,11 +779,7 @@ pub fn fan_on(frame: &Frame) -> Option<(Vec<Option<bool>>, &'static str)> {
 /// A position or command on a 0-100 % scale: a column whose samples all lie within 0-1.5 (and
 /// none below -0.01) is read as a 0-1 fraction and scaled by 100; any other is returned as is.
 pub fn as_percent(col: &[f64]) -> Vec<f64> {
-    let (mut lo, mut hi, mut any) = (f64::INFINITY, f64::NEG_INFINITY, false);
-    for &v in col.iter().filter(|v| !v.is_nan()) {
-        (lo, hi, any) = (min_of(lo, v), max_of(hi, v), true);
-    }
-    let scale = if any && hi <= 1.5 && lo >= -0.01 { 100.0 } else { 1.0 };
+    let scale = crate::economizer::percent_scale(col);
     col.iter().map(|v| v * scale).collect()
 }
 
@@ -839,9 +835,22 @@ pub fn robust_peak(col: &[f64]) -> Option<f64> {
 /// (the run attaches it from the topology; a rule that judges a box's damper reads it).
 pub const PARENT_STATIC_SP: &str = "parent_duct_static_sp";
 
+/// A column of `n` NaN. `vec![f64::NAN; n]` writes NaN one vector at a time, and in the sandbox
+/// each turn of that loop checks the call's deadline and fuel; here the NaN already written are
+/// copied onto the rest (a bulk copy, one instruction), doubling each time.
+pub fn nans(n: usize) -> Vec<f64> {
+    let mut out = Vec::with_capacity(n);
+    out.extend_from_slice(&[f64::NAN; 64][..n.min(64)]);
+    while out.len() < n {
+        let more = out.len().min(n - out.len());
+        out.extend_from_within(..more);
+    }
+    out
+}
+
 /// `values` (at `from` times) placed on the `to` times; NaN where `from` has no sample.
 pub fn align(from: &[i64], values: &[f64], to: &[i64]) -> Vec<f64> {
-    let mut out = vec![f64::NAN; to.len()];
+    let mut out = nans(to.len());
     let mut j = 0;
     for (i, t) in to.iter().enumerate() {
         while j < from.len() && from[j] < *t {
@@ -901,6 +910,35 @@ pub fn max_of(a: f64, b: f64) -> f64 {
     }
 }
 
+/// The sum of `w` at the rows `idx` lists, in their order: a rule's hours over a list of its
+/// samples. A function of its own so that in the sandbox the running sum stays in a register;
+/// inside a large rule the compiler keeps it on the stack, a store and a load per sample.
+#[inline(never)]
+pub fn sum_at(w: &[f64], idx: &[u32]) -> f64 {
+    idx.iter().map(|&i| w[i as usize]).sum()
+}
+
+/// The smallest and largest values of a column, NaN skipped: `(inf, -inf)` when it holds none.
+/// A function of its own, eight running extremes a turn: in the sandbox every turn of a loop
+/// checks the call's deadline and fuel, and inside a large rule the compiler keeps a fold's
+/// accumulators on the stack; here they stay in vector registers.
+#[inline(never)]
+pub fn span(col: &[f64]) -> (f64, f64) {
+    const LANES: usize = 8;
+    let (mut lo, mut hi) = ([f64::INFINITY; LANES], [f64::NEG_INFINITY; LANES]);
+    let (chunks, rest) = col.as_chunks::<LANES>();
+    for c in chunks {
+        for k in 0..LANES {
+            // a NaN compares false and leaves both extremes as they were
+            lo[k] = if c[k] < lo[k] { c[k] } else { lo[k] };
+            hi[k] = if c[k] > hi[k] { c[k] } else { hi[k] };
+        }
+    }
+    let lo = lo.iter().chain(rest).fold(f64::INFINITY, |a, &v| if v < a { v } else { a });
+    let hi = hi.iter().chain(rest).fold(f64::NEG_INFINITY, |a, &v| if v > a { v } else { a });
+    (lo, hi)
+}
+
 /// The smaller of two values, the other one when either is NaN (see [`max_of`]).
 #[inline]
 pub fn min_of(a: f64, b: f64) -> f64 {
@@ -921,6 +959,13 @@ pub fn count_where(v: &[f64], keep: impl Fn(f64) -> bool) -> usize {
         n += block.iter().map(|&x| usize::from(keep(x))).sum::<usize>();
     }
     n + rest.iter().filter(|&&x| keep(x)).count()
+}
+
+/// The step of timestamps evenly spaced (a logged grid); `None` when the steps differ or there
+/// are fewer than two timestamps.
+pub fn even_step(ts: &[i64]) -> Option<i64> {
+    let step = ts.get(1)?.checked_sub(*ts.first()?).filter(|s| *s > 0)?;
+    evenly_spaced(ts, step).then_some(step)
 }
 
 /// Whether every step between neighbouring timestamps is `step` (taken sixteen at a time, as
@@ -1107,6 +1152,30 @@ mod tests {
         let col = [3.0, f64::NAN, -2.0, 7.5];
         assert_eq!(col.iter().copied().fold(f64::NEG_INFINITY, max_of), 7.5);
         assert_eq!(col.iter().copied().fold(f64::INFINITY, min_of), -2.0);
+    }
+
+    #[test]
+    fn nans_is_n_nan_at_any_length() {
+        for n in [0, 1, 63, 64, 65, 127, 128, 129, 1000, 525_600] {
+            let v = nans(n);
+            assert_eq!(v.len(), n);
+            assert!(v.iter().all(|x| x.is_nan()), "n {n}");
+        }
+    }
+
+    #[test]
+    fn span_is_the_fold_of_min_of_and_max_of_over_any_length() {
+        assert_eq!(span(&[]), (f64::INFINITY, f64::NEG_INFINITY));
+        assert_eq!(span(&[f64::NAN; 20]), (f64::INFINITY, f64::NEG_INFINITY));
+        // lengths around the eight-value turn, NaN and extremes at every position
+        for n in 1..40usize {
+            let col: Vec<f64> = (0..n)
+                .map(|i| if i % 5 == 3 { f64::NAN } else { ((i * 37) % 23) as f64 - 11.5 + i as f64 / 7.0 })
+                .collect();
+            let lo = col.iter().copied().fold(f64::INFINITY, min_of);
+            let hi = col.iter().copied().fold(f64::NEG_INFINITY, max_of);
+            assert_eq!(span(&col), (lo, hi), "n {n}");
+        }
     }
 
     #[test]

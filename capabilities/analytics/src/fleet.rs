@@ -69,7 +69,7 @@ pub struct FleetFinding {
 /// covers an instant.
 pub fn hold_on(frame: &Frame, col: &[f64], times: &[i64]) -> Vec<f64> {
     let span: Vec<f64> = frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect();
-    let mut out = vec![f64::NAN; times.len()];
+    let mut out = crate::engine::nans(times.len());
     let mut k = 0;
     for (i, t) in times.iter().enumerate() {
         while k + 1 < frame.ts.len() && frame.ts[k + 1] <= *t {

@@ -132,7 +132,7 @@ pub fn analyze(
     let share = |idx: &[u32]| {
         if hours > 0.0 {
             // + 0.0: an empty float sum is -0.0, which would print as "-0"
-            100.0 * (idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0) / hours
+            100.0 * (crate::engine::sum_at(&w, idx) + 0.0) / hours
         } else {
             0.0
         }

@@ -190,8 +190,7 @@ pub fn classify(
     let values: Vec<f64> = keep.iter().map(|&i| sp[i]).collect();
     let w: Vec<f64> = keep.iter().map(|&i| weights.get(i).copied().filter(|x| x.is_finite()).unwrap_or(0.0)).collect();
     let n = values.len();
-    let lo = values.iter().copied().fold(f64::INFINITY, crate::engine::min_of);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, crate::engine::max_of);
+    let (lo, hi) = crate::engine::span(&values);
     let range = if n == 0 { 0.0 } else { hi - lo };
     let tol = move_min / 2.0;
     // calendar days with enough samples, and those the setpoint moved on

@@ -250,19 +250,23 @@ fn running_rows(v: &[f64], running: &[Option<bool>]) -> (usize, usize) {
     (rows, sampled)
 }
 
-/// The median size of a sample-to-sample change, among the changes that are not zero.
+/// The median size of a sample-to-sample change, among the changes that are not zero (`n`: the
+/// column's samples).
 fn typical_move(v: &[f64], n: usize) -> f64 {
-    let mut steps: Vec<f64> = Vec::with_capacity(n);
+    // every change is written and only those that are not zero are kept (the next one writes
+    // over a zero): no branch on the data, which a trend's runs of held values make unpredictable
+    let mut steps: Vec<f64> = vec![0.0; n];
+    let mut kept = 0;
     let mut samples = present(v);
     if let Some(mut prev) = samples.next() {
         for x in samples {
             let d = (x - prev).abs();
-            if d > 0.0 {
-                steps.push(d);
-            }
+            steps[kept] = d;
+            kept += usize::from(d > 0.0);
             prev = x;
         }
     }
+    steps.truncate(kept);
     median(&mut steps)
 }
 
@@ -285,8 +289,10 @@ fn spike_count(v: &[f64], thr: f64, rest: f64) -> usize {
     let mut count = 0;
     for c in samples {
         let (d1, d2) = (b - a, b - c);
-        let spike =
-            d1.signum() == d2.signum() && d1.abs() > thr && d2.abs() > thr && !at_rest(a) && !at_rest(b) && !at_rest(c);
+        // both changes beyond `thr` the same way (`thr` > 0, so neither is zero): two compares
+        // each, where `signum` tests for NaN and copies a sign on every sample
+        let apart = (d1 > thr && d2 > thr) || (d1 < -thr && d2 < -thr);
+        let spike = apart && !at_rest(a) && !at_rest(b) && !at_rest(c);
         count += usize::from(spike);
         (a, b) = (b, c);
     }

@@ -680,7 +680,7 @@ fn evaluate_coils(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, param
     }
     let severity = wj.severity;
     let w = frame.weights_hours();
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx);
     let (mut all_judged, mut all_flagged, mut conditions) = (Vec::new(), Vec::new(), Vec::new());
     for (c, v) in verdicts {
         match v {

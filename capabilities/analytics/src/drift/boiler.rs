@@ -113,7 +113,7 @@ fn prepare(frame: &Frame, source: &str) -> Option<Prepared> {
     let speed = (source == "hw_pump_speed").then(|| as_percent(by));
     let status = col(frame, "boiler_status").map(crate::cycles::duty);
     let mut keep = vec![false; frame.len()];
-    let mut heat = vec![f64::NAN; frame.len()];
+    let mut heat = crate::engine::nans(frame.len());
     for i in 0..frame.len() {
         let dt = sup[i] - ret[i];
         heat[i] = match &speed {

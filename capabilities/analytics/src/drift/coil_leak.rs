@@ -335,7 +335,7 @@ pub(super) fn evaluate(spec: &DetectorSpec, baseline: &Baseline, frame: &Frame, 
         caveats.push("no fan status or speed is trended: valve-shut samples with the fan off (no air across the coil) were judged too".into());
     }
     let w = frame.weights_hours();
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx);
     let (mut all_judged, mut all_flagged) = (Vec::new(), Vec::new());
     let mut conditions = Vec::new();
     for v in &verdicts {

@@ -182,7 +182,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         };
         return Outcome::Findings(vec![Finding::not_judged(spec, why)]);
     }
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx);
     let (under_h, over_h) = (hours(&under), hours(&over));
     let pct = |h: f64| 100.0 * h / judged_h;
     let off_pct = pct(under_h + over_h);

@@ -356,11 +356,7 @@ fn values(c: &Cohort, s: &Settings, fleet: &Fleet) -> (Vec<Option<Scored>>, Vec<
         };
         let divisor = match s.normalise.as_str() {
             "" => Some(1.0),
-            "design_max" => m
-                .frame
-                .col("airflow_sp")
-                .map(|sp| sp.iter().copied().filter(|x| !x.is_nan()).fold(f64::NEG_INFINITY, crate::engine::max_of))
-                .filter(|d| *d > 0.0),
+            "design_max" => m.frame.col("airflow_sp").map(|sp| crate::engine::span(sp).1).filter(|d| *d > 0.0),
             // the reference's divisor is a structured input this engine does not take
             _ => None,
         };

@@ -74,7 +74,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     );
     let mut caveats: Vec<String> = coarse.into_iter().collect();
     caveats.extend(cycles::short_trend_caveat(c.span_days, "stage changes"));
-    let top = stage.iter().copied().filter(|v| !v.is_nan()).fold(f64::NEG_INFINITY, crate::engine::max_of);
+    let top = crate::engine::span(stage).1;
     let running_h: f64 = {
         let w = frame.weights_hours();
         (0..frame.len()).filter(|&i| stage[i].round_ties_even() > 0.0).map(|i| w[i]).sum::<f64>() + 0.0

@@ -182,39 +182,41 @@ struct Pass<'a> {
 /// and, in the sandbox, keeps less in registers.
 fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &[bool], pass: Pass) -> Option<SignalRate> {
     if crate::engine::count_where(col, |v| v.is_nan()) == 0 {
-        rate_over(role, frame, col, running, pass, col.len(), |k| k)
+        if col.len() < 3 {
+            return None;
+        }
+        // a logged grid's step is read without a list of steps
+        let dt = crate::engine::even_step(&frame.ts).unwrap_or_else(|| median_step(&frame.ts, col.len(), |k| k));
+        rate_over(role, frame, col, running, pass, (col.len(), dt), |k| k)
     } else {
         let idx: Vec<usize> = (0..frame.len()).filter(|&i| !col[i].is_nan()).collect();
-        rate_over(role, frame, col, running, pass, idx.len(), |k| idx[k])
+        if idx.len() < 3 {
+            return None;
+        }
+        let dt = median_step(&frame.ts, idx.len(), |k| idx[k]);
+        rate_over(role, frame, col, running, pass, (idx.len(), dt), |k| idx[k])
     }
 }
 
-/// The median step between the `m` samples at rows `pos(0..m)`: on an even grid its step, with
-/// no list made; else a selection, not a sort.
+/// The median step between the `m` samples at rows `pos(0..m)`: a selection, not a sort.
 fn median_step(ts: &[i64], m: usize, pos: impl Fn(usize) -> usize) -> i64 {
-    let first = ts[pos(1)] - ts[pos(0)];
-    if (2..m).all(|k| ts[pos(k)] - ts[pos(k - 1)] == first) {
-        return first;
-    }
     let mut steps: Vec<i64> = (1..m).map(|k| ts[pos(k)] - ts[pos(k - 1)]).collect();
     let mid = steps.len() / 2;
     *steps.select_nth_unstable(mid).1
 }
 
+/// One signal's reversals, over its `m` samples at rows `pos(0..m)`, typically `dt` ns apart.
 fn rate_over(
     role: &'static str,
     frame: &Frame,
     col: &[f64],
     running: &[bool],
     pass: Pass,
-    m: usize,
+    (m, dt): (usize, i64),
     pos: impl Fn(usize) -> usize,
 ) -> Option<SignalRate> {
     let Pass { deadband, gap_factor, reset } = pass;
-    if m < 3 {
-        return None;
-    }
-    let dt = median_step(&frame.ts, m, &pos).max(1);
+    let dt = dt.max(1);
     let max_step = (dt as f64 * gap_factor) as i64;
     // a 0-1 fraction is read as percent
     let scale = if (0..m).all(|k| col[pos(k)].abs() <= 1.5) { 100.0 } else { 1.0 };

@@ -228,7 +228,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let judged_h: f64 = judged.iter().map(|&i| w[i]).sum();
     let above = |thr: f64| -> (Vec<u32>, f64) {
         let idx: Vec<u32> = judged.iter().filter(|&&i| y[i] > thr).map(|&i| i as u32).collect();
-        let h = idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+        let h = crate::engine::sum_at(&w, &idx) + 0.0;
         (idx, h)
     };
     let median_y = median(&mut judged.iter().map(|&i| y[i]).collect::<Vec<_>>());

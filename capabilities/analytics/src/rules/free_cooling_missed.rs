@@ -135,7 +135,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (run, gate) = running(frame, params.flag(spec, "fan_gate") != Some(false));
     let full_oa = on_full_outdoor_air(frame, oat);
     let w = frame.weights_hours();
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
 
     let below_low = |i: usize| oat[i] < low_limit;
     let read = |i: usize| !oat[i].is_nan() && !cool[i].is_nan();

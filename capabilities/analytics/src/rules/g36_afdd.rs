@@ -205,23 +205,17 @@ fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64
     let v: Vec<f64> = x.iter().zip(running).map(|(&x, &r)| if r { x } else { f64::NAN }).collect();
     // timestamps on a grid are whole nanoseconds, and so is any window a parameter gives
     let window = window as i64;
-    match even_step(ts) {
+    match crate::engine::even_step(ts) {
         Some(step) if window > 0 => rolling_mean_even(&v, (window as u64).div_ceil(step as u64) as usize),
         _ => rolling_mean_uneven(ts, &v, window),
     }
-}
-
-/// The step of timestamps evenly spaced (a logged grid), `None` otherwise.
-fn even_step(ts: &[i64]) -> Option<i64> {
-    let step = ts.get(1).zip(ts.first()).and_then(|(b, a)| b.checked_sub(*a)).filter(|s| *s > 0)?;
-    ts.windows(2).all(|w| w[1].checked_sub(w[0]) == Some(step)).then_some(step)
 }
 
 /// [`rolling_mean`] on an even grid, where a window always spans `rows` rows: the row leaving
 /// it is a fixed distance back, so no inner loop looks for it. The sums run in the same order
 /// as [`rolling_mean_uneven`]'s, so the means are the same to the bit.
 fn rolling_mean_even(v: &[f64], rows: usize) -> Vec<f64> {
-    let mut out = vec![f64::NAN; v.len()];
+    let mut out = crate::engine::nans(v.len());
     let (mut sum, mut n) = (0.0f64, 0usize);
     for i in 0..v.len() {
         let here = !v[i].is_nan();
@@ -246,7 +240,7 @@ fn rolling_mean_even(v: &[f64], rows: usize) -> Vec<f64> {
 
 /// [`rolling_mean`] on any timestamps: the window's left edge found by walking forward.
 fn rolling_mean_uneven(ts: &[i64], v: &[f64], window: i64) -> Vec<f64> {
-    let mut out = vec![f64::NAN; v.len()];
+    let mut out = crate::engine::nans(v.len());
     let (mut left, mut sum, mut n) = (0usize, 0.0f64, 0usize);
     for i in 0..v.len() {
         let here = !v[i].is_nan();
@@ -656,7 +650,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     // applies (only for conditions whose inputs are mapped: an unmapped input reads as NaN)
     let nan_col: Vec<f64> =
         if [&mat, &rat, &oat, &dsp, &fs].iter().any(|c| c.is_none()) || satsp.is_none() || dspsp.is_none() {
-            vec![f64::NAN; n]
+            crate::engine::nans(n)
         } else {
             Vec::new()
         };
@@ -676,7 +670,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
 
     let alarm_delay = params.number(spec, "alarm_delay_min") * NS_PER_MIN;
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     // (fc, applicable samples, reported samples)
     let mut evaluated: Vec<(usize, Vec<u32>, Vec<u32>)> = Vec::new();
     let mut never_applied: Vec<String> = Vec::new();
@@ -1183,9 +1177,9 @@ mod tests {
                 assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "step {step} window {window}");
             }
         }
-        assert_eq!(even_step(&[0, 5, 10, 15]), Some(5));
-        assert_eq!(even_step(&[0, 5, 10, 16]), None);
-        assert_eq!(even_step(&[0]), None);
+        assert_eq!(crate::engine::even_step(&[0, 5, 10, 15]), Some(5));
+        assert_eq!(crate::engine::even_step(&[0, 5, 10, 16]), None);
+        assert_eq!(crate::engine::even_step(&[0]), None);
     }
 
     #[test]

@@ -91,7 +91,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         (0..frame.len()).filter(|&i| u.valid[i] && u.mode[i] == COOLING && u.cold[i]).map(|i| i as u32).collect();
     let heat_hot: Vec<u32> =
         (0..frame.len()).filter(|&i| u.valid[i] && u.mode[i] == HEATING && u.hot[i]).map(|i| i as u32).collect();
-    let sum = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let sum = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     let (cool_cold_h, heat_hot_h) = (sum(&cool_cold), sum(&heat_hot));
     let wrong_h = cool_cold_h + heat_hot_h;
     let running_h = hours(&w, |i| u.valid[i] && u.mode[i] != IDLE);

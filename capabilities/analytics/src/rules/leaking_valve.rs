@@ -140,7 +140,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         return Outcome::Findings(vec![Finding::not_judged(spec, "no running sample with both valves shut")]);
     }
     // `+ 0.0` turns the empty sum's -0.0 into 0.0
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     let (heat_h, cool_h) = (hours(&heat_leaks), hours(&cool_leaks));
     // shares of time, not of samples: an unevenly logged trend is not judged by its density
     let pct = |h: f64, of: f64| if of > 0.0 { 100.0 * h / of } else { 0.0 };

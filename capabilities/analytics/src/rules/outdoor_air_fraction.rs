@@ -235,7 +235,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let excess: Vec<u32> = at_min.iter().filter(|j| j.1 > j.2 + MARGIN_PCT).map(|j| j.0).collect();
     let short: Vec<u32> = judged.iter().filter(|j| j.1 < j.2 - MARGIN_PCT).map(|j| j.0).collect();
     // `+ 0.0` turns the empty sum's -0.0 into 0.0
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     // too few samples where the economizer should sit at its minimum to call the excess either
     // way (a mild season): not judged
     let excess_judged = at_min.len() >= MIN_SAMPLES;

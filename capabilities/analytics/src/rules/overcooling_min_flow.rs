@@ -184,7 +184,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         Some((v, _)) => overcool.iter().copied().filter(|&i| v[i as usize] > REHEAT_OPEN_PCT).collect(),
         None => Vec::new(),
     };
-    let sum = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let sum = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     let pct = |h: f64| 100.0 * h / judged_h;
     let (overcool_h, reheat_h) = (sum(&overcool), sum(&with_reheat));
     let satisfied_h = hours(&w, satisfied);

@@ -187,7 +187,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let sat = |i: usize| valve[i] >= saturated_pct;
     let short: Vec<u32> = (0..frame.len()).filter(|&i| under(i) && sat(i)).map(|i| i as u32).collect();
     let spare: Vec<u32> = (0..frame.len()).filter(|&i| under(i) && !sat(i)).map(|i| i as u32).collect();
-    let sum = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let sum = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     let pct = |h: f64| 100.0 * h / judged_h;
     let (short_h, spare_h) = (sum(&short), sum(&spare));
     let (short_pct, under_pct) = (pct(short_h), pct(short_h + spare_h));

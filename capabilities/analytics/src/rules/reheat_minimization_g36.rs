@@ -173,7 +173,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let violation: Vec<u32> = reheat.iter().copied().filter(|&i| above(i as usize) && !high_loop(i as usize)).collect();
     let by_design: Vec<u32> = reheat.iter().copied().filter(|&i| above(i as usize) && high_loop(i as usize)).collect();
     // + 0.0: an empty float sum is -0.0
-    let sum = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let sum = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     let (reheat_h, violation_h, design_h) = (sum(&reheat), sum(&violation), sum(&by_design));
     let reheat_pct = 100.0 * reheat_h / occupied_h;
     let share = |h: f64| if reheat_h > 0.0 { 100.0 * h / reheat_h } else { 0.0 };

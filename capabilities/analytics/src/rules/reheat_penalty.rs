@@ -390,7 +390,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         (Some(z), Some(c)) => Some(pick(&|i| z[i] <= c[i])),
         _ => None,
     };
-    let sum = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>() + 0.0;
+    let sum = |idx: &[u32]| crate::engine::sum_at(&w, idx) + 0.0;
     let pct = |h: f64| 100.0 * h / judged_h;
     let open_h = hours(&w, open);
     let open_pct = pct(open_h);

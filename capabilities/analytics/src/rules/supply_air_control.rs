@@ -103,7 +103,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     let pct = 100.0 * miss_h / judged_h;
     let severity = severity_of(pct, params.number(spec, "warn_pct"), params.number(spec, "fault_pct"));
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx);
     let mut metrics = BTreeMap::new();
     metrics.insert("off_setpoint_pct".into(), round2(pct));
     metrics.insert("judged_hours".into(), round2(judged_h));

@@ -151,7 +151,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             "no occupied sample with the space temperature and a setpoint",
         )]);
     }
-    let hours = |idx: &[u32]| idx.iter().map(|&i| w[i as usize]).sum::<f64>();
+    let hours = |idx: &[u32]| crate::engine::sum_at(&w, idx);
     let (hot_h, cold_h, unmet_h) = (hours(&hot), hours(&cold), hours(&flagged));
     let pct = |h: f64| 100.0 * h / judged_h;
     let unmet_pct = pct(unmet_h);

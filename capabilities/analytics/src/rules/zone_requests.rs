@@ -89,7 +89,7 @@ struct Requests {
 fn requests(reset: Reset, fleet: &Fleet, m: usize) -> Requests {
     let n = fleet.times.len();
     let col = |r: &str| fleet.held(m, r);
-    let mut values = vec![f64::NAN; n];
+    let mut values = crate::engine::nans(n);
     let mut looped = false;
     match reset {
         Reset::Sat => {
@@ -316,7 +316,7 @@ pub fn rogue_census(reset: Reset, spec: &RuleSpec, fleet: &Fleet, params: &Param
         let mut caveats = census_caveats(reset, fleet, &c, &g.members);
         let n = fleet.times.len();
         // per instant: the group's highest request and its total
-        let mut row_max = vec![f64::NAN; n];
+        let mut row_max = crate::engine::nans(n);
         for &z in &zones {
             let r = &c.reqs[z].as_ref().expect("usable").values;
             for i in 0..n {

@@ -114,7 +114,7 @@ struct Zone {
 
 fn zone(fleet: &Fleet, m: usize) -> Zone {
     let n = fleet.times.len();
-    let valve = fleet.held(m, "heat_valve").map(|v| as_percent(&v)).unwrap_or_else(|| vec![f64::NAN; n]);
+    let valve = fleet.held(m, "heat_valve").map(|v| as_percent(&v)).unwrap_or_else(|| crate::engine::nans(n));
     let present: Vec<bool> = valve.iter().map(|v| !v.is_nan()).collect();
     let heating: Vec<bool> = valve.iter().map(|v| *v > VALVE_OPEN_PCT).collect();
     let flow = fleet.held(m, "airflow");

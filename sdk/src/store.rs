@@ -5,6 +5,7 @@
 use camber_common::CapError;
 
 use crate::bindings::camber::capability::catalog as wit_catalog;
+use crate::bindings::camber::capability::portfolio as wit_portfolio;
 use crate::bindings::camber::capability::run_config as wit_run_config;
 use crate::bindings::camber::capability::store as wit;
 use crate::plugin::__guest::code_from_wit;
@@ -115,4 +116,15 @@ pub fn read_grid(
 pub fn run_config(facility_id: &str) -> Result<serde_json::Value, CapError> {
     let text = wit_run_config::run_config(facility_id).map_err(err)?;
     serde_json::from_str(&text).map_err(|_| CapError::internal("the host's run config is not JSON"))
+}
+
+/// The latest complete portfolio run the server was pointed at (see the WIT `portfolio`),
+/// parsed and cut to the facilities this call may read; `None` when there is none.
+pub fn portfolio_run() -> Result<Option<serde_json::Value>, CapError> {
+    match wit_portfolio::latest_run().map_err(err)? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|_| CapError::internal("the host's portfolio run is not JSON")),
+    }
 }

@@ -201,7 +201,7 @@ fn a_component_built_against_another_version_of_the_contract_is_refused_naming_i
     let err = registry_from(&[dir.path().to_path_buf()]).err().expect("refused");
     assert_eq!(
         err,
-        "_cap_oldwit.wasm: built against camber:capability@0.1.0, but this host loads camber:capability@0.2.2: rebuild it with the current camber-sdk"
+        "_cap_oldwit.wasm: built against camber:capability@0.1.0, but this host loads camber:capability@0.2.3: rebuild it with the current camber-sdk"
     );
 }
 
@@ -209,7 +209,7 @@ fn a_component_built_against_another_version_of_the_contract_is_refused_naming_i
 fn a_component_built_against_the_additive_0_2_0_loads_and_answers() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::copy(compat_components_dir().join("_cap_wit020.wasm"), dir.path().join("_cap_wit020.wasm")).unwrap();
-    let reg = registry_from(&[dir.path().to_path_buf()]).expect("a 0.2.0 component loads on a 0.2.2 host");
+    let reg = registry_from(&[dir.path().to_path_buf()]).expect("a 0.2.0 component loads on a 0.2.3 host");
     let store = demo_store();
     let r = reg.call("wit020", &json!({}), &ctx(store.path())).expect("and is called, its store reads too");
     assert_eq!(r.data["facilities"], 2, "hq and annex");

@@ -181,3 +181,78 @@ fn a_facility_whose_run_config_has_a_drift_section_gets_its_drift_findings_too()
         assert_eq!(f["drift"], want, "{f}");
     }
 }
+
+/// `camber call portfolio` on a run's output, allowing `allow`: its JSON and whether it
+/// succeeded.
+fn call_portfolio(store: &Path, out: &Path, args: &str, allow: &[&str]) -> (bool, Value) {
+    let mut c = camber();
+    c.args(["call", "portfolio", args, "--store"]).arg(store).arg("--portfolio").arg(out);
+    for a in allow {
+        c.args(["--allow", a]);
+    }
+    let o = c.output().unwrap();
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&o.stderr)));
+    (o.status.success(), v)
+}
+
+#[test]
+fn the_portfolio_capability_ranks_the_callers_buildings_from_the_latest_complete_run() {
+    let store = tempfile::tempdir().unwrap();
+    let fids = portfolio_store(store.path(), 2);
+    let out = tempfile::tempdir().unwrap();
+    let o = out.path().to_string_lossy().into_owned();
+    let mine = ["ahu-economizer-0", "g36-vav-1", "hw-plant-0"];
+    assert!(mine.iter().all(|f| fids.contains(&f.to_string())));
+
+    // no run yet: a one-line refusal that says what to do
+    let (ok, v) = call_portfolio(store.path(), out.path(), "{}", &mine);
+    assert!(!ok, "{v}");
+    assert_eq!(v["error"]["code"], "not_found", "{v}");
+    assert!(v["error"]["message"].as_str().unwrap().contains("camber portfolio run"), "{v}");
+
+    run(store.path(), &o, "0/1", "r1");
+    // a later run with one of its two shards written is not complete: r1 is still the latest
+    run(store.path(), &o, "0/2", "r2");
+    let (ok, v) = call_portfolio(store.path(), out.path(), r#"{"top_issues": 2}"#, &mine);
+    assert!(ok, "{v}");
+    let data = &v["data"];
+    assert_eq!(data["run"], "r1", "{data}");
+    assert_eq!(data["count"], 3, "only the caller's facilities: {data}");
+    let rows = data["facilities"].as_array().unwrap();
+    let listed: Vec<&str> = rows.iter().map(|r| r["facility_id"].as_str().unwrap()).collect();
+    let mut sorted = listed.clone();
+    sorted.sort();
+    assert_eq!(sorted, mine, "{data}");
+    // the costs are the run's files' (DuckDB's rollup), the ranking by cost, highest first
+    let rolled = rollup(out.path(), "r1");
+    for r in rows {
+        let fid = r["facility_id"].as_str().unwrap();
+        let want = rolled.as_array().unwrap().iter().find(|x| x[0] == fid).unwrap();
+        assert!((r["annual_cost_usd"].as_f64().unwrap() - want[2].as_f64().unwrap()).abs() < 0.01, "{r} {want}");
+        assert_eq!(r["n_issues"], want[1], "{r}");
+        assert!(r["top_issues"].as_array().unwrap().len() <= 2);
+    }
+    let costs: Vec<f64> = rows.iter().map(|r| r["annual_cost_usd"].as_f64().unwrap()).collect();
+    assert!(costs.windows(2).all(|w| w[0] >= w[1]), "{costs:?}");
+    let total: f64 = costs.iter().sum();
+    assert!((data["annual_cost_usd"].as_f64().unwrap() - total).abs() < 0.01);
+    // every facility named in the answer is cited
+    let text = v["text"].as_str().unwrap();
+    for f in &mine {
+        assert!(text.contains(f), "{text}");
+    }
+    assert!(text.contains("[P1@portfolio") && text.contains("[P3@portfolio"), "{text}");
+
+    // ranked by faults instead, a page of one
+    let (ok, v) = call_portfolio(store.path(), out.path(), r#"{"order": "faults", "limit": 1}"#, &mine);
+    assert!(ok, "{v}");
+    let most = rows.iter().map(|r| r["n_faults"].as_u64().unwrap()).max().unwrap();
+    assert_eq!(v["data"]["facilities"][0]["n_faults"], most, "{v}");
+    assert_eq!(v["truncated"], true, "{v}");
+
+    // the second shard of r2 completes it: the next answer is r2's
+    run(store.path(), &o, "1/2", "r2");
+    let (ok, v) = call_portfolio(store.path(), out.path(), "{}", &mine[..1]);
+    assert!(ok, "{v}");
+    assert_eq!((v["data"]["run"].as_str(), v["data"]["count"].as_u64()), (Some("r2"), Some(1)), "{v}");
+}

@@ -14,6 +14,7 @@ const COMPONENTS: &[&str] = &[
     "cap_datasets",
     "cap_facilities",
     "cap_points",
+    "cap_portfolio",
     "cap_prompts",
     "cap_rule_params",
     "cap_rule_run",

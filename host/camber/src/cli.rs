@@ -369,6 +369,10 @@ struct AccessArgs {
     /// The trust floor: checks whose inputs score below it decline
     #[arg(long, default_value_t = 0.5)]
     min_trust: f64,
+    /// Where `camber portfolio run --out` writes its runs (a directory or an object storage
+    /// URL): the `portfolio` capability answers from the latest complete one
+    #[arg(long, value_name = "DIR|URL", env = "CAMBER_PORTFOLIO")]
+    portfolio: Option<String>,
 }
 
 /// The install's own capability directory: `capabilities/` next to the executable. Its
@@ -542,6 +546,10 @@ fn context(a: &AccessArgs) -> Result<CallContext, String> {
         None => CallContext::without_store(allowed),
     };
     ctx.min_trust = a.min_trust;
+    if let Some(p) = &a.portfolio {
+        let runs = camber_store::portfolio::Runs::open(p).map_err(|e| format!("--portfolio: {e}"))?;
+        ctx.portfolio = Some(std::sync::Arc::new(runs));
+    }
     if !a.config.is_empty() {
         let configs = camber_registry::runconfig::RunConfigs::load(&a.config)?;
         ctx.config_digest = configs.digest.clone();

@@ -36,6 +36,11 @@ pub struct Access {
     /// Facilities of a listing whose fence could not be read: listed as unavailable, never
     /// read.
     pub fenced_off: std::collections::BTreeMap<String, StoreError>,
+    /// Where the server's portfolio runs are (`--portfolio`), for `portfolio`.
+    pub portfolio: Option<Arc<camber_store::portfolio::Runs>>,
+    /// The portfolio run the guest read, if it read one: part of the call's token, and a
+    /// result that read it is not kept (a new run changes it, not the store).
+    pub portfolio_run: Option<String>,
 }
 
 impl Access {
@@ -275,6 +280,38 @@ impl HostAccess for Access {
 
     fn catalog_entry(&mut self, id: String) -> Option<String> {
         camber_store::dataset_catalog::get(&id).map(Value::to_string)
+    }
+
+    fn portfolio(&mut self) -> Result<Option<String>, wit::StoreError> {
+        let Some(runs) = self.portfolio.clone() else { return Ok(None) };
+        let latest = match runs.latest() {
+            Ok(Some(l)) => l,
+            Ok(None) => return Ok(None),
+            Err(why) => {
+                return Err(self.record(CapError::new(
+                    ErrorCode::Unavailable,
+                    format!("the portfolio runs cannot be read: {why}"),
+                )))
+            }
+        };
+        // what a listing shows: the readable facilities whose licence is clean
+        let wall = self.wall.clone().or_else(|| self.store.as_ref().map(|s| Arc::new(Wall::new(s))));
+        let visible: Vec<&String> = latest
+            .facilities
+            .keys()
+            .filter(|f| self.readable.contains(*f))
+            .filter(|f| wall.as_ref().is_none_or(|w| matches!(w.verdict(f), Verdict::Clean)))
+            .collect();
+        let facilities: Vec<&Value> = visible.iter().filter_map(|f| latest.facilities.get(*f)).collect();
+        let issues: Vec<&Value> = visible.iter().filter_map(|f| latest.issues.get(*f)).flatten().collect();
+        let text = serde_json::json!({
+            "run": latest.run, "shards": latest.shards, "started": latest.started, "finished": latest.finished,
+            "facilities": facilities, "issues": issues,
+        })
+        .to_string();
+        self.read.extend(visible.into_iter().cloned());
+        self.portfolio_run = Some(latest.run.clone());
+        Ok(Some(text))
     }
 
     fn into_any(self: Box<Self>) -> Box<dyn std::any::Any> {

@@ -49,6 +49,9 @@ pub struct CallContext {
     pub progress: Option<camber_common::progress::ProgressSink>,
     /// Known local roots taken out of every message.
     pub redactor: Arc<Redactor>,
+    /// Where `camber portfolio run` writes the portfolio runs the `portfolio` capability
+    /// answers from (`None`: the server was not given one).
+    pub portfolio: Option<Arc<camber_store::portfolio::Runs>>,
 }
 
 impl CallContext {
@@ -65,6 +68,7 @@ impl CallContext {
             cancel: None,
             progress: None,
             redactor: Arc::new(Redactor::new(Vec::new())),
+            portfolio: None,
         }
     }
 

@@ -202,6 +202,7 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
     access.run_configs = ctx.run_configs.clone();
     access.fenced_off = std::mem::take(&mut adm.fenced_off);
     access.min_trust = ctx.min_trust;
+    access.portfolio = ctx.portfolio.clone();
     let varied = camber_runtime::Varied::default();
     let call = GuestCall {
         name,
@@ -218,10 +219,16 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
         return Err(e.into());
     }
     let read = if adm.named { adm.readable.clone() } else { access.read };
-    let generation = step("call token", || generation(&read, ctx));
+    let mut generation = step("call token", || generation(&read, ctx));
+    // a portfolio run is data too: a new run gives a new token, and its result is not kept
+    // (the memo watches the store's generations, which a portfolio run does not move)
+    if let Some(run) = &access.portfolio_run {
+        generation.push_str(&format!(";portfolio run {run}"));
+    }
     adm.token = step("call token", || call_token(name, &adm.args, &generation, ctx));
     // what a kept result is checked against, read inside the fences like the token
-    let keep = memo_key.filter(|_| !varied.load(std::sync::atomic::Ordering::Relaxed));
+    let keep =
+        memo_key.filter(|_| !varied.load(std::sync::atomic::Ordering::Relaxed) && access.portfolio_run.is_none());
     let derived = keep.as_ref().map(|_| step("memo", || derived_generation(&read, ctx)));
     let returned = guest_end(grant, name, outcome, ctx)?;
     fences_after(adm, ctx)?;

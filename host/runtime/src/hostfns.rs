@@ -8,6 +8,7 @@
 use std::any::Any;
 
 use crate::bindings::camber::capability::catalog as wit_catalog;
+use crate::bindings::camber::capability::portfolio as wit_portfolio;
 use crate::bindings::camber::capability::progress as wit_progress;
 use crate::bindings::camber::capability::run_config as wit_run_config;
 use crate::bindings::camber::capability::store as wit_store;
@@ -66,6 +67,8 @@ pub trait HostAccess: Send {
     fn catalog_fields(&mut self, keys: Vec<String>) -> String;
     /// One catalog entry as JSON text.
     fn catalog_entry(&mut self, id: String) -> Option<String>;
+    /// The latest complete portfolio run as JSON text, cut to what the call may read.
+    fn portfolio(&mut self) -> Result<Option<String>, wit::StoreError>;
     /// The state back as itself, once the call is over.
     fn into_any(self: Box<Self>) -> Box<dyn Any>;
 }
@@ -135,6 +138,9 @@ impl HostAccess for NoAccess {
     }
     fn catalog_entry(&mut self, _: String) -> Option<String> {
         None
+    }
+    fn portfolio(&mut self) -> Result<Option<String>, wit::StoreError> {
+        Err(refused())
     }
     fn into_any(self: Box<Self>) -> Box<dyn Any> {
         self
@@ -207,6 +213,12 @@ impl wit_catalog::Host for CallState {
     }
     fn dataset_entry(&mut self, id: String) -> Option<String> {
         step("host fn: dataset-entry", || self.access.catalog_entry(id))
+    }
+}
+
+impl wit_portfolio::Host for CallState {
+    fn latest_run(&mut self) -> Result<Option<String>, wit::StoreError> {
+        step("host fn: portfolio", || self.access.portfolio())
     }
 }
 

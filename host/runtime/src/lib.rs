@@ -32,11 +32,11 @@ pub use witness::Varied;
 pub use bindings::camber::capability::types as wit;
 
 /// The version of the WIT package (`wit/capability.wit`) this host implements.
-pub const WIT_VERSION: &str = "0.2.2";
+pub const WIT_VERSION: &str = "0.2.3";
 
 /// Whether a component built against `version` of the contract loads here: the same
 /// version, or an older one of the same `0.2` line (each of its changes was additive, and the
-/// linker matches `0.2.0` and `0.2.1` imports to `0.2.2` definitions).
+/// linker matches `0.2.0` to `0.2.2` imports to `0.2.3` definitions).
 pub fn loads_wit(version: &str) -> bool {
     let parse = |v: &str| -> Option<(u32, u32, u32)> {
         let mut it = v.split('.').map(|n| n.parse::<u32>().ok());
@@ -614,7 +614,8 @@ mod tests {
         assert!(loads_wit(WIT_VERSION));
         assert!(loads_wit("0.2.0"), "0.2.1 only added the progress import");
         assert!(loads_wit("0.2.1"), "0.2.2 only added two catalog functions");
-        for v in ["0.1.0", "0.3.0", "0.2.3", "1.0.0", "0.2", "0.2.0.1", "x.y.z", ""] {
+        assert!(loads_wit("0.2.2"), "0.2.3 only added the portfolio import");
+        for v in ["0.1.0", "0.3.0", "0.2.4", "1.0.0", "0.2", "0.2.0.1", "x.y.z", ""] {
             assert!(!loads_wit(v), "{v}");
         }
     }

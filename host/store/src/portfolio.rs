@@ -71,6 +71,173 @@ impl Out {
     }
 }
 
+impl Out {
+    /// The bytes at `rel`, or `None` when there is nothing there.
+    pub fn get(&self, rel: &str) -> Result<Option<Vec<u8>>, String> {
+        match self {
+            Out::Dir(d) => match std::fs::read(d.join(rel)) {
+                Ok(b) => Ok(Some(b)),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+                Err(e) => Err(format!("{rel} cannot be read ({})", e.kind())),
+            },
+            Out::Bucket(b) => b.fetch(rel).map(|got| got.map(|(bytes, _)| bytes.to_vec())),
+        }
+    }
+
+    /// The keys of the manifests written so far (`manifests/<run>/shard-<i>-of-<n>.json`).
+    fn manifests(&self) -> Result<Vec<String>, String> {
+        match self {
+            Out::Dir(d) => {
+                let mut keys = Vec::new();
+                let Ok(runs) = std::fs::read_dir(d.join("manifests")) else { return Ok(keys) };
+                for run in runs.flatten() {
+                    let name = run.file_name().to_string_lossy().into_owned();
+                    for shard in std::fs::read_dir(run.path()).into_iter().flatten().flatten() {
+                        keys.push(format!("manifests/{name}/{}", shard.file_name().to_string_lossy()));
+                    }
+                }
+                Ok(keys)
+            }
+            Out::Bucket(b) => b.list_prefix("manifests/"),
+        }
+    }
+}
+
+/// The portfolio runs a server answers the `portfolio` capability from: where
+/// `camber portfolio run --out` writes, and the latest complete run read from it, kept until
+/// a newer run completes.
+pub struct Runs {
+    out: Out,
+    latest: std::sync::Mutex<Option<Arc<Latest>>>,
+}
+
+/// A complete portfolio run: every shard's manifest written and marked complete.
+pub struct Latest {
+    pub run: String,
+    pub shards: u32,
+    /// When its first shard started and its last one finished (UTC, ISO 8601).
+    pub started: String,
+    pub finished: String,
+    /// Each facility's manifest entry (status, issue count, cost, ...), by facility id.
+    pub facilities: std::collections::BTreeMap<String, Value>,
+    /// Each facility's ranked issues, as rows of its issues file.
+    pub issues: std::collections::BTreeMap<String, Vec<Value>>,
+}
+
+impl Runs {
+    /// The runs at `location` (a directory or an object storage URL); nothing is read yet.
+    pub fn open(location: &str) -> Result<Runs, String> {
+        let out = if is_url(location) {
+            Out::Bucket(Bucket::connect(location)?)
+        } else {
+            Out::Dir(PathBuf::from(location.strip_prefix("file://").unwrap_or(location)))
+        };
+        Ok(Runs { out, latest: std::sync::Mutex::new(None) })
+    }
+
+    /// The latest complete run (`None` when no run has completed). The manifests are listed on
+    /// every call; a run's files are read once.
+    pub fn latest(&self) -> Result<Option<Arc<Latest>>, String> {
+        let Some((run, keys)) = latest_complete(&self.out.manifests()?) else { return Ok(None) };
+        let mut kept = self.latest.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(l) = kept.as_ref().filter(|l| l.run == run) {
+            return Ok(Some(l.clone()));
+        }
+        let loaded = Arc::new(self.load(&run, &keys)?);
+        *kept = Some(loaded.clone());
+        Ok(Some(loaded))
+    }
+
+    fn load(&self, run: &str, keys: &[String]) -> Result<Latest, String> {
+        let mut latest = Latest {
+            run: run.to_string(),
+            shards: keys.len() as u32,
+            started: String::new(),
+            finished: String::new(),
+            facilities: Default::default(),
+            issues: Default::default(),
+        };
+        for key in keys {
+            let bytes = self.out.get(key)?.ok_or_else(|| format!("{key} went missing while it was read"))?;
+            let m: Value = serde_json::from_slice(&bytes).map_err(|_| format!("{key} is not a manifest"))?;
+            let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
+            if latest.started.is_empty() || text("started") < latest.started {
+                latest.started = text("started");
+            }
+            latest.finished = latest.finished.max(text("finished"));
+            for entry in m.get("facilities").and_then(Value::as_array).into_iter().flatten() {
+                let Some(fid) = entry.get("facility_id").and_then(Value::as_str) else { continue };
+                if let Some(file) = entry.get("file").and_then(Value::as_str) {
+                    let bytes = self.out.get(file)?.ok_or_else(|| format!("{file} is named by {key} but missing"))?;
+                    latest.issues.insert(fid.to_string(), issue_rows(&bytes).map_err(|e| format!("{file}: {e}"))?);
+                }
+                latest.facilities.insert(fid.to_string(), entry.clone());
+            }
+        }
+        Ok(latest)
+    }
+}
+
+/// The latest run whose every shard has a manifest (the manifest is written last, so its
+/// presence says the shard finished), with those manifests' keys.
+fn latest_complete(keys: &[String]) -> Option<(String, Vec<String>)> {
+    let mut runs: std::collections::BTreeMap<(&str, u32), Vec<(u32, &String)>> = Default::default();
+    for key in keys {
+        let Some((run, file)) = key.strip_prefix("manifests/").and_then(|k| k.split_once('/')) else { continue };
+        let Some((i, n)) = file
+            .strip_prefix("shard-")
+            .and_then(|f| f.strip_suffix(".json"))
+            .and_then(|f| f.split_once("-of-"))
+            .and_then(|(i, n)| Some((i.parse::<u32>().ok()?, n.parse::<u32>().ok()?)))
+        else {
+            continue;
+        };
+        runs.entry((run, n)).or_default().push((i, key));
+    }
+    runs.into_iter()
+        .filter(|((_, n), shards)| {
+            let mut seen: Vec<u32> = shards.iter().map(|(i, _)| *i).collect();
+            seen.sort_unstable();
+            seen.dedup();
+            seen.len() as u32 == *n && seen.iter().all(|i| i < n)
+        })
+        .max_by(|((a, _), _), ((b, _), _)| a.cmp(b))
+        .map(|((run, _), shards)| (run.to_string(), shards.into_iter().map(|(_, k)| k.clone()).collect()))
+}
+
+/// The rows of an issues file, as JSON objects with the keys [`issues_parquet`] writes.
+fn issue_rows(bytes: &[u8]) -> Result<Vec<Value>, String> {
+    use arrow_array::Array;
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(Bytes::from(bytes.to_vec()))
+        .and_then(|b| b.build())
+        .map_err(|e| e.to_string())?;
+    let mut rows = Vec::new();
+    for batch in reader {
+        let batch = batch.map_err(|e| e.to_string())?;
+        let schema = batch.schema();
+        let mut out: Vec<serde_json::Map<String, Value>> = vec![Default::default(); batch.num_rows()];
+        for (field, col) in schema.fields().iter().zip(batch.columns()) {
+            let any = col.as_any();
+            for (r, row) in out.iter_mut().enumerate() {
+                let v = if col.is_null(r) {
+                    Value::Null
+                } else if let Some(a) = any.downcast_ref::<StringArray>() {
+                    Value::from(a.value(r))
+                } else if let Some(a) = any.downcast_ref::<Float64Array>() {
+                    serde_json::Number::from_f64(a.value(r)).map_or(Value::Null, Value::Number)
+                } else if let Some(a) = any.downcast_ref::<Int64Array>() {
+                    Value::from(a.value(r))
+                } else {
+                    Value::Null
+                };
+                row.insert(field.name().clone(), v);
+            }
+        }
+        rows.extend(out.into_iter().map(Value::Object));
+    }
+    Ok(rows)
+}
+
 /// The key of a facility's issues file for a run.
 pub fn issues_key(fid: &str, run: &str) -> String {
     format!("issues/facility_id={fid}/run-{run}.parquet")
@@ -207,6 +374,23 @@ pub fn run_id() -> String {
 mod tests {
     use super::*;
     use arrow_array::Array;
+
+    #[test]
+    fn the_latest_run_is_the_newest_with_every_shard_written() {
+        let keys = |ks: &[&str]| ks.iter().map(|k| k.to_string()).collect::<Vec<_>>();
+        let got = latest_complete(&keys(&[
+            "manifests/20261201/shard-0-of-2.json",
+            "manifests/20261201/shard-1-of-2.json",
+            "manifests/20261202/shard-0-of-1.json",
+            // newer, but one of its three shards is missing
+            "manifests/20261203/shard-0-of-3.json",
+            "manifests/20261203/shard-2-of-3.json",
+            "manifests/20261204/notes.txt",
+        ]));
+        assert_eq!(got, Some(("20261202".to_string(), keys(&["manifests/20261202/shard-0-of-1.json"]))));
+        assert_eq!(latest_complete(&keys(&["manifests/r/shard-1-of-1.json"])), None, "shard 1 of 1 does not exist");
+        assert_eq!(latest_complete(&[]), None);
+    }
 
     #[test]
     fn shards_split_every_facility_once_and_stably() {

@@ -482,11 +482,13 @@ fn write_template(lang: &str, name: &str, dir: &Path) -> Result<&'static str, St
     let author_bin = if lang == "python" { Some(author_python_env()?) } else { None };
     let js = if lang == "js" { Some((node()?, author_js_env()?)) } else { None };
     let path = |p: PathBuf| p.display().to_string();
+    let wit_version = wit_version()?;
     let fill = |t: &str| {
         let mut t = t.replace("{{name}}", name).replace("{{sdk}}", &path(root().join("sdk")));
         t = t
             .replace("{{sdk_python}}", &path(root().join("sdk").join("python")))
-            .replace("{{wit}}", &path(root().join("wit")));
+            .replace("{{wit}}", &path(root().join("wit")))
+            .replace("{{wit_version}}", &wit_version);
         if let Some((node, tools)) = &js {
             t = t
                 .replace("{{node}}", &path(node.clone()))
@@ -595,4 +597,14 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The version of the WIT package in `wit/capability.wit` (its `package camber:capability@X;`
+/// line), which a JavaScript component names in its imports.
+fn wit_version() -> Result<String, String> {
+    let wit = root().join("wit").join("capability.wit");
+    let text = std::fs::read_to_string(&wit).map_err(|e| format!("cannot read {}: {e}", wit.display()))?;
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("package camber:capability@")?.strip_suffix(';').map(str::to_string))
+        .ok_or_else(|| format!("{} names no package version", wit.display()))
 }

@@ -28,6 +28,7 @@ pub mod bindings {
     });
 }
 
+pub mod content;
 #[cfg(target_family = "wasm")]
 mod minmax;
 mod plugin;

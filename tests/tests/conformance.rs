@@ -138,6 +138,12 @@ fn the_official_conformance_suite_passes_every_scenario_that_applies() {
         "prompts-get-with-args",
         "completion-complete",
         "resources-list",
+        "tools-call-image",
+        "tools-call-audio",
+        "tools-call-embedded-resource",
+        "tools-call-mixed-content",
+        "prompts-get-with-image",
+        "prompts-get-embedded-resource",
     ] {
         let cs = &all.iter().find(|(s, _)| s == must).unwrap_or_else(|| panic!("{must} did not run")).1;
         assert!(cs.iter().any(|c| status(c) == "SUCCESS"), "{must}: {cs:?}");

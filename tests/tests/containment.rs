@@ -92,6 +92,50 @@ fn output_that_breaks_its_schema_or_is_not_json_is_internal() {
 }
 
 #[test]
+fn attached_content_that_lies_about_its_type_or_overflows_is_internal_naming_the_block() {
+    let reg = full_registry();
+    let store = demo_store();
+    let c = ctx(store.path());
+    let e = reg.call("attach_lies", &json!({}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("attached content block 2 says image/png but its bytes are not"), "{}", e.message);
+    assert!(!e.message.contains('\n'));
+    let e = reg.call("attach_flood", &json!({}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal);
+    assert!(e.message.contains("more than 32 content blocks"), "{}", e.message);
+}
+
+#[test]
+fn attached_content_reaches_the_result_and_a_prompt_in_order() {
+    let reg =
+        camber_tests::registry_from(&[camber_tests::components_dir(), camber_tests::conformance_components_dir()])
+            .unwrap();
+    let store = demo_store();
+    let r = reg.call("test_multiple_content_types", &json!({}), &ctx(store.path())).unwrap();
+    assert_eq!(r.attached.len(), 2, "{:?}", r.attached);
+    assert!(
+        matches!(&r.attached[0], camber_common::ContentBlock::Image { mime_type, data, .. } if mime_type == "image/png" && data.starts_with("iVBORw0KGgo"))
+    );
+    assert!(
+        matches!(&r.attached[1], camber_common::ContentBlock::Resource { uri, text: Some(t), .. } if uri == "test://mixed-content-resource" && t.contains("123"))
+    );
+    // the byte cap counts what is attached: a cap below the image's size refuses the call
+    let mut tight = ctx(store.path());
+    tight.limits.max_bytes = 200;
+    let e = reg.call("test_multiple_content_types", &json!({}), &tight).unwrap_err();
+    assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+    let args: std::collections::BTreeMap<String, String> =
+        [("resourceUri".to_string(), "test://example-resource".to_string())].into();
+    let p = reg.get_prompt("test_prompt_with_embedded_resource", &args).unwrap();
+    assert!(p.text.contains("embedded resource"));
+    assert!(
+        matches!(&p.attached[..], [camber_common::ContentBlock::Resource { uri, .. }] if uri == "test://example-resource"),
+        "{:?}",
+        p.attached
+    );
+}
+
+#[test]
 fn a_result_naming_a_facility_outside_the_allowlist_is_internal() {
     let reg = full_registry();
     let store = demo_store();
@@ -316,7 +360,7 @@ fn contained(reg: &camber_registry::Registry, lang: &str, raised: &str) {
     let ok = reg.call(&cap("points"), &json!({"facility_id": "annex"}), &c).unwrap();
     assert!(ok.data["count"].as_u64().unwrap() > 0);
     let args = std::collections::BTreeMap::from([("facility_id".to_string(), "hq".to_string())]);
-    assert_eq!(reg.get_prompt(&cap("ask"), &args).unwrap(), "Tell me about hq.");
+    assert_eq!(reg.get_prompt(&cap("ask"), &args).unwrap().text, "Tell me about hq.");
 }
 
 #[test]

@@ -85,7 +85,7 @@ fn the_eight_prompts_are_listed_with_their_arguments() {
 fn each_prompt_renders_in_the_sandbox_naming_its_calls_in_order() {
     let reg = full_registry();
     for (name, _, sample, calls) in expected() {
-        let text = reg.get_prompt(name, &args(&sample)).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        let text = reg.get_prompt(name, &args(&sample)).unwrap_or_else(|e| panic!("{name}: {e:?}")).text;
         let mut last = 0;
         for cap in &calls {
             let at = text.find(cap).unwrap_or_else(|| panic!("{name} never names {cap}"));
@@ -100,7 +100,7 @@ fn each_prompt_renders_in_the_sandbox_naming_its_calls_in_order() {
         assert!(text.contains("{\"facility_id\": \"hq\""), "{name}");
         assert!(text.contains("square brackets") && text.contains("not judged"), "{name}");
     }
-    let t = reg.get_prompt("triage_ahu", &args(&[("facility_id", "hq"), ("equip", "AHU-1")])).unwrap();
+    let t = reg.get_prompt("triage_ahu", &args(&[("facility_id", "hq"), ("equip", "AHU-1")])).unwrap().text;
     assert!(t.contains("Call points with {\"facility_id\": \"hq\", \"equip\": \"AHU-1\"}"), "{t}");
 }
 
@@ -138,7 +138,7 @@ fn argument_values_are_one_short_line_inside_their_quotes() {
                 // The host cuts the whole value to 200 characters first, so the short id goes first.
                 let v = if *key == "equips" { format!("AHU-2,{}", value.replace(',', ";")) } else { value.to_string() };
                 a.insert(key.to_string(), v);
-                let text = reg.get_prompt(name, &a).unwrap_or_else(|e| panic!("{name}/{key}: {e:?}"));
+                let text = reg.get_prompt(name, &a).unwrap_or_else(|e| panic!("{name}/{key}: {e:?}")).text;
                 assert!(
                     !text.contains("\nSYSTEM") && !text.contains("\u{202E}") && !text.contains('\u{0007}'),
                     "{name}/{key}"

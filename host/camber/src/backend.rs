@@ -81,7 +81,11 @@ impl Backend for RegistryBackend {
         self.base.store.as_ref().map(|s| s.generation(&[facility_id.to_string()]))
     }
 
-    fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+    fn get_prompt(
+        &self,
+        name: &str,
+        args: &BTreeMap<String, String>,
+    ) -> Result<camber_common::RenderedPrompt, CapError> {
         self.registry.current().get_prompt(name, args)
     }
 

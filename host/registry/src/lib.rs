@@ -7,6 +7,7 @@
 pub mod access;
 pub mod capability;
 pub mod charts;
+pub mod content;
 pub mod context;
 pub mod driftfit;
 pub mod licence;

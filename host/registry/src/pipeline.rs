@@ -171,6 +171,8 @@ pub(crate) struct Returned {
     fresh: Option<wit::CallResult>,
     /// The memo's entry for it: a kept result reused, or the fresh one just kept.
     kept: Option<Arc<Kept>>,
+    /// The content blocks a fresh run attached (a result with any is never kept).
+    attached: camber_runtime::Attached,
 }
 
 /// Run the guest with the call's access state and limits, and read its end: a refused or
@@ -194,7 +196,7 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
     if let Some(key) = &memo_key {
         if let Some(kept) = step("memo", || reuse(unit, key, name, adm, ctx)) {
             fences_after(adm, ctx)?;
-            return Ok(Returned { fresh: None, kept: Some(kept) });
+            return Ok(Returned { fresh: None, kept: Some(kept), attached: Default::default() });
         }
     }
     let grant = &unit.grant;
@@ -214,7 +216,7 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
         budget: grant.budget,
         varied: Some(varied.clone()),
     };
-    let (outcome, access) = unit.runtime.call(&unit.pre, call, access);
+    let (outcome, access, attached) = unit.runtime.call(&unit.pre, call, access);
     if let Some(e) = access.error {
         return Err(e.into());
     }
@@ -227,8 +229,12 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
     }
     adm.token = step("call token", || call_token(name, &adm.args, &generation, ctx));
     // what a kept result is checked against, read inside the fences like the token
-    let keep =
-        memo_key.filter(|_| !varied.load(std::sync::atomic::Ordering::Relaxed) && access.portfolio_run.is_none());
+    let keep = memo_key.filter(|_| {
+        !varied.load(std::sync::atomic::Ordering::Relaxed)
+            && access.portfolio_run.is_none()
+            && attached.blocks.is_empty()
+            && attached.dropped == 0
+    });
     let derived = keep.as_ref().map(|_| step("memo", || derived_generation(&read, ctx)));
     let returned = guest_end(grant, name, outcome, ctx)?;
     fences_after(adm, ctx)?;
@@ -239,7 +245,7 @@ pub(crate) fn run(unit: &Unit, name: &str, adm: &mut Admitted, ctx: &CallContext
         }
         _ => None,
     };
-    Ok(Returned { fresh: Some(result), kept })
+    Ok(Returned { fresh: Some(result), kept, attached })
 }
 
 /// The result kept under `key`, when every facility it was read from still has the generation
@@ -350,6 +356,8 @@ pub(crate) struct Outgoing {
     truncated: bool,
     text: String,
     images: Vec<camber_common::Image>,
+    /// What the guest attached, checked ([`crate::content`]).
+    attached: Vec<camber_common::ContentBlock>,
 }
 
 /// Finishing: everything done to what the guest returned, in the host.
@@ -369,7 +377,7 @@ pub(crate) fn finish(
     sent: &Sent,
 ) -> Result<CapabilityResult, Refusal> {
     let internal = |why: &str| -> Refusal { CapError::internal(format!("capability '{name}' {why}")).into() };
-    let Returned { fresh, kept } = returned;
+    let Returned { fresh, kept, attached } = returned;
     let key = kept.as_ref().map(|_| finished_key(adm, ctx, sent));
     let made =
         kept.as_ref().zip(key.as_deref()).and_then(|(k, key)| step("memo", || k.finished(key).map(|o| (*o).clone())));
@@ -392,6 +400,9 @@ pub(crate) fn finish(
         }
     };
     step("evidence image", || evidence_image(&mut o, cap, adm, ctx, sent));
+    o.attached =
+        step("attached content", || crate::content::check(attached.blocks, attached.dropped, &ctx.redactor, sent))
+            .map_err(|why| internal(&why))?;
     step("byte cap", || byte_cap(&o, ctx))?;
     Ok(CapabilityResult {
         data: o.data,
@@ -400,6 +411,7 @@ pub(crate) fn finish(
         banners: o.banners,
         truncated: o.truncated,
         images: o.images,
+        attached: o.attached,
         data_json: o.data_json,
     })
 }
@@ -447,8 +459,16 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
     if let Some(b) = adm.wall.as_ref().and_then(|w| w.banner()) {
         banners.insert(0, b);
     }
-    let mut o =
-        Outgoing { data, facts, banners, truncated: false, text: out.text, images: Vec::new(), data_json: None };
+    let mut o = Outgoing {
+        data,
+        facts,
+        banners,
+        truncated: false,
+        text: out.text,
+        images: Vec::new(),
+        attached: Vec::new(),
+        data_json: None,
+    };
     for p in &out.pages {
         let n = PageNotice {
             list: p.key.clone(),
@@ -582,7 +602,8 @@ fn evidence_image(o: &mut Outgoing, cap: &CapabilityEntry, adm: &Admitted, ctx: 
 /// Step 6 (last): The byte cap over data, text, facts and banners together: `too_large`.
 fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
     let size = policy::result_bytes(&o.data, o.data_json.as_deref(), &o.text, &o.facts, &o.banners)
-        + o.images.iter().map(|i| i.data.len() + i.alt.len()).sum::<usize>();
+        + o.images.iter().map(|i| i.data.len() + i.alt.len()).sum::<usize>()
+        + o.attached.iter().map(camber_common::ContentBlock::bytes).sum::<usize>();
     if size <= ctx.limits.max_bytes {
         return Ok(());
     }

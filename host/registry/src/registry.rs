@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use camber_common::text::one_line;
-use camber_common::{CapError, CapabilityResult, ErrorCode};
+use camber_common::{CapError, CapabilityResult, ErrorCode, RenderedPrompt};
 
 use crate::access::code_from_wit;
 pub use crate::capability::CapabilityEntry;
@@ -190,8 +190,9 @@ impl Registry {
         self.capabilities.get(name).map(|c| &**c)
     }
 
-    /// Render a prompt's user message; argument values are reduced to one short line first.
-    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+    /// Render a prompt's user message, with any content blocks the component attached to it
+    /// (checked as a call's are); argument values are reduced to one short line first.
+    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<RenderedPrompt, CapError> {
         let Some(p) = self.prompts.get(name) else {
             return Err(CapError::new(
                 ErrorCode::InvalidParams,
@@ -212,8 +213,13 @@ impl Registry {
             })
             .collect();
         let sent = Sent::new(short.iter().map(|(_, v)| v.as_str()));
-        match p.unit.runtime.get_prompt(&p.unit.pre, p.unit.grant.budget, name, &short) {
-            Ok(Ok(text)) => Ok(text),
+        let (rendered, attached) = p.unit.runtime.get_prompt(&p.unit.pre, p.unit.grant.budget, name, &short);
+        match rendered {
+            Ok(Ok(text)) => {
+                let attached = crate::content::check(attached.blocks, attached.dropped, &self.redactor, &sent)
+                    .map_err(|why| CapError::internal(format!("prompt '{name}' {why}")))?;
+                Ok(RenderedPrompt { text, attached })
+            }
             Ok(Err(e)) => {
                 Err(CapError::new(code_from_wit(e.code), self.redactor.redact_echoes(&one_line(&e.message), &sent)))
             }

@@ -18,7 +18,7 @@ use camber_common::canonical::sha256_hex;
 use camber_runtime::{file_label, Budget, RuntimeConfig};
 
 /// The host interfaces a component may import, by their WIT names.
-pub const INTERFACES: [&str; 5] = ["store", "run-config", "catalog", "progress", "portfolio"];
+pub const INTERFACES: [&str; 6] = ["store", "run-config", "catalog", "progress", "portfolio", "content"];
 
 /// What a component from outside the install's own directory gets when the policy names no
 /// grant for it: a quarter of the engine's memory (256 MiB at the default 1 GiB), a tenth of

@@ -8,6 +8,7 @@
 use std::any::Any;
 
 use crate::bindings::camber::capability::catalog as wit_catalog;
+use crate::bindings::camber::capability::content as wit_content;
 use crate::bindings::camber::capability::portfolio as wit_portfolio;
 use crate::bindings::camber::capability::progress as wit_progress;
 use crate::bindings::camber::capability::run_config as wit_run_config;
@@ -219,6 +220,12 @@ impl wit_catalog::Host for CallState {
 impl wit_portfolio::Host for CallState {
     fn latest_run(&mut self) -> Result<Option<String>, wit::StoreError> {
         step("host fn: portfolio", || self.access.portfolio())
+    }
+}
+
+impl wit_content::Host for CallState {
+    fn attach(&mut self, block: wit_content::Block) {
+        self.attached.push(block);
     }
 }
 

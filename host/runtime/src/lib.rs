@@ -174,6 +174,45 @@ pub struct CallState {
     /// Where the guest's progress reports go (`None`: nobody is watching).
     progress: Option<ProgressSink>,
     pub stopped: Option<Stop>,
+    /// The content blocks the guest attached to its answer, in order (see [`Attached`]).
+    attached: Attached,
+}
+
+/// The content blocks a guest attached to a call's answer or a prompt (WIT `content`), as it
+/// sent them: the registry checks them. Past [`Attached::MAX`] blocks or [`Attached::MAX_BYTES`]
+/// of them, the rest are dropped and counted, which the registry refuses.
+#[derive(Default)]
+pub struct Attached {
+    pub blocks: Vec<bindings::camber::capability::content::Block>,
+    pub dropped: usize,
+    bytes: usize,
+}
+
+impl Attached {
+    /// The most blocks one answer may carry.
+    pub const MAX: usize = 32;
+    /// The most bytes of them the host holds for one answer (the caller's byte cap is
+    /// usually far less, and the registry applies it).
+    pub const MAX_BYTES: usize = 64 << 20;
+
+    fn push(&mut self, block: bindings::camber::capability::content::Block) {
+        use bindings::camber::capability::content::Block;
+        let size = match &block {
+            Block::Image(m) | Block::Audio(m) => m.data.len() + m.alt.len() + m.mime_type.len(),
+            Block::EmbeddedResource(e) => {
+                e.uri.len()
+                    + e.mime_type.len()
+                    + e.text.as_ref().map_or(0, String::len)
+                    + e.blob.as_ref().map_or(0, Vec::len)
+            }
+        };
+        if self.blocks.len() >= Attached::MAX || self.bytes + size > Attached::MAX_BYTES {
+            self.dropped += 1;
+            return;
+        }
+        self.bytes += size;
+        self.blocks.push(block);
+    }
 }
 
 impl WasiView for CallState {
@@ -405,6 +444,7 @@ impl Runtime {
             cancel,
             progress,
             stopped: None,
+            attached: Attached::default(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
@@ -466,29 +506,30 @@ impl Runtime {
         budget: Budget,
         name: &str,
         args: &[(String, String)],
-    ) -> Result<Result<String, wit::CapError>, String> {
-        let (r, _store, stderr) =
+    ) -> (Result<Result<String, wit::CapError>, String>, Attached) {
+        let (r, store, stderr) =
             self.with_instance(pre, budget, Box::new(NoAccess), 10.0, Watch::default(), |inst, store| {
                 inst.call_get_prompt(&mut *store, name, args)
             });
-        r.map_err(|e| trap_text(&e, &stderr))
+        (r.map_err(|e| trap_text(&e, &stderr)), store.into_data().attached)
     }
 
-    /// Run one capability call with the call's access state; returns the outcome and the
-    /// access state back (what the guest read, the first failed read).
+    /// Run one capability call with the call's access state; returns the outcome, the access
+    /// state back (what the guest read, the first failed read) and what the guest attached.
     pub fn call<A: HostAccess + 'static>(
         &self,
         pre: &CapabilityPre<CallState>,
         call: GuestCall<'_>,
         access: A,
-    ) -> (GuestOutcome, A) {
+    ) -> (GuestOutcome, A, Attached) {
         let GuestCall { name, arguments, ctx, max_seconds, cancel, progress, budget, varied } = call;
         let watch = Watch { cancel, progress, varied: varied.unwrap_or_default() };
         let (r, store, stderr) =
             self.with_instance(pre, budget, Box::new(access), max_seconds, watch, |inst, store| {
                 inst.call_call(&mut *store, name, arguments, ctx)
             });
-        let state = store.into_data();
+        let mut state = store.into_data();
+        let attached = std::mem::take(&mut state.attached);
         let outcome = match r {
             // a guest whose language catches running out of memory (JavaScript's engine does)
             // answers with an error of its own; the cap refused a growth, so that is the answer
@@ -515,7 +556,7 @@ impl Runtime {
             Ok(a) => *a,
             Err(_) => unreachable!("the call's access state changed type"),
         };
-        (outcome, access)
+        (outcome, access, attached)
     }
 }
 

@@ -147,16 +147,40 @@ fn text_part(d: Dialect, t: &str) -> Value {
 /// An image the host drew (a finding's evidence chart) as a file part with its bytes inline,
 /// its alt text in the part's metadata.
 fn image_part(d: Dialect, image: &camber_common::Image, name: &str) -> Value {
-    let meta = json!({"alt": image.alt});
+    file_part(d, &image.data, &image.mime_type, name, json!({"alt": image.alt}))
+}
+
+/// A file part: base64 bytes, their type, a name and metadata.
+fn file_part(d: Dialect, data: &str, mime_type: &str, name: &str, meta: Value) -> Value {
     match d {
-        Dialect::V1 => {
-            json!({"raw": image.data, "mediaType": image.mime_type, "filename": name, "metadata": meta})
-        }
+        Dialect::V1 => json!({"raw": data, "mediaType": mime_type, "filename": name, "metadata": meta}),
         Dialect::V03 => json!({
             "kind": "file",
-            "file": {"bytes": image.data, "mimeType": image.mime_type, "name": name},
+            "file": {"bytes": data, "mimeType": mime_type, "name": name},
             "metadata": meta,
         }),
+    }
+}
+
+/// A content block a capability attached, as a file part: an image or a sound (its alt text
+/// in the metadata), or an embedded resource named by its URI (its text as UTF-8 bytes).
+fn attached_part(d: Dialect, b: &camber_common::ContentBlock, k: usize) -> Value {
+    use base64::Engine;
+    use camber_common::ContentBlock;
+    match b {
+        ContentBlock::Image { mime_type, data, alt } | ContentBlock::Audio { mime_type, data, alt } => {
+            let kind = if matches!(b, ContentBlock::Image { .. }) { "image" } else { "audio" };
+            let ext = mime_type.rsplit('/').next().unwrap_or("bin");
+            file_part(d, data, mime_type, &format!("attached-{kind}-{k}.{ext}"), json!({"alt": alt}))
+        }
+        ContentBlock::Resource { uri, mime_type, text, blob } => {
+            let bytes = match (text, blob) {
+                (Some(t), _) => base64::engine::general_purpose::STANDARD.encode(t.as_bytes()),
+                (None, Some(b)) => b.clone(),
+                (None, None) => String::new(),
+            };
+            file_part(d, &bytes, mime_type, uri, json!({"uri": uri}))
+        }
     }
 }
 
@@ -224,6 +248,9 @@ fn outcome_task(
             ];
             for (k, image) in r.images.iter().enumerate() {
                 parts.push(image_part(d, image, &format!("evidence-chart-{}.png", k + 1)));
+            }
+            for (k, b) in r.attached.iter().enumerate() {
+                parts.push(attached_part(d, b, k + 1));
             }
             let artifact = json!({"artifactId": format!("{id}-result"), "name": "result", "parts": parts});
             task(d, id, context, "completed", vec![artifact], None)

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use camber_common::progress::ProgressSink;
 use camber_common::redact::Redactor;
-use camber_common::{CapError, CapabilityResult};
+use camber_common::{CapError, CapabilityResult, RenderedPrompt};
 
 /// A capability as the adapters publish it (an MCP tool, an A2A skill).
 #[derive(Clone, Debug)]
@@ -72,8 +72,8 @@ pub trait Backend: Send + Sync {
     fn prompts(&self) -> Vec<PromptInfo>;
     /// One call under the policy (never panics; every refusal a `CapError`).
     fn call(&self, name: &str, args: &Value, caller: Caller<'_>) -> Result<CapabilityResult, CapError>;
-    /// A prompt's user message.
-    fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError>;
+    /// A prompt's user message and the content blocks that follow it.
+    fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<RenderedPrompt, CapError>;
     /// The server's path redactor, for messages made of what a client sent.
     fn redactor(&self) -> &Redactor;
     /// A facility's RCx report as one HTML page, for a caller (its `rcx_report` and each
@@ -207,8 +207,8 @@ impl Service {
         self.backend.facility_version(facility_id)
     }
 
-    /// A prompt's user message.
-    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<String, CapError> {
+    /// A prompt's user message and the content blocks that follow it.
+    pub fn get_prompt(&self, name: &str, args: &BTreeMap<String, String>) -> Result<RenderedPrompt, CapError> {
         self.backend.get_prompt(name, args)
     }
 

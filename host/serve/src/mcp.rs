@@ -418,13 +418,46 @@ pub fn run_complete(svc: &Service, job: &CompleteJob) -> Value {
     jsonrpc::result(job.id.clone(), r)
 }
 
+/// A content block a capability attached, as MCP content: an image or a sound (after its alt
+/// text, when it has one, for a client that shows neither), or an embedded resource.
+pub fn content_blocks(b: camber_common::ContentBlock) -> Vec<Value> {
+    use camber_common::ContentBlock;
+    let media = |kind: &str, mime_type: String, data: String, alt: String| {
+        let mut out = Vec::new();
+        if !alt.is_empty() {
+            out.push(json!({"type": "text", "text": alt}));
+        }
+        out.push(json!({"type": kind, "data": data, "mimeType": mime_type}));
+        out
+    };
+    match b {
+        ContentBlock::Image { mime_type, data, alt } => media("image", mime_type, data, alt),
+        ContentBlock::Audio { mime_type, data, alt } => media("audio", mime_type, data, alt),
+        ContentBlock::Resource { uri, mime_type, text, blob } => {
+            let mut resource = json!({"uri": uri, "mimeType": mime_type});
+            match (text, blob) {
+                (Some(t), _) => resource["text"] = Value::String(t),
+                (None, Some(b)) => resource["blob"] = Value::String(b),
+                (None, None) => {}
+            }
+            vec![json!({"type": "resource", "resource": resource})]
+        }
+    }
+}
+
 /// Render a prompt job into its response.
 pub fn run_prompt(svc: &Service, job: &PromptJob) -> Value {
     let description =
         svc.listing().prompts.iter().find(|p| p.name == job.name).map(|p| p.description.clone()).unwrap_or_default();
     match svc.get_prompt(&job.name, &job.args) {
-        Ok(text) => {
-            let mut r = json!({"description": description, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]});
+        Ok(rendered) => {
+            // the text, then each attached block as a message of its own (a prompt message holds
+            // one content block)
+            let mut messages = vec![json!({"role": "user", "content": {"type": "text", "text": rendered.text}})];
+            for b in rendered.attached {
+                messages.extend(content_blocks(b).into_iter().map(|c| json!({"role": "user", "content": c})));
+            }
+            let mut r = json!({"description": description, "messages": messages});
             stamp(job.revision, &mut r, false);
             jsonrpc::result(job.id.clone(), r)
         }
@@ -817,6 +850,10 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
                 let mut picture = block("image", "data", image.data);
                 picture["mimeType"] = Value::String(image.mime_type);
                 content.push(picture);
+            }
+            // what the capability attached, in its order
+            for b in r.attached {
+                content.extend(content_blocks(b));
             }
             let meta = serde_json::Map::from_iter([
                 ("camber/facts".to_string(), Value::Array(r.facts)),

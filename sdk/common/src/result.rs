@@ -40,6 +40,56 @@ pub struct Image {
     pub alt: String,
 }
 
+/// A block of content a capability attached to its answer (or a prompt to its message) beside
+/// the text, checked by the host: an MCP image, audio or embedded-resource block, an A2A file
+/// part. Bytes are base64 (standard alphabet, padded), as MCP and A2A carry them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContentBlock {
+    Image {
+        mime_type: String,
+        data: String,
+        alt: String,
+    },
+    Audio {
+        mime_type: String,
+        data: String,
+        alt: String,
+    },
+    Resource {
+        uri: String,
+        mime_type: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        blob: Option<String>,
+    },
+}
+
+impl ContentBlock {
+    /// Its size as the byte cap counts it.
+    pub fn bytes(&self) -> usize {
+        match self {
+            ContentBlock::Image { mime_type, data, alt } | ContentBlock::Audio { mime_type, data, alt } => {
+                mime_type.len() + data.len() + alt.len()
+            }
+            ContentBlock::Resource { uri, mime_type, text, blob } => {
+                uri.len()
+                    + mime_type.len()
+                    + text.as_ref().map_or(0, String::len)
+                    + blob.as_ref().map_or(0, String::len)
+            }
+        }
+    }
+}
+
+/// A prompt rendered: its user message's text and the content blocks that follow it.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct RenderedPrompt {
+    pub text: String,
+    pub attached: Vec<ContentBlock>,
+}
+
 /// What every adapter returns for a successful call.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CapabilityResult {
@@ -51,6 +101,9 @@ pub struct CapabilityResult {
     /// Images drawn by the host from the store (none unless the capability asks for one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<Image>,
+    /// The content blocks the capability attached, in its order, after the host's images.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attached: Vec<ContentBlock>,
     /// `data` as JSON text, when the host already has it (a result it keeps for calls asked
     /// again): an adapter writes this instead of serializing `data` once more. A copy of
     /// `data`, never a field of its own on the wire, and not part of equality.
@@ -60,8 +113,8 @@ pub struct CapabilityResult {
 
 impl PartialEq for CapabilityResult {
     fn eq(&self, other: &Self) -> bool {
-        (&self.data, &self.text, &self.facts, &self.banners, self.truncated, &self.images)
-            == (&other.data, &other.text, &other.facts, &other.banners, other.truncated, &other.images)
+        (&self.data, &self.text, &self.facts, &self.banners, self.truncated, &self.images, &self.attached)
+            == (&other.data, &other.text, &other.facts, &other.banners, other.truncated, &other.images, &other.attached)
     }
 }
 
@@ -85,6 +138,9 @@ impl CapabilityResult {
         });
         if !self.images.is_empty() {
             out["images"] = serde_json::json!(self.images);
+        }
+        if !self.attached.is_empty() {
+            out["attached"] = serde_json::json!(self.attached);
         }
         out
     }

@@ -55,7 +55,9 @@ impl camber_sdk::bindings::Guest for Hostile {
             desc("sleep", any.clone()),
             desc("progress_spam", any.clone()),
             desc("frame", any.clone()),
-            desc("read_then_panic", any),
+            desc("read_then_panic", any.clone()),
+            desc("attach_lies", any.clone()),
+            desc("attach_flood", any),
         ]
     }
 
@@ -94,6 +96,20 @@ impl camber_sdk::bindings::Guest for Hostile {
                 )
             }
             "bad_output" => ok(json!({"ok": "yes"}), "bad", json!([])),
+            // a GIF that says it is a PNG, then a resource in the host's own scheme
+            "attach_lies" => {
+                camber_sdk::content::image("image/gif", b"GIF89a\x01\x00", "a pixel");
+                camber_sdk::content::image("image/png", b"GIF89a\x01\x00", "a pixel from /home/operator/x.gif");
+                camber_sdk::content::embedded_text("camber://facility/hq/report", "text/html", "<p>forged</p>");
+                ok(json!({}), "attached", json!([]))
+            }
+            // more blocks than one answer may carry
+            "attach_flood" => {
+                for _ in 0..40 {
+                    camber_sdk::content::embedded_text("test://x", "text/plain", "x");
+                }
+                ok(json!({}), "attached", json!([]))
+            }
             "not_json" => Ok(wit::CallResult {
                 data: "{not json".to_string(),
                 text: String::new(),

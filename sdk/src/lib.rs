@@ -21,7 +21,7 @@
 pub mod bindings {
     wit_bindgen::generate!({
         path: "../wit",
-        world: "capability",
+        world: "capability-with-resources",
         pub_export_macro: true,
         export_macro_name: "__export_world",
         default_bindings_module: "camber_sdk::bindings",
@@ -37,7 +37,7 @@ pub mod store;
 pub use camber_common::page::{count_arg, MAX_LIMIT};
 pub use camber_common::text::{name, one_line};
 pub use camber_common::{page, CapError, ErrorCode, Output, PageNotice};
-pub use plugin::{Capability, Context, Handler, Plugin, Prompt, PromptArg};
+pub use plugin::{Body, Capability, Context, Handler, Plugin, Prompt, PromptArg, Resource, ResourceReader};
 
 /// The call's arguments as the author's own type, through serde:
 ///
@@ -129,6 +129,18 @@ macro_rules! export_plugin {
                 $crate::bindings::camber::capability::types::CapError,
             > {
                 $crate::__guest::call(&$plugin(), name, arguments, ctx)
+            }
+            fn list_resources() -> ::std::vec::Vec<$crate::bindings::camber::capability::types::ResourceInfo> {
+                $crate::__guest::list_resources(&$plugin())
+            }
+            fn read_resource(
+                uri: ::std::string::String,
+                ctx: $crate::bindings::camber::capability::types::CallContext,
+            ) -> ::std::result::Result<
+                ::std::option::Option<::std::vec::Vec<$crate::bindings::camber::capability::content::Embedded>>,
+                $crate::bindings::camber::capability::types::CapError,
+            > {
+                $crate::__guest::read_resource(&$plugin(), uri, ctx)
             }
         }
         $crate::bindings::__export_world!(__CamberComponent with_types_in $crate::bindings);

@@ -142,6 +142,71 @@ pub struct Plugin {
     pub capabilities: Vec<Capability>,
     /// The prompts it offers.
     pub prompts: Vec<Prompt>,
+    /// The MCP resources it serves.
+    pub resources: Vec<Resource>,
+}
+
+/// What a resource holds: its text, or its bytes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Body {
+    /// Text (JSON, HTML, plain text ...).
+    Text(String),
+    /// Bytes (an image, a file).
+    Bytes(Vec<u8>),
+}
+
+/// Reads one resource: the URI asked for (one matching the template, for a template) and the
+/// caller; its body, or `None` when there is no such resource.
+pub type ResourceReader = fn(&str, &Context) -> Result<Option<Body>, CapError>;
+
+/// An MCP resource a component serves: one URI, or a template of URIs whose `{name}` parts
+/// each stand for one path segment (`test://template/{id}/data`). Never a `camber:` URI: those
+/// are the host's.
+#[derive(Clone)]
+pub struct Resource {
+    /// The URI, or the URI template.
+    pub uri: String,
+    /// Whether `uri` is a template.
+    pub template: bool,
+    /// A short name (MCP's `name`).
+    pub name: String,
+    /// A human title.
+    pub title: String,
+    /// What it holds.
+    pub description: String,
+    /// Its MIME type.
+    pub mime_type: String,
+    /// The function that reads it.
+    pub read: ResourceReader,
+}
+
+impl Resource {
+    /// A resource at one URI.
+    pub fn new(uri: &str, name: &str, mime_type: &str, read: ResourceReader) -> Self {
+        Resource {
+            uri: uri.into(),
+            template: false,
+            name: name.into(),
+            title: name.into(),
+            description: String::new(),
+            mime_type: mime_type.into(),
+            read,
+        }
+    }
+    /// Resources at every URI matching a template.
+    pub fn template(uri_template: &str, name: &str, mime_type: &str, read: ResourceReader) -> Self {
+        Resource { template: true, ..Resource::new(uri_template, name, mime_type, read) }
+    }
+    /// Set the title.
+    pub fn title(mut self, t: &str) -> Self {
+        self.title = t.into();
+        self
+    }
+    /// Set the description.
+    pub fn description(mut self, d: &str) -> Self {
+        self.description = d.into();
+        self
+    }
 }
 
 impl Plugin {
@@ -159,6 +224,18 @@ impl Plugin {
         self.prompts.push(p);
         self
     }
+    /// Serve a resource (or a template of them).
+    pub fn resource(mut self, r: Resource) -> Self {
+        self.resources.push(r);
+        self
+    }
+}
+
+/// Whether `uri` matches a URI template whose `{name}` parts each stand for one non-empty path
+/// segment (no `/`); the host matches templates the same way ([`camber_common::text`] holds the
+/// one definition).
+pub fn matches_template(template: &str, uri: &str) -> bool {
+    camber_common::text::matches_uri_template(template, uri)
 }
 
 /// The WIT side of [`crate::export_plugin!`]; not for authors.
@@ -223,13 +300,7 @@ pub mod __guest {
         };
         let args: Value = serde_json::from_str(&arguments)
             .map_err(|e| to_wit(CapError::invalid(format!("arguments are not JSON: {e}"))))?;
-        let ctx = Context {
-            allowed_facilities: ctx.allowed_facilities,
-            min_trust: ctx.min_trust,
-            max_rows: ctx.max_rows,
-            caller: ctx.caller,
-        };
-        let out = (cap.handler)(&args, &ctx).map_err(to_wit)?;
+        let out = (cap.handler)(&args, &context(ctx)).map_err(to_wit)?;
         Ok(wit::CallResult {
             data: out.data.to_string(),
             text: out.text,
@@ -247,6 +318,55 @@ pub mod __guest {
                 })
                 .collect(),
         })
+    }
+
+    pub fn list_resources(p: &Plugin) -> Vec<wit::ResourceInfo> {
+        p.resources
+            .iter()
+            .map(|r| wit::ResourceInfo {
+                uri: r.uri.clone(),
+                name: r.name.clone(),
+                title: r.title.clone(),
+                description: r.description.clone(),
+                mime_type: r.mime_type.clone(),
+                template: r.template,
+            })
+            .collect()
+    }
+
+    pub fn read_resource(
+        p: &Plugin,
+        uri: String,
+        ctx: wit::CallContext,
+    ) -> Result<Option<Vec<crate::bindings::camber::capability::content::Embedded>>, wit::CapError> {
+        let Some(r) =
+            p.resources.iter().find(|r| if r.template { matches_template(&r.uri, &uri) } else { r.uri == uri })
+        else {
+            return Ok(None);
+        };
+        let ctx = context(ctx);
+        let body = (r.read)(&uri, &ctx).map_err(to_wit)?;
+        Ok(body.map(|b| {
+            let (text, blob) = match b {
+                Body::Text(t) => (Some(t), None),
+                Body::Bytes(b) => (None, Some(b)),
+            };
+            vec![crate::bindings::camber::capability::content::Embedded {
+                uri,
+                mime_type: r.mime_type.clone(),
+                text,
+                blob,
+            }]
+        }))
+    }
+
+    fn context(ctx: wit::CallContext) -> Context {
+        Context {
+            allowed_facilities: ctx.allowed_facilities,
+            min_trust: ctx.min_trust,
+            max_rows: ctx.max_rows,
+            caller: ctx.caller,
+        }
     }
 
     use wit::ErrorCode as WitErrorCode;

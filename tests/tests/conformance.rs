@@ -144,6 +144,11 @@ fn the_official_conformance_suite_passes_every_scenario_that_applies() {
         "tools-call-mixed-content",
         "prompts-get-with-image",
         "prompts-get-embedded-resource",
+        "resources-read-text",
+        "resources-read-binary",
+        "resources-templates-read",
+        "resources-subscribe",
+        "resources-unsubscribe",
     ] {
         let cs = &all.iter().find(|(s, _)| s == must).unwrap_or_else(|| panic!("{must} did not run")).1;
         assert!(cs.iter().any(|c| status(c) == "SUCCESS"), "{must}: {cs:?}");

@@ -124,6 +124,16 @@ fn attached_content_reaches_the_result_and_a_prompt_in_order() {
     tight.limits.max_bytes = 200;
     let e = reg.call("test_multiple_content_types", &json!({}), &tight).unwrap_err();
     assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
+    // the component's resources: listed, read through their template, unknown ones not served
+    let listed: Vec<(&str, bool)> = reg.resources().map(|r| (r.uri.as_str(), r.template)).collect();
+    assert!(listed.contains(&("test://static-text", false)) && listed.contains(&("test://template/{id}/data", true)));
+    let read = reg.read_resource("test://template/7/data", &ctx(store.path())).unwrap().unwrap();
+    assert!(
+        matches!(&read[..], [camber_common::ContentBlock::Resource { uri, text: Some(t), .. }] if uri == "test://template/7/data" && t.contains("\"id\":\"7\"")),
+        "{read:?}"
+    );
+    assert!(reg.read_resource("test://template/7/8/data", &ctx(store.path())).is_none());
+    assert!(reg.read_resource("test://nothing", &ctx(store.path())).is_none());
     let args: std::collections::BTreeMap<String, String> =
         [("resourceUri".to_string(), "test://example-resource".to_string())].into();
     let p = reg.get_prompt("test_prompt_with_embedded_resource", &args).unwrap();

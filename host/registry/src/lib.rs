@@ -16,6 +16,7 @@ pub mod memo;
 pub mod pipeline;
 pub mod policy;
 pub mod registry;
+pub mod resources;
 pub mod runconfig;
 pub mod trust;
 

@@ -15,6 +15,7 @@ pub use crate::capability::CapabilityEntry;
 pub use crate::context::{CallContext, Limits};
 use crate::pipeline::{self, Refusal};
 use crate::policy::Schema;
+pub use crate::resources::ResourceEntry;
 use crate::trust::{Grant, Policy};
 use camber_common::redact::{Redactor, Sent};
 use camber_runtime::{file_label, CallState, CapabilityPre, Runtime};
@@ -56,6 +57,7 @@ pub struct Loaded {
     pub unit: Arc<Unit>,
     capabilities: Vec<Arc<CapabilityEntry>>,
     prompts: Vec<Arc<PromptEntry>>,
+    resources: Vec<Arc<ResourceEntry>>,
 }
 
 /// The capabilities and prompts of every loaded component, and the policy around each call.
@@ -67,6 +69,8 @@ pub struct Registry {
     components: Vec<Loaded>,
     capabilities: BTreeMap<String, Arc<CapabilityEntry>>,
     prompts: BTreeMap<String, Arc<PromptEntry>>,
+    /// The resources components serve, in load order.
+    resources: Vec<Arc<ResourceEntry>>,
 }
 
 /// Every `_cap_*.wasm` in `dirs`, each directory's files in name order, directories in the
@@ -115,6 +119,7 @@ impl Registry {
             components: Vec::new(),
             capabilities: BTreeMap::new(),
             prompts: BTreeMap::new(),
+            resources: Vec::new(),
         }
     }
 
@@ -160,6 +165,12 @@ impl Registry {
                 return Err(format!("{file}: prompt '{}' is offered twice", one_line(&p.name)));
             }
         }
+        for r in &c.resources {
+            if let Some(prev) = self.resources.iter().find(|e| e.uri == r.uri) {
+                return Err(format!("{file}: resource '{}' is already served by {}", r.uri, prev.file));
+            }
+        }
+        self.resources.extend(c.resources.iter().cloned());
         for e in &c.capabilities {
             self.capabilities.insert(e.name.clone(), e.clone());
         }
@@ -183,6 +194,26 @@ impl Registry {
     /// Every prompt, sorted by name.
     pub fn prompts(&self) -> impl Iterator<Item = &PromptEntry> {
         self.prompts.values().map(|p| &**p)
+    }
+
+    /// Every resource and resource template the components serve, in load order.
+    pub fn resources(&self) -> impl Iterator<Item = &ResourceEntry> {
+        self.resources.iter().map(|r| &**r)
+    }
+
+    /// Read a component's resource for the caller of `ctx`: the first resource listing `uri`
+    /// itself, else the first template it matches. `None`: no component serves it.
+    pub fn read_resource(
+        &self,
+        uri: &str,
+        ctx: &CallContext,
+    ) -> Option<Result<Vec<camber_common::ContentBlock>, CapError>> {
+        let entry = self
+            .resources
+            .iter()
+            .find(|r| !r.template && r.uri == uri)
+            .or_else(|| self.resources.iter().find(|r| r.template && r.serves(uri)))?;
+        crate::resources::read(entry, uri, ctx).transpose()
     }
 
     /// The capability `name`, if loaded.
@@ -387,6 +418,9 @@ pub fn load_component_bytes(
             revision: std::sync::OnceLock::new(),
         }));
     }
+    let listed =
+        runtime.list_resources(&unit.pre).map_err(|e| format!("{file}: list-resources() failed: {}", one_line(&e)))?;
+    let resources = crate::resources::entries(&file, listed, &unit)?.into_iter().map(Arc::new).collect();
     let mut prompt_entries: Vec<Arc<PromptEntry>> = Vec::new();
     for p in prompts {
         if prompt_entries.iter().any(|e| e.name == p.name) {
@@ -400,7 +434,7 @@ pub fn load_component_bytes(
             unit: unit.clone(),
         }));
     }
-    Ok(Loaded { path: path.to_path_buf(), unit, capabilities: entries, prompts: prompt_entries })
+    Ok(Loaded { path: path.to_path_buf(), unit, capabilities: entries, prompts: prompt_entries, resources })
 }
 
 fn is_snake_case(s: &str) -> bool {

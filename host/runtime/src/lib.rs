@@ -221,6 +221,22 @@ impl WasiView for CallState {
     }
 }
 
+/// A resource read: what [`Runtime::read_resource`] needs besides the component and access.
+pub struct ResourceCall<'a> {
+    pub uri: &'a str,
+    pub ctx: &'a wit::CallContext,
+    pub max_seconds: f64,
+    pub cancel: Option<Arc<AtomicBool>>,
+    pub budget: Budget,
+}
+
+/// A resource's contents as a component returns them (WIT `content.embedded`).
+pub use bindings::camber::capability::content::Embedded;
+
+/// What a component's `read-resource` answered: its contents, none for a URI it does not
+/// serve, or its refusal.
+pub type ResourceRead = Result<Option<Vec<Embedded>>, wit::CapError>;
+
 /// How a guest call ended, before the registry's policy looks at it.
 pub enum GuestOutcome {
     Returned(Result<wit::CallResult, wit::CapError>),
@@ -485,6 +501,78 @@ impl Runtime {
         };
         self.active.fetch_sub(1, Ordering::AcqRel);
         (result, store, stderr)
+    }
+
+    /// Run `f` against a fresh instance of the component itself, for its optional exports (world
+    /// `capability-with-resources`), which the world's bindings do not know.
+    fn with_raw_instance<R>(
+        &self,
+        pre: &CapabilityPre<CallState>,
+        budget: Budget,
+        access: Box<dyn HostAccess>,
+        max_seconds: f64,
+        watch: Watch,
+        f: impl FnOnce(&wasmtime::component::Instance, &mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
+        let stderr = MemoryOutputPipe::new(8 * 1024);
+        let mut store = self.new_store(budget, access, max_seconds, watch, stderr.clone());
+        self.active.fetch_add(1, Ordering::AcqRel);
+        self.ensure_ticker();
+        let result = match pre.instance_pre().instantiate(&mut store) {
+            Ok(instance) => f(&instance, &mut store),
+            Err(e) => Err(e.context(NoSlot)),
+        };
+        self.active.fetch_sub(1, Ordering::AcqRel);
+        (result, store, stderr)
+    }
+
+    /// The resources a component serves (its `list-resources` export); none when it has no
+    /// such export.
+    pub fn list_resources(&self, pre: &CapabilityPre<CallState>) -> Result<Vec<wit::ResourceInfo>, String> {
+        let budget = self.config.budget();
+        let (r, _store, stderr) =
+            self.with_raw_instance(pre, budget, Box::new(NoAccess), 30.0, Watch::default(), |instance, store| {
+                let Some(f) = instance.get_func(&mut *store, "list-resources") else { return Ok(Vec::new()) };
+                let f = f.typed::<(), (Vec<wit::ResourceInfo>,)>(&*store)?;
+                Ok(f.call(&mut *store, ())?.0)
+            });
+        r.map_err(|e| trap_text(&e, &stderr))
+    }
+
+    /// Read one of a component's resources (its `read-resource` export) with the call's access
+    /// state: its contents, `None` when it serves no such URI; `Err` with one line when the
+    /// component has no such export, trapped, or was stopped. The access state and what the
+    /// guest attached come back too.
+    pub fn read_resource<A: HostAccess + 'static>(
+        &self,
+        pre: &CapabilityPre<CallState>,
+        call: ResourceCall<'_>,
+        access: A,
+    ) -> (Result<ResourceRead, String>, A) {
+        let ResourceCall { uri, ctx, max_seconds, cancel, budget } = call;
+        let watch = Watch { cancel, ..Watch::default() };
+        let (r, store, stderr) =
+            self.with_raw_instance(pre, budget, Box::new(access), max_seconds, watch, |instance, store| {
+                let Some(f) = instance.get_func(&mut *store, "read-resource") else {
+                    return Err(wasmtime::Error::msg("the component serves no resources"));
+                };
+                let f = f.typed::<(&str, &wit::CallContext), (ResourceRead,)>(&*store)?;
+                Ok(f.call(&mut *store, (uri, ctx))?.0)
+            });
+        let state = store.into_data();
+        let r = r.map_err(|e| match state.stopped {
+            Some(Stop::Cancelled) => "was cancelled".to_string(),
+            Some(Stop::Deadline) => "ran past its deadline".to_string(),
+            None if matches!(e.downcast_ref::<Trap>(), Some(Trap::OutOfFuel)) => "ran out of fuel".to_string(),
+            None if state.limiter.hit => "needed more than its memory limit".to_string(),
+            None if e.downcast_ref::<NoSlot>().is_some() => "found no free instance slot; try again".to_string(),
+            None => trap_text(&e, &stderr),
+        });
+        let access = match state.access.into_any().downcast::<A>() {
+            Ok(a) => *a,
+            Err(_) => unreachable!("the call's access state changed type"),
+        };
+        (r, access)
     }
 
     /// `describe()` and `prompts()` of a component, for loading.

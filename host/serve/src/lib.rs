@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use camber_common::progress::ProgressSink;
 use camber_common::redact::Redactor;
-use camber_common::{CapError, CapabilityResult, RenderedPrompt};
+use camber_common::{CapError, CapabilityResult, ContentBlock, RenderedPrompt};
 
 /// A capability as the adapters publish it (an MCP tool, an A2A skill).
 #[derive(Clone, Debug)]
@@ -50,6 +50,18 @@ pub struct PromptInfo {
     pub description: String,
     /// (name, description, required) of each argument.
     pub arguments: Vec<(String, String, bool)>,
+}
+
+/// A resource (or a template of resources) a component serves, as `resources/list` and
+/// `resources/templates/list` publish it.
+#[derive(Clone, Debug)]
+pub struct ComponentResource {
+    pub uri: String,
+    pub template: bool,
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub mime_type: String,
 }
 
 /// Who is calling: the caller's label (for logs), its own allowlist (intersected with the
@@ -82,6 +94,11 @@ pub trait Backend: Send + Sync {
     /// A digest that changes whenever the store rewrites a facility (`None`: no store), so a
     /// watched resource can be said to have changed.
     fn facility_version(&self, facility_id: &str) -> Option<String>;
+    /// The resources and resource templates the components serve.
+    fn component_resources(&self) -> Vec<ComponentResource>;
+    /// Read a component's resource for a caller, through the policy (`None`: no component
+    /// serves that URI). Must not run on a tokio worker thread.
+    fn read_component_resource(&self, uri: &str, caller: Caller<'_>) -> Option<Result<Vec<ContentBlock>, CapError>>;
     /// Look at the capability set again (a component added, replaced or removed) and say what
     /// changed, with one log line per component; calls in flight finish on the set they
     /// started with. A backend whose set never changes says nothing changed.
@@ -200,6 +217,21 @@ impl Service {
         allowed: Option<&BTreeSet<String>>,
     ) -> Result<String, CapError> {
         self.backend.report_page(facility_id, Caller { label: caller, allowed, cancel: None, progress: None })
+    }
+
+    /// The resources and templates the components serve.
+    pub fn component_resources(&self) -> Vec<ComponentResource> {
+        self.backend.component_resources()
+    }
+
+    /// Read a component's resource for a caller (see [`Backend::read_component_resource`]).
+    pub fn read_component_resource(
+        &self,
+        uri: &str,
+        caller: &str,
+        allowed: Option<&BTreeSet<String>>,
+    ) -> Option<Result<Vec<ContentBlock>, CapError>> {
+        self.backend.read_component_resource(uri, Caller { label: caller, allowed, cancel: None, progress: None })
     }
 
     /// The store generation of one facility (see [`Backend::facility_version`]).

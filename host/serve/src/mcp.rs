@@ -766,7 +766,7 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 context,
             })
         }
-        "resources/templates/list" => reply(crate::resources::templates()),
+        "resources/templates/list" => reply(crate::resources::templates(svc)),
         "resources/subscribe" | "resources/unsubscribe" => {
             let Some(subs) = session.subscriptions.clone() else {
                 return not_found(svc, id, method);
@@ -778,13 +778,14 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 subs.lock().unwrap_or_else(|p| p.into_inner()).remove(uri);
                 return reply(json!({}));
             }
-            let target = match crate::resources::parse(uri) {
-                Ok(t) => t,
+            let fid = match crate::resources::parse(uri) {
+                Ok(t) => t.facility().map(str::to_string),
+                // a component's resource: watched by its URI alone (no facility of the store's)
+                Err(_) if crate::resources::component_serves(svc, uri) => None,
                 Err(why) => {
                     return fail(crate::resources::RESOURCE_NOT_FOUND, &format!("Resource not found: {why}"));
                 }
             };
-            let fid = target.facility().map(str::to_string);
             // a facility this caller may not see is not found, and its changes are never told
             if fid.as_deref().is_some_and(|f| !crate::resources::visible(svc, session, f)) {
                 return fail(

@@ -1,6 +1,7 @@
 //! MCP resources: what an assistant's client can open rather than call. A facility's RCx report
 //! page (HTML), its point list (JSON), a finding's evidence chart (PNG) and each dataset
-//! catalog entry (JSON), under `camber://` URIs and their templates.
+//! catalog entry (JSON), under `camber://` URIs and their templates; and the resources
+//! components serve under URIs of their own, read in the sandbox for the caller.
 //!
 //! A read is a capability call under the hood (`points`, `finding_detail`, `dataset_entry`, or
 //! `rcx_report` and its charts for the page), made for the session's caller, so it passes the
@@ -156,15 +157,29 @@ impl Target {
     }
 }
 
-/// `resources/templates/list`.
-pub fn templates() -> Value {
-    let t: Vec<Value> = TEMPLATES
+/// `resources/templates/list`: the host's, then the components'.
+pub fn templates(svc: &Service) -> Value {
+    let mut t: Vec<Value> = TEMPLATES
         .iter()
         .map(|t| {
             json!({"uriTemplate": t.uri, "name": t.name, "title": t.title, "description": t.description, "mimeType": t.mime})
         })
         .collect();
+    t.extend(svc.component_resources().into_iter().filter(|r| r.template).map(|r| {
+        json!({"uriTemplate": r.uri, "name": r.name, "title": r.title, "description": r.description, "mimeType": r.mime_type})
+    }));
     json!({"resourceTemplates": t})
+}
+
+/// Whether a component serves `uri` (one it lists, or one matching a template it lists).
+pub fn component_serves(svc: &Service, uri: &str) -> bool {
+    svc.component_resources().iter().any(|r| {
+        if r.template {
+            camber_common::text::matches_uri_template(&r.uri, uri)
+        } else {
+            r.uri == uri
+        }
+    })
 }
 
 fn template(name: &str) -> &'static Template {
@@ -233,6 +248,13 @@ pub fn list(svc: &Service, session: &Session, offset: usize) -> Result<(Vec<Valu
             "title": if title.is_empty() { id.clone() } else { title }, "mimeType": t.mime,
         }));
     }
+    for r in svc.component_resources().into_iter().filter(|r| !r.template) {
+        let mut v = json!({"uri": r.uri, "name": r.name, "title": r.title, "mimeType": r.mime_type});
+        if !r.description.is_empty() {
+            v["description"] = json!(r.description);
+        }
+        all.push(v);
+    }
     if offset > all.len() {
         return Err("unknown cursor".into());
     }
@@ -249,7 +271,10 @@ fn refused(svc: &Service, uri: &str, e: CapError) -> ReadError {
 
 /// `resources/read` of one URI, for the session's caller, through the capability it stands for.
 pub fn read(svc: &Service, session: &Session, uri: &str) -> Result<Value, ReadError> {
-    let target = parse(uri).map_err(|why| (RESOURCE_NOT_FOUND, format!("Resource not found: {why}")))?;
+    let target = match parse(uri) {
+        Ok(t) => t,
+        Err(why) => return read_component(svc, session, uri, &why),
+    };
     let call = |name: &str, args: Value| svc.call(name, &args, &session.caller, session.allowed.as_ref(), None);
     let content = match &target {
         Target::App => json!({
@@ -287,6 +312,28 @@ pub fn read(svc: &Service, session: &Session, uri: &str) -> Result<Value, ReadEr
     Ok(json!({"contents": [content]}))
 }
 
+/// `resources/read` of a URI a component serves, in the sandbox for the session's caller.
+fn read_component(svc: &Service, session: &Session, uri: &str, why: &str) -> Result<Value, ReadError> {
+    use camber_common::ContentBlock;
+    let Some(read) = svc.read_component_resource(uri, &session.caller, session.allowed.as_ref()) else {
+        return Err((RESOURCE_NOT_FOUND, format!("Resource not found: {why}")));
+    };
+    let blocks = read.map_err(|e| refused(svc, uri, e))?;
+    let contents: Vec<Value> = blocks
+        .into_iter()
+        .filter_map(|b| match b {
+            ContentBlock::Resource { uri, mime_type, text: Some(t), .. } => {
+                Some(json!({"uri": uri, "mimeType": mime_type, "text": t}))
+            }
+            ContentBlock::Resource { uri, mime_type, blob: Some(b), .. } => {
+                Some(json!({"uri": uri, "mimeType": mime_type, "blob": b}))
+            }
+            _ => None,
+        })
+        .collect();
+    Ok(json!({"contents": contents}))
+}
+
 /// Completion of a resource template's argument: facility ids the caller may see, dataset ids
 /// of the catalog, and a facility's finding ids at warn or fault (its rule run, when the
 /// client has already filled in `facility_id`); matched by prefix, case aside.
@@ -322,7 +369,7 @@ pub fn complete(svc: &Service, session: &Session, argument: &str, typed: &str, c
     values
 }
 
-/// Whether a template URI is one of this server's.
+/// Whether a template URI is one of this server's (the host's own).
 pub fn is_template(uri: &str) -> bool {
     TEMPLATES.iter().any(|t| t.uri == uri)
 }
@@ -354,6 +401,6 @@ mod tests {
         assert_eq!(parse(APP_URI), Ok(Target::App));
         assert!(APP_HTML.contains("ui/initialize") && !APP_HTML.contains("http://") && !APP_HTML.contains("https://"));
         assert!(is_template("camber://dataset/{dataset_id}") && !is_template("camber://dataset/x"));
-        assert_eq!(templates()["resourceTemplates"].as_array().unwrap().len(), 4);
+        assert_eq!(TEMPLATES.len(), 4);
     }
 }

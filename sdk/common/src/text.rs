@@ -256,9 +256,43 @@ pub fn thousands(n: impl std::fmt::Display) -> String {
     out
 }
 
+/// Whether `uri` matches `template`, a URI whose `{name}` parts each stand for one non-empty
+/// path segment (RFC 6570's simple expansion, no `/` in a value): `test://template/{id}/data`
+/// matches `test://template/123/data`, not `test://template/1/2/data`. A template without a
+/// `{` matches only itself.
+pub fn matches_uri_template(template: &str, uri: &str) -> bool {
+    let mut rest = uri;
+    let mut parts = template.split('{');
+    let Some(head) = parts.next() else { return false };
+    let Some(r) = rest.strip_prefix(head) else { return false };
+    rest = r;
+    for part in parts {
+        let Some((_, literal)) = part.split_once('}') else { return false };
+        // the value runs to the next literal (or the end), one segment long
+        let end = if literal.is_empty() { rest.len() } else { rest.find(literal).unwrap_or(usize::MAX) };
+        if end == usize::MAX || end == 0 || rest[..end].contains('/') {
+            return false;
+        }
+        rest = &rest[end + literal.len()..];
+    }
+    rest.is_empty()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uri_templates_match_one_segment_per_name() {
+        let t = "test://template/{id}/data";
+        assert!(matches_uri_template(t, "test://template/123/data"));
+        for bad in ["test://template//data", "test://template/1/2/data", "test://template/123/data/x", "test://other"] {
+            assert!(!matches_uri_template(t, bad), "{bad}");
+        }
+        assert!(matches_uri_template("a://x/{a}-{b}", "a://x/1-2"));
+        assert!(matches_uri_template("a://fixed", "a://fixed") && !matches_uri_template("a://fixed", "a://fixed2"));
+        assert!(matches_uri_template("a://{tail}", "a://end") && !matches_uri_template("a://{bad", "a://x"));
+    }
 
     #[test]
     fn thousands_separators() {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use camber_sdk::{CapError, Capability, Context, Output, Plugin, Prompt, PromptArg};
+use camber_sdk::{Body, CapError, Capability, Context, Output, Plugin, Prompt, PromptArg, Resource};
 use serde_json::{json, Value};
 
 fn no_arguments() -> Value {
@@ -108,6 +108,26 @@ fn prompt_with_embedded_resource(args: &BTreeMap<String, String>) -> Result<Stri
     Ok("Please process the embedded resource that follows.".into())
 }
 
+fn static_text(_: &str, _: &Context) -> Result<Option<Body>, CapError> {
+    Ok(Some(Body::Text("This is the content of the static text resource.".into())))
+}
+
+fn static_binary(_: &str, _: &Context) -> Result<Option<Body>, CapError> {
+    Ok(Some(Body::Bytes(RED_PIXEL_PNG.to_vec())))
+}
+
+fn watched(_: &str, _: &Context) -> Result<Option<Body>, CapError> {
+    Ok(Some(Body::Text("A resource a client may watch; it never changes.".into())))
+}
+
+/// `test://template/{id}/data`: the id read back out of the URI.
+fn template_data(uri: &str, _: &Context) -> Result<Option<Body>, CapError> {
+    let Some(id) = uri.strip_prefix("test://template/").and_then(|r| r.strip_suffix("/data")) else {
+        return Ok(None);
+    };
+    Ok(Some(Body::Text(json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string())))
+}
+
 fn simple_prompt(_: &BTreeMap<String, String>) -> Result<String, CapError> {
     Ok("This is a simple prompt for testing.".into())
 }
@@ -152,6 +172,26 @@ fn plugin() -> Plugin {
             "Returns text, an image and an embedded resource.",
             multiple_content_types,
         ))
+        .resource(
+            Resource::new("test://static-text", "static-text", "text/plain", static_text)
+                .title("Static text")
+                .description("A fixed line of text."),
+        )
+        .resource(
+            Resource::new("test://static-binary", "static-binary", "image/png", static_binary)
+                .title("Static binary")
+                .description("A fixed 1x1 PNG."),
+        )
+        .resource(
+            Resource::new("test://watched-resource", "watched-resource", "text/plain", watched)
+                .title("Watched resource")
+                .description("A resource to subscribe to."),
+        )
+        .resource(
+            Resource::template("test://template/{id}/data", "template-data", "application/json", template_data)
+                .title("Template data")
+                .description("The id of the URI, read back."),
+        )
         .prompt(Prompt {
             name: "test_prompt_with_image".into(),
             title: "Prompt with an image".into(),

@@ -65,6 +65,17 @@ impl camber_sdk::bindings::Guest for Hostile {
         vec![]
     }
 
+    fn list_resources() -> Vec<wit::ResourceInfo> {
+        vec![]
+    }
+
+    fn read_resource(
+        _uri: String,
+        _ctx: wit::CallContext,
+    ) -> Result<Option<Vec<camber_sdk::bindings::camber::capability::content::Embedded>>, wit::CapError> {
+        Ok(None)
+    }
+
     fn get_prompt(name: String, _arguments: Vec<(String, String)>) -> Result<String, wit::CapError> {
         Err(wit::CapError { code: wit::ErrorCode::UnknownCapability, message: name, data: None })
     }

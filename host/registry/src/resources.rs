@@ -1,0 +1,134 @@
+//! MCP resources that components serve (WIT world `capability-with-resources`): what each one
+//! lists at load, checked, and a read run in the sandbox for a caller, with the caller's access
+//! state (its reads of building data checked as a call's are), its contents checked as attached
+//! content is ([`crate::content`]) and held to the caller's byte cap. The host's own
+//! `camber:` resources are never a component's.
+
+use std::sync::Arc;
+
+use camber_common::redact::Sent;
+use camber_common::text::{matches_uri_template, one_line, thousands};
+use camber_common::{CapError, ContentBlock, ErrorCode};
+use camber_runtime::bindings::camber::capability::content::Block;
+use camber_runtime::bindings::camber::capability::types as wit;
+use camber_runtime::ResourceCall;
+
+use crate::access::{code_from_wit, Access};
+use crate::context::CallContext;
+use crate::registry::Unit;
+
+/// One resource (or template of resources) a component serves.
+pub struct ResourceEntry {
+    pub uri: String,
+    /// `uri` is a template whose `{name}` parts each stand for one path segment.
+    pub template: bool,
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub mime_type: String,
+    /// The component's file (a name, never a path).
+    pub file: String,
+    pub(crate) unit: Arc<Unit>,
+}
+
+impl ResourceEntry {
+    /// Whether this entry serves `uri`.
+    pub fn serves(&self, uri: &str) -> bool {
+        if self.template {
+            matches_uri_template(&self.uri, uri)
+        } else {
+            self.uri == uri
+        }
+    }
+}
+
+/// A component's listed resources, checked: each a URI outside `camber:`, with a name and a
+/// MIME type, none listed twice.
+pub(crate) fn entries(
+    file: &str,
+    listed: Vec<wit::ResourceInfo>,
+    unit: &Arc<Unit>,
+) -> Result<Vec<ResourceEntry>, String> {
+    let mut out: Vec<ResourceEntry> = Vec::new();
+    for r in listed {
+        let uri = one_line(&r.uri);
+        let scheme = uri.split_once(':').map(|(s, _)| s).unwrap_or("");
+        if scheme.is_empty() || uri.contains(char::is_whitespace) || uri.len() > 2048 {
+            return Err(format!("{file}: resource '{uri}' is not a URI"));
+        }
+        if scheme.eq_ignore_ascii_case("camber") || scheme.eq_ignore_ascii_case("ui") {
+            return Err(format!("{file}: resource '{uri}' is in the host's own scheme ({scheme}:)"));
+        }
+        if r.name.trim().is_empty() || r.mime_type.trim().is_empty() {
+            return Err(format!("{file}: resource '{uri}' needs a name and a MIME type"));
+        }
+        if out.iter().any(|e| e.uri == uri) {
+            return Err(format!("{file}: resource '{uri}' is listed twice"));
+        }
+        out.push(ResourceEntry {
+            uri,
+            template: r.template,
+            name: one_line(&r.name),
+            title: one_line(&r.title),
+            description: one_line(&r.description),
+            mime_type: one_line(&r.mime_type),
+            file: file.to_string(),
+            unit: unit.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// Read `uri` from the component of `entry` for the caller of `ctx`: its contents, `None` when
+/// the component says there is no such resource.
+pub(crate) fn read(entry: &ResourceEntry, uri: &str, ctx: &CallContext) -> Result<Option<Vec<ContentBlock>>, CapError> {
+    let unit = &entry.unit;
+    let mut access = Access::new(ctx.store.clone(), ctx.allowed.clone(), None);
+    access.run_configs = ctx.run_configs.clone();
+    access.min_trust = ctx.min_trust;
+    access.portfolio = ctx.portfolio.clone();
+    let wit_ctx = wit::CallContext {
+        allowed_facilities: ctx.allowed.iter().cloned().collect(),
+        min_trust: ctx.min_trust,
+        max_rows: ctx.limits.max_rows.min(u32::MAX as usize) as u32,
+        caller: ctx.caller.clone(),
+    };
+    let max_seconds = unit.grant.max_seconds.map_or(ctx.limits.max_seconds, |g| g.min(ctx.limits.max_seconds));
+    let call = ResourceCall { uri, ctx: &wit_ctx, max_seconds, cancel: ctx.cancel.clone(), budget: unit.grant.budget };
+    let (r, access) = unit.runtime.read_resource(&unit.pre, call, access);
+    // a refused or failed store read decides, whatever the guest made of it
+    if let Some(e) = access.error {
+        return Err(e);
+    }
+    let sent = Sent::new([uri]);
+    let redact = |m: &str| ctx.redactor.redact_echoes(&one_line(m), &sent);
+    let contents = match r {
+        Err(why) => {
+            let code = if why.contains("deadline") || why.contains("fuel") || why.contains("cancelled") {
+                ErrorCode::Timeout
+            } else {
+                ErrorCode::Internal
+            };
+            return Err(CapError::new(code, format!("{}: the resource read {}", entry.file, redact(&why))));
+        }
+        Ok(Err(e)) => return Err(CapError::new(code_from_wit(e.code), redact(&e.message))),
+        Ok(Ok(None)) => return Ok(None),
+        Ok(Ok(Some(c))) => c,
+    };
+    let blocks = contents.into_iter().map(Block::EmbeddedResource).collect();
+    let checked = crate::content::check(blocks, 0, &ctx.redactor, &sent).map_err(|why| {
+        CapError::internal(format!("{}: resource {}", entry.file, why.replace("attached content block", "content")))
+    })?;
+    let size: usize = checked.iter().map(ContentBlock::bytes).sum();
+    if size > ctx.limits.max_bytes {
+        return Err(CapError::new(
+            ErrorCode::TooLarge,
+            format!(
+                "the resource is {} bytes, over this caller's limit of {}",
+                thousands(size),
+                thousands(ctx.limits.max_bytes)
+            ),
+        ));
+    }
+    Ok(Some(checked))
+}

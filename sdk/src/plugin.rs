@@ -164,18 +164,8 @@ pub type ResourceReader = fn(&str, &Context) -> Result<Option<Body>, CapError>;
 /// are the host's.
 #[derive(Clone)]
 pub struct Resource {
-    /// The URI, or the URI template.
-    pub uri: String,
-    /// Whether `uri` is a template.
-    pub template: bool,
-    /// A short name (MCP's `name`).
-    pub name: String,
-    /// A human title.
-    pub title: String,
-    /// What it holds.
-    pub description: String,
-    /// Its MIME type.
-    pub mime_type: String,
+    /// Its URI (or URI template), name, title, description and MIME type, as listed.
+    pub info: camber_common::ResourceInfo,
     /// The function that reads it.
     pub read: ResourceReader,
 }
@@ -183,28 +173,30 @@ pub struct Resource {
 impl Resource {
     /// A resource at one URI.
     pub fn new(uri: &str, name: &str, mime_type: &str, read: ResourceReader) -> Self {
-        Resource {
+        let info = camber_common::ResourceInfo {
             uri: uri.into(),
             template: false,
             name: name.into(),
             title: name.into(),
             description: String::new(),
             mime_type: mime_type.into(),
-            read,
-        }
+        };
+        Resource { info, read }
     }
     /// Resources at every URI matching a template.
     pub fn template(uri_template: &str, name: &str, mime_type: &str, read: ResourceReader) -> Self {
-        Resource { template: true, ..Resource::new(uri_template, name, mime_type, read) }
+        let mut r = Resource::new(uri_template, name, mime_type, read);
+        r.info.template = true;
+        r
     }
     /// Set the title.
     pub fn title(mut self, t: &str) -> Self {
-        self.title = t.into();
+        self.info.title = t.into();
         self
     }
     /// Set the description.
     pub fn description(mut self, d: &str) -> Self {
-        self.description = d.into();
+        self.info.description = d.into();
         self
     }
 }
@@ -229,13 +221,6 @@ impl Plugin {
         self.resources.push(r);
         self
     }
-}
-
-/// Whether `uri` matches a URI template whose `{name}` parts each stand for one non-empty path
-/// segment (no `/`); the host matches templates the same way ([`camber_common::text`] holds the
-/// one definition).
-pub fn matches_template(template: &str, uri: &str) -> bool {
-    camber_common::text::matches_uri_template(template, uri)
 }
 
 /// The WIT side of [`crate::export_plugin!`]; not for authors.
@@ -324,12 +309,12 @@ pub mod __guest {
         p.resources
             .iter()
             .map(|r| wit::ResourceInfo {
-                uri: r.uri.clone(),
-                name: r.name.clone(),
-                title: r.title.clone(),
-                description: r.description.clone(),
-                mime_type: r.mime_type.clone(),
-                template: r.template,
+                uri: r.info.uri.clone(),
+                name: r.info.name.clone(),
+                title: r.info.title.clone(),
+                description: r.info.description.clone(),
+                mime_type: r.info.mime_type.clone(),
+                template: r.info.template,
             })
             .collect()
     }
@@ -339,9 +324,7 @@ pub mod __guest {
         uri: String,
         ctx: wit::CallContext,
     ) -> Result<Option<Vec<crate::bindings::camber::capability::content::Embedded>>, wit::CapError> {
-        let Some(r) =
-            p.resources.iter().find(|r| if r.template { matches_template(&r.uri, &uri) } else { r.uri == uri })
-        else {
+        let Some(r) = p.resources.iter().find(|r| r.info.serves(&uri)) else {
             return Ok(None);
         };
         let ctx = context(ctx);
@@ -353,7 +336,7 @@ pub mod __guest {
             };
             vec![crate::bindings::camber::capability::content::Embedded {
                 uri,
-                mime_type: r.mime_type.clone(),
+                mime_type: r.info.mime_type.clone(),
                 text,
                 blob,
             }]

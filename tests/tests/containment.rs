@@ -125,7 +125,7 @@ fn attached_content_reaches_the_result_and_a_prompt_in_order() {
     let e = reg.call("test_multiple_content_types", &json!({}), &tight).unwrap_err();
     assert_eq!(e.code, ErrorCode::TooLarge, "{}", e.message);
     // the component's resources: listed, read through their template, unknown ones not served
-    let listed: Vec<(&str, bool)> = reg.resources().map(|r| (r.uri.as_str(), r.template)).collect();
+    let listed: Vec<(&str, bool)> = reg.resources().map(|r| (r.info.uri.as_str(), r.info.template)).collect();
     assert!(listed.contains(&("test://static-text", false)) && listed.contains(&("test://template/{id}/data", true)));
     let read = reg.read_resource("test://template/7/data", &ctx(store.path())).unwrap().unwrap();
     assert!(

@@ -81,19 +81,8 @@ impl Backend for RegistryBackend {
         self.base.store.as_ref().map(|s| s.generation(&[facility_id.to_string()]))
     }
 
-    fn component_resources(&self) -> Vec<camber_serve::ComponentResource> {
-        self.registry
-            .current()
-            .resources()
-            .map(|r| camber_serve::ComponentResource {
-                uri: r.uri.clone(),
-                template: r.template,
-                name: r.name.clone(),
-                title: r.title.clone(),
-                description: r.description.clone(),
-                mime_type: r.mime_type.clone(),
-            })
-            .collect()
+    fn component_resources(&self) -> Vec<camber_common::ResourceInfo> {
+        self.registry.current().resources().map(|r| r.info.clone()).collect()
     }
 
     fn read_component_resource(

@@ -166,8 +166,8 @@ impl Registry {
             }
         }
         for r in &c.resources {
-            if let Some(prev) = self.resources.iter().find(|e| e.uri == r.uri) {
-                return Err(format!("{file}: resource '{}' is already served by {}", r.uri, prev.file));
+            if let Some(prev) = self.resources.iter().find(|e| e.info.uri == r.info.uri) {
+                return Err(format!("{file}: resource '{}' is already served by {}", r.info.uri, prev.file));
             }
         }
         self.resources.extend(c.resources.iter().cloned());
@@ -211,8 +211,8 @@ impl Registry {
         let entry = self
             .resources
             .iter()
-            .find(|r| !r.template && r.uri == uri)
-            .or_else(|| self.resources.iter().find(|r| r.template && r.serves(uri)))?;
+            .find(|r| !r.info.template && r.info.uri == uri)
+            .or_else(|| self.resources.iter().find(|r| r.info.template && r.info.serves(uri)))?;
         crate::resources::read(entry, uri, ctx).transpose()
     }
 

@@ -7,8 +7,8 @@
 use std::sync::Arc;
 
 use camber_common::redact::Sent;
-use camber_common::text::{matches_uri_template, one_line, thousands};
-use camber_common::{CapError, ContentBlock, ErrorCode};
+use camber_common::text::{one_line, thousands};
+use camber_common::{CapError, ContentBlock, ErrorCode, ResourceInfo};
 use camber_runtime::bindings::camber::capability::content::Block;
 use camber_runtime::bindings::camber::capability::types as wit;
 use camber_runtime::ResourceCall;
@@ -17,29 +17,12 @@ use crate::access::{code_from_wit, Access};
 use crate::context::CallContext;
 use crate::registry::Unit;
 
-/// One resource (or template of resources) a component serves.
+/// One resource (or template of resources) a component serves, and the component.
 pub struct ResourceEntry {
-    pub uri: String,
-    /// `uri` is a template whose `{name}` parts each stand for one path segment.
-    pub template: bool,
-    pub name: String,
-    pub title: String,
-    pub description: String,
-    pub mime_type: String,
+    pub info: ResourceInfo,
     /// The component's file (a name, never a path).
     pub file: String,
     pub(crate) unit: Arc<Unit>,
-}
-
-impl ResourceEntry {
-    /// Whether this entry serves `uri`.
-    pub fn serves(&self, uri: &str) -> bool {
-        if self.template {
-            matches_uri_template(&self.uri, uri)
-        } else {
-            self.uri == uri
-        }
-    }
 }
 
 /// A component's listed resources, checked: each a URI outside `camber:`, with a name and a
@@ -62,16 +45,18 @@ pub(crate) fn entries(
         if r.name.trim().is_empty() || r.mime_type.trim().is_empty() {
             return Err(format!("{file}: resource '{uri}' needs a name and a MIME type"));
         }
-        if out.iter().any(|e| e.uri == uri) {
+        if out.iter().any(|e| e.info.uri == uri) {
             return Err(format!("{file}: resource '{uri}' is listed twice"));
         }
         out.push(ResourceEntry {
-            uri,
-            template: r.template,
-            name: one_line(&r.name),
-            title: one_line(&r.title),
-            description: one_line(&r.description),
-            mime_type: one_line(&r.mime_type),
+            info: ResourceInfo {
+                uri,
+                template: r.template,
+                name: one_line(&r.name),
+                title: one_line(&r.title),
+                description: one_line(&r.description),
+                mime_type: one_line(&r.mime_type),
+            },
             file: file.to_string(),
             unit: unit.clone(),
         });

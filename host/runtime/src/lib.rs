@@ -478,8 +478,29 @@ impl Runtime {
         store
     }
 
-    /// Run `f` against a fresh instance with the call's limits; the epoch ticker runs while
-    /// it does. Never call from a tokio worker thread.
+    /// Run `f` in a fresh store with the call's limits; the epoch ticker runs while it does.
+    /// `f` instantiates (an error it marks [`NoSlot`] is the pool's) and calls. Never call
+    /// from a tokio worker thread.
+    fn in_fresh_store<R>(
+        &self,
+        budget: Budget,
+        access: Box<dyn HostAccess>,
+        max_seconds: f64,
+        watch: Watch,
+        f: impl FnOnce(&mut Store<CallState>) -> wasmtime::Result<R>,
+    ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
+        let stderr = MemoryOutputPipe::new(8 * 1024);
+        let mut store = profile::step("sandbox: a fresh store", || {
+            self.new_store(budget, access, max_seconds, watch, stderr.clone())
+        });
+        self.active.fetch_add(1, Ordering::AcqRel);
+        self.ensure_ticker();
+        let result = f(&mut store);
+        self.active.fetch_sub(1, Ordering::AcqRel);
+        (result, store, stderr)
+    }
+
+    /// Run `f` against a fresh instance through the world's bindings.
     fn with_instance<R>(
         &self,
         pre: &CapabilityPre<CallState>,
@@ -489,18 +510,12 @@ impl Runtime {
         watch: Watch,
         f: impl FnOnce(&WitCapability, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
-        let stderr = MemoryOutputPipe::new(8 * 1024);
-        let mut store = profile::step("sandbox: a fresh store", || {
-            self.new_store(budget, access, max_seconds, watch, stderr.clone())
-        });
-        self.active.fetch_add(1, Ordering::AcqRel);
-        self.ensure_ticker();
-        let result = match profile::step("sandbox: instantiate", || pre.instantiate(&mut store)) {
-            Ok(inst) => profile::step("guest (its store reads included)", || f(&inst, &mut store)),
-            Err(e) => Err(e.context(NoSlot)),
-        };
-        self.active.fetch_sub(1, Ordering::AcqRel);
-        (result, store, stderr)
+        self.in_fresh_store(budget, access, max_seconds, watch, |store| {
+            match profile::step("sandbox: instantiate", || pre.instantiate(&mut *store)) {
+                Ok(inst) => profile::step("guest (its store reads included)", || f(&inst, store)),
+                Err(e) => Err(e.context(NoSlot)),
+            }
+        })
     }
 
     /// Run `f` against a fresh instance of the component itself, for its optional exports (world
@@ -514,16 +529,12 @@ impl Runtime {
         watch: Watch,
         f: impl FnOnce(&wasmtime::component::Instance, &mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
-        let stderr = MemoryOutputPipe::new(8 * 1024);
-        let mut store = self.new_store(budget, access, max_seconds, watch, stderr.clone());
-        self.active.fetch_add(1, Ordering::AcqRel);
-        self.ensure_ticker();
-        let result = match pre.instance_pre().instantiate(&mut store) {
-            Ok(instance) => f(&instance, &mut store),
-            Err(e) => Err(e.context(NoSlot)),
-        };
-        self.active.fetch_sub(1, Ordering::AcqRel);
-        (result, store, stderr)
+        self.in_fresh_store(budget, access, max_seconds, watch, |store| {
+            match pre.instance_pre().instantiate(&mut *store) {
+                Ok(instance) => f(&instance, store),
+                Err(e) => Err(e.context(NoSlot)),
+            }
+        })
     }
 
     /// The resources a component serves (its `list-resources` export); none when it has no

@@ -25,7 +25,7 @@ use serde_json::Value;
 
 use camber_common::progress::ProgressSink;
 use camber_common::redact::Redactor;
-use camber_common::{CapError, CapabilityResult, ContentBlock, RenderedPrompt};
+use camber_common::{CapError, CapabilityResult, ContentBlock, RenderedPrompt, ResourceInfo};
 
 /// A capability as the adapters publish it (an MCP tool, an A2A skill).
 #[derive(Clone, Debug)]
@@ -50,18 +50,6 @@ pub struct PromptInfo {
     pub description: String,
     /// (name, description, required) of each argument.
     pub arguments: Vec<(String, String, bool)>,
-}
-
-/// A resource (or a template of resources) a component serves, as `resources/list` and
-/// `resources/templates/list` publish it.
-#[derive(Clone, Debug)]
-pub struct ComponentResource {
-    pub uri: String,
-    pub template: bool,
-    pub name: String,
-    pub title: String,
-    pub description: String,
-    pub mime_type: String,
 }
 
 /// Who is calling: the caller's label (for logs), its own allowlist (intersected with the
@@ -95,7 +83,7 @@ pub trait Backend: Send + Sync {
     /// watched resource can be said to have changed.
     fn facility_version(&self, facility_id: &str) -> Option<String>;
     /// The resources and resource templates the components serve.
-    fn component_resources(&self) -> Vec<ComponentResource>;
+    fn component_resources(&self) -> Vec<ResourceInfo>;
     /// Read a component's resource for a caller, through the policy (`None`: no component
     /// serves that URI). Must not run on a tokio worker thread.
     fn read_component_resource(&self, uri: &str, caller: Caller<'_>) -> Option<Result<Vec<ContentBlock>, CapError>>;
@@ -220,7 +208,7 @@ impl Service {
     }
 
     /// The resources and templates the components serve.
-    pub fn component_resources(&self) -> Vec<ComponentResource> {
+    pub fn component_resources(&self) -> Vec<ResourceInfo> {
         self.backend.component_resources()
     }
 

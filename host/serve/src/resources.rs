@@ -173,13 +173,7 @@ pub fn templates(svc: &Service) -> Value {
 
 /// Whether a component serves `uri` (one it lists, or one matching a template it lists).
 pub fn component_serves(svc: &Service, uri: &str) -> bool {
-    svc.component_resources().iter().any(|r| {
-        if r.template {
-            camber_common::text::matches_uri_template(&r.uri, uri)
-        } else {
-            r.uri == uri
-        }
-    })
+    svc.component_resources().iter().any(|r| r.serves(uri))
 }
 
 fn template(name: &str) -> &'static Template {

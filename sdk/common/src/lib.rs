@@ -19,4 +19,4 @@ pub mod time;
 
 pub use error::{CapError, ErrorCode};
 pub use page::{page, PageNotice};
-pub use result::{CapabilityResult, ContentBlock, Image, Output, RenderedPrompt};
+pub use result::{CapabilityResult, ContentBlock, Image, Output, RenderedPrompt, ResourceInfo};

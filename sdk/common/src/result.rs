@@ -83,6 +83,29 @@ impl ContentBlock {
     }
 }
 
+/// A resource (or a template of resources) a component serves, as the host lists it: its URI
+/// (a template's `{name}` parts each one path segment), name, title, description and MIME type.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct ResourceInfo {
+    pub uri: String,
+    pub template: bool,
+    pub name: String,
+    pub title: String,
+    pub description: String,
+    pub mime_type: String,
+}
+
+impl ResourceInfo {
+    /// Whether it serves `uri`: the URI itself, or one its template matches.
+    pub fn serves(&self, uri: &str) -> bool {
+        if self.template {
+            crate::text::matches_uri_template(&self.uri, uri)
+        } else {
+            self.uri == uri
+        }
+    }
+}
+
 /// A prompt rendered: its user message's text and the content blocks that follow it.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct RenderedPrompt {

@@ -232,6 +232,10 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
     }
 }
 
+// Each pass over a column below is a function of its own (`inline(never)`): inlined into
+// `assess`, the sandbox's compiler kept their running values on the stack (a store and a load
+// per sample); on their own they stay in registers.
+
 /// The column's samples (its values that are not NaN), in order.
 fn present(v: &[f64]) -> impl Iterator<Item = f64> + '_ {
     v.iter().copied().filter(|x| !x.is_nan())
@@ -239,6 +243,7 @@ fn present(v: &[f64]) -> impl Iterator<Item = f64> + '_ {
 
 /// Of the rows from a column's first sample to its last: those where the equipment runs, and
 /// those where it runs and the column has a sample.
+#[inline(never)]
 fn running_rows(v: &[f64], running: &[Option<bool>]) -> (usize, usize) {
     let (mut rows, mut sampled) = (0, 0);
     for (x, r) in v.iter().zip(running) {
@@ -252,6 +257,7 @@ fn running_rows(v: &[f64], running: &[Option<bool>]) -> (usize, usize) {
 
 /// The median size of a sample-to-sample change, among the changes that are not zero (`n`: the
 /// column's samples).
+#[inline(never)]
 fn typical_move(v: &[f64], n: usize) -> f64 {
     // every change is written and only those that are not zero are kept (the next one writes
     // over a zero): no branch on the data, which a trend's runs of held values make unpredictable
@@ -271,6 +277,7 @@ fn typical_move(v: &[f64], n: usize) -> f64 {
 }
 
 /// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in.
+#[inline(never)]
 fn rest_band(v: &[f64], n: usize) -> f64 {
     let mut mags: Vec<f64> = Vec::with_capacity(n);
     mags.extend(present(v).map(f64::abs));
@@ -280,6 +287,7 @@ fn rest_band(v: &[f64], n: usize) -> f64 {
 
 /// Samples that differ from both neighbouring samples, the same way, by more than `thr`, none
 /// of the three at rest.
+#[inline(never)]
 fn spike_count(v: &[f64], thr: f64, rest: f64) -> usize {
     let at_rest = |x: f64| x.abs() <= rest;
     let mut samples = present(v);
@@ -310,6 +318,7 @@ struct Frozen {
 /// The samples judged (those taken while the equipment runs, every sample when nothing says
 /// when it runs) and those of them inside runs of one value held for `stuck_after` hours or
 /// more (not at rest); a run is of consecutive judged samples.
+#[inline(never)]
 fn frozen_samples(v: &[f64], running: Option<&[Option<bool>]>, hours_per: f64, stuck_after: f64, rest: f64) -> Frozen {
     let mut out = Frozen { judged: 0, samples: 0, any: false };
     let close = |value: f64, len: usize, out: &mut Frozen| {

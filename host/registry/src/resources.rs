@@ -68,7 +68,10 @@ pub(crate) fn entries(
 /// the component says there is no such resource.
 pub(crate) fn read(entry: &ResourceEntry, uri: &str, ctx: &CallContext) -> Result<Option<Vec<ContentBlock>>, CapError> {
     let unit = &entry.unit;
-    let mut access = Access::new(ctx.store.clone(), ctx.allowed.clone(), None);
+    // the licence wall as a call's reads have it: a facility whose licence is not clean is
+    // refused, whatever the allowlist says
+    let wall = ctx.store.as_ref().map(|s| Arc::new(crate::licence::Wall::new(s)));
+    let mut access = Access::new(ctx.store.clone(), ctx.allowed.clone(), wall);
     access.run_configs = ctx.run_configs.clone();
     access.min_trust = ctx.min_trust;
     access.portfolio = ctx.portfolio.clone();

@@ -68,6 +68,23 @@ fn research_only_facilities_are_refused_by_every_capability_that_names_them() {
 }
 
 #[test]
+fn a_components_resource_read_meets_the_wall_and_the_allowlist_as_a_call_does() {
+    let s = store();
+    let read = |uri: &str, c: &CallContext| full_registry().read_resource(uri, c).expect("the hostile guest serves it");
+    let text = read("hostile://points/hq", &ctx(s.path())).unwrap();
+    assert!(
+        matches!(&text[..], [camber_common::ContentBlock::Resource { text: Some(t), .. }] if t == "1 points"),
+        "{text:?}"
+    );
+    let e = read("hostile://points/lab", &ctx(s.path())).unwrap_err();
+    assert_eq!(e.code, ErrorCode::RefusedLicence, "{e}");
+    let only_hq = CallContext::new(s.path(), ["hq".to_string()]);
+    let e = read("hostile://points/ds-lbnl-sdahu", &only_hq).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Internal, "{e}");
+    assert!(e.message.contains("outside this call"), "{e}");
+}
+
+#[test]
 fn the_listing_withholds_and_counts_them() {
     let s = store();
     let r = call(s.path(), "facilities", json!({})).unwrap();

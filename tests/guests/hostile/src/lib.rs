@@ -65,15 +65,32 @@ impl camber_sdk::bindings::Guest for Hostile {
         vec![]
     }
 
+    /// A resource that reads any facility it is asked for, whatever the caller may see: the
+    /// host's access state must refuse what the call may not read.
     fn list_resources() -> Vec<wit::ResourceInfo> {
-        vec![]
+        vec![wit::ResourceInfo {
+            uri: "hostile://points/{facility_id}".into(),
+            name: "points-of-any".into(),
+            title: "points of any facility".into(),
+            description: "reads whatever facility the URI names".into(),
+            mime_type: "text/plain".into(),
+            template: true,
+        }]
     }
 
     fn read_resource(
-        _uri: String,
+        uri: String,
         _ctx: wit::CallContext,
     ) -> Result<Option<Vec<camber_sdk::bindings::camber::capability::content::Embedded>>, wit::CapError> {
-        Ok(None)
+        let Some(fid) = uri.strip_prefix("hostile://points/") else { return Ok(None) };
+        // a refused read is ignored here: the host decides the read by it all the same
+        let n = store::points(fid).map(|p| p.len()).unwrap_or(0);
+        Ok(Some(vec![camber_sdk::bindings::camber::capability::content::Embedded {
+            uri: uri.clone(),
+            mime_type: "text/plain".into(),
+            text: Some(format!("{n} points")),
+            blob: None,
+        }]))
     }
 
     fn get_prompt(name: String, _arguments: Vec<(String, String)>) -> Result<String, wit::CapError> {

@@ -82,6 +82,14 @@ fn a_components_resource_read_meets_the_wall_and_the_allowlist_as_a_call_does() 
     let e = read("hostile://points/ds-lbnl-sdahu", &only_hq).unwrap_err();
     assert_eq!(e.code, ErrorCode::Internal, "{e}");
     assert!(e.message.contains("outside this call"), "{e}");
+    // and the fences: a rewrite in progress (this live process's) is waited for, then refused
+    // as retryable; once it is done the read goes through
+    camber_store::fence::write(s.path(), "hq", true, "tok").unwrap();
+    let e = read("hostile://points/hq", &only_hq).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unavailable, "{e}");
+    assert_eq!(e.data.as_ref().unwrap()["retryable"], true);
+    camber_store::fence::write(s.path(), "hq", false, "tok2").unwrap();
+    assert!(read("hostile://points/hq", &only_hq).is_ok());
 }
 
 #[test]

@@ -1,8 +1,8 @@
 //! MCP resources that components serve (WIT world `capability-with-resources`): what each one
 //! lists at load, checked, and a read run in the sandbox for a caller, with the caller's access
-//! state (its reads of building data checked as a call's are), its contents checked as attached
-//! content is ([`crate::content`]) and held to the caller's byte cap. The host's own
-//! `camber:` resources are never a component's.
+//! state (its reads of building data checked as a listing call's are: the allowlist, the
+//! licence wall, the fences), its contents checked as attached content is ([`crate::content`])
+//! and held to the caller's byte cap. The host's own `camber:` resources are never a component's.
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use camber_runtime::bindings::camber::capability::content::Block;
 use camber_runtime::bindings::camber::capability::types as wit;
 use camber_runtime::ResourceCall;
 
-use crate::access::{code_from_wit, Access};
+use crate::access::{code_from_wit, unavailable, Access};
 use crate::context::CallContext;
 use crate::registry::Unit;
 
@@ -75,6 +75,17 @@ pub(crate) fn read(entry: &ResourceEntry, uri: &str, ctx: &CallContext) -> Resul
     access.run_configs = ctx.run_configs.clone();
     access.min_trust = ctx.min_trust;
     access.portfolio = ctx.portfolio.clone();
+    // the fences, as a listing call has them: a rewrite in progress is waited for, a facility
+    // whose fence cannot be read is not read, and a rewrite that overlaps the read fails it
+    let (fenced, tokens) = match &ctx.store {
+        Some(s) => {
+            let all: Vec<String> = ctx.allowed.iter().cloned().collect();
+            let (fenced, tokens, off) = s.fences_before_listing(&all).map_err(|e| unavailable(&e, &ctx.allowed))?;
+            access.fenced_off = off;
+            (fenced, tokens)
+        }
+        None => (Vec::new(), Vec::new()),
+    };
     let wit_ctx = wit::CallContext {
         allowed_facilities: ctx.allowed.iter().cloned().collect(),
         min_trust: ctx.min_trust,
@@ -87,6 +98,9 @@ pub(crate) fn read(entry: &ResourceEntry, uri: &str, ctx: &CallContext) -> Resul
     // a refused or failed store read decides, whatever the guest made of it
     if let Some(e) = access.error {
         return Err(e);
+    }
+    if let Some(s) = &ctx.store {
+        s.fences_after(&fenced, &tokens).map_err(|e| unavailable(&e, &ctx.allowed))?;
     }
     let sent = Sent::new([uri]);
     let redact = |m: &str| ctx.redactor.redact_echoes(&one_line(m), &sent);

@@ -125,6 +125,12 @@ fn portfolio(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let (run_id, started, finished) = (text_of("run"), text_of("started"), text_of("finished"));
 
     // each reported facility's issues, costliest first (the report's own rank breaks ties)
+    let mut by_facility: std::collections::BTreeMap<&str, Vec<Value>> = Default::default();
+    for i in run["issues"].as_array().into_iter().flatten() {
+        if let Some(fid) = i["facility_id"].as_str() {
+            by_facility.entry(fid).or_default().push(i.clone());
+        }
+    }
     let mut rows: Vec<Row> = Vec::new();
     let mut not_run = Vec::new();
     for f in run["facilities"].as_array().into_iter().flatten() {
@@ -133,13 +139,7 @@ fn portfolio(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
             not_run.push(fid.to_string());
             continue;
         }
-        let mut issues: Vec<Value> = run["issues"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|i| i["facility_id"].as_str() == Some(fid))
-            .cloned()
-            .collect();
+        let mut issues = by_facility.remove(fid).unwrap_or_default();
         let cost_of = |i: &Value| i["annual_cost_usd"].as_f64().unwrap_or(0.0);
         issues.sort_by(|a, b| {
             cost_of(b)

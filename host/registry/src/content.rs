@@ -100,7 +100,7 @@ fn media(mime: &str, data: &[u8], types: &[(&str, &[&[u8]])], what: &str) -> Res
 }
 
 /// A URI with a scheme, no spaces or control characters, not the host's own `camber:`.
-fn resource_uri(uri: &str) -> Result<(), String> {
+pub(crate) fn resource_uri(uri: &str) -> Result<(), String> {
     let scheme = uri.split_once(':').map(|(s, _)| s).unwrap_or("");
     let scheme_ok = scheme.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
         && scheme.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));

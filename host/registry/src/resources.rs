@@ -32,33 +32,33 @@ pub(crate) fn entries(
     listed: Vec<wit::ResourceInfo>,
     unit: &Arc<Unit>,
 ) -> Result<Vec<ResourceEntry>, String> {
-    let mut out: Vec<ResourceEntry> = Vec::new();
+    let infos = checked(file, listed)?;
+    Ok(infos.into_iter().map(|info| ResourceEntry { info, file: file.to_string(), unit: unit.clone() }).collect())
+}
+
+/// [`entries`]' checks, on the listing alone.
+fn checked(file: &str, listed: Vec<wit::ResourceInfo>) -> Result<Vec<ResourceInfo>, String> {
+    let mut out: Vec<ResourceInfo> = Vec::new();
     for r in listed {
         let uri = one_line(&r.uri);
-        let scheme = uri.split_once(':').map(|(s, _)| s).unwrap_or("");
-        if scheme.is_empty() || uri.contains(char::is_whitespace) || uri.len() > 2048 {
-            return Err(format!("{file}: resource '{uri}' is not a URI"));
-        }
-        if scheme.eq_ignore_ascii_case("camber") || scheme.eq_ignore_ascii_case("ui") {
-            return Err(format!("{file}: resource '{uri}' is in the host's own scheme ({scheme}:)"));
+        crate::content::resource_uri(&uri).map_err(|why| format!("{file}: a listed resource {why}"))?;
+        // the host's report app is a ui: resource
+        if uri.get(..3).is_some_and(|s| s.eq_ignore_ascii_case("ui:")) {
+            return Err(format!("{file}: resource '{uri}' is in the host's own scheme (ui:)"));
         }
         if r.name.trim().is_empty() || r.mime_type.trim().is_empty() {
             return Err(format!("{file}: resource '{uri}' needs a name and a MIME type"));
         }
-        if out.iter().any(|e| e.info.uri == uri) {
+        if out.iter().any(|e| e.uri == uri) {
             return Err(format!("{file}: resource '{uri}' is listed twice"));
         }
-        out.push(ResourceEntry {
-            info: ResourceInfo {
-                uri,
-                template: r.template,
-                name: one_line(&r.name),
-                title: one_line(&r.title),
-                description: one_line(&r.description),
-                mime_type: one_line(&r.mime_type),
-            },
-            file: file.to_string(),
-            unit: unit.clone(),
+        out.push(ResourceInfo {
+            uri,
+            template: r.template,
+            name: one_line(&r.name),
+            title: one_line(&r.title),
+            description: one_line(&r.description),
+            mime_type: one_line(&r.mime_type),
         });
     }
     Ok(out)
@@ -133,4 +133,35 @@ pub(crate) fn read(entry: &ResourceEntry, uri: &str, ctx: &CallContext) -> Resul
         ));
     }
     Ok(Some(checked))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn info(uri: &str, name: &str) -> wit::ResourceInfo {
+        wit::ResourceInfo {
+            uri: uri.into(),
+            name: name.into(),
+            title: String::new(),
+            description: String::new(),
+            mime_type: "text/plain".into(),
+            template: false,
+        }
+    }
+
+    #[test]
+    fn a_listing_is_refused_in_one_line_naming_the_file_and_what_is_wrong() {
+        assert_eq!(checked("_cap_x.wasm", vec![info("test://a", "a"), info("test://{id}", "b")]).unwrap().len(), 2);
+        for (bad, want) in [
+            (vec![info("camber://facility/hq/report", "r")], "only the host serves"),
+            (vec![info("UI://camber/rcx-report", "r")], "host's own scheme (ui:)"),
+            (vec![info("no scheme here", "r")], "which is not a URI"),
+            (vec![info("test://a", " ")], "needs a name and a MIME type"),
+            (vec![info("test://a", "a"), info("test://a", "b")], "listed twice"),
+        ] {
+            let e = checked("_cap_x.wasm", bad).unwrap_err();
+            assert!(e.starts_with("_cap_x.wasm: ") && e.contains(want) && !e.contains('\n'), "{e}");
+        }
+    }
 }

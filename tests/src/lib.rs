@@ -95,9 +95,10 @@ pub fn refused_components_dir() -> PathBuf {
     built(target_dir().join("camber-refused-components"))
 }
 
-/// The compiled-component cache shared by every test of a run (and across runs).
+/// The compiled-component cache shared by every test of a run (and across runs):
+/// `CAMBER_CACHE_DIR` when set (the release benchmarks keep their own), else the target's.
 pub fn cache_dir() -> PathBuf {
-    target_dir().join("camber-cwasm-cache")
+    std::env::var_os("CAMBER_CACHE_DIR").map_or_else(|| target_dir().join("camber-cwasm-cache"), PathBuf::from)
 }
 
 /// The `camber` binary built next to the tests.
@@ -129,7 +130,6 @@ pub fn demo_store() -> tempfile::TempDir {
     dir
 }
 
-/// Whether `s` holds an absolute path under `root`.
 /// The Parquet parts of one facility under a store directory (to rewrite them in a test).
 pub fn facility_parts(dir: &Path, facility: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -149,6 +149,7 @@ pub fn facility_parts(dir: &Path, facility: &str) -> Vec<PathBuf> {
     out
 }
 
+/// Whether `s` holds an absolute path under `root`.
 pub fn leaks(s: &str, root: &Path) -> bool {
     s.contains(&*root.to_string_lossy())
 }
@@ -224,6 +225,7 @@ pub fn http(
 }
 
 pub mod fuzz;
+pub mod lb;
 pub mod s3;
 
 /// The headless browser `cargo xtask test` provides (`CAMBER_TEST_BROWSER`, else `chromium`).

@@ -2,47 +2,16 @@
 //! replica is seen, waited for, listed and cancelled on another, and a cancel taken by another
 //! replica stops the call where it runs.
 
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
+use camber_tests::http;
+use camber_tests::lb::{self, ingest, stateless_call, Replica};
 use camber_tests::s3::S3Server;
-use camber_tests::{cache_dir, camber_bin, http};
 use serde_json::{json, Value};
 
-struct Replica {
-    child: Child,
-    addr: String,
-}
-
-impl Drop for Replica {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 fn replica(s3: &S3Server, url: &str) -> Replica {
-    let mut child = Command::new(camber_bin())
-        .args(["serve", "--allow-all-active", "--http", "127.0.0.1:0", "--no-auth", "--store", url])
-        .env("CAMBER_CACHE_DIR", cache_dir())
-        .env("CAMBER_CAPABILITIES", camber_tests::test_components_dir())
-        .envs(s3.env())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (addr, _log) = camber_tests::serving_addr(child.stderr.take().unwrap());
-    Replica { child, addr }
-}
-
-/// A store in the bucket with one synthetic facility.
-fn ingest(s3: &S3Server, url: &str) {
-    let out = Command::new(camber_bin())
-        .args(["datasets", "ingest", "synthetic-chw-plant", "--store", url])
-        .envs(s3.env())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    Replica::start(s3, url, &[], None)
 }
 
 fn initialize(r: &Replica) -> String {
@@ -78,7 +47,7 @@ fn tasks(r: &Replica, sid: &str, method: &str, task: &str) -> Value {
 fn a_task_made_on_one_replica_is_answered_and_cancelled_on_another() {
     let s3 = S3Server::start(&["camber-rep"]);
     let url = "s3://camber-rep/store";
-    ingest(&s3, url);
+    ingest(&s3, url, "synthetic-chw-plant");
     let (a, b) = (replica(&s3, url), replica(&s3, url));
     let (sa, sb) = (initialize(&a), initialize(&b));
 
@@ -124,62 +93,20 @@ fn a_task_made_on_one_replica_is_answered_and_cancelled_on_another() {
     assert_eq!(nf["error"]["code"], -32602, "{nf}");
 }
 
-/// A stateless 2026-07-28 `tools/call points` through `addr`: the status and the answer.
+/// A stateless `tools/call points` on the dataset's facility through `addr`.
 fn stateless_points(addr: &str, id: u64) -> (u16, Value) {
-    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}});
-    let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "points", "arguments": {"facility_id": "ds-synthetic-chw-plant"}, "_meta": meta}});
-    let h = [
-        ("Content-Type", "application/json"),
-        ("Accept", "application/json"),
-        ("MCP-Protocol-Version", "2026-07-28"),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "points"),
-    ];
-    let (st, _, body) = http(addr, "POST", "/mcp", &h, call.to_string().as_bytes());
-    (st, serde_json::from_slice(&body).unwrap_or(Value::Null))
-}
-
-/// haproxy in front of `backends`: round robin, health checks, a retry elsewhere for a request
-/// a replica dropped, and 2025-11-25 sessions kept on the replica that made them (the
-/// `Mcp-Session-Id` of the initialize response is stored, and matched on later requests).
-fn haproxy(dir: &std::path::Path, backends: &[&str]) -> (Child, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let servers: String = backends
-        .iter()
-        .enumerate()
-        .map(|(i, b)| format!("  server r{i} {b} check inter 300ms fall 1 rise 1\n"))
-        .collect();
-    let cfg = format!(
-        "global\n  maxconn 512\ndefaults\n  mode http\n  timeout connect 2s\n  timeout client 30s\n  timeout server 30s\n  retries 3\n  option redispatch 1\n  retry-on all-retryable-errors\nfrontend fe\n  bind 127.0.0.1:{port}\n  http-request wait-for-body time 2s\n  default_backend be\nbackend be\n  balance roundrobin\n  option httpchk GET /.well-known/agent-card.json\n  stick-table type string len 64 size 10k expire 30m\n  stick match req.hdr(mcp-session-id)\n  stick store-response res.hdr(mcp-session-id)\n{servers}"
-    );
-    let file = dir.join("haproxy.cfg");
-    std::fs::write(&file, cfg).unwrap();
-    let child = Command::new(camber_tests::haproxy())
-        .arg("-f")
-        .arg(&file)
-        .arg("-db")
-        .stdout(Stdio::null())
-        .stderr(std::fs::File::create(dir.join("haproxy.log")).unwrap())
-        .spawn()
-        .unwrap();
-    let addr = format!("127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(&addr).is_err() || stateless_points(&addr, 0).0 != 200 {
-        assert!(Instant::now() < deadline, "haproxy did not start serving");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    (child, addr)
+    stateless_call(addr, "points", json!({"facility_id": "ds-synthetic-chw-plant"}), id)
 }
 
 #[test]
 fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_sessions_stay_on_their_replica() {
     let s3 = S3Server::start(&["camber-lb"]);
     let url = "s3://camber-lb/store";
-    ingest(&s3, url);
+    ingest(&s3, url, "synthetic-chw-plant");
     let mut replicas: Vec<Option<Replica>> = (0..3).map(|_| Some(replica(&s3, url))).collect();
     let addrs: Vec<String> = replicas.iter().map(|r| r.as_ref().unwrap().addr.clone()).collect();
     let dir = tempfile::tempdir().unwrap();
-    let (mut lb, addr) = haproxy(dir.path(), &addrs.iter().map(String::as_str).collect::<Vec<_>>());
+    let (mut lb, addr) = lb::haproxy(dir.path(), &addrs.iter().map(String::as_str).collect::<Vec<_>>());
 
     // a session made through the balancer keeps answering there, on the replica that made it
     let lbr = Replica { child: Command::new("true").spawn().unwrap(), addr: addr.clone() };

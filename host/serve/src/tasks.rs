@@ -88,7 +88,7 @@ pub struct Tasks {
 
 /// The shelf prefix of an owner's tasks: a digest, so no token's digest or label is a key.
 fn owner_prefix(owner: &str) -> String {
-    format!("_camber_tasks/{}/", &camber_common::canonical::sha256_hex(owner.as_bytes())[..32])
+    format!("{}/{}/", camber_common::TASKS_DIR, &camber_common::canonical::sha256_hex(owner.as_bytes())[..32])
 }
 
 fn now_ms() -> u64 {

@@ -52,7 +52,9 @@ pub const RELIST: Duration = Duration::from_secs(60);
 /// Whether a write to `rel` changes what the store serves (and so what the head announces):
 /// not the writers' lease, not the head itself, not the MCP tasks that replicas share there.
 fn is_store_data(rel: &str) -> bool {
-    rel != HEAD_FILE && rel != super::writer::LOCK_FILE && !rel.starts_with("_camber_tasks/")
+    rel != HEAD_FILE
+        && rel != super::writer::LOCK_FILE
+        && !rel.strip_prefix(camber_common::TASKS_DIR).is_some_and(|r| r.starts_with('/'))
 }
 
 /// How long a snapshot may go unrefreshed (the store unreachable) before calls are refused
@@ -491,6 +493,18 @@ impl Bucket {
         }
     }
 
+    /// Whether the object `rel` is there now (one HEAD, not through the snapshot).
+    pub fn exists(&self, rel: &str) -> Result<bool, StoreError> {
+        let store = self.store.clone();
+        let key = self.key(rel);
+        match self.wait(async move { store.head(&key).await }) {
+            None => Err(unreachable_store("the store cannot be read")),
+            Some(Ok(_)) => Ok(true),
+            Some(Err(object_store::Error::NotFound { .. })) => Ok(false),
+            Some(Err(e)) => Err(io_error(None, "the store cannot be read", &e)),
+        }
+    }
+
     /// The keys under `prefix` (relative to the store), listed now.
     pub fn list_prefix(&self, prefix: &str) -> Result<Vec<String>, String> {
         let store = self.store.clone();
@@ -746,10 +760,18 @@ mod tests {
         b.put(&pointer, Bytes::from(serde_json::json!({"parts": [rel]}).to_string()), Expect::Absent).unwrap();
         b.refresh().unwrap();
         assert_eq!(remote.parts("hq").unwrap(), vec![parts[0].clone()]);
-        // a pointer naming a part that is not there: a write in progress, retry
+        // a pointer naming a part the snapshot does not list, which is there: a listing older
+        // than the part, retry
+        let late = "facility_id=hq/year=1999/month=1/part-9-0.parquet";
         b.put(&pointer, Bytes::from(r#"{"parts": ["year=1999/month=1/part-9-0.parquet"]}"#), Expect::Any).unwrap();
         b.refresh().unwrap();
+        b.put(late, Bytes::from_static(b"PAR1"), Expect::Absent).unwrap();
         assert!(remote.parts("hq").unwrap_err().retryable);
+        // and which is not there at all (the writer puts every part before its pointer): damage
+        b.delete(&[late.to_string()]).unwrap();
+        b.refresh().unwrap();
+        let e = remote.parts("hq").unwrap_err();
+        assert!(!e.retryable && e.message.contains("missing"), "{e:?}");
         // a pointer that is not one: damage
         b.put(&pointer, Bytes::from("{not json"), Expect::Any).unwrap();
         b.refresh().unwrap();

@@ -82,6 +82,13 @@ impl BucketWriter {
     /// Take the store's lease, waiting up to `timeout` for another writer's to end or lapse,
     /// then repair what a killed writer left.
     pub fn open(bucket: Arc<Bucket>, timeout: Duration) -> Result<BucketWriter, String> {
+        // a prefix holding only what is not a store's is somebody else's: written to, it would
+        // mix a store into their objects
+        let snap = bucket.refresh().map_err(|e| e.message)?;
+        let top = |k: &String| k.split('/').next().unwrap_or_default().to_string();
+        if !snap.objects.is_empty() && !snap.objects.keys().any(|k| super::writer::is_store_entry(&top(k))) {
+            return Err("the prefix is not empty and holds no camber store; name an empty or store prefix".into());
+        }
         let writer_id = camber_common::ids::random_hex().map_err(|e| format!("no randomness for a writer id: {e}"))?;
         let lease = lease_length();
         let deadline = Instant::now() + timeout;
@@ -252,7 +259,11 @@ impl StoreWriter for BucketWriter {
         }
         let dir = format!("{FACILITY_PREFIX}{fid}/");
         let has_data = snap.has_under(&dir);
-        let current: Vec<String> = if has_data {
+        let pointer = pointer_key(fid);
+        let mut pointer_etag = self.bucket.fetch(&pointer)?.map(|(_, e)| e);
+        // the parts there are now: what an append adds to, and what a pointer first made names;
+        // a replace of a facility with a pointer needs neither (so it can replace a damaged one)
+        let current: Vec<String> = if has_data && (mode == Mode::Append || pointer_etag.is_none()) {
             store
                 .parts(fid)
                 .map_err(|e| e.message)?
@@ -289,8 +300,6 @@ impl StoreWriter for BucketWriter {
 
         // a facility with data and no pointer yet gets one naming what it has, so the parts
         // uploaded next stay invisible until the swap
-        let pointer = pointer_key(fid);
-        let mut pointer_etag = self.bucket.fetch(&pointer)?.map(|(_, e)| e);
         if pointer_etag.is_none() && has_data {
             let adopt = json!({"generation": "adopted", "parts": current});
             pointer_etag = Some(self.put_json(&pointer, &adopt, None)?);

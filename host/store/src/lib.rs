@@ -492,13 +492,18 @@ impl StoreDir {
                 let mut out = Vec::with_capacity(named.len());
                 for rel in named {
                     let key = format!("{dir}{rel}");
+                    // a writer puts every part before the pointer that names it: a part the
+                    // snapshot lacks is one listed before it was put (retry), or one that is gone
                     if !snap.objects.contains_key(&key) {
-                        return Err(StoreError {
-                            retryable: true,
-                            facility: Some(fid.to_string()),
-                            message: "a part file its generation names is not there yet (a write is in progress)"
-                                .into(),
-                        });
+                        if b.exists(&key)? {
+                            return Err(StoreError {
+                                retryable: true,
+                                facility: Some(fid.to_string()),
+                                message: "a part file its generation names was written after the store was listed"
+                                    .into(),
+                            });
+                        }
+                        return Err(StoreError::damaged(fid, "a part file its generation names is missing"));
                     }
                     out.push(key);
                 }

@@ -75,23 +75,30 @@ fn is_store_or_empty(root: &Path) -> bool {
     let mut empty = true;
     for e in rd.flatten() {
         empty = false;
-        let n = e.file_name().to_string_lossy().into_owned();
-        if n.starts_with(FACILITY_PREFIX)
-            || [
-                REGISTRY_FILE,
-                TOMBSTONES_FILE,
-                POINT_CATALOG_FILE,
-                POINT_CATALOG_GEN_FILE,
-                LOCK_FILE,
-                STAGING_DIR,
-                fence::FENCE_DIR,
-            ]
-            .contains(&n.as_str())
-        {
+        if is_store_entry(&e.file_name().to_string_lossy()) {
             return true;
         }
     }
     empty
+}
+
+/// Whether an entry at a store's top level (a file or directory on disk, the first segment of
+/// an object's key) is one a camber store has: a location holding one of these is a store
+/// that a writer may change; one holding only others is somebody else's.
+pub(crate) fn is_store_entry(name: &str) -> bool {
+    name.starts_with(FACILITY_PREFIX)
+        || [
+            REGISTRY_FILE,
+            TOMBSTONES_FILE,
+            POINT_CATALOG_FILE,
+            POINT_CATALOG_GEN_FILE,
+            LOCK_FILE,
+            STAGING_DIR,
+            fence::FENCE_DIR,
+            crate::bucket::HEAD_FILE,
+            camber_common::TASKS_DIR,
+        ]
+        .contains(&name)
 }
 
 /// 32 hex digits for a change marker (a fence token, a catalog generation, a staging name):

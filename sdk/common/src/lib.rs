@@ -20,3 +20,7 @@ pub mod time;
 pub use error::{CapError, ErrorCode};
 pub use page::{page, PageNotice};
 pub use result::{CapabilityResult, ContentBlock, Image, Output, RenderedPrompt, ResourceInfo};
+
+/// Where `camber serve` replicas keep their MCP tasks inside a store on object storage: the
+/// serving side writes there, and the store counts it as its own but never as data.
+pub const TASKS_DIR: &str = "_camber_tasks";

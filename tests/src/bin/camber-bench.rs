@@ -13,6 +13,8 @@ mod objects;
 mod phases;
 #[path = "bench/reload.rs"]
 mod reload;
+#[path = "bench/replicas.rs"]
+mod replicas;
 
 use camber_registry::component_files;
 use camber_registry::{CallContext, Registry};
@@ -1457,6 +1459,10 @@ fn main() {
         let reg = registry_from(&[components_dir()]).unwrap();
         objects::run(&reg);
         objects::portfolio();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("replicas") {
+        replicas::replicas();
         return;
     }
     if args.get(1).map(String::as_str) == Some("reload") {

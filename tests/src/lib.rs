@@ -130,6 +130,42 @@ pub fn demo_store() -> tempfile::TempDir {
     dir
 }
 
+/// A long-format CSV of hourly rows for three points (`AHU-1` `oat` and `supply_air_temp`,
+/// `AHU-2` `oat`) from 2024-01-31, each `value + hour`: the store suites' input.
+pub fn long_csv(dir: &Path, name: &str, hours: usize, value: f64) -> PathBuf {
+    let mut s = String::from("ts,equip,equip_class,role,value\n");
+    let start = camber_common::time::ns_from_iso("2024-01-31T00:00").expect("a time");
+    for h in 0..hours {
+        let t = camber_common::time::iso_from_ns(start + h as i64 * 3_600_000_000_000);
+        for (e, r) in [("AHU-1", "oat"), ("AHU-1", "supply_air_temp"), ("AHU-2", "oat")] {
+            s.push_str(&format!("{t},{e},AHU,{r},{}\n", value + h as f64));
+        }
+    }
+    let p = dir.join(name);
+    std::fs::write(&p, s).expect("write the CSV");
+    p
+}
+
+/// A Parquet part with the store's column names and the wrong types (value as text, equip a
+/// number): damage the store must refuse, not read as rows cast to nulls.
+pub fn wrong_types_part() -> Vec<u8> {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampNanosecondArray};
+    use std::sync::Arc;
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        ("ts", Arc::new(TimestampNanosecondArray::from(vec![1_709_510_400_000_000_000i64]))),
+        ("equip", Arc::new(Int64Array::from(vec![7i64]))),
+        ("equip_class", Arc::new(StringArray::from(vec!["AHU"]))),
+        ("role", Arc::new(StringArray::from(vec!["oat"]))),
+        ("value", Arc::new(StringArray::from(vec!["12.5"]))),
+    ];
+    let batch = RecordBatch::try_from_iter(cols).expect("a batch");
+    let mut out = Vec::new();
+    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None).expect("a writer");
+    w.write(&batch).expect("write the batch");
+    w.close().expect("close the part");
+    out
+}
+
 /// The Parquet parts of one facility under a store directory (to rewrite them in a test).
 pub fn facility_parts(dir: &Path, facility: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();

@@ -80,7 +80,9 @@ fn findings(out: &Path, run: &str) -> Value {
 #[test]
 fn four_shards_roll_up_as_one_and_each_facility_runs_once() {
     let store = tempfile::tempdir().unwrap();
-    let fids = portfolio_store(store.path(), 5);
+    // 200 facilities, as a portfolio's nightly run would have thousands
+    let fids = portfolio_store(store.path(), 50);
+    assert_eq!(fids.len(), 200);
     let out = tempfile::tempdir().unwrap();
     let o = out.path().to_string_lossy().into_owned();
     let line = run(store.path(), &o, "0/1", "one");

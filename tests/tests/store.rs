@@ -10,7 +10,7 @@ use camber_common::ErrorCode;
 use camber_registry::CallContext;
 use camber_store::fence;
 use camber_store::writer::Writer;
-use camber_tests::{cache_dir, camber_bin, full_registry};
+use camber_tests::{cache_dir, camber_bin, full_registry, long_csv};
 use serde_json::{json, Value};
 
 fn camber() -> Command {
@@ -46,21 +46,6 @@ fn snapshot(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     walk(root, &mut out);
     out.sort();
     out
-}
-
-fn long_csv(dir: &Path, name: &str, hours: usize, value: f64) -> PathBuf {
-    let mut s = String::from("ts,equip,equip_class,role,value\n");
-    for h in 0..hours {
-        let t = camber_common::time::iso_from_ns(
-            camber_common::time::ns_from_iso("2024-01-31T00:00").unwrap() + h as i64 * 3_600_000_000_000,
-        );
-        for (e, r) in [("AHU-1", "oat"), ("AHU-1", "supply_air_temp"), ("AHU-2", "oat")] {
-            s.push_str(&format!("{t},{e},AHU,{r},{}\n", value + h as f64));
-        }
-    }
-    let p = dir.join(name);
-    std::fs::write(&p, s).unwrap();
-    p
 }
 
 fn ingest(store: &Path, csv: &Path, extra: &[&str]) -> (i32, String, String) {

@@ -16,7 +16,7 @@ use camber_store::bucket_writer::BucketWriter;
 use camber_store::parts::{write_part, LongRows, PointKey};
 use camber_store::StoreDir;
 use camber_tests::s3::S3Server;
-use camber_tests::{cache_dir, camber_bin, full_registry};
+use camber_tests::{cache_dir, camber_bin, full_registry, long_csv};
 use serde_json::{json, Value};
 
 fn camber(s3: &S3Server) -> Command {
@@ -34,22 +34,6 @@ fn run(c: &mut Command) -> (i32, String, String) {
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// Hourly rows of three points from 2024-01-31, `value + hour` each (as `store.rs` writes).
-fn long_csv(dir: &Path, name: &str, hours: usize, value: f64) -> std::path::PathBuf {
-    let mut s = String::from("ts,equip,equip_class,role,value\n");
-    for h in 0..hours {
-        let t = camber_common::time::iso_from_ns(
-            camber_common::time::ns_from_iso("2024-01-31T00:00").unwrap() + h as i64 * 3_600_000_000_000,
-        );
-        for (e, r) in [("AHU-1", "oat"), ("AHU-1", "supply_air_temp"), ("AHU-2", "oat")] {
-            s.push_str(&format!("{t},{e},AHU,{r},{}\n", value + h as f64));
-        }
-    }
-    let p = dir.join(name);
-    std::fs::write(&p, s).unwrap();
-    p
 }
 
 fn ingest(s3: &S3Server, store: &str, csv: &Path, extra: &[&str]) -> (i32, String, String) {
@@ -125,6 +109,11 @@ fn ingest_replace_and_append_on_a_bucket_read_back_as_on_disk() {
         let (code, in_bucket, err) = ingest(&s3, url, csv, extra);
         assert_eq!(code, 0, "{extra:?}: {err}");
         assert_eq!(in_bucket, on_disk, "{extra:?}");
+        // a file:// URL is the disk store by another name
+        let (code, by_url, err) = ingest(&s3, &format!("file://{}", dir.path().join("by-url").display()), csv, extra);
+        assert_eq!((code, by_url), (0, on_disk.clone()), "{extra:?}: {err}");
+        let by_url = StoreDir::open(&dir.path().join("by-url")).unwrap();
+        assert_eq!(series(&by_url), series(&disk_store()), "{extra:?}");
         let (b, remote) = open(&s3, "camber-w", "store");
         assert_eq!(series(&remote), series(&disk_store()), "{extra:?}");
         assert_eq!(timeless(&remote), timeless(&disk_store()), "{extra:?}");
@@ -353,24 +342,6 @@ fn part_bytes(points: &[(i64, &str, &str, &str, f64)]) -> Bytes {
     Bytes::from(std::fs::read(path).unwrap())
 }
 
-/// A part with the store's column names and the wrong types (value as text, equip a number).
-fn wrong_types() -> Bytes {
-    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampNanosecondArray};
-    let cols: Vec<(&str, ArrayRef)> = vec![
-        ("ts", Arc::new(TimestampNanosecondArray::from(vec![1_709_510_400_000_000_000i64]))),
-        ("equip", Arc::new(Int64Array::from(vec![7i64]))),
-        ("equip_class", Arc::new(StringArray::from(vec!["AHU"]))),
-        ("role", Arc::new(StringArray::from(vec!["oat"]))),
-        ("value", Arc::new(StringArray::from(vec!["12.5"]))),
-    ];
-    let batch = RecordBatch::try_from_iter(cols).unwrap();
-    let mut out = Vec::new();
-    let mut w = parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), None).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
-    Bytes::from(out)
-}
-
 #[test]
 fn damaged_objects_in_a_bucket_are_unavailable_and_never_read_as_no_data() {
     let s3 = S3Server::start(&["camber-d"]);
@@ -386,7 +357,7 @@ fn damaged_objects_in_a_bucket_are_unavailable_and_never_read_as_no_data() {
             let t = camber_common::time::ns_from_iso("2250-01-01").unwrap();
             part_bytes(&[(t, "AHU-1", "AHU", "oat", 1.0), (1_709_510_400_000_000_000, "AHU-1", "AHU", "oat", 2.0)])
         }),
-        ("a part with the right names and the wrong types", |_| wrong_types()),
+        ("a part with the right names and the wrong types", |_| Bytes::from(camber_tests::wrong_types_part())),
         ("a part of garbage the same size", |b| {
             let size = b.snapshot_now().objects[&hq_parts(b)[0]].size;
             Bytes::from((0..size).map(|i| (i * 7 + 3) as u8).collect::<Vec<u8>>())

@@ -225,7 +225,7 @@ fn entries_that_are_not_what_the_layout_says_are_damage() {
         }),
         ("a part with the right names and the wrong types", |store, _| {
             let part = parts(store, "hq")[0].clone();
-            write_wrong_types(&part);
+            std::fs::write(&part, camber_tests::wrong_types_part()).unwrap();
         }),
     ];
     for (what, damage) in cases {
@@ -234,25 +234,6 @@ fn entries_that_are_not_what_the_layout_says_are_damage() {
         damage(store.path(), scratch.path());
         assert_damaged(store.path(), what, CALLS);
     }
-}
-
-/// A part whose columns have the store's names and the wrong types (value as text, equip as
-/// a number).
-fn write_wrong_types(path: &Path) {
-    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray, TimestampNanosecondArray};
-    use std::sync::Arc;
-    let cols: Vec<(&str, ArrayRef)> = vec![
-        ("ts", Arc::new(TimestampNanosecondArray::from(vec![1_709_510_400_000_000_000i64]))),
-        ("equip", Arc::new(Int64Array::from(vec![7i64]))),
-        ("equip_class", Arc::new(StringArray::from(vec!["AHU"]))),
-        ("role", Arc::new(StringArray::from(vec!["oat"]))),
-        ("value", Arc::new(StringArray::from(vec!["12.5"]))),
-    ];
-    let batch = RecordBatch::try_from_iter(cols).unwrap();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
 }
 
 fn mkfifo(p: &Path) {

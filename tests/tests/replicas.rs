@@ -1,6 +1,7 @@
 //! Replicas of `camber serve` over one bucket (moto's S3 server): an MCP task created on one
 //! replica is seen, waited for, listed and cancelled on another, and a cancel taken by another
-//! replica stops the call where it runs.
+//! replica stops the call where it runs; behind haproxy, 16 clients outlive a killed replica,
+//! and a session that died with it is told so and made again.
 
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -93,13 +94,24 @@ fn a_task_made_on_one_replica_is_answered_and_cancelled_on_another() {
     assert_eq!(nf["error"]["code"], -32602, "{nf}");
 }
 
+/// The HTTP status of a 2025-11-25 session's `tools/list` sent to `addr`.
+fn session_status(addr: &str, sid: &str) -> u16 {
+    let h = [
+        ("Content-Type", "application/json"),
+        ("Accept", "application/json, text/event-stream"),
+        ("MCP-Session-Id", sid),
+    ];
+    let msg = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list"});
+    http(addr, "POST", "/mcp", &h, msg.to_string().as_bytes()).0
+}
+
 /// A stateless `tools/call points` on the dataset's facility through `addr`.
 fn stateless_points(addr: &str, id: u64) -> (u16, Value) {
     stateless_call(addr, "points", json!({"facility_id": "ds-synthetic-chw-plant"}), id)
 }
 
 #[test]
-fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_sessions_stay_on_their_replica() {
+fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_a_lost_session_is_made_again() {
     let s3 = S3Server::start(&["camber-lb"]);
     let url = "s3://camber-lb/store";
     ingest(&s3, url, "synthetic-chw-plant");
@@ -140,7 +152,10 @@ fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_sessions_stay_on
         })
         .collect();
     std::thread::sleep(Duration::from_secs(1));
-    drop(replicas[1].take());
+    // the replica killed is the one holding the session
+    let holder = addrs.iter().position(|a| session_status(a, &sid) == 200).expect("one replica holds the session");
+    assert_eq!(addrs.iter().filter(|a| session_status(a, &sid) == 200).count(), 1, "only its replica knows it");
+    drop(replicas[holder].take());
     std::thread::sleep(Duration::from_secs(2));
     stop.store(true, std::sync::atomic::Ordering::SeqCst);
     let (mut ok, mut retry, mut bad) = (0, 0, Vec::new());
@@ -150,9 +165,17 @@ fn sixteen_clients_through_haproxy_survive_a_replica_killed_and_sessions_stay_on
         retry += r;
         bad.extend(b);
     }
-    let _ = lb.kill();
-    let _ = lb.wait();
     assert!(bad.is_empty(), "{} calls neither answered nor retryable, e.g. {:?}", bad.len(), &bad[..bad.len().min(3)]);
     println!("through haproxy, one replica killed: {ok} calls answered, {retry} unavailable and retryable");
     assert!(ok > 100, "{ok} answered, {retry} retryable");
+    // the session died with its replica: the balancer sends it to another, which says 404 (as
+    // MCP says a lost session is told), and the client's new session answers there
+    assert_eq!(session_status(&addr, &sid), 404);
+    let again = initialize(&lbr);
+    for i in 0..3 {
+        let v = rpc(&lbr, &again, json!({"jsonrpc": "2.0", "id": 20 + i, "method": "tools/list"}));
+        assert!(v["result"]["tools"].is_array(), "request {i} of the new session: {v}");
+    }
+    let _ = lb.kill();
+    let _ = lb.wait();
 }

@@ -166,6 +166,16 @@ pub fn wrong_types_part() -> Vec<u8> {
     out
 }
 
+/// A call refused for damage to `facility`'s data: `unavailable`, not retryable, naming the
+/// facility, in one line (the store suites on disk and on a bucket both ask this of each call).
+pub fn assert_damage_refusal(e: &camber_common::CapError, facility: &str, what: &str) {
+    assert_eq!(e.code, camber_common::ErrorCode::Unavailable, "{what}: {e}");
+    let data = e.data.clone().unwrap_or(serde_json::Value::Null);
+    assert_eq!(data["retryable"], false, "{what}: {e}");
+    assert_eq!(data["facility_id"], facility, "{what}: {e}");
+    assert_eq!(e.message.lines().count(), 1, "{what}: {e}");
+}
+
 /// The Parquet parts of one facility under a store directory (to rewrite them in a test).
 pub fn facility_parts(dir: &Path, facility: &str) -> Vec<PathBuf> {
     let mut out = Vec::new();

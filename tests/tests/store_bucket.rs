@@ -311,12 +311,8 @@ fn assert_damaged(c: &CallContext, what: &str, calls: &[(&str, Value)]) {
             Ok(r) => panic!("{what}: {name} answered as if nothing were wrong: {}", r.text),
             Err(e) => e,
         };
-        assert_eq!(e.code, ErrorCode::Unavailable, "{what}: {name}: {e}");
-        let data = e.data.clone().unwrap_or(Value::Null);
-        assert_eq!(data["retryable"], false, "{what}: {name}: {e}");
-        assert_eq!(data["facility_id"], "hq", "{what}: {name}: {e}");
+        camber_tests::assert_damage_refusal(&e, "hq", &format!("{what}: {name}"));
         assert!(!e.message.contains("s3://") && !e.message.contains("127.0.0.1"), "{what}: {name}: {e}");
-        assert_eq!(e.message.lines().count(), 1, "{what}: {name}: {e}");
     }
     let r = call(c, "points", json!({"facility_id": "annex"})).unwrap_or_else(|e| panic!("{what}: annex: {e}"));
     assert_eq!(r.data["count"], 3, "{what}");

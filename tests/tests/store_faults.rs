@@ -71,12 +71,8 @@ fn assert_damaged(store: &Path, what: &str, calls: &[(&str, &str)]) {
             Ok(r) => panic!("{what}: {name} answered as if nothing were wrong: {}", r.text),
             Err(e) => e,
         };
-        assert_eq!(e.code, ErrorCode::Unavailable, "{what}: {name}: {e}");
-        let data = e.data.clone().unwrap_or(Value::Null);
-        assert_eq!(data["retryable"], false, "{what}: {name}: {e}");
-        assert_eq!(data["facility_id"], "hq", "{what}: {name}: {e}");
+        camber_tests::assert_damage_refusal(&e, "hq", &format!("{what}: {name}"));
         assert!(!e.message.contains(&*store.to_string_lossy()), "{what}: {name}: {e}");
-        assert_eq!(e.message.lines().count(), 1, "{what}: {name}: {e}");
     }
     assert_serving(store, what);
     let list = call(store, "facilities", "{}").unwrap_or_else(|e| panic!("{what}: the listing failed: {e}"));

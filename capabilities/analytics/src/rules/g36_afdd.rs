@@ -213,32 +213,48 @@ fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64
 
 /// [`rolling_mean`] on an even grid, where a window always spans `rows` rows: the row leaving
 /// it is a fixed distance back, so no inner loop looks for it. The sums run in the same order
-/// as [`rolling_mean_uneven`]'s, so the means are the same to the bit.
+/// as [`rolling_mean_uneven`]'s, so the means are the same to the bit. A function of its own,
+/// not inlined: in a wasm guest, inside a large caller, its running sum and the memory's base
+/// would live on the stack, a load and a store per sample.
+#[inline(never)]
 fn rolling_mean_even(v: &[f64], rows: usize) -> Vec<f64> {
     let mut out = crate::engine::nans(v.len());
     let (mut sum, mut n) = (0.0f64, 0usize);
-    for i in 0..v.len() {
-        let here = !v[i].is_nan();
-        if here {
-            sum += v[i];
-            n += 1;
-        }
-        if let Some(&gone) = i.checked_sub(rows).map(|k| &v[k]) {
-            if !gone.is_nan() {
-                sum -= gone;
-                n -= 1;
-            }
-        }
-        if n == 0 {
-            sum = 0.0;
-        } else {
-            out[i] = if n == 1 && here { v[i] } else { sum / n as f64 };
-        }
+    // the first `rows` rows: nothing has left the window yet
+    let head = rows.min(v.len());
+    for (i, &x) in v[..head].iter().enumerate() {
+        slide(x, f64::NAN, &mut sum, &mut n, &mut out[i]);
+    }
+    // then one row leaves for each that enters
+    for ((&x, &gone), o) in v[head..].iter().zip(v).zip(&mut out[head..]) {
+        slide(x, gone, &mut sum, &mut n, o);
     }
     out
 }
 
+/// One row of a rolling mean: `x` enters the window and `gone` (NaN: nothing) leaves it; the
+/// mean, if any value is left, goes to `out`. A window holding only the current sample is that
+/// sample, exactly.
+#[inline(always)]
+fn slide(x: f64, gone: f64, sum: &mut f64, n: &mut usize, out: &mut f64) {
+    let here = !x.is_nan();
+    if here {
+        *sum += x;
+        *n += 1;
+    }
+    if !gone.is_nan() {
+        *sum -= gone;
+        *n -= 1;
+    }
+    if *n == 0 {
+        *sum = 0.0;
+    } else {
+        *out = if *n == 1 && here { x } else { *sum / *n as f64 };
+    }
+}
+
 /// [`rolling_mean`] on any timestamps: the window's left edge found by walking forward.
+#[inline(never)]
 fn rolling_mean_uneven(ts: &[i64], v: &[f64], window: i64) -> Vec<f64> {
     let mut out = crate::engine::nans(v.len());
     let (mut left, mut sum, mut n) = (0usize, 0.0f64, 0usize);

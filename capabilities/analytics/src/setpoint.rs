@@ -193,23 +193,29 @@ pub fn classify(
     let (lo, hi) = crate::engine::span(&values);
     let range = if n == 0 { 0.0 } else { hi - lo };
     let tol = move_min / 2.0;
-    // calendar days with enough samples, and those the setpoint moved on
-    let mut by_day: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+    // calendar days with enough samples, and those the setpoint moved on: `ts` is sorted, so
+    // each day's kept samples are one run of them, read in place (no copy per day)
+    let mut by_day: Vec<(i64, std::ops::Range<usize>)> = Vec::new();
     for (j, &i) in keep.iter().enumerate() {
-        by_day.entry(ts[i].div_euclid(24 * NS_PER_HOUR)).or_default().push(j);
+        let day = ts[i].div_euclid(24 * NS_PER_HOUR);
+        match by_day.last_mut() {
+            Some((d, run)) if *d == day => run.end = j + 1,
+            _ => by_day.push((day, j..j + 1)),
+        }
     }
-    let judged_days: Vec<(&i64, &Vec<usize>)> = by_day.iter().filter(|(_, v)| v.len() >= MIN_DAY_SAMPLES).collect();
+    debug_assert!(by_day.windows(2).all(|p| p[0].0 < p[1].0), "classify takes sorted times");
+    let judged_days: Vec<&(i64, std::ops::Range<usize>)> =
+        by_day.iter().filter(|(_, run)| run.len() >= MIN_DAY_SAMPLES).collect();
     let moving: Vec<i64> = judged_days
         .iter()
-        .filter(|(_, idx)| {
-            let x: Vec<f64> = idx.iter().map(|&j| values[j]).collect();
-            let xw: Vec<f64> = idx.iter().map(|&j| w[j]).collect();
+        .filter(|(_, run)| {
+            let (x, xw) = (&values[run.clone()], &w[run.clone()]);
             let (a, b) = x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
                 (crate::engine::min_of(a, v), crate::engine::max_of(b, v))
             });
-            b - a + EPS >= move_min && modal_share(&x, &xw, tol) < HELD_SHARE
+            b - a + EPS >= move_min && modal_share(x, xw, tol) < HELD_SHARE
         })
-        .map(|(d, _)| **d)
+        .map(|(d, _)| *d)
         .collect();
     let (days, moving_days) = (judged_days.len(), moving.len());
     let cyc = cycles(&values, move_min);
@@ -267,11 +273,16 @@ pub fn classify(
     };
     // pairs on the moving days (all days in a short window) where the driver has a value
     let (mut xs, mut ys) = (Vec::new(), Vec::new());
-    for (j, &i) in keep.iter().enumerate() {
-        let day = ts[i].div_euclid(24 * NS_PER_HOUR);
-        if (days < MIN_MOVING_DAYS || moving.contains(&day)) && !d[i].is_nan() {
-            xs.push(values[j]);
-            ys.push(d[i]);
+    for (day, run) in &by_day {
+        // `moving` is in day order, as `by_day` is
+        if days < MIN_MOVING_DAYS || moving.binary_search(day).is_ok() {
+            for j in run.clone() {
+                let i = keep[j];
+                if !d[i].is_nan() {
+                    xs.push(values[j]);
+                    ys.push(d[i]);
+                }
+            }
         }
     }
     let rho = if xs.len() >= MIN_SAMPLES { spearman(&xs, &ys) } else { None };

@@ -210,9 +210,7 @@ pub fn classify(
         .iter()
         .filter(|(_, run)| {
             let (x, xw) = (&values[run.clone()], &w[run.clone()]);
-            let (a, b) = x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &v| {
-                (crate::engine::min_of(a, v), crate::engine::max_of(b, v))
-            });
+            let (a, b) = crate::engine::span(x);
             b - a + EPS >= move_min && modal_share(x, xw, tol) < HELD_SHARE
         })
         .map(|(d, _)| *d)

@@ -5,6 +5,8 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+#[path = "bench/count.rs"]
+mod count;
 #[path = "bench/mcp.rs"]
 mod mcp;
 #[path = "bench/objects.rs"]
@@ -497,6 +499,18 @@ fn engine_year(e: &camber_analytics::run::EquipFrame) -> (Duration, usize) {
     (t.elapsed(), r.findings.len())
 }
 
+/// The engine alone on the year, marked for callgrind (`CAMBER_BENCH_COUNT`).
+#[inline(never)]
+fn counted_engine(e: &camber_analytics::run::EquipFrame) {
+    std::hint::black_box(engine_year(e));
+}
+
+/// The sandbox call on the year, marked for callgrind (`CAMBER_BENCH_COUNT`).
+#[inline(never)]
+fn counted_sandbox<T>(call: &dyn Fn(&CallContext) -> T, ctx: &CallContext) {
+    std::hint::black_box(call(ctx));
+}
+
 /// The plant-side rules: hot water, chilled water, heat pumps and source loops, DX and compressors.
 const PLANT_RULES: [&str; 21] = [
     "boiler_short_cycle",
@@ -753,6 +767,20 @@ fn sandbox_year(reg: &Registry) {
         let t = Instant::now();
         reg.call("rule_run", &json!({"facility_id": "year"}), ctx).map(|_| t.elapsed())
     };
+    // `CAMBER_BENCH_COUNT=1`: the call once to keep the facility's grid, then the engine alone
+    // once and the call again once, each in a function of its own, and nothing more: an
+    // instruction count that the machine's noise cannot move, with
+    // `valgrind --tool=callgrind --collect-atstart=no --toggle-collect='*counted_*'`
+    if std::env::var_os("CAMBER_BENCH_COUNT").is_some() {
+        let ctx = fresh();
+        if let Err(e) = call(&ctx) {
+            println!("rule_run on the AHU-year at 1 minute: refused: {}", e.message);
+            return;
+        }
+        counted_engine(&e);
+        counted_sandbox(&call, &ctx);
+        return;
+    }
     let mut cold = Vec::new();
     for _ in 0..3 {
         match call(&fresh()) {
@@ -786,14 +814,20 @@ fn sandbox_year(reg: &Registry) {
             sandboxed.push(b);
         }
         ratios.sort_by(f64::total_cmp);
+        // the fastest of each: on a machine whose slow-downs only add time, the least disturbed
+        let fastest = |v: &[Duration]| v.iter().min().copied().unwrap_or_default();
+        let (a_min, b_min) = (fastest(&native), fastest(&sandboxed));
         let ((a, _, _), (b, _, _)) = (stats(native), stats(sandboxed));
         println!(
-            "  in turns, {pairs} of each: the engine alone median {}, through the sandbox median {}; ratio per turn median {:.2} x (range {:.2}-{:.2})",
+            "  in turns, {pairs} of each: the engine alone median {}, through the sandbox median {}; ratio per turn median {:.2} x (range {:.2}-{:.2}); fastest of each {} and {}, {:.2} x",
             ms(a),
             ms(b),
             ratios.get(ratios.len() / 2).copied().unwrap_or(f64::NAN),
             ratios.first().copied().unwrap_or(f64::NAN),
-            ratios.last().copied().unwrap_or(f64::NAN)
+            ratios.last().copied().unwrap_or(f64::NAN),
+            ms(a_min),
+            ms(b_min),
+            b_min.as_secs_f64() / a_min.as_secs_f64()
         );
     }
     // where one call again on the facility spends its time, step by step (the pipeline's steps,
@@ -1439,8 +1473,19 @@ fn main() {
         rules_year_of_child(true);
         return;
     }
+    if args.get(1).map(String::as_str) == Some("sandbox-year-count") {
+        count::sandbox_year_count();
+        return;
+    }
     if args.get(1).map(String::as_str) == Some("sandbox-year") {
-        sandbox_year(&registry_from(&[components_dir()]).unwrap());
+        let reg = if std::env::var_os("CAMBER_BENCH_COUNT").is_some() {
+            // one pool slot: valgrind cannot map the address space of sixteen
+            let runtime = Runtime::new(RuntimeConfig { max_concurrent: 1, ..camber_tests::runtime_config() }).unwrap();
+            Registry::load(runtime, &component_files(&[components_dir()])).unwrap()
+        } else {
+            registry_from(&[components_dir()]).unwrap()
+        };
+        sandbox_year(&reg);
         return;
     }
     if args.get(1).map(String::as_str) == Some("mcp") {

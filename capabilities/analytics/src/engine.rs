@@ -961,6 +961,21 @@ pub fn count_where(v: &[f64], keep: impl Fn(f64) -> bool) -> usize {
     n + rest.iter().filter(|&&x| keep(x)).count()
 }
 
+/// The rows `0..n` that `keep` says yes to, in order. One loop in a function of its own (one
+/// per test): in the sandbox, `(0..n).filter(..).collect()` calls the filter's `next` once per
+/// row kept, each call with its own entry checks, and the test inlined there keeps its inputs
+/// on the stack.
+#[inline(never)]
+pub fn rows_where(n: usize, keep: impl Fn(usize) -> bool) -> Vec<usize> {
+    let mut rows = Vec::new();
+    for i in 0..n {
+        if keep(i) {
+            rows.push(i);
+        }
+    }
+    rows
+}
+
 /// The step of timestamps evenly spaced (a logged grid); `None` when the steps differ or there
 /// are fewer than two timestamps.
 pub fn even_step(ts: &[i64]) -> Option<i64> {

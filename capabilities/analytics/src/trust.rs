@@ -189,7 +189,7 @@ pub fn assess(role: &str, ts: &[i64], v: &[f64], running: Option<&[Option<bool>]
         let thr = (8.0 * typical_move(v, n)).max(spike_floor).max(f64::MIN_POSITIVE);
         // "at rest": within 2 % of the point's 99th-percentile magnitude, for a role that rests
         let rest = if rests_at_zero(role) { rest_band(v, n) } else { f64::NEG_INFINITY };
-        spike_share = spike_count(v, thr, rest) as f64 / n as f64;
+        spike_share = spike_count(v, n, thr, rest) as f64 / n as f64;
         if spike_share > 0.0 {
             flags.push("spikes");
         }
@@ -255,15 +255,33 @@ fn running_rows(v: &[f64], running: &[Option<bool>]) -> (usize, usize) {
     (rows, sampled)
 }
 
+/// `$f` called with the column `$v`'s samples in order (`$n` of them): the slice itself when it
+/// has no gap, else its values that are not NaN. In the sandbox a filtered loop checks the
+/// call's deadline and fuel twice a sample (the filter's loop inside the caller's), and most
+/// logged columns have no gap.
+macro_rules! with_samples {
+    ($f:ident($v:expr, $n:expr $(, $arg:expr)*)) => {
+        if $n == $v.len() {
+            $f($v.iter().copied(), $n $(, $arg)*)
+        } else {
+            $f(present($v), $n $(, $arg)*)
+        }
+    };
+}
+
 /// The median size of a sample-to-sample change, among the changes that are not zero (`n`: the
 /// column's samples).
-#[inline(never)]
 fn typical_move(v: &[f64], n: usize) -> f64 {
+    with_samples!(typical_move_of(v, n))
+}
+
+/// [`typical_move`] over the `n` samples.
+#[inline(never)]
+fn typical_move_of(mut samples: impl Iterator<Item = f64>, n: usize) -> f64 {
     // every change is written and only those that are not zero are kept (the next one writes
     // over a zero): no branch on the data, which a trend's runs of held values make unpredictable
     let mut steps: Vec<f64> = vec![0.0; n];
     let mut kept = 0;
-    let mut samples = present(v);
     if let Some(mut prev) = samples.next() {
         for x in samples {
             let d = (x - prev).abs();
@@ -276,21 +294,31 @@ fn typical_move(v: &[f64], n: usize) -> f64 {
     median(&mut steps)
 }
 
-/// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in.
-#[inline(never)]
+/// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in
+/// (`n`: the column's samples).
 fn rest_band(v: &[f64], n: usize) -> f64 {
+    with_samples!(rest_band_of(v, n))
+}
+
+/// [`rest_band`] over the `n` samples.
+#[inline(never)]
+fn rest_band_of(samples: impl Iterator<Item = f64>, n: usize) -> f64 {
     let mut mags: Vec<f64> = Vec::with_capacity(n);
-    mags.extend(present(v).map(f64::abs));
+    mags.extend(samples.map(f64::abs));
     let k = ((mags.len() - 1) as f64 * 0.99) as usize;
     0.02 * *mags.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
 /// Samples that differ from both neighbouring samples, the same way, by more than `thr`, none
-/// of the three at rest.
+/// of the three at rest (`n`: the column's samples).
+fn spike_count(v: &[f64], n: usize, thr: f64, rest: f64) -> usize {
+    with_samples!(spike_count_of(v, n, thr, rest))
+}
+
+/// [`spike_count`] over the samples.
 #[inline(never)]
-fn spike_count(v: &[f64], thr: f64, rest: f64) -> usize {
+fn spike_count_of(mut samples: impl Iterator<Item = f64>, _n: usize, thr: f64, rest: f64) -> usize {
     let at_rest = |x: f64| x.abs() <= rest;
-    let mut samples = present(v);
     let (Some(mut a), Some(mut b)) = (samples.next(), samples.next()) else {
         return 0;
     };

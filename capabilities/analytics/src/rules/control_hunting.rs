@@ -206,6 +206,9 @@ fn median_step(ts: &[i64], m: usize, pos: impl Fn(usize) -> usize) -> i64 {
 }
 
 /// One signal's reversals, over its `m` samples at rows `pos(0..m)`, typically `dt` ns apart.
+/// A function of its own: inlined into the rule's pass over its signals, its loop kept every
+/// running value on the stack in the sandbox.
+#[inline(never)]
 fn rate_over(
     role: &'static str,
     frame: &Frame,

@@ -148,7 +148,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let changeover = demonstrated_changeover(frame, oat, &run, full_oa.as_deref(), high_limit);
     let own_limit = changeover.filter(|&c| c < high_limit && c >= high_limit - CHANGEOVER_TOLERANCE_F);
     let beyond = |i: usize| own_limit.is_some_and(|c| oat[i] >= c - CHANGEOVER_DEADBAND_F);
-    let candidates: Vec<usize> = (0..n).filter(|&i| weather(i) && read(i) && run[i]).collect();
+    let candidates: Vec<usize> = crate::engine::rows_where(n, |i| weather(i) && read(i) && run[i]);
     let beyond_idx: Vec<u32> = candidates.iter().filter(|&&i| beyond(i)).map(|&i| i as u32).collect();
     let beyond_cooling: Vec<u32> = beyond_idx.iter().copied().filter(|&i| cool[i as usize] > active).collect();
     let available: Vec<u32> = candidates.iter().filter(|&&i| !beyond(i)).map(|&i| i as u32).collect();

@@ -368,6 +368,118 @@ impl Columns<'_> {
     }
 }
 
+/// The zone-group mode of each of `n` samples from its occupancy, warm-up and cool-down
+/// columns, one bit each (NaN where one of them is missing); empty without a mode column.
+/// Built a column at a time, each sample's sum in the columns' order.
+#[inline(never)]
+fn zone_mode(cols: &[&[f64]], n: usize) -> Vec<f64> {
+    if cols.is_empty() {
+        return Vec::new();
+    }
+    let mut mode = vec![0.0f64; n];
+    for (bit, c) in cols.iter().enumerate() {
+        let add = (1u32 << bit) as f64;
+        for (m, &x) in mode.iter_mut().zip(&c[..n]) {
+            *m = if x.is_nan() { f64::NAN } else { *m + if on(x) { add } else { 0.0 } };
+        }
+    }
+    mode
+}
+
+/// ModeDelay: the running samples within `delay` ns after a fan start (the first running sample
+/// after a stop or a gap wider than 1.5 steps) or a change of the zone-group `mode`.
+#[inline(never)]
+fn mode_delay_suspends(ts: &[i64], running: &[bool], mode: &[f64], step: i64, delay: f64) -> Vec<bool> {
+    let n = running.len();
+    let mut suspended = vec![false; n];
+    let mut last_event: Option<i64> = None;
+    for i in 0..n {
+        if i > 0 && running[i] {
+            let start = !running[i - 1] || ts[i].saturating_sub(ts[i - 1]) as f64 > 1.5 * step as f64;
+            let changed = !mode.is_empty() && {
+                let (m0, m1) = (mode[i - 1], mode[i]);
+                !m0.is_nan() && !m1.is_nan() && m0 != m1
+            };
+            if start || changed {
+                last_event = Some(ts[i]);
+            }
+        }
+        suspended[i] = running[i] && last_event.is_some_and(|t0| (ts[i].saturating_sub(t0) as f64) < delay);
+    }
+    suspended
+}
+
+/// Each sample's operating state (0 where a valve or the damper is missing) from the heating
+/// and cooling valves and the outdoor-air damper, in %: a coil works beyond `valve_thr`, the
+/// economizer is open from `econ_open`, and `econ_above(i)` is the damper position above which
+/// the unit is not at its minimum outdoor air.
+#[inline(never)]
+fn operating_states(
+    hc: &[f64],
+    cc: &[f64],
+    oa: Option<&[f64]>,
+    valve_thr: f64,
+    econ_open: f64,
+    econ_above: impl Fn(usize) -> f64,
+) -> Vec<u8> {
+    let working = |v: f64| v > valve_thr;
+    (0..cc.len())
+        .map(|i| {
+            if hc[i].is_nan() || cc[i].is_nan() {
+                return 0;
+            }
+            let (heating, cooling) = (working(hc[i]), working(cc[i]));
+            let damper = oa.map(|d| d[i]);
+            match (heating, cooling, damper) {
+                (true, true, _) => OS_OTHER,
+                (true, false, None) => OS_HEATING,
+                (true, false, Some(d)) if d.is_nan() => 0,
+                (true, false, Some(d)) => {
+                    if d <= econ_above(i) {
+                        OS_HEATING
+                    } else {
+                        OS_OTHER
+                    }
+                }
+                (false, false, None) => OS_FREE_COOLING,
+                (false, false, Some(d)) if d.is_nan() => 0,
+                (false, false, Some(d)) => {
+                    if d > econ_above(i) {
+                        OS_FREE_COOLING
+                    } else {
+                        OS_OTHER
+                    }
+                }
+                (false, true, Some(d)) if d >= econ_open => OS_COOL_ECON,
+                (false, true, _) => OS_COOL_MIN_OA,
+            }
+        })
+        .collect()
+}
+
+/// FC4's count: at each sample, the operating-state changes between running neighbours over the
+/// trailing hour.
+#[inline(never)]
+fn changes_in_last_hour(ts: &[i64], os: &[u8], running: &[bool]) -> Vec<f64> {
+    let n = os.len();
+    let mut out = vec![0.0f64; n];
+    let (mut left, mut count) = (0usize, 0.0f64);
+    let change = |i: usize| i > 0 && os[i] != os[i - 1] && running[i] && running[i - 1];
+    for i in 0..n {
+        if change(i) {
+            count += 1.0;
+        }
+        while ts[left] <= ts[i].saturating_sub(60 * 60_000_000_000) {
+            if change(left) {
+                count -= 1.0;
+            }
+            left += 1;
+        }
+        out[i] = count;
+    }
+    out
+}
+
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (sat_raw, cc_raw) = (frame.required("supply_air_temp"), frame.required("cool_valve"));
@@ -425,39 +537,10 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     }
     // the zone-group mode of each sample (NaN where a part of it is missing); none without
     // a mode point, where it never changes
-    let mode: Vec<f64> = if mode_cols.is_empty() {
-        Vec::new()
-    } else {
-        (0..n)
-            .map(|i| {
-                mode_cols.iter().enumerate().fold(0.0, |acc, (bit, c)| {
-                    if c[i].is_nan() {
-                        f64::NAN
-                    } else {
-                        acc + if on(c[i]) { (1u32 << bit) as f64 } else { 0.0 }
-                    }
-                })
-            })
-            .collect()
-    };
+    let mode = zone_mode(&mode_cols, n);
     let mode_delay = params.number(spec, "mode_delay_min") * NS_PER_MIN;
-    let mut suspended = vec![false; n];
-    if mode_delay > 0.0 {
-        let mut last_event: Option<i64> = None;
-        for i in 0..n {
-            if i > 0 && running[i] {
-                let start = !running[i - 1] || ts[i].saturating_sub(ts[i - 1]) as f64 > 1.5 * step as f64;
-                let changed = !mode.is_empty() && {
-                    let (m0, m1) = (mode[i - 1], mode[i]);
-                    !m0.is_nan() && !m1.is_nan() && m0 != m1
-                };
-                if start || changed {
-                    last_event = Some(ts[i]);
-                }
-            }
-            suspended[i] = running[i] && last_event.is_some_and(|t0| (ts[i].saturating_sub(t0) as f64) < mode_delay);
-        }
-    }
+    let suspended =
+        if mode_delay > 0.0 { mode_delay_suspends(ts, &running, &mode, step, mode_delay) } else { vec![false; n] };
     let mut evaluable: Vec<bool> = (0..n).map(|i| running[i] && !suspended[i]).collect();
     let mut unoccupied = Vec::new();
     let gate = params.choice(spec, "occupancy_gate");
@@ -513,38 +596,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     };
 
     // operating state per sample
-    let os: Vec<u8> = (0..n)
-        .map(|i| {
-            if hc[i].is_nan() || cc[i].is_nan() {
-                return 0;
-            }
-            let (heating, cooling) = (working(hc[i]), working(cc[i]));
-            let damper = oa.as_ref().map(|d| d[i]);
-            match (heating, cooling, damper) {
-                (true, true, _) => OS_OTHER,
-                (true, false, None) => OS_HEATING,
-                (true, false, Some(d)) if d.is_nan() => 0,
-                (true, false, Some(d)) => {
-                    if d <= econ_above(i) {
-                        OS_HEATING
-                    } else {
-                        OS_OTHER
-                    }
-                }
-                (false, false, None) => OS_FREE_COOLING,
-                (false, false, Some(d)) if d.is_nan() => 0,
-                (false, false, Some(d)) => {
-                    if d > econ_above(i) {
-                        OS_FREE_COOLING
-                    } else {
-                        OS_OTHER
-                    }
-                }
-                (false, true, Some(d)) if d >= econ_open => OS_COOL_ECON,
-                (false, true, _) => OS_COOL_MIN_OA,
-            }
-        })
-        .collect();
+    let os = operating_states(&hc, &cc, oa.as_deref(), valve_thr, econ_open, econ_above);
     let w = frame.weights_hours();
     // running hours that the damper position kept out of OS#2 (idle at minimum) and OS#1
     // (heating with the economizer open)
@@ -559,23 +611,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     // operating-state changes between running neighbours over the trailing hour (FC4)
-    let mut changes_last_hour = vec![0.0f64; n];
-    {
-        let (mut left, mut count) = (0usize, 0.0f64);
-        let change = |i: usize| i > 0 && os[i] != os[i - 1] && running[i] && running[i - 1];
-        for i in 0..n {
-            if change(i) {
-                count += 1.0;
-            }
-            while ts[left] <= ts[i].saturating_sub(60 * 60_000_000_000) {
-                if change(left) {
-                    count -= 1.0;
-                }
-                left += 1;
-            }
-            changes_last_hour[i] = count;
-        }
-    }
+    let changes_last_hour = changes_in_last_hour(ts, &os, &running);
 
     // measured points as G36 averages them; commands and setpoints as trended
     let window = params.number(spec, "avg_window_min") * NS_PER_MIN;

@@ -122,6 +122,81 @@ pub fn spec() -> RuleSpec {
     }
 }
 
+/// What the mixing balance showed over a unit's samples: the samples left out and why, the
+/// stable ones, those whose mixed air lies outside what its outdoor and return air can make,
+/// and the judged ones.
+struct Balance {
+    fan_off: usize,
+    small_dt: usize,
+    out_of_range: usize,
+    stable: usize,
+    impossible: Vec<u32>,
+    /// (index, outdoor-air fraction, its minimum, whether the economizer should sit at its
+    /// minimum there)
+    judged: Vec<(u32, f64, f64, bool)>,
+    heating_n: usize,
+}
+
+/// The outdoor-air fraction from the mixing balance at every occupied, running sample with a
+/// plausible, stable temperature balance. A function of its own: inlined into the rule, its
+/// loop kept every running count on the stack in the sandbox.
+#[inline(never)]
+fn balance_samples(
+    frame: &Frame,
+    [oat, mat, rat]: [&[f64]; 3],
+    [occ, heat, cool]: [Option<&[f64]>; 3],
+    fan_on: Option<&[Option<bool>]>,
+    (by_month, min_all, cutoff, denom_min): (&[f64], f64, f64, f64),
+) -> Balance {
+    let (mut fan_off, mut small_dt, mut out_of_range, mut stable) = (0usize, 0usize, 0usize, 0usize);
+    let mut impossible: Vec<u32> = Vec::new();
+    let mut judged: Vec<(u32, f64, f64, bool)> = Vec::new();
+    let mut heating_n = 0usize;
+    for i in 0..frame.len() {
+        let occupied = match occ {
+            Some(o) => on(o[i]),
+            None => assumed_occupied(frame.ts[i]),
+        };
+        if !occupied {
+            continue;
+        }
+        let (o, m, r) = (oat[i], mat[i], rat[i]);
+        if o.is_nan() || m.is_nan() || r.is_nan() {
+            continue;
+        }
+        if fan_on.is_some_and(|f| f[i] != Some(true)) {
+            fan_off += 1;
+            continue;
+        }
+        if !(20.0..=130.0).contains(&o) || !(30.0..=120.0).contains(&m) || !(40.0..=110.0).contains(&r) {
+            continue;
+        }
+        if (r - o).abs() < denom_min {
+            small_dt += 1;
+            continue;
+        }
+        stable += 1;
+        if m < o.min(r) - IMPOSSIBLE_MARGIN_F || m > o.max(r) + IMPOSSIBLE_MARGIN_F {
+            impossible.push(i as u32);
+        }
+        let oaf = 100.0 * (r - m) / (r - o);
+        if !(oaf > -20.0 && oaf < 120.0) {
+            out_of_range += 1;
+            continue;
+        }
+        // the calendar month only where a month-by-month list asks for it
+        let min =
+            if by_month.is_empty() { min_all } else { crate::engine::by_month(by_month, month(frame.ts[i]), min_all) };
+        // heating alone (a coil fighting the cooling is simultaneous_heat_cool's)
+        let heating = heat.is_some_and(|h| h[i] > crate::economizer::HEATING_VALVE_PCT)
+            && cool.is_none_or(|c| c[i].is_nan() || c[i] <= COOL_SHUT_PCT)
+            && o < r;
+        heating_n += usize::from(heating);
+        judged.push((i as u32, oaf, min, (o > cutoff && o >= r) || heating));
+    }
+    Balance { fan_off, small_dt, out_of_range, stable, impossible, judged, heating_n }
+}
+
 /// Evaluate one equipment's frame.
 pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let (mat, rat) = (frame.required("mixed_air_temp"), frame.required("return_air_temp"));
@@ -152,52 +227,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let heat = frame.col("heat_valve").map(crate::engine::as_percent);
     let cool = frame.col("cool_valve").map(crate::engine::as_percent);
     let w = frame.weights_hours();
-    let (mut fan_off, mut small_dt, mut out_of_range, mut stable) = (0usize, 0usize, 0usize, 0usize);
-    // stable samples whose mixed air lies outside what its outdoor and return air can make
-    let mut impossible: Vec<u32> = Vec::new();
-    // (index, oaf, minimum, where the economizer should sit at its minimum)
-    let mut judged: Vec<(u32, f64, f64, bool)> = Vec::new();
-    let mut heating_n = 0usize;
-    for i in 0..frame.len() {
-        let occupied = match occ {
-            Some(o) => on(o[i]),
-            None => assumed_occupied(frame.ts[i]),
-        };
-        if !occupied {
-            continue;
-        }
-        let (o, m, r) = (oat[i], mat[i], rat[i]);
-        if o.is_nan() || m.is_nan() || r.is_nan() {
-            continue;
-        }
-        if fan_on.as_ref().is_some_and(|f| f[i] != Some(true)) {
-            fan_off += 1;
-            continue;
-        }
-        if !(20.0..=130.0).contains(&o) || !(30.0..=120.0).contains(&m) || !(40.0..=110.0).contains(&r) {
-            continue;
-        }
-        if (r - o).abs() < denom_min {
-            small_dt += 1;
-            continue;
-        }
-        stable += 1;
-        if m < o.min(r) - IMPOSSIBLE_MARGIN_F || m > o.max(r) + IMPOSSIBLE_MARGIN_F {
-            impossible.push(i as u32);
-        }
-        let oaf = 100.0 * (r - m) / (r - o);
-        if !(oaf > -20.0 && oaf < 120.0) {
-            out_of_range += 1;
-            continue;
-        }
-        let min = crate::engine::by_month(&by_month, month(frame.ts[i]), min_all);
-        // heating alone (a coil fighting the cooling is simultaneous_heat_cool's)
-        let heating = heat.as_ref().is_some_and(|h| h[i] > crate::economizer::HEATING_VALVE_PCT)
-            && cool.as_ref().is_none_or(|c| c[i].is_nan() || c[i] <= COOL_SHUT_PCT)
-            && o < r;
-        heating_n += usize::from(heating);
-        judged.push((i as u32, oaf, min, (o > cutoff && o >= r) || heating));
-    }
+    let Balance { fan_off, small_dt, out_of_range, stable, impossible, judged, heating_n } = balance_samples(
+        frame,
+        [oat, mat, rat],
+        [occ, heat.as_deref(), cool.as_deref()],
+        fan_on.as_deref(),
+        (&by_month, min_all, cutoff, denom_min),
+    );
     let impossible_pct = 100.0 * impossible.len() as f64 / stable.max(1) as f64;
     let biased = stable >= MIN_SAMPLES && impossible.len() >= MIN_SAMPLES && impossible_pct >= IMPOSSIBLE_WARN_PCT;
     let balance = |severity: Severity| -> (Severity, Option<String>) {

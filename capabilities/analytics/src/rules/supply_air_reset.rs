@@ -77,16 +77,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let oat = frame.col("oat");
     let plausible = |v: f64| v > 40.0 && v < 90.0;
     let cooling = |i: usize| valve.is_none_or(|v| v[i] > VALVE_OPEN_PCT);
-    let judged: Vec<usize> = (0..frame.len())
-        .filter(|&i| {
-            let occupied = match occ {
-                Some(o) => on(o[i]),
-                None => assumed_occupied(frame.ts[i]),
-            } && !warmup.is_some_and(|w| on(w[i]))
-                && !cooldown.is_some_and(|c| on(c[i]));
-            occupied && running(i) && cooling(i) && plausible(sat[i])
-        })
-        .collect();
+    let judged: Vec<usize> = crate::engine::rows_where(frame.len(), |i| {
+        let occupied = match occ {
+            Some(o) => on(o[i]),
+            None => assumed_occupied(frame.ts[i]),
+        } && !warmup.is_some_and(|w| on(w[i]))
+            && !cooldown.is_some_and(|c| on(c[i]));
+        occupied && running(i) && cooling(i) && plausible(sat[i])
+    });
     if judged.len() < MIN_SAMPLES {
         return Outcome::Findings(vec![Finding::not_judged(
             spec,

@@ -125,9 +125,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
         None => vec![t_max; n],
     };
-    let judged: Vec<usize> = (0..n.min(t_max_at.len()))
-        .filter(|&i| !oat[i].is_nan() && sat[i] > SAT_PLAUSIBLE_F.0 && sat[i] < SAT_PLAUSIBLE_F.1 && gate(i))
-        .collect();
+    let judged: Vec<usize> = crate::engine::rows_where(n.min(t_max_at.len()), |i| {
+        !oat[i].is_nan() && sat[i] > SAT_PLAUSIBLE_F.0 && sat[i] < SAT_PLAUSIBLE_F.1 && gate(i)
+    });
     if judged.len() < MIN_SAMPLES {
         return Outcome::Findings(vec![Finding::not_judged(
             spec,

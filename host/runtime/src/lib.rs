@@ -6,7 +6,8 @@ use std::collections::BTreeSet;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::mpsc::{sync_channel, SyncSender, TrySendError};
+use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -261,6 +262,20 @@ pub struct Runtime {
     active: Arc<AtomicUsize>,
     ticker: Mutex<Option<JoinHandle<()>>>,
     stop_ticker: Arc<AtomicBool>,
+    retired: Retired,
+}
+
+/// Stores whose calls have answered, dropped on a thread of their own. Dropping a store resets
+/// its pool slot: every page the guest wrote is cleared in place (up to `keep_resident_bytes`),
+/// some milliseconds after a call over a facility-year that its caller need not wait for.
+#[derive(Default)]
+struct Retired {
+    /// To the thread that drops them (started with the first), holding at most two: past that,
+    /// a store is dropped where its call ended.
+    to_drop: Mutex<Option<SyncSender<Store<CallState>>>>,
+    /// Stores handed over and not yet dropped (their slots are not free yet), and the signal
+    /// that one was.
+    pending: Arc<(Mutex<usize>, Condvar)>,
 }
 
 /// Ticks of the epoch while a guest runs; the deadline itself is an `Instant`.
@@ -306,6 +321,7 @@ impl Runtime {
             active: Arc::new(AtomicUsize::new(0)),
             ticker: Mutex::new(None),
             stop_ticker: Arc::new(AtomicBool::new(false)),
+            retired: Retired::default(),
         })
     }
 
@@ -333,6 +349,44 @@ impl Runtime {
             })
             .ok();
         *guard = handle;
+    }
+
+    /// Drop `store` off the caller's path (see [`Retired`]); where its thread cannot be started
+    /// or already holds two, here.
+    fn retire(&self, store: Store<CallState>) {
+        let mut to_drop = self.retired.to_drop.lock().unwrap_or_else(|p| p.into_inner());
+        if to_drop.is_none() {
+            let (tx, rx) = sync_channel::<Store<CallState>>(2);
+            let pending = self.retired.pending.clone();
+            let started = std::thread::Builder::new().name("camber-retire".into()).spawn(move || {
+                for store in rx {
+                    drop(store);
+                    let (count, freed) = &*pending;
+                    *count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+                    freed.notify_all();
+                }
+            });
+            if started.is_ok() {
+                *to_drop = Some(tx);
+            }
+        }
+        let Some(tx) = to_drop.as_ref() else { return drop(store) };
+        let (count, _) = &*self.retired.pending;
+        *count.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        if let Err(TrySendError::Full(store) | TrySendError::Disconnected(store)) = tx.try_send(store) {
+            *count.lock().unwrap_or_else(|p| p.into_inner()) -= 1;
+            drop(store);
+        }
+    }
+
+    /// Wait while the slots of stores not yet dropped may be all that is left of the pool.
+    fn wait_for_retired(&self) {
+        let (count, freed) = &*self.retired.pending;
+        let slots = self.config.max_concurrent.max(1) as usize;
+        let mut pending = count.lock().unwrap_or_else(|p| p.into_inner());
+        while *pending > 0 && self.active.load(Ordering::Acquire) + *pending >= slots {
+            pending = freed.wait(pending).unwrap_or_else(|p| p.into_inner());
+        }
     }
 
     /// A component from a `.wasm` file, compiled once and cached as `.cwasm` keyed by the
@@ -490,6 +544,7 @@ impl Runtime {
         f: impl FnOnce(&mut Store<CallState>) -> wasmtime::Result<R>,
     ) -> (Result<R, wasmtime::Error>, Store<CallState>, MemoryOutputPipe) {
         let stderr = MemoryOutputPipe::new(8 * 1024);
+        self.wait_for_retired();
         let mut store = profile::step("sandbox: a fresh store", || {
             self.new_store(budget, access, max_seconds, watch, stderr.clone())
         });
@@ -623,27 +678,29 @@ impl Runtime {
     ) -> (GuestOutcome, A, Attached) {
         let GuestCall { name, arguments, ctx, max_seconds, cancel, progress, budget, varied } = call;
         let watch = Watch { cancel, progress, varied: varied.unwrap_or_default() };
-        let (r, store, stderr) =
+        let (r, mut store, stderr) =
             self.with_instance(pre, budget, Box::new(access), max_seconds, watch, |inst, store| {
                 inst.call_call(&mut *store, name, arguments, ctx)
             });
-        let mut state = store.into_data();
+        // what the answer needs is taken out, and the store dropped off the caller's path
+        let state = store.data_mut();
         let attached = std::mem::take(&mut state.attached);
+        let (stopped, limit_hit) = (state.stopped.take(), state.limiter.hit);
+        let access = std::mem::replace(&mut state.access, Box::new(NoAccess));
+        self.retire(store);
         let outcome = match r {
             // a guest whose language catches running out of memory (JavaScript's engine does)
             // answers with an error of its own; the cap refused a growth, so that is the answer
-            Ok(Err(_)) if state.limiter.hit => GuestOutcome::OutOfMemory,
+            Ok(Err(_)) if limit_hit => GuestOutcome::OutOfMemory,
             Ok(ret) => GuestOutcome::Returned(ret),
             // an instance that could not be created: the pool's slots are all taken
-            Err(e) if e.downcast_ref::<NoSlot>().is_some() && state.stopped.is_none() && !state.limiter.hit => {
-                GuestOutcome::NoSlot
-            }
+            Err(e) if e.downcast_ref::<NoSlot>().is_some() && stopped.is_none() && !limit_hit => GuestOutcome::NoSlot,
             Err(e) => {
-                if let Some(stop) = state.stopped {
+                if let Some(stop) = stopped {
                     GuestOutcome::Stopped(stop)
                 } else if matches!(e.downcast_ref::<Trap>(), Some(Trap::OutOfFuel)) {
                     GuestOutcome::OutOfFuel
-                } else if state.limiter.hit {
+                } else if limit_hit {
                     GuestOutcome::OutOfMemory
                 } else {
                     GuestOutcome::Trapped { trap: first_line(&e.to_string()), stderr: stderr_text(&stderr) }
@@ -651,7 +708,7 @@ impl Runtime {
             }
         };
         // the access state went in as an `A`, so it comes back as one
-        let access = match state.access.into_any().downcast::<A>() {
+        let access = match access.into_any().downcast::<A>() {
             Ok(a) => *a,
             Err(_) => unreachable!("the call's access state changed type"),
         };
@@ -691,6 +748,13 @@ impl Drop for Runtime {
         if let Some(h) = self.ticker.lock().ok().and_then(|mut g| g.take()) {
             h.thread().unpark();
             let _ = h.join();
+        }
+        // the stores still being dropped go before the runtime does
+        drop(self.retired.to_drop.lock().ok().and_then(|mut t| t.take()));
+        let (count, freed) = &*self.retired.pending;
+        let mut pending = count.lock().unwrap_or_else(|p| p.into_inner());
+        while *pending > 0 {
+            pending = freed.wait(pending).unwrap_or_else(|p| p.into_inner());
         }
     }
 }

@@ -255,16 +255,16 @@ fn running_rows(v: &[f64], running: &[Option<bool>]) -> (usize, usize) {
     (rows, sampled)
 }
 
-/// `$f` called with the column `$v`'s samples in order (`$n` of them): the slice itself when it
-/// has no gap, else its values that are not NaN. In the sandbox a filtered loop checks the
+/// `$f` called with the column `$v`'s samples in order (`$n` of them), then `$arg`s: the slice
+/// itself when it has no gap, else its values that are not NaN. In the sandbox a filtered loop checks the
 /// call's deadline and fuel twice a sample (the filter's loop inside the caller's), and most
 /// logged columns have no gap.
 macro_rules! with_samples {
-    ($f:ident($v:expr, $n:expr $(, $arg:expr)*)) => {
+    ($f:ident($v:expr, $n:expr) $(, $arg:expr)*) => {
         if $n == $v.len() {
-            $f($v.iter().copied(), $n $(, $arg)*)
+            $f($v.iter().copied() $(, $arg)*)
         } else {
-            $f(present($v), $n $(, $arg)*)
+            $f(present($v) $(, $arg)*)
         }
     };
 }
@@ -272,7 +272,7 @@ macro_rules! with_samples {
 /// The median size of a sample-to-sample change, among the changes that are not zero (`n`: the
 /// column's samples).
 fn typical_move(v: &[f64], n: usize) -> f64 {
-    with_samples!(typical_move_of(v, n))
+    with_samples!(typical_move_of(v, n), n)
 }
 
 /// [`typical_move`] over the `n` samples.
@@ -297,7 +297,7 @@ fn typical_move_of(mut samples: impl Iterator<Item = f64>, n: usize) -> f64 {
 /// 2 % of the point's 99th-percentile magnitude: the band a role that rests at zero rests in
 /// (`n`: the column's samples).
 fn rest_band(v: &[f64], n: usize) -> f64 {
-    with_samples!(rest_band_of(v, n))
+    with_samples!(rest_band_of(v, n), n)
 }
 
 /// [`rest_band`] over the `n` samples.
@@ -312,12 +312,12 @@ fn rest_band_of(samples: impl Iterator<Item = f64>, n: usize) -> f64 {
 /// Samples that differ from both neighbouring samples, the same way, by more than `thr`, none
 /// of the three at rest (`n`: the column's samples).
 fn spike_count(v: &[f64], n: usize, thr: f64, rest: f64) -> usize {
-    with_samples!(spike_count_of(v, n, thr, rest))
+    with_samples!(spike_count_of(v, n), thr, rest)
 }
 
 /// [`spike_count`] over the samples.
 #[inline(never)]
-fn spike_count_of(mut samples: impl Iterator<Item = f64>, _n: usize, thr: f64, rest: f64) -> usize {
+fn spike_count_of(mut samples: impl Iterator<Item = f64>, thr: f64, rest: f64) -> usize {
     let at_rest = |x: f64| x.abs() <= rest;
     let (Some(mut a), Some(mut b)) = (samples.next(), samples.next()) else {
         return 0;

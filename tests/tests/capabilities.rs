@@ -234,7 +234,7 @@ fn a_store_written_by_the_reference_gives_the_reference_data() {
         let allowed: Vec<&str> = call["allowed"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         let name = call["capability"].as_str().unwrap();
         let r = reg.call(name, &call["arguments"], &ctx(&store, &allowed)).unwrap();
-        let mut data = r.data.clone();
+        let mut data = (*r.data).clone();
         if name == "facilities" {
             // the spec adds this count after the reference's release
             assert_eq!(data.as_object_mut().unwrap().remove("withheld_unverified"), Some(json!(0)));

@@ -73,7 +73,7 @@ fn a_store_camber_writes_is_read_by_pyarrow_and_served_by_the_reference() {
         let ref_points = reference(&["points", store.to_str().unwrap(), fid]);
         let ctx = CallContext::new(&store, [fid.to_string()]);
         let ours = full_registry().call("points", &json!({"facility_id": fid, "limit": 1000}), &ctx).unwrap();
-        assert_eq!(ours.data, ref_points["data"], "{fid}");
+        assert_eq!(*ours.data, ref_points["data"], "{fid}");
     }
 }
 
@@ -126,7 +126,7 @@ fn a_store_the_reference_writes_is_served_by_camber() {
     let ref_points = reference(&["points", store.to_str().unwrap(), fid]);
     let ctx = CallContext::new(&store, [fid.to_string()]);
     let ours = full_registry().call("points", &json!({"facility_id": fid}), &ctx).unwrap();
-    assert_eq!(ours.data, ref_points["data"]);
+    assert_eq!(*ours.data, ref_points["data"]);
     let ref_fac = reference(&["facilities", store.to_str().unwrap(), fid]);
     let ours = full_registry().call("facilities", &json!({}), &ctx).unwrap();
     let (a, b) = (&ours.data["facilities"][0], &ref_fac["data"]["facilities"][0]);

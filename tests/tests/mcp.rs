@@ -327,6 +327,30 @@ fn a_large_result_crosses_the_wire_once() {
 }
 
 #[test]
+fn a_call_asked_again_is_written_byte_for_byte_as_its_first_answer() {
+    let s = store();
+    let mut srv = Server::start(s.path());
+    srv.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    srv.recv();
+    let line = |srv: &mut Server, id: u64, n: u64| {
+        srv.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "echo", "arguments": {"n": n}}}));
+        let mut l = String::new();
+        srv.stdout.read_line(&mut l).unwrap();
+        l
+    };
+    // the second answer reuses the kept result, whose data is written from its kept text
+    for (n, ids) in [(3, [10, 11, 12]), (5000, [20, 21, 22])] {
+        let first = line(&mut srv, ids[0], n);
+        for id in &ids[1..] {
+            let again = line(&mut srv, *id, n);
+            assert_eq!(again.replacen(&format!("\"id\":{id},"), &format!("\"id\":{},", ids[0]), 1), first, "n = {n}");
+        }
+        let v: Value = serde_json::from_str(&first).unwrap();
+        assert_eq!(v["result"]["structuredContent"]["rows"].as_array().map(Vec::len), Some(n as usize));
+    }
+}
+
+#[test]
 fn a_client_that_asks_for_log_messages_gets_the_calls_log_line_without_its_arguments() {
     let s = store();
     let mut srv = Server::start(s.path());

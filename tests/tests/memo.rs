@@ -34,8 +34,11 @@ fn a_repeated_call_on_unchanged_data_is_answered_without_its_guest() {
     let r = r.unwrap();
     // a kept result carries its data's text, made once, for the adapters to write as it is
     let text = r.data_json.clone().expect("a reused result carries its data as JSON text");
-    assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), r.data);
+    assert_eq!(serde_json::from_str::<Value>(text.get()).unwrap(), *r.data);
     assert_eq!(r.data_text(), serde_json::to_string(&r.data).unwrap());
+    // and shares its data with the next call that reuses it, rather than copying it
+    let next = reg.call("points", &json!({"facility_id": "hq"}), &ctx).unwrap();
+    assert!(std::sync::Arc::ptr_eq(&r.data, &next.data), "a reused result's data is shared, not copied");
     let again = json!({"data": r.data, "text": r.text, "facts": r.facts, "banners": r.banners});
     assert_eq!(first, again, "and the answer, fact ids included, is the same");
 

@@ -55,7 +55,7 @@ fn all_findings(args: Value, c: &CallContext) -> (Value, Vec<Value>) {
     args["limit"] = json!(1000);
     let r = full_registry().call("rule_run", &args, c).unwrap();
     let f = r.data["findings"].as_array().unwrap().clone();
-    (r.data, f)
+    (std::sync::Arc::unwrap_or_clone(r.data), f)
 }
 
 #[test]

@@ -60,7 +60,7 @@ fn ingest(store: &Path, csv: &Path, extra: &[&str]) -> (i32, String, String) {
 
 fn points(store: &Path, fid: &str) -> Result<Value, camber_common::CapError> {
     let ctx = CallContext::new(store, [fid.to_string()]);
-    full_registry().call("points", &json!({"facility_id": fid}), &ctx).map(|r| r.data)
+    full_registry().call("points", &json!({"facility_id": fid}), &ctx).map(|r| std::sync::Arc::unwrap_or_clone(r.data))
 }
 
 #[test]

@@ -447,8 +447,10 @@ fn forged_or_unreadable_index_objects_are_checked_against_the_parts() {
 fn objects_outside_the_layout_are_neither_data_nor_damage() {
     let s3 = S3Server::start(&["camber-o"]);
     let (b, _, c) = demo_in(&s3, "camber-o", "store");
-    let before: Vec<Value> =
-        data_calls().into_iter().map(|(n, a)| call(&c, n, a).map(|r| r.data).unwrap_or(Value::Null)).collect();
+    let before: Vec<Value> = data_calls()
+        .into_iter()
+        .map(|(n, a)| call(&c, n, a).map(|r| (*r.data).clone()).unwrap_or(Value::Null))
+        .collect();
     let first = hq_parts(&b)[0].clone();
     let month = first.rsplit_once('/').unwrap().0.to_string();
     let part = b.read_all(None, &first, &b.snapshot_now().objects[&first]).unwrap();
@@ -462,8 +464,10 @@ fn objects_outside_the_layout_are_neither_data_nor_damage() {
         assert!(b.put(&key, bytes, Expect::Any).is_ok(), "{key}");
     }
     b.refresh().unwrap();
-    let after: Vec<Value> =
-        data_calls().into_iter().map(|(n, a)| call(&c, n, a).map(|r| r.data).unwrap_or(Value::Null)).collect();
+    let after: Vec<Value> = data_calls()
+        .into_iter()
+        .map(|(n, a)| call(&c, n, a).map(|r| (*r.data).clone()).unwrap_or(Value::Null))
+        .collect();
     assert_eq!(after, before);
     assert!(after[0]["count"].as_u64().unwrap() > 0);
 }

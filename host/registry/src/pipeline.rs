@@ -16,6 +16,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 use camber_common::progress::{Progress, ProgressSink};
@@ -347,10 +348,11 @@ fn fmt_seconds(s: f64) -> String {
 /// What the guest returned, parsed, on its way out.
 #[derive(Clone)]
 pub(crate) struct Outgoing {
-    data: Value,
+    /// Shared: a kept output hands the same tree to every call that reuses it.
+    data: Arc<Value>,
     /// `data` as JSON text, made once when the output is kept: what the byte cap measures and
     /// the adapters write on every call that reuses it.
-    data_json: Option<Arc<str>>,
+    data_json: Option<Arc<RawValue>>,
     facts: Vec<Value>,
     banners: Vec<String>,
     truncated: bool,
@@ -392,7 +394,7 @@ pub(crate) fn finish(
             let mut o = policy_steps(cap, out, adm, ctx, sent, &internal)?;
             if let (Some(k), Some(key)) = (&kept, key) {
                 step("memo", || {
-                    o.data_json = serde_json::to_string(&o.data).ok().map(Arc::from);
+                    o.data_json = serde_json::value::to_raw_value(&*o.data).ok().map(Arc::from);
                     k.keep_finished(key, o.clone())
                 });
             }
@@ -460,7 +462,7 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
         banners.insert(0, b);
     }
     let mut o = Outgoing {
-        data,
+        data: Arc::new(data),
         facts,
         banners,
         truncated: false,
@@ -486,10 +488,10 @@ fn parse_output(out: wit::CallResult, adm: &Admitted, internal: &dyn Fn(&str) ->
 /// Step 6: Limits: the page notices are banners (above); a list over the row cap is cut; a string
 /// over 2,000 characters in data or facts is cut (never a capability's own output).
 fn pages_and_caps(o: &mut Outgoing, cap: &CapabilityEntry, ctx: &CallContext) {
-    let cap_banners = policy::row_cap(&mut o.data, ctx.limits.max_rows);
+    let cap_banners = policy::row_cap(Arc::make_mut(&mut o.data), ctx.limits.max_rows);
     o.truncated |= !cap_banners.is_empty();
     o.banners.extend(cap_banners);
-    let mut cut = policy::cap_data_strings(&mut o.data, &cap.own_output);
+    let mut cut = policy::cap_data_strings(Arc::make_mut(&mut o.data), &cap.own_output);
     for f in o.facts.iter_mut() {
         cut += policy::cap_strings(f);
     }
@@ -527,7 +529,7 @@ fn facility_check(o: &Outgoing, ctx: &CallContext, internal: &dyn Fn(&str) -> Re
 /// Fact ids get the call's token, in facts, in the data's fact keys and in the text's own
 /// citations; fact texts become one line with no citation.
 fn fact_ids(o: &mut Outgoing, token: &str, internal: &dyn Fn(&str) -> Refusal) -> Result<(), Refusal> {
-    let mapping = policy::scope_facts(&mut o.facts, &mut o.data, token)
+    let mapping = policy::scope_facts(&mut o.facts, Arc::make_mut(&mut o.data), token)
         .map_err(|why| internal(&format!("returned bad facts: {why}")))?;
     policy::clean_fact_texts(&mut o.facts);
     o.text = policy::scope_text(&summary_line(&o.text), &mapping);
@@ -601,7 +603,7 @@ fn evidence_image(o: &mut Outgoing, cap: &CapabilityEntry, adm: &Admitted, ctx: 
 
 /// Step 6 (last): The byte cap over data, text, facts and banners together: `too_large`.
 fn byte_cap(o: &Outgoing, ctx: &CallContext) -> Result<(), Refusal> {
-    let size = policy::result_bytes(&o.data, o.data_json.as_deref(), &o.text, &o.facts, &o.banners)
+    let size = policy::result_bytes(&o.data, o.data_json.as_deref().map(RawValue::get), &o.text, &o.facts, &o.banners)
         + o.images.iter().map(|i| i.data.len() + i.alt.len()).sum::<usize>()
         + o.attached.iter().map(camber_common::ContentBlock::bytes).sum::<usize>();
     if size <= ctx.limits.max_bytes {

@@ -236,7 +236,7 @@ impl AppState {
     }
 }
 
-fn json_response(status: StatusCode, v: &Value) -> Response {
+fn json_response(status: StatusCode, v: &impl serde::Serialize) -> Response {
     let mut r = (status, serde_json::to_string(v).unwrap_or_default()).into_response();
     r.headers_mut().insert("content-type", HeaderValue::from_static("application/json"));
     r
@@ -367,8 +367,8 @@ async fn task_call(st: Arc<AppState>, owner: &str, job: mcp::CallJob) -> Respons
             let (job, notify) = super::tasks::watched(st.mcp_tasks.clone(), &task, job, Arc::new(|_n| {}));
             tokio::spawn(async move {
                 let reply = st.workers.run(flag, move |svc, cancel| mcp::run_call(svc, &job, cancel, notify)).await;
-                let reply = reply.unwrap_or_else(|CallFailed| Some(mcp::internal_error(Value::Null)));
-                st.mcp_tasks.finish(&task, reply);
+                let reply = reply.unwrap_or_else(|CallFailed| Some(mcp::internal_error(Value::Null).into()));
+                st.mcp_tasks.finish(&task, reply.map(jsonrpc::Message::into_value));
                 st.task_ended.notify_waiters();
             });
             json_response(StatusCode::OK, &jsonrpc::result(id, created))
@@ -421,7 +421,7 @@ fn accepts_stream(headers: &HeaderMap) -> bool {
 }
 
 /// One JSON-RPC message as an SSE `message` event.
-fn sse_event(v: &Value) -> Event {
+fn sse_event(v: &impl serde::Serialize) -> Event {
     Event::default().event("message").data(serde_json::to_string(v).unwrap_or_default())
 }
 
@@ -436,11 +436,11 @@ fn streamed_call(
     flag: Arc<AtomicBool>,
     job: mcp::CallJob,
 ) -> Response {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<jsonrpc::Message>();
     let notify: mcp::Notify = {
         let tx = tx.clone();
         Arc::new(move |v: Value| {
-            let _ = tx.send(v);
+            let _ = tx.send(v.into());
         })
     };
     let guard = CancelOnDrop::new(flag.clone());
@@ -454,13 +454,13 @@ fn streamed_call(
             }
             Ok(None) => {}
             Err(CallFailed) => {
-                let _ = tx.send(mcp::internal_error(id));
+                let _ = tx.send(mcp::internal_error(id).into());
             }
         }
     });
     let events = futures_util::stream::unfold((rx, guard), |(mut rx, mut guard)| async move {
         let v = rx.recv().await?;
-        if v.get("id").is_some() {
+        if v.is_response() {
             // the response: the call is over, the stream's end cancels nothing
             guard.disarm();
         }

@@ -2,6 +2,7 @@
 //! and errors.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
@@ -52,6 +53,87 @@ fn envelope<const N: usize>(members: [(&str, Value); N]) -> Value {
         m.insert(k.into(), v);
     }
     Value::Object(m)
+}
+
+/// A message on its way out: its tree and, for the result of a call the server keeps, the
+/// data's JSON text, written as it is in place of `result.structuredContent` (a `null` in the
+/// tree). The bytes are the ones the tree with the data in place would make; what is saved is
+/// a copy of the data into each answer and its serialization again.
+#[derive(Debug)]
+pub struct Message {
+    tree: Value,
+    structured: Option<Arc<RawValue>>,
+}
+
+/// The member of `result` a [`Message`]'s JSON text stands for.
+const STRUCTURED: &str = "structuredContent";
+
+impl Message {
+    /// A result response whose `structuredContent` is `data`, already JSON text.
+    pub fn result_with(id: Value, result: Value, data: Option<Arc<RawValue>>) -> Message {
+        let spliced = data.is_some() && result.get(STRUCTURED).is_some();
+        Message { tree: self::result(id, result), structured: data.filter(|_| spliced) }
+    }
+
+    /// Whether the message answers a request (it has an id), rather than notifying.
+    pub fn is_response(&self) -> bool {
+        self.tree.get("id").is_some()
+    }
+
+    /// The whole message as a tree: the JSON text parsed into its place.
+    pub fn into_value(self) -> Value {
+        let mut tree = self.tree;
+        if let Some(raw) = self.structured {
+            tree["result"][STRUCTURED] = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+        }
+        tree
+    }
+
+    /// The message as one line of JSON, without its newline.
+    pub fn to_vec(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+}
+
+impl From<Value> for Message {
+    fn from(tree: Value) -> Message {
+        Message { tree, structured: None }
+    }
+}
+
+impl serde::Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let (Some(raw), Value::Object(envelope)) = (&self.structured, &self.tree) else {
+            return self.tree.serialize(s);
+        };
+        let Some(Value::Object(result)) = envelope.get("result") else {
+            return self.tree.serialize(s);
+        };
+        let result = Spliced { members: result, key: STRUCTURED, with: &**raw };
+        Spliced { members: envelope, key: "result", with: &result }.serialize(s)
+    }
+}
+
+/// An object written member by member, with the value of `key` written from `with` instead.
+struct Spliced<'a, T: ?Sized> {
+    members: &'a serde_json::Map<String, Value>,
+    key: &'a str,
+    with: &'a T,
+}
+
+impl<T: serde::Serialize + ?Sized> serde::Serialize for Spliced<'_, T> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.members.len()))?;
+        for (k, v) in self.members {
+            if k == self.key {
+                m.serialize_entry(k, self.with)?;
+            } else {
+                m.serialize_entry(k, v)?;
+            }
+        }
+        m.end()
+    }
 }
 
 /// How deep `params` may nest (serde_json's own limit for a `Value`). A message nested
@@ -144,6 +226,24 @@ mod tests {
             text(&notification("notifications/progress", json!({"progress": 5}))),
             r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":5}}"#
         );
+    }
+
+    #[test]
+    fn a_result_with_its_data_as_text_is_written_as_the_tree_with_the_data_in_place() {
+        let data = json!({"rows": [{"a": 1, "b": "x \" y"}], "n": 1.5, "none": null});
+        let raw: Arc<RawValue> = serde_json::value::to_raw_value(&data).unwrap().into();
+        let result =
+            |d: Value| json!({"content": [{"type": "text", "text": "t"}], "structuredContent": d, "isError": false});
+        let whole = self::result(json!(3), result(data.clone()));
+        let spliced = Message::result_with(json!(3), result(Value::Null), Some(raw.clone()));
+        assert_eq!(spliced.to_vec(), serde_json::to_vec(&whole).unwrap(), "the same bytes, members in order");
+        assert!(spliced.is_response());
+        assert_eq!(spliced.into_value(), whole);
+        // a result without the member (an error) is written as it is: the text has no place
+        let refused = Message::result_with(json!(3), json!({"isError": true}), Some(raw));
+        assert_eq!(refused.to_vec(), br#"{"jsonrpc":"2.0","id":3,"result":{"isError":true}}"#);
+        let note: Message = notification("n", json!({})).into();
+        assert!(!note.is_response());
     }
 
     #[test]

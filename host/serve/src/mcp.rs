@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use camber_common::progress::{Percent, Progress, ProgressSink};
 use camber_common::{CapError, ErrorCode};
 
-use super::jsonrpc::{self, Incoming, INVALID_PARAMS, METHOD_NOT_FOUND};
+use super::jsonrpc::{self, Incoming, Message, INVALID_PARAMS, METHOD_NOT_FOUND};
 use super::Service;
 
 /// What a protocol revision changes. Every difference between revisions lives here, so a new
@@ -819,6 +819,20 @@ pub const TEXT_COPY_MAX_BYTES: usize = 64 << 10;
 
 /// The `tools/call` result of a call's outcome.
 pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, rev: Revision) -> Value {
+    let (mut result, data) = call_parts(outcome, rev);
+    if let Some(raw) = data {
+        result["structuredContent"] = serde_json::from_str(raw.get()).unwrap_or(Value::Null);
+    }
+    result
+}
+
+/// The `tools/call` result of a call's outcome and, for a result the server keeps, its data's
+/// JSON text, which stands for the `null` the result holds as its `structuredContent`
+/// ([`jsonrpc::Message`] writes it in place).
+fn call_parts(
+    outcome: Result<camber_common::CapabilityResult, CapError>,
+    rev: Revision,
+) -> (Value, Option<Arc<serde_json::value::RawValue>>) {
     match outcome {
         Ok(r) => {
             let mut text: String = r.banners.iter().map(|b| format!("NOTICE: {b}")).collect::<Vec<_>>().join("\n");
@@ -866,12 +880,21 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
                 ("isError".to_string(), Value::Bool(false)),
                 ("_meta".to_string(), Value::Object(meta)),
             ]);
+            // the kept text in place of the data, else the data moved in (shared only when kept)
+            let mut spliced = None;
             if rev.structured {
-                out.insert("structuredContent".into(), r.data);
+                let data = match r.data_json {
+                    Some(raw) => {
+                        spliced = Some(raw);
+                        Value::Null
+                    }
+                    None => Arc::unwrap_or_clone(r.data),
+                };
+                out.insert("structuredContent".into(), data);
             }
             let mut out = Value::Object(out);
             stamp(rev, &mut out, false);
-            out
+            (out, spliced)
         }
         Err(e) => {
             let mut err = json!({"code": e.code.as_str()});
@@ -884,7 +907,7 @@ pub fn call_result(outcome: Result<camber_common::CapabilityResult, CapError>, r
                 "_meta": {"camber/error": err},
             });
             stamp(rev, &mut out, false);
-            out
+            (out, None)
         }
     }
 }
@@ -906,7 +929,7 @@ fn progress_note(token: &Value, percent: u32, message: Option<&str>) -> Value {
 /// `notify` as the guest reports it: 0 at the start, each whole percent the guest's reports
 /// reach (with what it just finished), 100 at the end. `None` when the call was cancelled (a
 /// cancelled request gets no response).
-pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: Notify) -> Option<Value> {
+pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: Notify) -> Option<Message> {
     let session = &job.session;
     let percent = Arc::new(Percent::new());
     // a client watching at the debug level gets each step as a log message too, so logging
@@ -947,12 +970,13 @@ pub fn run_call(svc: &Service, job: &CallJob, cancel: Arc<AtomicBool>, notify: N
     }
     if matches!(&outcome, Err(e) if e.code == ErrorCode::UnknownCapability) {
         let name = svc.redactor().echo(&job.name);
-        return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")));
+        return Some(jsonrpc::error(job.id.clone(), INVALID_PARAMS, &format!("Unknown tool: {name}")).into());
     }
     if let Some(token) = &job.progress_token {
         if let Some(pc) = percent.rise(100) {
             notify(progress_note(token, pc, None));
         }
     }
-    Some(jsonrpc::result(job.id.clone(), call_result(outcome, session.revision)))
+    let (result, data) = call_parts(outcome, session.revision);
+    Some(Message::result_with(job.id.clone(), result, data))
 }

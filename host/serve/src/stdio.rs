@@ -27,7 +27,22 @@ use super::Service;
 
 /// A call, the flag that cancels it, and the task it runs as (if any).
 type Job = (mcp::CallJob, Arc<AtomicBool>, Option<String>);
-type Sender = Arc<dyn Fn(&Value) + Send + Sync>;
+
+/// Writes one line, its newline included, to stdout.
+type WriteLine = dyn Fn(&[u8]) + Send + Sync;
+
+/// Writes one message as a line of stdout.
+#[derive(Clone)]
+struct Sender(Arc<WriteLine>);
+
+impl Sender {
+    /// `m` and its newline in one write, so the client wakes once for it.
+    fn send(&self, m: &impl serde::Serialize) {
+        let mut line = serde_json::to_vec(m).unwrap_or_default();
+        line.push(b'\n');
+        (self.0)(&line);
+    }
+}
 
 /// What the call workers share.
 struct Pool {
@@ -65,7 +80,7 @@ fn spawn_worker(pool: &Arc<Pool>) {
             let job = p.jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
             let Ok((job, cancel, task)) = job else { break };
             let send = p.send.clone();
-            let notify: mcp::Notify = Arc::new(move |v: Value| send(&v));
+            let notify: mcp::Notify = Arc::new(move |v: Value| send.send(&v));
             // a task's progress is its status message too
             let (job, notify) = match &task {
                 Some(t) => super::tasks::watched(p.tasks.clone(), t, job, notify),
@@ -75,23 +90,23 @@ fn spawn_worker(pool: &Arc<Pool>) {
             p.inflight.lock().unwrap_or_else(|e| e.into_inner()).remove(&job.id.to_string());
             let reply = reply.unwrap_or_else(|_| {
                 log::line("camber: a call panicked in the server; answered internal");
-                Some(mcp::internal_error(job.id.clone()))
+                Some(mcp::internal_error(job.id.clone()).into())
             });
             match (&task, reply) {
                 // a task's answer is kept for tasks/result; the client hears that it ended
                 (Some(t), r) => {
-                    let note = p.tasks.finish(t, r);
+                    let note = p.tasks.finish(t, r.map(jsonrpc::Message::into_value));
                     let waiting = p.waiting.lock().unwrap_or_else(|e| e.into_inner()).remove(t).unwrap_or_default();
                     for id in waiting {
                         if let Some(v) = p.tasks.result(OWNER, &id, t) {
-                            (p.send)(&v);
+                            p.send.send(&v);
                         }
                     }
                     if let Some(note) = note {
-                        (p.send)(&note);
+                        p.send.send(&note);
                     }
                 }
-                (None, Some(r)) => (p.send)(&r),
+                (None, Some(r)) => p.send.send(&r),
                 (None, None) => {}
             }
             #[cfg(debug_assertions)]
@@ -111,16 +126,13 @@ fn p_handles(pool: &Pool) -> std::sync::MutexGuard<'_, Vec<JoinHandle<()>>> {
 /// Serve until stdin closes. `workers` calls run at once.
 pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
     let out = Arc::new(Mutex::new(std::io::stdout()));
-    let send: Sender = {
+    let send = {
         let out = out.clone();
-        Arc::new(move |v: &Value| {
-            // the message and its newline in one write, so the client wakes once for it
-            let mut line = serde_json::to_vec(v).unwrap_or_default();
-            line.push(b'\n');
+        Sender(Arc::new(move |line: &[u8]| {
             let mut o = out.lock().unwrap_or_else(|p| p.into_inner());
-            let _ = o.write_all(&line);
+            let _ = o.write_all(line);
             let _ = o.flush();
-        })
+        }))
     };
     let inflight: Arc<Mutex<HashMap<String, Arc<AtomicBool>>>> = Arc::new(Mutex::new(HashMap::new()));
     let (tx, rx) = mpsc::channel::<Job>();
@@ -150,7 +162,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                 std::thread::sleep(every);
                 let notes = catch_unwind(AssertUnwindSafe(|| mcp::changed_resources(&svc, &subs))).unwrap_or_default();
                 for n in notes {
-                    send(&n);
+                    send.send(&n);
                 }
             }
         });
@@ -167,7 +179,7 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
             };
             for n in mcp::list_changed(&change) {
-                send(&n);
+                send.send(&n);
             }
         });
     }
@@ -187,26 +199,26 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
         let msg = match jsonrpc::parse(trimmed) {
             Ok(m) => m,
             Err(e) => {
-                send(&e);
+                send.send(&e);
                 continue;
             }
         };
         match mcp::handle_contained(&svc, msg, &mut session) {
-            Action::Reply(r) => send(&r),
+            Action::Reply(r) => send.send(&r),
             Action::Prompt(job) => {
                 let r = catch_unwind(AssertUnwindSafe(|| mcp::run_prompt(&svc, &job)));
-                send(&r.unwrap_or_else(|_| {
+                send.send(&r.unwrap_or_else(|_| {
                     log::line("camber: a prompt panicked in the server; answered internal");
                     mcp::internal_error(job.id.clone())
                 }));
             }
             Action::Complete(job) => {
                 let r = catch_unwind(AssertUnwindSafe(|| mcp::run_complete(&svc, &job)));
-                send(&r.unwrap_or_else(|_| mcp::internal_error(job.id.clone())));
+                send.send(&r.unwrap_or_else(|_| mcp::internal_error(job.id.clone())));
             }
             Action::Resource(job) => {
                 let r = catch_unwind(AssertUnwindSafe(|| mcp::run_resource(&svc, &job)));
-                send(&r.unwrap_or_else(|_| mcp::internal_error(job.id.clone())));
+                send.send(&r.unwrap_or_else(|_| mcp::internal_error(job.id.clone())));
             }
             Action::Nothing => {}
             Action::Cancel(id) => {
@@ -219,10 +231,10 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                 // does not stop a task: tasks/cancel does)
                 match pool.tasks.create(OWNER, job.task.and_then(|t| t.ttl_ms)) {
                     Ok((task, created, flag)) => {
-                        send(&jsonrpc::result(job.id.clone(), created));
+                        send.send(&jsonrpc::result(job.id.clone(), created));
                         let _ = tx.send((job, flag, Some(task)));
                     }
-                    Err(why) => send(&jsonrpc::error(job.id.clone(), jsonrpc::INVALID_REQUEST, &why)),
+                    Err(why) => send.send(&jsonrpc::error(job.id.clone(), jsonrpc::INVALID_REQUEST, &why)),
                 }
             }
             Action::Call(job) => {
@@ -231,14 +243,14 @@ pub fn serve(svc: Arc<Service>, workers: usize) -> std::io::Result<()> {
                 let _ = tx.send((job, flag, None));
             }
             Action::Tasks { id, method, params } => match pool.tasks.answer(OWNER, id, &method, &params) {
-                Answer::Reply(v) => send(&v),
+                Answer::Reply(v) => send.send(&v),
                 Answer::Wait { id, task } => {
                     // tasks/result of a running task is answered when the task ends; under the
                     // waiting list's lock, so the worker ending it either sees this request or
                     // has ended it already
                     let mut waiting = pool.waiting.lock().unwrap_or_else(|p| p.into_inner());
                     match pool.tasks.result(OWNER, &id, &task) {
-                        Some(v) => send(&v),
+                        Some(v) => send.send(&v),
                         None => waiting.entry(task).or_default().push(id),
                     }
                 }

@@ -1,7 +1,10 @@
 //! The shape of an answer: what a handler returns (`Output`) and what a caller receives
 //! after the host's policy has run (`CapabilityResult`).
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::Value;
 
 use crate::page::PageNotice;
@@ -116,7 +119,9 @@ pub struct RenderedPrompt {
 /// What every adapter returns for a successful call.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CapabilityResult {
-    pub data: Value,
+    /// Shared, not owned: a result the host keeps for calls asked again hands each answer the
+    /// same tree instead of a copy of it.
+    pub data: Arc<Value>,
     pub text: String,
     pub facts: Vec<Value>,
     pub banners: Vec<String>,
@@ -131,7 +136,7 @@ pub struct CapabilityResult {
     /// again): an adapter writes this instead of serializing `data` once more. A copy of
     /// `data`, never a field of its own on the wire, and not part of equality.
     #[serde(skip)]
-    pub data_json: Option<std::sync::Arc<str>>,
+    pub data_json: Option<Arc<RawValue>>,
 }
 
 impl PartialEq for CapabilityResult {
@@ -145,7 +150,7 @@ impl CapabilityResult {
     /// `data` as JSON text: the kept copy when there is one, else serialized now.
     pub fn data_text(&self) -> String {
         match &self.data_json {
-            Some(j) => j.to_string(),
+            Some(j) => j.get().to_string(),
             None => serde_json::to_string(&self.data).unwrap_or_default(),
         }
     }

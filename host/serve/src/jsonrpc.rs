@@ -88,11 +88,6 @@ impl Message {
         }
         tree
     }
-
-    /// The message as one line of JSON, without its newline.
-    pub fn to_vec(&self) -> Vec<u8> {
-        serde_json::to_vec(self).unwrap_or_default()
-    }
 }
 
 impl From<Value> for Message {
@@ -236,12 +231,16 @@ mod tests {
             |d: Value| json!({"content": [{"type": "text", "text": "t"}], "structuredContent": d, "isError": false});
         let whole = self::result(json!(3), result(data.clone()));
         let spliced = Message::result_with(json!(3), result(Value::Null), Some(raw.clone()));
-        assert_eq!(spliced.to_vec(), serde_json::to_vec(&whole).unwrap(), "the same bytes, members in order");
+        assert_eq!(
+            serde_json::to_vec(&spliced).unwrap(),
+            serde_json::to_vec(&whole).unwrap(),
+            "the same bytes, members in order"
+        );
         assert!(spliced.is_response());
         assert_eq!(spliced.into_value(), whole);
         // a result without the member (an error) is written as it is: the text has no place
         let refused = Message::result_with(json!(3), json!({"isError": true}), Some(raw));
-        assert_eq!(refused.to_vec(), br#"{"jsonrpc":"2.0","id":3,"result":{"isError":true}}"#);
+        assert_eq!(serde_json::to_vec(&refused).unwrap(), br#"{"jsonrpc":"2.0","id":3,"result":{"isError":true}}"#);
         let note: Message = notification("n", json!({})).into();
         assert!(!note.is_response());
     }

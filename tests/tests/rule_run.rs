@@ -174,6 +174,36 @@ fn selections_and_refusals() {
     assert_eq!(p["measured_fan_heat_f"]["source"], "fallback");
 }
 
+/// `finding_detail` of every finding of a run agrees with the run's row (the same verdict,
+/// words and figures), whether it ran the finding's rule alone or the whole run again: every
+/// third finding of three buildings, about 180 in all.
+#[test]
+fn finding_detail_agrees_with_the_run_on_its_findings() {
+    let mut n = 0;
+    for fid in [ECON, G36, CHW] {
+        let (_, findings) = all_findings(json!({"facility_id": fid}), &ctx());
+        for row in findings.iter().step_by(3) {
+            let args = json!({"facility_id": fid, "finding_id": row["finding_id"], "image": false, "limit": 1});
+            let d = call("finding_detail", args).unwrap().data;
+            for k in [
+                "rule",
+                "equip",
+                "severity",
+                "summary",
+                "caveats",
+                "metrics",
+                "judged_samples",
+                "flagged_samples",
+                "share",
+            ] {
+                assert_eq!(d[k], row[k], "{fid} {}: {k}", row["finding_id"]);
+            }
+            n += 1;
+        }
+    }
+    assert!(n > 150, "{n}");
+}
+
 #[test]
 fn finding_detail_spans_and_conditions() {
     let d = call(

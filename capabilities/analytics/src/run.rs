@@ -174,8 +174,21 @@ pub fn trust_of(frames: &[EquipFrame], config: &RunConfig) -> BTreeMap<String, B
 /// The configured references compared: each (equipment, role) of the config whose equipment
 /// is in the run, with the reference equipment's frame from `others` (or the run's).
 pub fn compare_references(config: &RunConfig, frames: &[EquipFrame], others: &[EquipFrame]) -> Vec<RefResult> {
+    references_of(config, frames, others, None)
+}
+
+/// [`compare_references`], of `only` equipment when it is given.
+fn references_of(
+    config: &RunConfig,
+    frames: &[EquipFrame],
+    others: &[EquipFrame],
+    only: Option<&str>,
+) -> Vec<RefResult> {
     let mut out = Vec::new();
     for (equip, roles) in &config.references {
+        if only.is_some_and(|o| o != equip) {
+            continue;
+        }
         let Some(point_frame) = frames.iter().find(|e| &e.equip == equip) else { continue };
         for (role, Reference { equip: req, role: rrole, label }) in roles {
             let ref_frame = others.iter().chain(frames).find(|e| &e.equip == req);
@@ -260,21 +273,63 @@ pub fn run_watched(
     others: &[EquipFrame],
     watch: &mut dyn FnMut(usize, usize, &str),
 ) -> Result<RunResult, EngineError> {
-    let selected = selected_rules(config, req)?;
-    let total = frames.len() + selected.iter().filter(|(r, ..)| r.is_fleet()).count();
-    // only the roles the selected rules read are scored (each as sensor_trust scores it)
+    run_on(config, req, frames, others, None, watch)
+}
+
+/// Rules whose findings a whole run revises after every rule has run, from other rules'
+/// findings (`hp_capacity_shortfall` defers its cause to `hp_room_imbalance`'s fight).
+const REVISED_BY_THE_RUN: &[&str] = &["hp_capacity_shortfall"];
+
+/// Whether the findings of rule `id` on an equipment stand alone: an equipment rule (not a
+/// fleet rule) whose findings no step after the rules revises, so [`run_equipment`] gives them
+/// exactly as a whole run does.
+pub fn stands_alone(id: &str) -> bool {
+    !REVISED_BY_THE_RUN.contains(&id) && rules::all().iter().any(|r| (r.spec)().id == id && !r.is_fleet())
+}
+
+/// The findings the selected equipment rules give on `equip` alone, each exactly as [`run`]
+/// gives it on the same frames for a rule that [`stands_alone`], without scoring or judging
+/// the rest of the run: `finding_detail` asks for one finding. Fleet rules are not run; the
+/// result's trust and references are `equip`'s only.
+pub fn run_equipment(
+    config: &RunConfig,
+    req: &RunRequest,
+    frames: &[EquipFrame],
+    others: &[EquipFrame],
+    equip: &str,
+) -> Result<RunResult, EngineError> {
+    run_on(config, req, frames, others, Some(equip), &mut |_, _, _| {})
+}
+
+/// [`run_watched`]; with `only`, that equipment's rules alone.
+fn run_on(
+    config: &RunConfig,
+    req: &RunRequest,
+    frames: &[EquipFrame],
+    others: &[EquipFrame],
+    only: Option<&str>,
+    watch: &mut dyn FnMut(usize, usize, &str),
+) -> Result<RunResult, EngineError> {
+    let mut selected = selected_rules(config, req)?;
+    if only.is_some() {
+        selected.retain(|(r, ..)| !r.is_fleet());
+    }
+    let judged: Vec<&EquipFrame> = frames.iter().filter(|e| only.is_none_or(|o| o == e.equip)).collect();
+    let total = judged.len() + selected.iter().filter(|(r, ..)| r.is_fleet()).count();
+    // only the roles the selected rules read are scored (each as sensor_trust scores it; a
+    // role's score does not depend on which others are scored)
     let read: Vec<&str> = selected.iter().flat_map(|(_, spec, _)| spec.inputs.roles()).collect();
-    let trust: BTreeMap<String, BTreeMap<String, Trust>> = frames
+    let trust: BTreeMap<String, BTreeMap<String, Trust>> = judged
         .iter()
         .map(|e| {
             let step = config.step_of(&e.frame);
             (e.equip.clone(), crate::trust::assess_roles(&e.frame, step, |r| read.contains(&r)))
         })
         .collect();
-    let references = compare_references(config, frames, others);
+    let references = references_of(config, frames, others, only);
     let mut findings = Vec::new();
     let mut skipped = Vec::new();
-    for (done, e) in frames.iter().enumerate() {
+    for (done, e) in judged.into_iter().enumerate() {
         watch(done, total, &e.equip);
         let scores = trust.get(&e.equip);
         for (rule, spec, params) in &selected {
@@ -351,8 +406,9 @@ pub fn run_watched(
             }
         }
     }
+    let equipment_done = total - selected.iter().filter(|(r, ..)| r.is_fleet()).count();
     for (k, (rule, spec, params)) in selected.iter().filter(|(r, ..)| r.is_fleet()).enumerate() {
-        watch(frames.len() + k, total, spec.id);
+        watch(equipment_done + k, total, spec.id);
         let ctx = FleetRun { config, req, frames, others, trust: &trust, references: &references };
         ctx.run_fleet(rule, spec, params, &mut findings, &mut skipped);
     }

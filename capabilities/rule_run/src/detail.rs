@@ -1,7 +1,7 @@
 //! `finding_detail`: one finding of the same run as `rule_run`, in full.
 
 use camber_analytics::engine::{round2, Severity, EVENTS_METRIC, NS_PER_HOUR};
-use camber_analytics::run::{EquipFrame, RunFinding};
+use camber_analytics::run::{run_equipment, stands_alone, EquipFrame, RunFinding, RunResult};
 use camber_analytics::Frame;
 
 const NS_PER_HOUR_F: f64 = NS_PER_HOUR as f64;
@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use crate::prepare::{prepare, run_block};
 use crate::run::{
-    conditional_words, declined_banner, execute, metrics_json, one, reference_banners, reference_json, severity_str,
-    share,
+    conditional_words, declined_banner, execute, metrics_json, one, reference_banners, reference_json, request,
+    severity_str, share,
 };
 
 /// A run of flagged samples with no gap longer than one and a half grid intervals.
@@ -231,13 +231,41 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
     Ok(out)
 }
 
+/// The run of the one finding `want` names when its rule [`stands_alone`]: that rule on that
+/// equipment only, the same finding a whole run gives at a fraction of the work. Kept only
+/// when it holds the finding and the finding is neither declined nor conditional on a
+/// reference (their banners count the whole run's); `None` runs everything, as does any
+/// refusal, so that the whole run words it.
+fn alone(args: &Value, p: &crate::prepare::Prepared, want: &str) -> Result<Option<RunResult>, CapError> {
+    let Some((rule, _)) = want.split_once('@') else { return Ok(None) };
+    let named = |e: &str| {
+        want.strip_prefix(rule).and_then(|x| x.strip_prefix('@')).and_then(|x| x.strip_prefix(e)).is_some_and(|n| {
+            n.is_empty() || n.strip_prefix('#').is_some_and(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()))
+        })
+    };
+    // one equipment only: names such as `AHU-1` and `AHU-1#2` could both read as this id
+    let equips: Vec<&str> = p.frames.iter().map(|e| e.equip.as_str()).filter(|e| named(e)).collect();
+    let [equip] = equips[..] else { return Ok(None) };
+    let mut req = request(args, p)?;
+    if !stands_alone(rule) || req.rules.as_ref().is_some_and(|r| !r.iter().any(|x| x == rule)) {
+        return Ok(None);
+    }
+    req.rules = Some(vec![rule.to_string()]);
+    let Ok(result) = run_equipment(&p.config, &req, &p.frames, &p.others, equip) else { return Ok(None) };
+    let whole = result.findings.iter().any(|f| f.id == want && f.declined.is_empty() && f.conditional_on.is_empty());
+    Ok(whole.then_some(result))
+}
+
 pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let want = args["finding_id"].as_str().unwrap_or_default();
     if is_drift_id(want) {
         return drift_detail(args, ctx, want);
     }
     let p = prepare(args, ctx, None)?;
-    let result = execute(args, &p, crate::progress::Phase::only("rules"))?;
+    let result = match alone(args, &p, want)? {
+        Some(r) => r,
+        None => execute(args, &p, crate::progress::Phase::only("rules"))?,
+    };
     let Some(f) = result.findings.iter().find(|f| f.id == want) else {
         let ids: Vec<String> = result.findings.iter().map(|f| f.id.clone()).collect();
         let shown: Vec<String> = ids.iter().take(10).map(|i| name(i)).collect();

@@ -767,6 +767,35 @@ mod tests {
         assert!(assess_frame(&winter, H).values().all(|t| t.flags.is_empty()));
     }
 
+    /// `finding_detail` scores only its rule's roles and `drift` a family's at once: a role
+    /// scores the same whichever others are scored with it, its unit checked against every
+    /// sibling on the frame.
+    #[test]
+    fn a_roles_score_does_not_depend_on_which_others_are_scored() {
+        let n = 24 * 14;
+        let w: Vec<f64> = wave(n).iter().map(|x| x - 55.0).collect();
+        let mut stuck = w.iter().map(|x| x + 62.0).collect::<Vec<f64>>();
+        stuck[100..200].fill(61.0);
+        let f = Frame::from_rows(
+            &ts(n),
+            &[
+                ("supply_fan_status", (0..n).map(|i| f64::from(u8::from(i % 24 > 6))).collect()),
+                ("supply_air_temp", w.iter().map(|x| (x + 55.0 - 32.0) / 1.8).collect()),
+                ("mixed_air_temp", stuck),
+                ("return_air_temp", w.iter().map(|x| x + 72.0).collect()),
+                ("cool_valve", w.iter().map(|x| (x + 3.5) / 10.0).collect()),
+                ("heat_valve", w.iter().map(|x| (x + 3.5) * 10.0).collect()),
+            ],
+        );
+        let all = assess_frame(&f, H);
+        assert!(all["supply_air_temp"].flags.contains(&"degC_in_degF_building"), "{:?}", all["supply_air_temp"]);
+        for role in all.keys() {
+            let alone = assess_roles(&f, H, |r| r == role);
+            assert_eq!(alone.keys().collect::<Vec<_>>(), vec![role]);
+            assert_eq!(format!("{:?}", alone[role]), format!("{:?}", all[role]), "{role}");
+        }
+    }
+
     #[test]
     fn frozen_while_running_is_stuck_but_not_while_off() {
         let n = 24 * 30;

@@ -14,6 +14,7 @@ use super::families::{Diagnosis, DriftFamily};
 use super::{Baseline, DetectorSpec, FitError};
 use crate::engine::{Finding, Frame, Outcome, Params};
 use crate::run::EquipFrame;
+use crate::trust::Trust;
 
 /// A window `[start, end]` in stored ns; either end open.
 pub type Window = (Option<i64>, Option<i64>);
@@ -164,12 +165,18 @@ pub fn slice(frame: &Frame, w: Window) -> Frame {
     }
 }
 
+/// The trust of every role a family's detectors read on `frame`, scored once for all of them
+/// (a role's score does not depend on which others are scored).
+fn family_scores(detectors: &[DetectorSpec], frame: &Frame, step_ns: i64) -> BTreeMap<String, Trust> {
+    let reads: Vec<&str> = detectors.iter().flat_map(|d| d.inputs.roles()).collect();
+    crate::trust::assess_roles(frame, step_ns, |r| reads.contains(&r))
+}
+
 /// The inputs of `spec` present in `frame` that score below `floor` and gate its check (a
-/// required input, or a present member of a group it needs one of), with their scores.
-fn untrusted(spec: &DetectorSpec, frame: &Frame, floor: f64, step_ns: i64) -> Vec<(String, f64)> {
-    let reads = spec.inputs.roles();
+/// required input, or a present member of a group it needs one of), with their scores
+/// (`scores`: the frame's, from [`family_scores`]).
+fn untrusted(spec: &DetectorSpec, frame: &Frame, scores: &BTreeMap<String, Trust>, floor: f64) -> Vec<(String, f64)> {
     let gates = spec.inputs.gated(|r| frame.col(r).is_some());
-    let scores = crate::trust::assess_roles(frame, step_ns, |r| reads.contains(&r));
     let mut below: Vec<(String, f64)> = gates
         .iter()
         .filter_map(|r| scores.get(*r).map(|t| (r.to_string(), t.score)))
@@ -230,10 +237,11 @@ pub fn run_family_watched(
     let twin_fits: BTreeMap<&str, TwinFit> = match &run.source {
         Source::Twin { frame, window, .. } => {
             let window_frame = slice(frame, *window);
+            let scores = family_scores(&detectors, &window_frame, run.step_ns);
             detectors
                 .iter()
                 .map(|d| {
-                    let below = untrusted(d, &window_frame, run.min_trust, run.step_ns);
+                    let below = untrusted(d, &window_frame, &scores, run.min_trust);
                     let params = run.params.get(d.id).unwrap_or(&defaults);
                     let fit = if below.is_empty() {
                         super::fit(d, &window_frame, params).map_err(|e| (e, Vec::new()))
@@ -267,6 +275,16 @@ pub fn run_family_watched(
             }
         }
         let current = slice(&m.frame, run.current);
+        let scores = family_scores(&detectors, &current, run.step_ns);
+        // a period's baseline window, sliced and scored once for every detector
+        let period = match &run.source {
+            Source::Period(w) => {
+                let base = slice(&m.frame, *w);
+                let scores = family_scores(&detectors, &base, run.step_ns);
+                Some((base, scores))
+            }
+            _ => None,
+        };
         let mut mine: Vec<DriftFinding> = Vec::new();
         for d in &detectors {
             let params = &run.params.get(d.id).unwrap_or(&defaults).for_equip(&m.equip);
@@ -282,22 +300,22 @@ pub fn run_family_watched(
                     baseline_source: source_label.clone(),
                 })
             };
-            let below = untrusted(d, &current, run.min_trust, run.step_ns);
+            let below = untrusted(d, &current, &scores, run.min_trust);
             if !below.is_empty() {
                 push(&mut mine, declined_finding(d, &below, run.min_trust), below);
                 continue;
             }
             let baseline: Result<Baseline, Outcome> = match &run.source {
-                Source::Period(w) => {
-                    let base = slice(&m.frame, *w);
-                    let below = untrusted(d, &base, run.min_trust, run.step_ns);
+                Source::Period(_) => {
+                    let Some((base, base_scores)) = &period else { continue };
+                    let below = untrusted(d, base, base_scores, run.min_trust);
                     if !below.is_empty() {
                         let mut f = declined_finding(d, &below, run.min_trust);
                         f.summary = format!("{} in the baseline window", f.summary);
                         push(&mut mine, f, below);
                         continue;
                     }
-                    super::fit(d, &base, params).map_err(|e| e.into_outcome(d))
+                    super::fit(d, base, params).map_err(|e| e.into_outcome(d))
                 }
                 Source::Twin { equip, .. } => match twin_fits.get(d.id) {
                     Some(Ok(b)) => Ok(b.clone()),
@@ -408,22 +426,24 @@ pub fn fit_family(
 ) -> (Vec<FrozenEntry>, Vec<(String, String, String)>) {
     let defaults = Params::default();
     let (mut entries, mut left) = (Vec::new(), Vec::new());
+    let detectors = family.built();
     for m in members {
         let base = slice(&m.frame, window);
-        for d in family.built() {
+        let scores = family_scores(&detectors, &base, step_ns);
+        for d in &detectors {
             let params = &params.get(d.id).unwrap_or(&defaults).for_equip(&m.equip);
-            let below = untrusted(&d, &base, min_trust, step_ns);
+            let below = untrusted(d, &base, &scores, min_trust);
             if !below.is_empty() {
                 let names: Vec<String> = below.iter().map(|(r, s)| format!("{r} (trust {s:.2})")).collect();
                 left.push((m.equip.clone(), d.id.to_string(), format!("untrusted input(s): {}", names.join(", "))));
                 continue;
             }
-            match super::fit(&d, &base, params) {
+            match super::fit(d, &base, params) {
                 Ok(baseline) => entries.push(FrozenEntry {
                     family: family.name.into(),
                     equip: m.equip.clone(),
                     class: m.class.clone(),
-                    roles: roles_read(&d, &base),
+                    roles: roles_read(d, &base),
                     baseline,
                 }),
                 Err(FitError::Missing(_)) => {}

@@ -38,6 +38,9 @@ pub struct Fleet<'a> {
     /// The roles each serving equipment (a member's parent) stores, when the run has its
     /// frame: what a rule may say about the system serving a group (its duct static pressure).
     pub parent_roles: std::collections::BTreeMap<String, Vec<String>>,
+    /// How long each member's samples stand for (ns), worked out on first use: a fleet rule
+    /// holds several of a member's columns on the axis.
+    spans: Vec<std::cell::OnceCell<Vec<f64>>>,
 }
 
 /// A group of a fleet: the members one system serves, or a pool of one class.
@@ -68,7 +71,16 @@ pub struct FleetFinding {
 /// so an hourly trend read on a 15-minute axis counts for the whole hour. NaN where no sample
 /// covers an instant.
 pub fn hold_on(frame: &Frame, col: &[f64], times: &[i64]) -> Vec<f64> {
-    let span: Vec<f64> = frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect();
+    hold_spanned(frame, &spans_ns(frame), col, times)
+}
+
+/// How long each sample of `frame` stands for, in ns (as [`Frame::weights_hours`]).
+fn spans_ns(frame: &Frame) -> Vec<f64> {
+    frame.weights_hours().iter().map(|h| h * crate::engine::NS_PER_HOUR as f64).collect()
+}
+
+/// [`hold_on`] with the frame's sample spans worked out.
+fn hold_spanned(frame: &Frame, span: &[f64], col: &[f64], times: &[i64]) -> Vec<f64> {
     let mut out = crate::engine::nans(times.len());
     let mut k = 0;
     for (i, t) in times.iter().enumerate() {
@@ -83,17 +95,66 @@ pub fn hold_on(frame: &Frame, col: &[f64], times: &[i64]) -> Vec<f64> {
     out
 }
 
+/// The sorted union of timestamp lists, each without repeats. Members on one grid share
+/// their timestamps, so a list equal to the union so far adds nothing; a sorted list is merged
+/// in one pass; only an unsorted one sends the lot through a sort.
+pub(crate) fn union_of<'t>(lists: impl Iterator<Item = &'t [i64]> + Clone) -> Vec<i64> {
+    if !lists.clone().all(|l| l.is_sorted()) {
+        let mut all: Vec<i64> = lists.flatten().copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        return all;
+    }
+    let mut out: Vec<i64> = Vec::new();
+    for l in lists {
+        if same_times(l, &out) {
+            continue;
+        }
+        let mut merged = Vec::with_capacity(out.len().max(l.len()));
+        let (mut i, mut j) = (0, 0);
+        while i < out.len() || j < l.len() {
+            let t = match (out.get(i), l.get(j)) {
+                (Some(&a), Some(&b)) if a <= b => {
+                    i += 1;
+                    j += usize::from(a == b);
+                    a
+                }
+                (_, Some(&b)) => {
+                    j += 1;
+                    b
+                }
+                (Some(&a), None) => {
+                    i += 1;
+                    a
+                }
+                (None, None) => break,
+            };
+            if merged.last() != Some(&t) {
+                merged.push(t);
+            }
+        }
+        out = merged;
+    }
+    out
+}
+
+/// Whether two timestamp lists are equal, compared as integers: a slice's `==` is the C
+/// library's `memcmp`, which in the sandbox compares a byte at a time.
+fn same_times(a: &[i64], b: &[i64]) -> bool {
+    a.len() == b.len()
+        && a.chunks(512).zip(b.chunks(512)).all(|(x, y)| x.iter().zip(y).fold(true, |same, (p, q)| same & (p == q)))
+}
+
 /// The caveat of a fleet pooled without a topology.
 pub const POOLED_CAVEAT: &str = "no topology says which air handler serves which unit: the units were pooled by class, so a unit flagged here may simply sit on a different system than its peers (give the run config a topology)";
 
 impl<'a> Fleet<'a> {
     /// A fleet of these members: the shared axis is the union of their timestamps.
     pub fn new(members: Vec<Member<'a>>) -> Fleet<'a> {
-        let mut times: Vec<i64> = members.iter().flat_map(|m| m.frame.ts.iter().copied()).collect();
-        times.sort_unstable();
-        times.dedup();
+        let times = union_of(members.iter().map(|m| m.frame.ts.as_slice()));
         let grouped = members.iter().any(|m| m.parent.is_some());
-        Fleet { members, times, grouped, parent_roles: Default::default() }
+        let spans = vec![std::cell::OnceCell::new(); members.len()];
+        Fleet { members, times, grouped, parent_roles: Default::default(), spans }
     }
 
     /// The fleet with the roles each serving equipment stores ([`Fleet::parent_roles`]).
@@ -130,7 +191,8 @@ impl<'a> Fleet<'a> {
     /// Values of a member's own samples (one per row of its frame) held on the shared axis, as
     /// [`Fleet::held`] holds a column.
     pub fn hold(&self, member: usize, col: &[f64]) -> Vec<f64> {
-        hold_on(self.members[member].frame, col, &self.times)
+        let frame = self.members[member].frame;
+        hold_spanned(frame, self.spans[member].get_or_init(|| spans_ns(frame)), col, &self.times)
     }
 
     /// How long each instant of the shared axis stands for, in hours (as [`Frame::weights_hours`]).
@@ -254,6 +316,29 @@ impl Topology {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_shared_axis_is_the_sorted_union_of_the_members_times() {
+        let sorted = |lists: &[&[i64]]| {
+            let mut all: Vec<i64> = lists.iter().flat_map(|l| l.iter().copied()).collect();
+            all.sort_unstable();
+            all.dedup();
+            all
+        };
+        let grid: Vec<i64> = (0..50).map(|i| i * 15).collect();
+        let hourly: Vec<i64> = (0..13).map(|i| i * 60 + 7).collect();
+        let cases: Vec<Vec<&[i64]>> = vec![
+            vec![&grid, &grid, &grid],
+            vec![&grid, &hourly, &grid],
+            vec![&hourly, &grid[10..20], &[]],
+            vec![&[3, 3, 5, 9], &[1, 5, 5, 20], &[9]],
+            vec![&[5, 1, 3], &grid],
+            vec![],
+        ];
+        for lists in cases {
+            assert_eq!(union_of(lists.iter().copied()), sorted(&lists), "{lists:?}");
+        }
+    }
 
     #[test]
     fn a_topology_reads_the_reference_format_and_matches_ids_loosely() {

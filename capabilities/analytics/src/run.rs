@@ -547,9 +547,7 @@ impl FleetRun<'_> {
             let member_ids: Vec<String> = in_group.iter().map(|m| m.equip.to_string()).collect();
             if in_group.len() < fleet.members.len() {
                 // flagged samples index the fleet's axis: put them on the group's own
-                let mut axis: Vec<i64> = in_group.iter().flat_map(|m| m.frame.ts.iter().copied()).collect();
-                axis.sort_unstable();
-                axis.dedup();
+                let axis = crate::fleet::union_of(in_group.iter().map(|m| m.frame.ts.as_slice()));
                 let onto = |idx: &mut Vec<u32>| {
                     *idx = idx
                         .iter()

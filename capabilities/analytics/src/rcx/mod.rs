@@ -319,12 +319,10 @@ fn iso_space(ns: i64) -> String {
 /// The spans of a fleet finding on its members' merged axis (ungated: a fleet has no one run
 /// signal).
 fn fleet_spans(times: &BTreeMap<String, EquipTimes>, members: &[String], flagged: &[u32]) -> Option<Spans> {
-    let mut axis: Vec<i64> = members.iter().filter_map(|m| times.get(m)).flat_map(|t| t.ts.iter().copied()).collect();
+    let axis = crate::fleet::union_of(members.iter().filter_map(|m| times.get(m)).map(|t| t.ts.as_slice()));
     if axis.is_empty() {
         return None;
     }
-    axis.sort_unstable();
-    axis.dedup();
     Some(EquipTimes::ungated(axis).spans(flagged, false))
 }
 

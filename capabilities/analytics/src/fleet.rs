@@ -41,6 +41,9 @@ pub struct Fleet<'a> {
     /// How long each member's samples stand for (ns), worked out on first use: a fleet rule
     /// holds several of a member's columns on the axis.
     spans: Vec<std::cell::OnceCell<Vec<f64>>>,
+    /// Whether each member's timestamps are the axis itself (every member on one grid): its
+    /// columns then sit on the axis as they are.
+    on_axis: Vec<bool>,
 }
 
 /// A group of a fleet: the members one system serves, or a pool of one class.
@@ -154,7 +157,8 @@ impl<'a> Fleet<'a> {
         let times = union_of(members.iter().map(|m| m.frame.ts.as_slice()));
         let grouped = members.iter().any(|m| m.parent.is_some());
         let spans = vec![std::cell::OnceCell::new(); members.len()];
-        Fleet { members, times, grouped, parent_roles: Default::default(), spans }
+        let on_axis = members.iter().map(|m| same_times(&m.frame.ts, &times)).collect();
+        Fleet { members, times, grouped, parent_roles: Default::default(), spans, on_axis }
     }
 
     /// The fleet with the roles each serving equipment stores ([`Fleet::parent_roles`]).
@@ -175,6 +179,9 @@ impl<'a> Fleet<'a> {
     pub fn column(&self, member: usize, role: &str) -> Option<Vec<f64>> {
         let m = &self.members[member];
         let col = m.frame.col(role)?;
+        if self.on_axis[member] {
+            return Some(col.to_vec());
+        }
         Some(crate::engine::align(&m.frame.ts, col, &self.times))
     }
 
@@ -192,7 +199,12 @@ impl<'a> Fleet<'a> {
     /// [`Fleet::held`] holds a column.
     pub fn hold(&self, member: usize, col: &[f64]) -> Vec<f64> {
         let frame = self.members[member].frame;
-        hold_spanned(frame, self.spans[member].get_or_init(|| spans_ns(frame)), col, &self.times)
+        let span = self.spans[member].get_or_init(|| spans_ns(frame));
+        if self.on_axis[member] {
+            // each instant is the member's own sample, held while its span lasts
+            return col.iter().zip(span).map(|(&v, &s)| if 0.0 < s { v } else { f64::NAN }).collect();
+        }
+        hold_spanned(frame, span, col, &self.times)
     }
 
     /// How long each instant of the shared axis stands for, in hours (as [`Frame::weights_hours`]).
@@ -337,6 +349,30 @@ mod tests {
         ];
         for lists in cases {
             assert_eq!(union_of(lists.iter().copied()), sorted(&lists), "{lists:?}");
+        }
+    }
+
+    #[test]
+    fn members_on_the_axis_hold_and_align_as_any_member_does() {
+        // a 15-minute grid with a three-hour gap, on two members and a third hourly one
+        let grid: Vec<i64> = (0..96).filter(|i| !(40..52).contains(i)).map(|i| i * 900_000_000_000).collect();
+        let v: Vec<f64> = (0..grid.len()).map(|i| if i % 7 == 3 { f64::NAN } else { i as f64 }).collect();
+        let f = Frame::from_rows(&grid, &[("airflow", v.clone())]);
+        let hourly: Vec<i64> = (0..24).map(|i| i * 3_600_000_000_000).collect();
+        let h = Frame::from_rows(&hourly, &[("airflow", (0..24).map(f64::from).collect())]);
+        let member = |frame| Member { equip: "VAV", class: "VAV", parent: None, frame };
+        for (frames, on_axis) in [(vec![&f, &f], vec![true, true]), (vec![&f, &h], vec![false, false])] {
+            let fleet = Fleet::new(frames.iter().map(|&fr| member(fr)).collect());
+            for (k, fr) in frames.iter().enumerate() {
+                let col = fr.col("airflow").unwrap();
+                let held = |x: Vec<f64>| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+                assert_eq!(held(fleet.hold(k, col)), held(hold_on(fr, col, &fleet.times)));
+                assert_eq!(
+                    held(fleet.column(k, "airflow").unwrap()),
+                    held(crate::engine::align(&fr.ts, col, &fleet.times))
+                );
+            }
+            assert_eq!(fleet.on_axis, on_axis);
         }
     }
 

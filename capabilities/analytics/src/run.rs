@@ -216,7 +216,10 @@ fn references_of(
 }
 
 fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str, params: &Params) -> Vec<ParamUse> {
-    let sets = |o: Option<&Params>, name: &str| o.is_some_and(|o| o.for_equip(equip).values.contains_key(name));
+    // each source's values for this equipment, resolved once for all the rule's parameters
+    let (call, configured) =
+        (req.params.get(spec.id).map(|o| o.for_equip(equip)), config.params_of(spec.id).map(|o| o.for_equip(equip)));
+    let sets = |o: &Option<Params>, name: &str| o.as_ref().is_some_and(|o| o.values.contains_key(name));
     spec.params
         .iter()
         .map(|p| {
@@ -226,9 +229,9 @@ fn param_uses(spec: &RuleSpec, config: &RunConfig, req: &RunRequest, equip: &str
                 || value == ParamValue::Flag(None)
                 || value == ParamValue::Map(Default::default())
                 || value == ParamValue::Choice(String::new());
-            let source = if sets(req.params.get(spec.id), p.name) {
+            let source = if sets(&call, p.name) {
                 "call"
-            } else if sets(config.params_of(spec.id), p.name) {
+            } else if sets(&configured, p.name) {
                 config.inherited_from(spec.id, p.name).unwrap_or("config")
             } else if unset {
                 "fallback"
@@ -343,7 +346,8 @@ fn run_on(
             let score = |r: &str| scores.and_then(|s| s.get(r)).map_or(0.0, |t| t.score);
             let below: Vec<(String, f64)> =
                 reads.iter().filter(|r| score(r) < req.min_trust).map(|r| (r.to_string(), score(r))).collect();
-            let uses = param_uses(spec, config, req, &e.equip, params);
+            // worked out when a finding needs them: most rules skip most equipment
+            let uses = std::cell::OnceCell::new();
             let conditional_on: Vec<RefResult> = references
                 .iter()
                 .filter(|x| {
@@ -359,7 +363,8 @@ fn run_on(
                 } else {
                     format!("{}@{}#{}", spec.id, e.equip, n + 1)
                 };
-                let params = with_fallbacks(&uses, &finding);
+                let uses = uses.get_or_init(|| param_uses(spec, config, req, &e.equip, params));
+                let params = with_fallbacks(uses, &finding);
                 findings.push(RunFinding {
                     id,
                     equip: e.equip.clone(),

@@ -101,7 +101,7 @@ fn hold_spanned(frame: &Frame, span: &[f64], col: &[f64], times: &[i64]) -> Vec<
 /// The sorted union of timestamp lists, each without repeats. Members on one grid share
 /// their timestamps, so a list equal to the union so far adds nothing; a sorted list is merged
 /// in one pass; only an unsorted one sends the lot through a sort.
-pub(crate) fn union_of<'t>(lists: impl Iterator<Item = &'t [i64]> + Clone) -> Vec<i64> {
+pub fn union_of<'t>(lists: impl Iterator<Item = &'t [i64]> + Clone) -> Vec<i64> {
     if !lists.clone().all(|l| l.is_sorted()) {
         let mut all: Vec<i64> = lists.flatten().copied().collect();
         all.sort_unstable();

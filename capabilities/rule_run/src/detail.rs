@@ -129,10 +129,9 @@ pub(crate) fn chart(f: &RunFinding, frame: &Frame) -> Value {
 
 /// The time axis of a fleet finding: its members' timestamps merged, as the engine judged it.
 fn fleet_axis(f: &RunFinding, frames: &[EquipFrame]) -> Frame {
-    let mut ts: Vec<i64> =
-        frames.iter().filter(|e| f.members.contains(&e.equip)).flat_map(|e| e.frame.ts.iter().copied()).collect();
-    ts.sort_unstable();
-    ts.dedup();
+    let ts = camber_analytics::fleet::union_of(
+        frames.iter().filter(|e| f.members.contains(&e.equip)).map(|e| e.frame.ts.as_slice()),
+    );
     Frame { ts, cols: Default::default() }
 }
 

@@ -584,30 +584,36 @@ impl FleetRun<'_> {
     }
 }
 
-pub use crate::engine::{align, PARENT_STATIC_SP};
+pub use crate::engine::{align, PARENT_FAN_SPEED, PARENT_STATIC_SP};
+
+/// The parent's roles a served equipment's frame is given, each with the name it takes there.
+const FROM_PARENT: [(&str, &str); 2] = [("duct_static_sp", PARENT_STATIC_SP), ("supply_fan_speed", PARENT_FAN_SPEED)];
 
 /// Give each served equipment of `frames` (by the config's topology) its parent's
-/// `duct_static_sp`, on its own times, as [`PARENT_STATIC_SP`], when the parent's frame (among
-/// `frames` and `others`) trends one. It is the setpoint a box's damper answers to:
-/// `control_hunting` reads it to tell a box following its air handler's trim-and-respond
-/// reset from a box whose own loop hunts.
-pub fn attach_parent_static_sp(frames: &mut [EquipFrame], others: &[EquipFrame], config: &RunConfig) {
+/// `duct_static_sp` as [`PARENT_STATIC_SP`] and `supply_fan_speed` as [`PARENT_FAN_SPEED`], on
+/// its own times, when the parent's frame (among `frames` and `others`) trends them. A box's
+/// damper answers to both: `control_hunting` reads the setpoint to tell a box following its air
+/// handler's trim-and-respond reset from a box whose own loop hunts, and `actuator_stuck` reads
+/// the fan speed to tell a box its air handler cannot feed from a stuck one.
+pub fn attach_parent_points(frames: &mut [EquipFrame], others: &[EquipFrame], config: &RunConfig) {
     let Some(top) = &config.topology else { return };
-    let setpoints: BTreeMap<String, (Vec<i64>, Vec<f64>)> = frames
-        .iter()
-        .chain(others)
-        .filter_map(|f| f.frame.col("duct_static_sp").map(|c| (f.equip.clone(), (f.frame.ts.clone(), c.to_vec()))))
-        .collect();
-    if setpoints.is_empty() {
-        return;
-    }
-    let known: Vec<&str> = setpoints.keys().map(String::as_str).collect();
-    let parents: Vec<Option<String>> = frames.iter().map(|f| top.parent_of(&f.equip, &known)).collect();
-    for (f, parent) in frames.iter_mut().zip(parents) {
-        if let Some((ts, sp)) = parent.as_ref().and_then(|p| setpoints.get(p)) {
-            if f.frame.col(PARENT_STATIC_SP).is_none() {
-                let aligned = align(ts, sp, &f.frame.ts);
-                f.frame.cols.insert(PARENT_STATIC_SP.to_string(), aligned);
+    for (role, as_role) in FROM_PARENT {
+        let sources: BTreeMap<String, (Vec<i64>, Vec<f64>)> = frames
+            .iter()
+            .chain(others)
+            .filter_map(|f| f.frame.col(role).map(|c| (f.equip.clone(), (f.frame.ts.clone(), c.to_vec()))))
+            .collect();
+        if sources.is_empty() {
+            continue;
+        }
+        let known: Vec<&str> = sources.keys().map(String::as_str).collect();
+        let parents: Vec<Option<String>> = frames.iter().map(|f| top.parent_of(&f.equip, &known)).collect();
+        for (f, parent) in frames.iter_mut().zip(parents) {
+            if let Some((ts, v)) = parent.as_ref().and_then(|p| sources.get(p)) {
+                if f.frame.col(as_role).is_none() {
+                    let aligned = align(ts, v, &f.frame.ts);
+                    f.frame.cols.insert(as_role.to_string(), aligned);
+                }
             }
         }
     }
@@ -630,7 +636,7 @@ mod tests {
     const H: i64 = crate::engine::NS_PER_HOUR;
 
     #[test]
-    fn a_box_gets_its_parents_static_pressure_setpoint_on_its_own_times() {
+    fn a_box_gets_its_parents_static_pressure_setpoint_and_fan_speed_on_its_own_times() {
         let f = |equip: &str, class: &str, ts: &[i64], cols: &[(&str, Vec<f64>)]| EquipFrame {
             equip: equip.into(),
             class: class.into(),
@@ -641,19 +647,31 @@ mod tests {
             f("VAV-2", "VAV", &[0, H], &[("damper", vec![50.0; 2])]),
             f("VAV-9", "VAV", &[0], &[("damper", vec![50.0])]),
         ];
-        let others = vec![f("AHU-1", "AHU", &[H, 2 * H], &[("duct_static_sp", vec![1.0, 1.2])])];
+        let others = vec![
+            f(
+                "AHU-1",
+                "AHU",
+                &[H, 2 * H],
+                &[("duct_static_sp", vec![1.0, 1.2]), ("supply_fan_speed", vec![80.0, 100.0])],
+            ),
+            f("AHU-2", "AHU", &[0, H], &[("supply_fan_speed", vec![40.0, 45.0])]),
+        ];
         let mut cfg = RunConfig::from_value(&json!({"facility_id": "f", "equipment": [{"class": "VAV"}],
             "topology": {"parents": {"VAV-1": "AHU-1", "VAV-2": "AHU-2"}}}))
         .unwrap();
-        attach_parent_static_sp(&mut frames, &others, &cfg);
+        attach_parent_points(&mut frames, &others, &cfg);
         let sp = frames[0].frame.col(PARENT_STATIC_SP).unwrap();
         assert!(sp[0].is_nan() && sp[1] == 1.0 && sp[2] == 1.2, "{sp:?}");
+        let fan = frames[0].frame.col(PARENT_FAN_SPEED).unwrap();
+        assert!(fan[0].is_nan() && fan[1] == 80.0 && fan[2] == 100.0, "{fan:?}");
         assert!(frames[1].frame.col(PARENT_STATIC_SP).is_none(), "its parent trends no setpoint here");
+        assert_eq!(frames[1].frame.col(PARENT_FAN_SPEED), Some(&[40.0, 45.0][..]), "but a fan speed");
         assert!(frames[2].frame.col(PARENT_STATIC_SP).is_none(), "no parent");
+        assert!(frames[2].frame.col(PARENT_FAN_SPEED).is_none(), "no parent");
         cfg.topology = None;
         let mut again = frames.clone();
         again[1].frame.cols.clear();
-        attach_parent_static_sp(&mut again, &others, &cfg);
+        attach_parent_points(&mut again, &others, &cfg);
         assert!(again[1].frame.col(PARENT_STATIC_SP).is_none());
     }
 

@@ -188,7 +188,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
             others.push(EquipFrame { equip: g.equip, class: g.equip_class, frame });
         }
     }
-    camber_analytics::run::attach_parent_static_sp(&mut frames, &others, &config);
+    camber_analytics::run::attach_parent_points(&mut frames, &others, &config);
     // the floor is the host's decision (the caller's, or the config's when higher); a caller
     // may only ask for more
     let floor = rc["min_trust"].as_f64().unwrap_or(ctx.min_trust).max(extra_floor.unwrap_or(0.0));

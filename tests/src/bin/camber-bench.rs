@@ -585,7 +585,7 @@ fn rules_year_of_child(plant: bool) {
     let cfg = RunConfig { resample_ns: 60_000_000_000, ..RunConfig::from_value(&v).unwrap() };
     // what rule_run's preparation does with the topology: each box gets its air handler's
     // static-pressure setpoint
-    camber_analytics::run::attach_parent_static_sp(&mut frames, &[], &cfg);
+    camber_analytics::run::attach_parent_points(&mut frames, &[], &cfg);
     // a run scores its inputs' trust first, whatever its rules: timed alone, then each rule
     // on top of it
     let none = RunRequest { min_trust: 0.5, rules: Some(Vec::new()), ..Default::default() };

@@ -15,6 +15,13 @@
 //!   the zone temperature), unless it sits at a limit the demand agrees with (saturated);
 //! * anything else is consistent.
 //!
+//! A damper short of open with its zone warm while its air handler's fan runs at full speed
+//! (`parent_fan_speed_pct`, attached from the topology) is short of air, not stuck: the air
+//! handler has none more to give (its boxes then all hold still together, and a simulator
+//! reports each one's position as its flow over its maximum). Such a run, or such samples of a
+//! run, are not held against the damper, and a caveat says how long the box was starved. A
+//! constant-speed fan (at full speed whenever it runs) says nothing of the kind.
+//!
 //! Each actuator is judged on its own share of active time; the worst decides. A box stuck in
 //! the direction its zone wants (full open on a hot day) cannot be told from one doing its job.
 
@@ -41,6 +48,11 @@ const CONSTANT_VOLUME_SHARE: f64 = 0.85;
 /// A zone between its setpoints (within `warm_margin_f`) on this share of a run was satisfied
 /// throughout: its temperature moving is no call on the actuator.
 const IN_BAND_SHARE: f64 = 0.9;
+/// A damper run at least this share of which its air handler's fan was at full speed with the
+/// zone not satisfied was starved of air, not stuck.
+const STARVED_SHARE: f64 = 0.5;
+/// A fan under full speed on at least this share of its running samples modulates.
+const MODULATING_SHARE: f64 = 0.1;
 const DRIVER_FLOW_FRAC: f64 = 0.05;
 
 /// The actuators the rule can judge, in the order combinations of them are spelled.
@@ -69,6 +81,7 @@ pub fn spec() -> RuleSpec {
                 "airflow_min_sp",
                 "occupancy",
                 "supply_fan_status",
+                crate::engine::PARENT_FAN_SPEED,
             ],
             gating: &[],
             one_of: &[&["damper", "heat_valve_position", "heat_valve", "cool_valve"]],
@@ -152,6 +165,7 @@ struct FlatRun {
 }
 
 /// The zone signals a run is judged against.
+#[derive(Clone, Copy)]
 struct Zone<'a> {
     st: Option<&'a [f64]>,
     csp: Option<&'a [f64]>,
@@ -164,6 +178,9 @@ struct Zone<'a> {
     /// A constant-volume box: its trended minimum airflow is at least [`CONSTANT_VOLUME_SHARE`]
     /// of its peak airflow, so its damper has nothing to modulate.
     constant_volume: bool,
+    /// Whether the box's air handler's fan was at full speed (within `limit_pct` of 100 %), per
+    /// sample; `None` when no parent fan speed is attached or the fan does not modulate.
+    parent_full: Option<&'a [bool]>,
     /// Each sample's weight in hours.
     w: &'a [f64],
 }
@@ -180,6 +197,18 @@ fn constant_volume(frame: &Frame) -> bool {
         (Some(min), Some(peak)) => peak > 0.0 && min >= CONSTANT_VOLUME_SHARE * peak,
         _ => false,
     }
+}
+
+/// Whether an air handler's fan is at full speed (within `limit` points of 100 %), per sample;
+/// `None` for a fan that does not modulate: one under full speed on less than
+/// [`MODULATING_SHARE`] of its running samples is a constant-speed fan, whose full speed is its
+/// normal state and no limit reached.
+fn full_speed(speed: &[f64], limit: f64) -> Option<Vec<bool>> {
+    let pct = as_percent(speed);
+    let running = pct.iter().filter(|v| **v > 1.0).count();
+    let under = pct.iter().filter(|v| **v > 1.0 && **v < 100.0 - limit).count();
+    (running > 0 && under as f64 >= MODULATING_SHARE * running as f64)
+        .then(|| pct.iter().map(|v| *v >= 100.0 - limit).collect())
 }
 
 /// max - min of the known values at `sel`; `None` when there are none.
@@ -207,6 +236,20 @@ struct Judge {
 }
 
 impl Judge {
+    /// Whether a flat damper run short of shut was starved: its air handler's fan at full speed,
+    /// with the zone not satisfied on the cooling side (or no zone temperature to say), for
+    /// [`STARVED_SHARE`] of the run's hours.
+    fn starved(&self, role: &str, value: f64, sel: &[usize], z: &Zone) -> bool {
+        let Some(full) = z.parent_full.filter(|_| role == "damper" && value > self.limit) else { return false };
+        let run_h: f64 = sel.iter().map(|&i| z.w[i]).sum();
+        let satisfied = |i: usize| match (z.st, z.csp) {
+            (Some(st), Some(c)) => st[i] < c[i] - self.warm,
+            _ => false,
+        };
+        let starved_h: f64 = sel.iter().filter(|&&i| full[i] && !satisfied(i)).map(|&i| z.w[i]).sum();
+        run_h > 0.0 && starved_h >= STARVED_SHARE * run_h
+    }
+
     /// The verdict on one flat run (`sel`: its samples, `day_h`: the active hours of the day
     /// it starts on); `None` when the run is consistent.
     fn run(
@@ -246,6 +289,9 @@ impl Judge {
                 return Some((Tier::Contradicted, Reason::ShutNoFlow(flow.map(|f| f / r))));
             }
         }
+        if self.starved(role, value, sel, z) {
+            return None;
+        }
         // a constant-volume box's damper holds its one flow whatever the zone asks, by design: a
         // satisfied zone behind it full open, or a day held still, is no contradiction (a shut
         // one with no air, above, or one short of open with its zone warm, below, still are)
@@ -257,8 +303,17 @@ impl Judge {
             _ => None,
         };
         if let Some(want) = &want {
-            if !open && share(&|i| want(i) > self.warm) >= WARM_SHARE {
-                let gap = median(&mut sel.iter().map(|&i| want(i)).filter(|g| *g > self.warm).collect::<Vec<_>>());
+            // a damper's samples with its air handler's fan at full speed are no call it failed
+            let fed = |i: usize| role != "damper" || z.parent_full.is_none_or(|p| !p[i]);
+            if !open && share(&|i| want(i) > self.warm && fed(i)) >= WARM_SHARE {
+                let gap = median(
+                    &mut sel
+                        .iter()
+                        .filter(|&&i| fed(i))
+                        .map(|&i| want(i))
+                        .filter(|g| *g > self.warm)
+                        .collect::<Vec<_>>(),
+                );
                 return Some((Tier::Contradicted, Reason::ZoneOut(gap)));
             }
             if open && !constant_volume && share(&|i| -want(i) >= self.satisfied) >= SATISFIED_SHARE {
@@ -336,6 +391,8 @@ struct RoleVerdict {
     share: f64,
     contradicted_share: f64,
     longest_h: f64,
+    /// Hours of flat runs not held against the damper: starved by its air handler.
+    starved_h: f64,
 }
 
 /// How a role is named in a summary.
@@ -429,6 +486,8 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         .collect();
     let w = frame.weights_hours();
     let flow_sp = frame.col("airflow_sp");
+    let limit = params.number(spec, "limit_pct");
+    let parent_full = frame.col(crate::engine::PARENT_FAN_SPEED).and_then(|c| full_speed(c, limit));
     let zone = Zone {
         st: frame.col("space_temp"),
         csp: frame.col("cool_sp"),
@@ -438,10 +497,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         flow_sp_peak: flow_sp.map_or(0.0, |c| c.iter().filter(|v| !v.is_nan()).fold(0.0, |a, v| a.max(v.abs()))),
         flow_min_sp: frame.col("airflow_min_sp"),
         constant_volume: constant_volume(frame),
+        parent_full: parent_full.as_deref(),
         w: &w,
     };
+    // the same zone without its air handler's fan: what a run would read as if it were fed
+    let unfed = Zone { parent_full: None, ..zone };
     let judge = Judge {
-        limit: params.number(spec, "limit_pct"),
+        limit,
         warm: params.number(spec, "warm_margin_f"),
         satisfied: params.number(spec, "satisfied_margin_f"),
         day_share: params.number(spec, "whole_day_share"),
@@ -490,6 +552,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         spans.extend(open_run.take());
         let mut runs = Vec::new();
         let mut longest_h = 0.0f64;
+        let mut starved_h = 0.0f64;
         for (first, last, value) in spans {
             let sel: Vec<usize> = (first..=last).filter(|&i| active[i] && sig[i] == value).collect();
             let hours: f64 = sel.iter().map(|&i| w[i]).sum();
@@ -498,8 +561,15 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
                 continue;
             }
             let day = day_h.get(&day_of(first)).copied().unwrap_or(0.0);
-            if let Some((tier, reason)) = judge.run(role, value, &sel, day, &zone, twin.as_deref()) {
-                runs.push(FlatRun { first, last, value, hours, tier, reason });
+            match judge.run(role, value, &sel, day, &zone, twin.as_deref()) {
+                Some((tier, reason)) => runs.push(FlatRun { first, last, value, hours, tier, reason }),
+                // flagged but for its air handler's fan at full speed: starved, and said so
+                None if zone.parent_full.is_some()
+                    && judge.run(role, value, &sel, day, &unfed, twin.as_deref()).is_some() =>
+                {
+                    starved_h += hours
+                }
+                None => {}
             }
         }
         let active_h: f64 = valid.iter().map(|&i| w[i as usize]).sum();
@@ -528,6 +598,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             share,
             contradicted_share: c_share,
             longest_h,
+            starved_h,
         });
     }
     if verdicts.iter().all(|v| v.active.is_empty()) {
@@ -560,6 +631,13 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     if occ.is_none() {
         caveats.push(format!("no occupancy point: active time is the schedule ({start_h}-{end_h} h on days {days:?})"));
     }
+    for v in verdicts.iter().filter(|v| v.starved_h > 0.0) {
+        caveats.push(format!(
+            "{} held still for {:.1} h in all while its air handler's fan ran at full speed and the zone was not satisfied: short of air, not stuck (see the air handler's findings); not flagged",
+            label(v.role),
+            v.starved_h
+        ));
+    }
     // the worst run: the higher tier, then the longer; the earliest on a tie
     let worst_run = chosen.runs.iter().fold(None, |best: Option<&FlatRun>, r| match best {
         Some(b) if (b.tier, b.hours) >= (r.tier, r.hours) => Some(b),
@@ -580,6 +658,9 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     metrics.insert("n_active".into(), chosen.active.len() as f64);
     if let Some(r) = worst_run {
         metrics.insert("value".into(), r.value);
+    }
+    if zone.parent_full.is_some() {
+        metrics.insert("starved_hours".into(), round2(verdicts.iter().map(|v| v.starved_h).sum::<f64>() + 0.0));
     }
     for v in &verdicts {
         metrics.insert(format!("{}_stuck_share", v.role), round2(v.share));
@@ -729,6 +810,55 @@ mod tests {
         assert!(f.summary.contains("2.0 °F over its cooling setpoint"), "{}", f.summary);
         assert_eq!(f.flagged.len(), 110);
         assert_eq!(f.conditions[0].name, "damper");
+    }
+
+    #[test]
+    fn a_damper_short_of_open_while_its_air_handler_runs_flat_out_is_starved_not_stuck() {
+        // a fouled coil on a hot week: the air handler's fan at full speed on weekday afternoons,
+        // every box held at 86 % (a simulator's flow over maximum flow) with its zone warm
+        let starving = |t: i64| {
+            let h = t.rem_euclid(24 * H) / H;
+            in_schedule(t, 7.0, 18.0, &[0.0, 1.0, 2.0, 3.0, 4.0]) && h >= 9
+        };
+        let mut f = frame(|i, h| {
+            let r = healthy(i, h);
+            if (9..18).contains(&h) {
+                (86.0, 76.5 + 0.2 * (h % 3) as f64, 900.0, 1000.0)
+            } else {
+                r
+            }
+        });
+        let alone = run(&RULE, &f, &Params::default());
+        assert!(alone.severity >= Severity::Warn, "without its air handler's fan: {}", alone.summary);
+        let fan: Vec<f64> = f.ts.iter().map(|&t| if starving(t) { 100.0 } else { 70.0 }).collect();
+        f.cols.insert(crate::engine::PARENT_FAN_SPEED.into(), fan.clone());
+        let fed = run(&RULE, &f, &Params::default());
+        assert!(fed.severity <= Severity::Info, "{}", fed.summary);
+        assert_eq!(fed.metrics["starved_hours"], 90.0, "nine hours a weekday for ten weekdays");
+        assert!(fed.caveats.iter().any(|c| c.contains("short of air, not stuck")), "{:?}", fed.caveats);
+        // a fan as a 0-1 fraction reads the same
+        f.cols.insert(crate::engine::PARENT_FAN_SPEED.into(), fan.iter().map(|v| v / 100.0).collect());
+        assert!(run(&RULE, &f, &Params::default()).severity <= Severity::Info);
+        // the fan short of full speed: the air handler had more to give, and the box took none
+        f.cols.insert(crate::engine::PARENT_FAN_SPEED.into(), fan.iter().map(|v| v.min(90.0)).collect());
+        let short = run(&RULE, &f, &Params::default());
+        assert_eq!(short.severity, alone.severity, "{}", short.summary);
+        assert_eq!(short.metrics["starved_hours"], 0.0);
+        // a constant-speed fan is at full speed whenever it runs: no limit reached
+        f.cols.insert(crate::engine::PARENT_FAN_SPEED.into(), vec![100.0; f.len()]);
+        let constant = run(&RULE, &f, &Params::default());
+        assert_eq!(constant.severity, alone.severity, "{}", constant.summary);
+        assert!(!constant.metrics.contains_key("starved_hours"), "{:?}", constant.metrics);
+        // a healthy box behind a fan at full speed has nothing excused
+        let mut healthy_box = frame(healthy);
+        healthy_box.cols.insert(crate::engine::PARENT_FAN_SPEED.into(), fan.clone());
+        let quiet = run(&RULE, &healthy_box, &Params::default());
+        assert_eq!((quiet.severity, quiet.metrics["starved_hours"]), (Severity::Ok, 0.0));
+        assert!(quiet.caveats.is_empty(), "{:?}", quiet.caveats);
+        // a shut damper with no air is no starved box, whatever the fan does
+        let mut shut = frame(|_, _| (0.0, 76.0, 0.0, 800.0));
+        shut.cols.insert(crate::engine::PARENT_FAN_SPEED.into(), fan);
+        assert_eq!(run(&RULE, &shut, &Params::default()).severity, Severity::Fault);
     }
 
     #[test]

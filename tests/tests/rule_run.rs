@@ -366,8 +366,13 @@ fn a_run_config_with_references() {
     assert_eq!(e.code, ErrorCode::NotFound);
     let t = full_registry().call("sensor_trust", &json!({"facility_id": ECON}), &c).unwrap();
     let refs = t.data["references"].as_array().unwrap();
-    assert_eq!(refs.len(), 3);
+    assert_eq!(refs.len(), 4, "the three configured, and the other unit's outdoor air held to the site's: {refs:?}");
     let find = |e: &str, role: &str| refs.iter().find(|x| x["equip"] == e && x["role"] == role).unwrap();
+    // the site's sensors of the same air, three distinct ones, agree: the configured reference
+    // of one replaces its site comparison, the other is held to the other two
+    let site = find("AHU__leaking_cool_valve", "oat");
+    assert_eq!((site["reference"].as_str(), site["comparison"]["verdict"].as_str()), (Some("<site>"), Some("ok")));
+    assert!(site["label"].as_str().unwrap().contains("2 other oat sensors"), "{site}");
     let oat = &find("AHU__sat_sensor_bias", "oat")["comparison"];
     assert_eq!(oat["verdict"], "ok", "the same weather: {oat}");
     assert!(oat["bias"].as_f64().unwrap().abs() < 0.5);

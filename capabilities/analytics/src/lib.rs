@@ -29,6 +29,7 @@ pub mod rcx;
 pub mod rules;
 pub mod run;
 pub mod setpoint;
+pub mod site;
 pub mod terminal;
 pub mod trim_respond;
 pub mod trust;

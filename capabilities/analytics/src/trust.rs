@@ -549,7 +549,7 @@ pub struct Comparison {
 }
 
 /// Bias levels (in the role's units) that warn and fault.
-fn bias_levels(role: &str) -> (f64, f64) {
+pub(crate) fn bias_levels(role: &str) -> (f64, f64) {
     let (_, range, _) = describe(role);
     if role.contains("co2") {
         (75.0, 200.0)

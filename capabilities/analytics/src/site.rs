@@ -46,6 +46,10 @@ const OFF_DAYS_IN_A_ROW: usize = 7;
 
 const DAY: i64 = 24 * NS_PER_HOUR;
 
+/// The finest interval a comparison reads: a finer trend is compared on every sample that
+/// falls a quarter hour on.
+const SAMPLE_EVERY: i64 = NS_PER_HOUR / 4;
+
 /// One sensor of a role: the equipment it is trended on, its times and values.
 struct Sensor<'a> {
     equip: &'a str,
@@ -56,19 +60,27 @@ struct Sensor<'a> {
 /// Whether `b` is a copy of `a`: on their first [`SAME_PROBE`] paired samples, equal on
 /// [`SAME_SHARE`] of them.
 fn same_sensor(a: &Sensor, b: &Sensor) -> bool {
-    let aligned = align(b.ts, b.values, a.ts);
-    let (mut pairs, mut equal) = (0usize, 0usize);
-    for (x, y) in a.values.iter().zip(&aligned) {
-        if x.is_nan() || y.is_nan() {
-            continue;
+    // the first stretch of `a` first (aligning onto it reads no further into `b`), all of it
+    // when that stretch pairs with nothing
+    let head = a.ts.len().min(4 * SAME_PROBE);
+    for upto in [head, a.ts.len()] {
+        let aligned = align(b.ts, b.values, &a.ts[..upto]);
+        let (mut pairs, mut equal) = (0usize, 0usize);
+        for (x, y) in a.values.iter().zip(&aligned) {
+            if x.is_nan() || y.is_nan() {
+                continue;
+            }
+            pairs += 1;
+            equal += usize::from(x == y);
+            if pairs == SAME_PROBE {
+                break;
+            }
         }
-        pairs += 1;
-        equal += usize::from(x == y);
-        if pairs == SAME_PROBE {
-            break;
+        if pairs > 0 {
+            return equal as f64 >= SAME_SHARE * pairs as f64;
         }
     }
-    pairs > 0 && equal as f64 >= SAME_SHARE * pairs as f64
+    false
 }
 
 /// Each judged equipment's sensor of a site role held to the median of the site's other
@@ -119,8 +131,14 @@ pub fn compare_site(
             if peers.len() + 1 < MIN_SENSORS {
                 continue;
             }
-            let point = sensors[k].values;
-            let columns: Vec<Vec<f64>> = peers.iter().map(|p| align(p.ts, p.values, &f.frame.ts)).collect();
+            // the weather moves slowly: one sample in each quarter hour says what a finer
+            // trend would, at a fraction of the medians
+            let step = step_of(f);
+            let stride = (SAMPLE_EVERY / step.max(1)).max(1) as usize;
+            let ts: Vec<i64> = f.frame.ts.iter().step_by(stride).copied().collect();
+            let point: Vec<f64> = sensors[k].values.iter().step_by(stride).copied().collect();
+            let point = &point[..];
+            let columns: Vec<Vec<f64>> = peers.iter().map(|p| align(p.ts, p.values, &ts)).collect();
             let mut at = Vec::with_capacity(columns.len());
             let reference: Vec<f64> = (0..point.len())
                 .map(|i| {
@@ -133,7 +151,7 @@ pub fn compare_site(
                     }
                 })
                 .collect();
-            let (off, days) = off_days(role, &f.frame.ts, point, &reference);
+            let (off, days) = off_days(role, &ts, point, &reference);
             let names: Vec<&str> = peers.iter().map(|p| p.equip).collect();
             let mut label =
                 format!("the median of the site's {} other {role} sensors ({})", peers.len(), names.join(", "));
@@ -144,12 +162,12 @@ pub fn compare_site(
                 label.push_str(&format!("; apart on {} of {days} days, compared over those days", off.len()));
                 let kept: Vec<f64> = point
                     .iter()
-                    .zip(&f.frame.ts)
+                    .zip(&ts)
                     .map(|(v, t)| if off.binary_search(&t.div_euclid(DAY)).is_ok() { *v } else { f64::NAN })
                     .collect();
-                compare(role, &kept, &reference, step_of(f))
+                compare(role, &kept, &reference, step * stride as i64)
             } else {
-                compare(role, point, &reference, step_of(f))
+                compare(role, point, &reference, step * stride as i64)
             };
             if comparison.is_some() {
                 out.push(RefResult {
@@ -293,6 +311,27 @@ mod tests {
         let refs = compare_site(&three, &[], None, &|e, r| e == "AHU-4" && r == "oat", &|_| STEP);
         assert!(refs.iter().all(|r| r.equip != "AHU-4"));
         assert_eq!(refs.len(), 4);
+    }
+
+    #[test]
+    fn a_one_minute_trend_is_compared_on_its_quarter_hours() {
+        // the same month at one minute: the same verdict from a fifteenth of the samples
+        let fine = |equip: &str, seed: u64, bias: f64| {
+            let mut f = sensor(equip, seed, |t| if t >= 14 * DAY { bias } else { 0.0 });
+            let ts: Vec<i64> = (0..31 * 1440).map(|i| i * NS_PER_HOUR / 60).collect();
+            let coarse = f.frame.col("oat").unwrap().to_vec();
+            let values: Vec<f64> = (0..ts.len()).map(|i| coarse[i / 15] + 0.01 * (i % 15) as f64).collect();
+            f.frame = Frame::from_rows(&ts, &[("oat", values)]);
+            f
+        };
+        let frames = vec![fine("AHU-1", 1, -9.0), fine("AHU-2", 2, 0.0), fine("AHU-3", 3, 0.0)];
+        let refs = compare_site(&frames, &[], None, &|_, _| false, &|_| NS_PER_HOUR / 60);
+        let bad = refs.iter().find(|r| r.equip == "AHU-1").unwrap();
+        let c = bad.comparison.as_ref().unwrap();
+        assert_eq!(c.severity, Severity::Fault, "{c:?}");
+        assert!(bad.label.contains("apart on 17 of 31 days"), "{}", bad.label);
+        assert_eq!(c.samples, 17 * 96, "every quarter hour of the days apart");
+        assert_eq!(c.overlap_hours, 17.0 * 24.0);
     }
 
     #[test]

@@ -385,6 +385,11 @@ def apply_faults(m, spec, ahus, year, sz):
             kind = next(k for k in ("Chiller:Electric:ReformulatedEIR", "Chiller:Electric:EIR") if m.get(k, f["chiller"]))
             ep.setdefault("FaultModel:TemperatureSensorOffset:ChillerSupplyWater", {})[name] = dict(
                 avail, chiller_object_type=kind, chiller_object_name=f["chiller"], reference_sensor_offset=dC(f))
+            # the BAS trends the chiller's own (biased) sensor; plant_points names chillers
+            # CH-1, CH-2, ... in the order of their object names
+            names = sorted(n for k in ("Chiller:Electric:ReformulatedEIR", "Chiller:Electric:EIR", "Chiller:Electric")
+                           for n in m.objs(k))
+            biases.append((f"CH-{names.index(f['chiller']) + 1} chw_supply_temp", f["delta_F"]))
         elif t == "oa_min_fraction":
             ctrl = m.get("Controller:OutdoorAir", ahu_loop(ahus, f)["oa_controller"])
             s = f"camber min OA {i + 1}"

@@ -1,9 +1,10 @@
 //! The site's own sensors of the same air, held to each other. Every air handler and tower of a
-//! building that trends its own outdoor-air temperature reads the same weather; with three or
-//! more such sensors the odd one out shows without any configured reference. Each judged
-//! equipment's sensor is compared with the median of the others, sample by sample, the way a
-//! configured reference is ([`crate::trust::compare`]); a point that reads apart on enough days
-//! makes the findings that read it conditional, and `sensor_trust` lists the comparison.
+//! building that trends its own outdoor-air temperature (humidity, wet bulb) reads the same
+//! weather; with three or more such sensors the odd one out shows without any configured
+//! reference. Each judged equipment's sensor is compared with the median of the others, sample
+//! by sample, the way a configured reference is ([`crate::trust::compare`]); a point that reads
+//! apart on enough days makes the findings that read it conditional, and `sensor_trust` lists
+//! the comparison.
 //!
 //! Copies of one sensor (a shared point mapped to every unit, or the run's `shared_oat`) are one
 //! voice, not several: columns equal to the last digit on their shared samples are grouped. A
@@ -17,7 +18,7 @@ use crate::run::{EquipFrame, RefResult};
 use crate::trust::{bias_levels, compare};
 
 /// The roles every unit of a site reads from the same air.
-pub const SITE_ROLES: [&str; 1] = ["oat"];
+pub const SITE_ROLES: [&str; 3] = ["oat", "outdoor_rh", "wetbulb_temp"];
 
 /// What a site comparison names as its reference (it is no one equipment).
 pub const SITE_REFERENCE: &str = "<site>";
@@ -332,6 +333,22 @@ mod tests {
         assert!(bad.label.contains("apart on 17 of 31 days"), "{}", bad.label);
         assert_eq!(c.samples, 17 * 96, "every quarter hour of the days apart");
         assert_eq!(c.overlap_hours, 17.0 * 24.0);
+    }
+
+    #[test]
+    fn outdoor_humidity_is_held_to_the_site_as_well() {
+        let rh = |equip: &str, seed: u64, bias: f64| {
+            let mut f = sensor(equip, seed, move |_| bias);
+            let v: Vec<f64> = f.frame.col("oat").unwrap().iter().map(|t| 120.0 - t).collect();
+            f.frame = Frame::from_rows(&f.frame.ts.clone(), &[("outdoor_rh", v)]);
+            f
+        };
+        // 4 points of relative humidity apart is under the role's 5-point warn level; 12 is not
+        let frames = vec![rh("AHU-1", 1, -12.0), rh("AHU-2", 2, 0.0), rh("AHU-3", 3, -4.0)];
+        let refs = site(&frames, &[], None);
+        let verdict = |e: &str| refs.iter().find(|r| r.equip == e).unwrap().comparison.as_ref().unwrap().severity;
+        assert_eq!((verdict("AHU-1"), verdict("AHU-3")), (Severity::Warn, Severity::Ok));
+        assert!(refs.iter().all(|r| r.role == "outdoor_rh" && r.reference_role == "outdoor_rh"));
     }
 
     #[test]

@@ -833,13 +833,12 @@ pub fn robust_peak(col: &[f64]) -> Option<f64> {
 
 /// The role a served equipment's frame gets for its parent's duct static pressure setpoint
 /// (the run attaches it from the topology; a rule that judges a box's damper reads it).
-pub const PARENT_STATIC_SP: &str = "parent_duct_static_sp";
+pub const PARENT_STATIC_SP: &str = camber_common::roles::FROM_PARENT[0].1;
 
 /// The role a served equipment's frame gets for its parent's supply-fan speed (attached from
 /// the topology as [`PARENT_STATIC_SP`] is): a box short of open with its zone warm while its
-/// air handler's fan is at full speed is short of air, not stuck. Named so that no test for a
-/// running signal (`_speed`, `_status`) takes it for the box's own.
-pub const PARENT_FAN_SPEED: &str = "parent_fan_speed_pct";
+/// air handler's fan is at full speed is short of air, not stuck.
+pub const PARENT_FAN_SPEED: &str = camber_common::roles::FROM_PARENT[1].1;
 
 /// A column of `n` NaN. `vec![f64::NAN; n]` writes NaN one vector at a time, and in the sandbox
 /// each turn of that loop checks the call's deadline and fuel; here the NaN already written are

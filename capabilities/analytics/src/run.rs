@@ -589,9 +589,6 @@ impl FleetRun<'_> {
 
 pub use crate::engine::{align, PARENT_FAN_SPEED, PARENT_STATIC_SP};
 
-/// The parent's roles a served equipment's frame is given, each with the name it takes there.
-const FROM_PARENT: [(&str, &str); 2] = [("duct_static_sp", PARENT_STATIC_SP), ("supply_fan_speed", PARENT_FAN_SPEED)];
-
 /// Give each served equipment of `frames` (by the config's topology) its parent's
 /// `duct_static_sp` as [`PARENT_STATIC_SP`] and `supply_fan_speed` as [`PARENT_FAN_SPEED`], on
 /// its own times, when the parent's frame (among `frames` and `others`) trends them. A box's
@@ -600,7 +597,7 @@ const FROM_PARENT: [(&str, &str); 2] = [("duct_static_sp", PARENT_STATIC_SP), ("
 /// the fan speed to tell a box its air handler cannot feed from a stuck one.
 pub fn attach_parent_points(frames: &mut [EquipFrame], others: &[EquipFrame], config: &RunConfig) {
     let Some(top) = &config.topology else { return };
-    for (role, as_role) in FROM_PARENT {
+    for (role, as_role) in camber_common::roles::FROM_PARENT {
         let sources: BTreeMap<String, (Vec<i64>, Vec<f64>)> = frames
             .iter()
             .chain(others)

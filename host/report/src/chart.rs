@@ -11,7 +11,7 @@ use std::sync::{Arc, OnceLock};
 use svg::node::element::{Line, Polygon, Polyline, Rectangle as Rect, Text as TextEl, Title};
 use svg::Document;
 
-use camber_common::roles::{role, Kind};
+use camber_common::roles::{role_or_parent as role, Kind};
 use camber_common::time::{civil_from_days, iso_from_ns};
 
 /// One role's samples.

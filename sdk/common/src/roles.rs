@@ -117,9 +117,34 @@ pub fn role(name: &str) -> Option<&'static Role> {
     ROLES.iter().find(|r| r.name == name)
 }
 
+/// The points a run gives a served equipment (a box) from the equipment serving it (its air
+/// handler, by the config's topology): each parent role with the name it takes on the served
+/// equipment's frame. The names stay clear of every test for a running signal (`_speed`,
+/// `_status`), so a box's own running is never read from its air handler's fan.
+pub const FROM_PARENT: [(&str, &str); 2] =
+    [("duct_static_sp", "parent_duct_static_sp"), ("supply_fan_speed", "parent_fan_speed_pct")];
+
+/// [`role`], or for a point a run copies from the parent ([`FROM_PARENT`]) the parent's role:
+/// the unit and kind a chart draws it with.
+pub fn role_or_parent(name: &str) -> Option<&'static Role> {
+    role(name).or_else(|| FROM_PARENT.iter().find(|(_, copy)| *copy == name).and_then(|(parent, _)| role(parent)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parents_point_reads_as_the_parents_role() {
+        assert!(role("parent_fan_speed_pct").is_none(), "no point is mapped to it");
+        assert_eq!(role_or_parent("parent_fan_speed_pct").unwrap().name, "supply_fan_speed");
+        assert_eq!(role_or_parent("parent_duct_static_sp").unwrap().unit, "inH2O");
+        assert_eq!(role_or_parent("oat").unwrap().name, "oat");
+        assert!(role_or_parent("parent_oat").is_none());
+        for (parent, copy) in FROM_PARENT {
+            assert!(role(parent).is_some() && !copy.ends_with("_speed") && !copy.contains("status"), "{copy}");
+        }
+    }
 
     #[test]
     fn lookups() {

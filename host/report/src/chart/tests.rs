@@ -60,6 +60,21 @@ fn signals_of_one_kind_share_an_axis_with_their_unit_and_ticks() {
 }
 
 #[test]
+fn a_point_copied_from_the_parent_is_drawn_as_the_parents_role() {
+    // a box's chart with its air handler's fan speed: on the damper's 0-100 % axis, with its unit
+    assert_eq!(panel_of("parent_fan_speed_pct"), panel_of("damper"));
+    assert_eq!(panel_of("parent_fan_speed_pct"), Panel::Percent);
+    assert_eq!(panel_of("parent_duct_static_sp"), panel_of("duct_static_sp"));
+    let c = Chart {
+        series: vec![series("damper", 48, |h| 86.0 + (h % 3) as f64), series("parent_fan_speed_pct", 48, |_| 100.0)],
+        ..chart(vec![])
+    };
+    let s = svg(&c, 1000.0, 400.0);
+    assert_eq!(s.matches(&label("%")).count(), 1, "one percent axis: {s}");
+    assert!(s.contains("parent_fan_speed_pct (%)"), "{s}");
+}
+
+#[test]
 fn a_setpoint_is_dashed_in_its_signals_colour_and_a_gap_breaks_a_line() {
     let s = svg(&chart(vec![]), 1000.0, 400.0);
     let l = lines(&s);

@@ -86,6 +86,38 @@ def camber_call(camber, capability, args, *extra):
     return out["data"]
 
 
+def sensors_named(camber, store, fid, config_path, sim_dir):
+    """For each column the fault biases (truth.json's biased_columns), whether camber's
+    sensor_trust names that point: a reference (configured, or the site's own sensors) that
+    disagrees at warn or worse, or a verdict other than trusted."""
+    biased = json.load(open(os.path.join(sim_dir, "truth.json"))).get("biased_columns") or []
+    if not biased:
+        return []
+    columns = json.load(open(os.path.join(sim_dir, "mapping.json")))["columns"]
+    data = camber_call(camber, "sensor_trust", {"facility_id": fid, "view": "report", "limit": 1000},
+                       "--store", store, "--allow", fid, "--config", config_path)
+    out = []
+    for column, bias in biased:
+        col = columns.get(column)
+        if not col:
+            continue
+        equip, role = col["equip"], col["role"]
+        if role.endswith("_sp"):
+            # a thermostat offset lists the setpoints the BAS shows beside the biased reading:
+            # they are the configured values, no sensor
+            continue
+        how = []
+        for r in data["references"]:
+            c = r.get("comparison") or {}
+            if r["equip"] == equip and r["role"] == role and c.get("verdict") in ("warn", "fault"):
+                how.append(f"bias {c['bias']:+.2f} against {r['reference']} ({c['verdict']})")
+        for p in data["points"]:
+            if p["equip"] == equip and p["role"] == role and p["verdict"] != "trusted":
+                how.append(f"{p['verdict']} (trust {p['trust']:.2f})")
+        out.append({"column": column, "bias_F": bias, "named": bool(how), "how": "; ".join(dict.fromkeys(how))})
+    return out
+
+
 def rule_ids(camber):
     """Every rule that rule_run runs (the drift detectors run with `drift`, not here)."""
     rules = camber_call(camber, "rule_params", {"limit": 1000})["rules"]
@@ -223,11 +255,13 @@ def physical_effect(clean_dir, fault_dir, columns, start, hours="occupied"):
 # ---------------------------------------------------------------- report
 def describe(f):
     unit = f" ({', '.join(f['equips'])})" if f["equips"] else ""
-    return f"{f['rule']} @ {f['equip']}{unit}"
+    return md_escape(f"{f['rule']} @ {f['equip']}{unit}")
 
 
 def md_escape(text):
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Text for a markdown table cell or list item: `|` and `<` escaped (a fleet's `<fleet>`
+    or the site's `<site>` would read as an HTML tag and vanish), one line."""
+    return text.replace("|", "\\|").replace("<", "\\<").replace("\n", " ")
 
 
 def results_markdown(res):
@@ -258,13 +292,21 @@ def results_markdown(res):
             for tool in ("camber", "reference"):
                 side = c[tool]["side_alarms"]
                 lines.append(f"* {c['name']}, {tool}: " + ("; ".join(f"{describe(f)} [{f['severity']}]" for f in side) or "none"))
+    lines += ["", "Biased sensors (the columns a fault's truth.json biases): does camber's `sensor_trust` name the "
+              "point, by a reference that disagrees (configured, or the site's own sensors of the same air) or a "
+              "verdict other than trusted? (The reference is not asked: its sensor_trust has no site comparison.)", "",
+              "| case | column | bias | named | how |", "|---|---|---|---|---|"]
+    for c in res["cases"]:
+        for b in c.get("sensors") or []:
+            lines.append(f"| {c['name']} | {b['column']} | {b['bias_F']:+g} °F | {'yes' if b['named'] else 'no'} | "
+                         f"{md_escape(b['how']) or '-'} |")
     lines += ["", "### False alarms on the clean twins", "",
               "| twin | tool | rule | equipment | severity | summary |", "|---|---|---|---|---|---|"]
     for c in res["cases"]:
         if not c["fault"]:
             for tool in ("camber", "reference"):
                 for f in c[tool]["false_alarms"]:
-                    eq = f["equip"] + (f" ({', '.join(f['equips'])})" if f["equips"] else "")
+                    eq = md_escape(f["equip"] + (f" ({', '.join(f['equips'])})" if f["equips"] else ""))
                     lines.append(f"| {c['name']} | {tool} | {f['rule']} | {eq} | {f['severity']} | {md_escape(f['summary'])} |")
     lines += ["", "Explained by the prototype's design (not counted):", ""]
     for c in res["cases"]:
@@ -343,6 +385,8 @@ def main():
         equips = {col["equip"] for col in json.load(open(os.path.join(sim_dir, "mapping.json")))["columns"].values()}
         c["findings"] = {"camber": camber_findings(a.camber, store, fid, config_path),
                          "reference": reference_findings(a.reference_python, store, config, run_dir, equips, ref_rules)}
+        if c["fault"]:
+            c["sensors"] = sensors_named(a.camber, store, fid, config_path, sim_dir)
         targeted = [r for r in (c["fault"] or {}).get("rules", []) if r in rules]
         if targeted:
             c["declined"] = camber_declined(a.camber, store, fid, config_path, targeted, c["fault"]["equip"])
@@ -367,7 +411,7 @@ def main():
                 c[tool] = {"false_alarms": false, "by_design": design}
 
     keep = ("name", "building", "prototype", "weather", "start", "end", "clean", "fault", "proof", "camber", "reference",
-            "declined")
+            "declined", "sensors")
     rebuilt = time.ctime(os.path.getmtime(a.camber)) != build
     res = {"finished": time.strftime("%Y-%m-%d %H:%M"), "seconds": time.time() - t0, "camber": a.camber,
            "camber_build": build, "camber_rebuilt_during_run": rebuilt,

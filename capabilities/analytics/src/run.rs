@@ -598,22 +598,26 @@ pub use crate::engine::{align, PARENT_FAN_SPEED, PARENT_STATIC_SP};
 pub fn attach_parent_points(frames: &mut [EquipFrame], others: &[EquipFrame], config: &RunConfig) {
     let Some(top) = &config.topology else { return };
     for (role, as_role) in camber_common::roles::FROM_PARENT {
-        let sources: BTreeMap<String, (Vec<i64>, Vec<f64>)> = frames
-            .iter()
-            .chain(others)
-            .filter_map(|f| f.frame.col(role).map(|c| (f.equip.clone(), (f.frame.ts.clone(), c.to_vec()))))
-            .collect();
-        if sources.is_empty() {
+        let known: Vec<&str> =
+            frames.iter().chain(others).filter(|f| f.frame.col(role).is_some()).map(|f| f.equip.as_str()).collect();
+        if known.is_empty() {
             continue;
         }
-        let known: Vec<&str> = sources.keys().map(String::as_str).collect();
         let parents: Vec<Option<String>> = frames.iter().map(|f| top.parent_of(&f.equip, &known)).collect();
-        for (f, parent) in frames.iter_mut().zip(parents) {
-            if let Some((ts, v)) = parent.as_ref().and_then(|p| sources.get(p)) {
-                if f.frame.col(as_role).is_none() {
-                    let aligned = align(ts, v, &f.frame.ts);
-                    f.frame.cols.insert(as_role.to_string(), aligned);
-                }
+        // each parent's column aligned to each served frame's times, worked out before any
+        // frame is changed (a parent may itself be among `frames`)
+        let aligned: Vec<Option<Vec<f64>>> = frames
+            .iter()
+            .zip(&parents)
+            .map(|(f, parent)| {
+                let p = frames.iter().chain(others).find(|p| Some(&p.equip) == parent.as_ref())?;
+                let c = p.frame.col(role)?;
+                f.frame.col(as_role).is_none().then(|| align(&p.frame.ts, c, &f.frame.ts))
+            })
+            .collect();
+        for (f, column) in frames.iter_mut().zip(aligned) {
+            if let Some(column) = column {
+                f.frame.cols.insert(as_role.to_string(), column);
             }
         }
     }

@@ -173,7 +173,8 @@ pub fn trust_of(frames: &[EquipFrame], config: &RunConfig) -> BTreeMap<String, B
 
 /// The configured references compared: each (equipment, role) of the config whose equipment
 /// is in the run, with the reference equipment's frame from `others` (or the run's); then each
-/// site sensor the config gives no reference held to the site's others ([`crate::site`]).
+/// site sensor the config gives no reference held to the site's others, and each return air to
+/// the zones it serves ([`crate::site`]).
 pub fn compare_references(config: &RunConfig, frames: &[EquipFrame], others: &[EquipFrame]) -> Vec<RefResult> {
     references_of(config, frames, others, None)
 }
@@ -214,7 +215,9 @@ fn references_of(
         }
     }
     let configured = |equip: &str, role: &str| config.references.get(equip).is_some_and(|r| r.contains_key(role));
-    out.extend(crate::site::compare_site(frames, others, only, &configured, &|f| config.step_of(&f.frame)));
+    let step_of = |f: &EquipFrame| config.step_of(&f.frame);
+    out.extend(crate::site::compare_site(frames, others, only, &configured, &step_of));
+    out.extend(crate::site::compare_return_air(frames, others, config.topology.as_ref(), only, &configured, &step_of));
     out
 }
 

@@ -10,12 +10,19 @@
 //! voice, not several: columns equal to the last digit on their shared samples are grouped. A
 //! sensor that went wrong part way through the window is judged on the days it read apart: its
 //! bias over the whole window would hide a fault that began in its last week.
+//!
+//! An air handler's return air is the air of the zones it serves, mixed in proportion to their
+//! airflow and warmed a little in the ceiling plenum and the return duct. With three or more of
+//! its zones trended, its return-air sensor is held to their airflow-weighted mean
+//! ([`compare_return_air`]): a return that reads far outside what plenum heat explains, on enough
+//! days, is a sensor to check before any finding that reads it.
 
 use std::collections::BTreeMap;
 
-use crate::engine::{align, median, NS_PER_HOUR};
+use crate::engine::{align, fan_on, median, Severity, NS_PER_HOUR};
+use crate::fleet::Topology;
 use crate::run::{EquipFrame, RefResult};
-use crate::trust::{bias_levels, compare};
+use crate::trust::{bias_levels, bias_severity, compare};
 
 /// The roles every unit of a site reads from the same air.
 pub const SITE_ROLES: [&str; 3] = ["oat", "outdoor_rh", "wetbulb_temp"];
@@ -50,6 +57,23 @@ const DAY: i64 = 24 * NS_PER_HOUR;
 /// The finest interval a comparison reads: a finer trend is compared on every sample that
 /// falls a quarter hour on.
 const SAMPLE_EVERY: i64 = NS_PER_HOUR / 4;
+
+/// What a return-air comparison names as its reference: the zones the unit serves.
+pub const ZONES_REFERENCE: &str = "<zones>";
+
+/// Zones with a space temperature a return-air comparison needs: with fewer, one zone's own
+/// odd thermostat could move their mean as far as a faulty return-air sensor.
+const MIN_ZONES: usize = 3;
+
+/// How far a day's median return air may read above (plenum lights, roof and fan heat) or below
+/// (a little outdoor air leaking into the return) its zones' mean, °F, before the day counts
+/// apart. The lab's healthy air handlers (three prototypes; April, July, October) sit within -3.2 to
+/// +3.8 °F on every day.
+const RETURN_ABOVE_F: f64 = 5.0;
+const RETURN_BELOW_F: f64 = 4.0;
+
+/// Days within the band a unit needs for its own usual difference to be learnt from them.
+const MIN_USUAL_DAYS: usize = 5;
 
 /// One sensor of a role: the equipment it is trended on, its times and values.
 struct Sensor<'a> {
@@ -152,21 +176,16 @@ pub fn compare_site(
                     }
                 })
                 .collect();
-            let (off, days) = off_days(role, &ts, point, &reference);
+            let (warn, _) = bias_levels(role);
+            let daily = daily_medians(&ts, point, &reference);
+            let off: Vec<i64> = daily.iter().filter(|(_, d)| d.abs() >= warn).map(|(day, _)| *day).collect();
+            let days = daily.len();
             let names: Vec<&str> = peers.iter().map(|p| p.equip).collect();
             let mut label =
                 format!("the median of the site's {} other {role} sensors ({})", peers.len(), names.join(", "));
-            let in_a_row = longest_run(&off);
-            let apart = off.len() >= MIN_OFF_DAYS
-                && (off.len() as f64 >= OFF_DAY_SHARE * days as f64 || in_a_row >= OFF_DAYS_IN_A_ROW);
-            let comparison = if apart {
+            let comparison = if apart(&off, days) {
                 label.push_str(&format!("; apart on {} of {days} days, compared over those days", off.len()));
-                let kept: Vec<f64> = point
-                    .iter()
-                    .zip(&ts)
-                    .map(|(v, t)| if off.binary_search(&t.div_euclid(DAY)).is_ok() { *v } else { f64::NAN })
-                    .collect();
-                compare(role, &kept, &reference, step * stride as i64)
+                compare(role, &on_days(point, &ts, &off), &reference, step * stride as i64)
             } else {
                 compare(role, point, &reference, step * stride as i64)
             };
@@ -195,29 +214,156 @@ fn longest_run(days: &[i64]) -> usize {
     best
 }
 
-/// The days (in order) on which a point's median difference from its reference reaches the
-/// role's warn level, and how many days were compared: a day needs [`MIN_DAY_PAIRS`] paired
-/// samples to count.
-fn off_days(role: &str, ts: &[i64], point: &[f64], reference: &[f64]) -> (Vec<i64>, usize) {
-    let (warn, _) = bias_levels(role);
+/// Whether the days `off` (in order) of the `days` compared make a point read apart: at least
+/// [`MIN_OFF_DAYS`] of them, and a share [`OFF_DAY_SHARE`] of the days or
+/// [`OFF_DAYS_IN_A_ROW`] in a row.
+fn apart(off: &[i64], days: usize) -> bool {
+    off.len() >= MIN_OFF_DAYS
+        && (off.len() as f64 >= OFF_DAY_SHARE * days as f64 || longest_run(off) >= OFF_DAYS_IN_A_ROW)
+}
+
+/// The point's values on the days `off` (in order), NaN on the others.
+fn on_days(point: &[f64], ts: &[i64], off: &[i64]) -> Vec<f64> {
+    point
+        .iter()
+        .zip(ts)
+        .map(|(v, t)| if off.binary_search(&t.div_euclid(DAY)).is_ok() { *v } else { f64::NAN })
+        .collect()
+}
+
+/// Each day's median difference of a point from its reference, in day order: a day needs
+/// [`MIN_DAY_PAIRS`] paired samples to count.
+fn daily_medians(ts: &[i64], point: &[f64], reference: &[f64]) -> Vec<(i64, f64)> {
     let mut by_day: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
     for ((t, p), r) in ts.iter().zip(point).zip(reference) {
         if !p.is_nan() && !r.is_nan() {
             by_day.entry(t.div_euclid(DAY)).or_default().push(p - r);
         }
     }
-    let mut days = 0;
-    let mut off = Vec::new();
-    for (day, mut d) in by_day {
-        if d.len() < MIN_DAY_PAIRS {
+    by_day.into_iter().filter(|(_, d)| d.len() >= MIN_DAY_PAIRS).map(|(day, mut d)| (day, median(&mut d))).collect()
+}
+
+/// Each judged unit's `return_air_temp` held to the airflow-weighted mean of the space
+/// temperatures of the zones the topology says it serves (of `only` equipment when given),
+/// while its fan runs. Nothing for a unit serving fewer than [`MIN_ZONES`] trended zones, with no
+/// fan signal, or whose return air the config gives a reference of its own (`configured`).
+///
+/// A day counts apart when its median difference falls outside [`RETURN_BELOW_F`] below to
+/// [`RETURN_ABOVE_F`] above the zones. A unit apart on enough days ([`apart`]) is compared over
+/// those days against the zones plus its own usual difference, the median of the days within
+/// the band (when it has [`MIN_USUAL_DAYS`] of them): a sensor 6 °F high on a unit whose plenum
+/// adds 1.5 °F reads +6, not +7.5. Its verdict is its bias at the role's levels; a unit that is
+/// not apart is listed, ok, with its difference over the whole window.
+pub fn compare_return_air(
+    frames: &[EquipFrame],
+    others: &[EquipFrame],
+    topology: Option<&Topology>,
+    only: Option<&str>,
+    configured: &dyn Fn(&str, &str) -> bool,
+    step_of: &dyn Fn(&EquipFrame) -> i64,
+) -> Vec<RefResult> {
+    const ROLE: &str = "return_air_temp";
+    let Some(topology) = topology else { return Vec::new() };
+    let everyone: Vec<&EquipFrame> = frames.iter().chain(others).collect();
+    let known: Vec<&str> = everyone.iter().map(|f| f.equip.as_str()).collect();
+    let mut out = Vec::new();
+    for f in frames.iter().filter(|f| only.is_none_or(|o| o == f.equip)) {
+        let Some(rat) = f.frame.col(ROLE) else { continue };
+        if configured(&f.equip, ROLE) {
             continue;
         }
-        days += 1;
-        if median(&mut d).abs() >= warn {
-            off.push(day);
+        let mut zones: Vec<&EquipFrame> = everyone
+            .iter()
+            .copied()
+            .filter(|z| z.frame.col("space_temp").is_some_and(|c| c.iter().any(|v| !v.is_nan())))
+            .filter(|z| topology.parent_of(&z.equip, &known).as_deref() == Some(f.equip.as_str()))
+            .collect();
+        zones.sort_by(|a, b| a.equip.cmp(&b.equip));
+        zones.dedup_by(|a, b| a.equip == b.equip);
+        if zones.len() < MIN_ZONES {
+            continue;
+        }
+        let Some((running, _)) = fan_on(&f.frame) else { continue };
+        // the zones' air changes slowly: a quarter-hour sample says what a finer trend would
+        let step = step_of(f);
+        let stride = (SAMPLE_EVERY / step.max(1)).max(1) as usize;
+        let ts: Vec<i64> = f.frame.ts.iter().step_by(stride).copied().collect();
+        let point: Vec<f64> = rat
+            .iter()
+            .zip(&running)
+            .step_by(stride)
+            .map(|(v, on)| if *on == Some(true) { *v } else { f64::NAN })
+            .collect();
+        let temps: Vec<Vec<f64>> =
+            zones.iter().map(|z| align(&z.frame.ts, z.frame.col("space_temp").unwrap_or_default(), &ts)).collect();
+        // weighed by airflow when every zone trends it, else each zone alike
+        let flows: Option<Vec<Vec<f64>>> =
+            zones.iter().map(|z| z.frame.col("airflow").map(|c| align(&z.frame.ts, c, &ts))).collect();
+        let reference: Vec<f64> = (0..ts.len())
+            .map(|i| {
+                let (mut sum, mut weight, mut n) = (0.0, 0.0, 0);
+                for (k, t) in temps.iter().enumerate() {
+                    let w = flows.as_ref().map_or(1.0, |fl| fl[k][i]);
+                    if !t[i].is_nan() && w > 0.0 {
+                        sum += w * t[i];
+                        weight += w;
+                        n += 1;
+                    }
+                }
+                if n >= MIN_ZONES {
+                    sum / weight
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        let daily = daily_medians(&ts, &point, &reference);
+        let outside = |d: f64| !(-RETURN_BELOW_F..=RETURN_ABOVE_F).contains(&d);
+        let off: Vec<i64> = daily.iter().filter(|(_, d)| outside(*d)).map(|(day, _)| *day).collect();
+        let names: Vec<&str> = zones.iter().map(|z| z.equip.as_str()).collect();
+        let weighed = if flows.is_some() { "airflow-weighted " } else { "" };
+        let mut label = format!(
+            "the {weighed}mean space temperature of the {} zones it serves ({})",
+            zones.len(),
+            names.join(", ")
+        );
+        let step_ns = step * stride as i64;
+        let comparison = if apart(&off, daily.len()) {
+            let mut usual: Vec<f64> = daily.iter().filter(|(_, d)| !outside(*d)).map(|(_, d)| *d).collect();
+            let usual = (usual.len() >= MIN_USUAL_DAYS).then(|| median(&mut usual));
+            let shifted: Vec<f64> = reference.iter().map(|r| r + usual.unwrap_or(0.0)).collect();
+            label.push_str(&format!(
+                "; outside {RETURN_BELOW_F} °F below to {RETURN_ABOVE_F} °F above them on {} of {} days, compared over those days",
+                off.len(),
+                daily.len()
+            ));
+            if let Some(u) = usual {
+                label.push_str(&format!(" with its usual {u:+.1} °F on the others added"));
+            }
+            compare(ROLE, &on_days(&point, &ts, &off), &shifted, step_ns).map(|mut c| {
+                // the return and the zones' mean need not move together hour by hour (the
+                // zones sit at their setpoints while the plenum warms): only the bias judges
+                c.severity = bias_severity(ROLE, c.bias);
+                c
+            })
+        } else {
+            compare(ROLE, &point, &reference, step_ns).map(|mut c| {
+                c.severity = Severity::Ok;
+                c
+            })
+        };
+        if comparison.is_some() {
+            out.push(RefResult {
+                equip: f.equip.clone(),
+                role: ROLE.to_string(),
+                reference: ZONES_REFERENCE.to_string(),
+                reference_role: "space_temp".to_string(),
+                label,
+                comparison,
+            });
         }
     }
-    (off, days)
+    out
 }
 
 #[cfg(test)]
@@ -358,5 +504,118 @@ mod tests {
         let pair = vec![sensor("AHU-1", 1, |_| 0.0), sensor("AHU-2", 2, |_| -9.0), boxes];
         assert!(site(&pair, &[], None).is_empty());
         assert!(site(&pair, &[sensor("CT-1", 3, |_| 0.0)], Some("VAV-1")).is_empty());
+    }
+
+    /// A month of 15-minute trends of an air handler and the zones it serves: zones a degree or
+    /// two apart with noise of their own, the fan on from 06:00 to 19:00, the return air the
+    /// zones' airflow-weighted mean plus `gain` (plenum heat) plus `bias(t)` (its sensor's error).
+    fn served(zones: usize, gain: f64, bias: impl Fn(i64) -> f64) -> (EquipFrame, Vec<EquipFrame>) {
+        let ts: Vec<i64> = (0..31 * 96).map(|i| i * STEP).collect();
+        let mut state = 7u64;
+        let mut noise = move || {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((state >> 33) as f64 / (1u64 << 31) as f64 - 0.5) * 0.6
+        };
+        let hour = |t: i64| (t % DAY) as f64 / NS_PER_HOUR as f64;
+        let on = |t: i64| (6.0..19.0).contains(&hour(t));
+        let mut boxes = Vec::new();
+        let (mut num, mut den) = (vec![0.0; ts.len()], vec![0.0; ts.len()]);
+        for z in 0..zones {
+            let temp: Vec<f64> =
+                ts.iter().map(|&t| 73.0 + z as f64 * 0.8 + 0.5 * (hour(t) / 4.0).sin() + noise()).collect();
+            let flow: Vec<f64> =
+                ts.iter().map(|&t| if on(t) { 400.0 * (z + 1) as f64 + 50.0 * noise() } else { 0.0 }).collect();
+            for i in 0..ts.len() {
+                num[i] += temp[i] * flow[i];
+                den[i] += flow[i];
+            }
+            let frame = Frame::from_rows(&ts, &[("space_temp", temp), ("airflow", flow)]);
+            boxes.push(EquipFrame { equip: format!("VAV-{}", z + 1), class: "VAV".into(), frame });
+        }
+        let rat: Vec<f64> = ts
+            .iter()
+            .enumerate()
+            .map(|(i, &t)| if den[i] > 0.0 { num[i] / den[i] + gain + bias(t) + noise() } else { 80.0 + noise() })
+            .collect();
+        let fan: Vec<f64> = ts.iter().map(|&t| f64::from(u8::from(on(t)))).collect();
+        let frame = Frame::from_rows(&ts, &[("return_air_temp", rat), ("supply_fan_status", fan)]);
+        (EquipFrame { equip: "AHU-1".into(), class: "AHU".into(), frame }, boxes)
+    }
+
+    fn parents(zones: usize) -> Topology {
+        let pairs: serde_json::Map<String, serde_json::Value> =
+            (1..=zones).map(|z| (format!("VAV-{z}"), serde_json::Value::from("AHU-1"))).collect();
+        Topology::from_value(&serde_json::json!({ "parents": pairs })).unwrap()
+    }
+
+    fn return_air(ahu: &EquipFrame, boxes: &[EquipFrame], top: Option<&Topology>) -> Vec<RefResult> {
+        compare_return_air(std::slice::from_ref(ahu), boxes, top, None, &|_, _| false, &|_| STEP)
+    }
+
+    #[test]
+    fn a_return_air_sensor_reading_high_from_mid_month_is_held_to_the_zones_it_serves() {
+        let (ahu, boxes) = served(5, 1.5, |t| if t >= 14 * DAY { 6.0 } else { 0.0 });
+        let top = parents(5);
+        let refs = return_air(&ahu, &boxes, Some(&top));
+        assert_eq!(refs.len(), 1);
+        let r = &refs[0];
+        let c = r.comparison.as_ref().unwrap();
+        assert_eq!(
+            (r.reference.as_str(), r.role.as_str(), r.reference_role.as_str()),
+            (ZONES_REFERENCE, "return_air_temp", "space_temp")
+        );
+        assert_eq!(c.severity, Severity::Fault, "{c:?} {}", r.label);
+        assert!((c.bias - 6.0).abs() < 0.3, "the unit's own plenum gain is not counted against it: {c:?}");
+        assert!(r.label.contains("airflow-weighted mean space temperature of the 5 zones it serves"), "{}", r.label);
+        assert!(r.label.contains("on 17 of 31 days"), "{}", r.label);
+        assert!(r.label.contains("usual +1.5 °F"), "{}", r.label);
+        assert_eq!(c.overlap_hours, 17.0 * 13.0, "only the fan's hours of the days apart");
+    }
+
+    #[test]
+    fn a_healthy_return_with_plenum_heat_is_listed_ok() {
+        // 3.5 F of plenum heat, every day: more than a sensor's warn level, and no fault
+        let (ahu, boxes) = served(4, 3.5, |_| 0.0);
+        let refs = return_air(&ahu, &boxes, Some(&parents(4)));
+        let c = refs[0].comparison.as_ref().unwrap();
+        assert_eq!(c.severity, Severity::Ok, "{c:?}");
+        assert!((c.bias - 3.5).abs() < 0.3, "{c:?}");
+        assert!(!refs[0].label.contains("outside"), "{}", refs[0].label);
+        // the same unit with its sensor 7 F low all month: below the zones on every day, with
+        // no day to learn its usual difference from
+        let (ahu, boxes) = served(4, 1.0, |_| -7.0);
+        let refs = return_air(&ahu, &boxes, Some(&parents(4)));
+        let c = refs[0].comparison.as_ref().unwrap();
+        assert_eq!(c.severity, Severity::Fault, "{c:?}");
+        assert!((c.bias + 6.0).abs() < 0.3, "{c:?}");
+        assert!(refs[0].label.contains("on 31 of 31 days") && !refs[0].label.contains("usual"), "{}", refs[0].label);
+    }
+
+    #[test]
+    fn a_return_air_comparison_needs_three_zones_a_topology_and_a_fan() {
+        let bias = |_| 8.0;
+        let (ahu, boxes) = served(2, 1.0, bias);
+        assert!(return_air(&ahu, &boxes, Some(&parents(2))).is_empty(), "two zones");
+        let (ahu, boxes) = served(4, 1.0, bias);
+        assert!(return_air(&ahu, &boxes, None).is_empty(), "no topology");
+        assert!(return_air(&ahu, &boxes, Some(&parents(2))).is_empty(), "two of the four zones served");
+        let configured = compare_return_air(
+            std::slice::from_ref(&ahu),
+            &boxes,
+            Some(&parents(4)),
+            None,
+            &|e, r| e == "AHU-1" && r == "return_air_temp",
+            &|_| STEP,
+        );
+        assert!(configured.is_empty(), "the config's own reference wins");
+        let mut fanless = ahu.clone();
+        fanless.frame.cols.remove("supply_fan_status");
+        assert!(return_air(&fanless, &boxes, Some(&parents(4))).is_empty(), "no fan signal");
+        // zones without airflow are averaged alike
+        let mut still = boxes.clone();
+        still[0].frame.cols.remove("airflow");
+        let refs = return_air(&ahu, &still, Some(&parents(4)));
+        assert_eq!(refs[0].comparison.as_ref().unwrap().severity, Severity::Fault);
+        assert!(refs[0].label.contains("the mean space temperature of the 4 zones"), "{}", refs[0].label);
     }
 }

@@ -562,6 +562,18 @@ pub(crate) fn bias_levels(role: &str) -> (f64, f64) {
     }
 }
 
+/// The verdict on a point that reads `bias` from its reference, at the role's levels.
+pub(crate) fn bias_severity(role: &str, bias: f64) -> Severity {
+    let (warn, fault) = bias_levels(role);
+    if bias.abs() >= fault {
+        Severity::Fault
+    } else if bias.abs() >= warn {
+        Severity::Warn
+    } else {
+        Severity::Ok
+    }
+}
+
 /// Compare a point with its reference on the same grid; `None` without a paired sample.
 pub fn compare(role: &str, point: &[f64], reference: &[f64], step_ns: i64) -> Option<Comparison> {
     let pairs: Vec<(f64, f64)> =
@@ -581,14 +593,7 @@ pub fn compare(role: &str, point: &[f64], reference: &[f64], step_ns: i64) -> Op
         sbb += (b - mb) * (b - mb);
     }
     let correlation = if saa > 0.0 && sbb > 0.0 { sab / (saa * sbb).sqrt() } else { f64::NAN };
-    let (warn, fault) = bias_levels(role);
-    let mut severity = if bias.abs() >= fault {
-        Severity::Fault
-    } else if bias.abs() >= warn {
-        Severity::Warn
-    } else {
-        Severity::Ok
-    };
+    let mut severity = bias_severity(role, bias);
     // a point that does not follow its reference at all is not a sensor to trust either
     if pairs.len() >= 24 && correlation < 0.5 {
         severity = Severity::Fault;

@@ -153,6 +153,7 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
         let known: Vec<&str> = stored.iter().map(String::as_str).collect();
         read.extend(judged.iter().filter_map(|e| top.parent_of(e, &known)).filter(|p| stored.contains(p)));
     }
+    read.extend(held_to(&points, &judged, &config));
     let parse_cfg = |s: &Option<String>| s.as_deref().and_then(ns_from_iso);
     let (start, end) = (start.or(parse_cfg(&config.start)), end.or(parse_cfg(&config.end)));
     let list: Vec<String> = read.into_iter().collect();
@@ -209,6 +210,33 @@ pub fn prepare(args: &Value, ctx: &Context, extra_floor: Option<f64>) -> Result<
 /// The grid step of each equipment of `equips`: the config's `resample` for all, or under
 /// `native` each one's logged interval in the window (the finest of its points', from the
 /// store's times index: no rows are read for it).
+/// The equipment a judged unit's own sensors are held to ([`camber_analytics::site`]), so that a
+/// run of a few units judges their outdoor and return air as a run of the whole facility does:
+/// every unit storing a site role (outdoor air, humidity, wet bulb) that a judged unit stores,
+/// and each zone storing a space temperature that the topology puts under a judged unit storing
+/// return air.
+fn held_to(points: &[store::Point], judged: &BTreeSet<String>, config: &RunConfig) -> BTreeSet<String> {
+    let stored: BTreeSet<(&str, &str)> = points.iter().map(|p| (p.equip.as_str(), p.role.as_str())).collect();
+    let judged_store = |role: &str| judged.iter().filter(|e| stored.contains(&(e.as_str(), role))).collect::<Vec<_>>();
+    let with_role = |role: &'static str| stored.iter().filter(move |(_, r)| *r == role).map(|(e, _)| *e);
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for role in camber_analytics::site::SITE_ROLES {
+        if !judged_store(role).is_empty() {
+            out.extend(with_role(role).map(str::to_string));
+        }
+    }
+    let returns = judged_store("return_air_temp");
+    if let (Some(top), false) = (&config.topology, returns.is_empty()) {
+        let known: Vec<&str> = stored.iter().map(|(e, _)| *e).collect::<BTreeSet<_>>().into_iter().collect();
+        out.extend(
+            with_role("space_temp")
+                .filter(|z| top.parent_of(z, &known).is_some_and(|p| returns.iter().any(|r| **r == p)))
+                .map(str::to_string),
+        );
+    }
+    out
+}
+
 fn grid_steps(
     fid: &str,
     equips: &[String],
@@ -251,4 +279,43 @@ fn grids(p: &Prepared) -> Value {
         *counts.entry(format!("{}", grid::minutes(step))).or_default() += 1;
     }
     json!(counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(equip: &str, role: &str) -> store::Point {
+        store::Point { equip: equip.into(), equip_class: "AHU".into(), role: role.into() }
+    }
+
+    #[test]
+    fn a_few_units_are_read_with_what_their_outdoor_and_return_air_are_held_to() {
+        let points = vec![
+            point("AHU-1", "oat"),
+            point("AHU-1", "return_air_temp"),
+            point("AHU-2", "oat"),
+            point("AHU-2", "return_air_temp"),
+            point("CT-1", "oat"),
+            point("CT-1", "wetbulb_temp"),
+            point("VAV-1", "space_temp"),
+            point("VAV-2", "space_temp"),
+            point("VAV-3", "airflow"),
+            point("VAV-9", "space_temp"),
+        ];
+        let config = RunConfig::from_value(&json!({
+            "topology": {"parents": {"VAV-1": "AHU-1", "VAV-2": "AHU-1", "VAV-3": "AHU-1", "VAV-9": "AHU-2"}}
+        }))
+        .unwrap();
+        let judged: BTreeSet<String> = ["AHU-1".to_string()].into();
+        let read: Vec<String> = held_to(&points, &judged, &config).into_iter().collect();
+        // every outdoor-air sensor (its own too), the wet bulb of no judged unit left out, and
+        // the zones AHU-1 serves that store a space temperature
+        assert_eq!(read, ["AHU-1", "AHU-2", "CT-1", "VAV-1", "VAV-2"]);
+        // without a topology, no zone; a judged box holds nothing to anything
+        let plain = RunConfig::from_value(&json!({})).unwrap();
+        let read: Vec<String> = held_to(&points, &judged, &plain).into_iter().collect();
+        assert_eq!(read, ["AHU-1", "AHU-2", "CT-1"]);
+        assert!(held_to(&points, &["VAV-1".to_string()].into(), &config).is_empty());
+    }
 }

@@ -369,13 +369,14 @@ fn a_run_config_with_references() {
     let (site, configured): (Vec<&Value>, Vec<&Value>) = refs.iter().partition(|x| x["reference"] == "<site>");
     assert_eq!(configured.len(), 3, "{refs:?}");
     let find = |e: &str, role: &str| configured.iter().find(|x| x["equip"] == e && x["role"] == role).unwrap();
-    // the site's sensors of the same air (three units trend their own) agree: the configured
+    // the site's sensors of the same air (each of the facility's eight units trends its own,
+    // and all are read, whether or not the config runs rules on them) agree: the configured
     // reference of one unit's outdoor air replaces its site comparison, the other unit's is held
-    // to the other two, and so is each unit's outdoor humidity
+    // to the other seven, and so is each unit's outdoor humidity
     let oat: Vec<&str> = site.iter().filter(|x| x["role"] == "oat").map(|x| x["equip"].as_str().unwrap()).collect();
     assert_eq!(oat, ["AHU__leaking_cool_valve"], "{site:?}");
     assert!(site.iter().all(|x| x["comparison"]["verdict"] == "ok"), "{site:?}");
-    assert!(site.iter().all(|x| x["label"].as_str().unwrap().contains("2 other")), "{site:?}");
+    assert!(site.iter().all(|x| x["label"].as_str().unwrap().contains("7 other")), "{site:?}");
     let oat = &find("AHU__sat_sensor_bias", "oat")["comparison"];
     assert_eq!(oat["verdict"], "ok", "the same weather: {oat}");
     assert!(oat["bias"].as_f64().unwrap().abs() < 0.5);

@@ -88,8 +88,9 @@ def camber_call(camber, capability, args, *extra):
 
 def sensors_named(camber, store, fid, config_path, sim_dir):
     """For each column the fault biases (truth.json's biased_columns), whether camber's
-    sensor_trust names that point: a reference (configured, or the site's own sensors) that
-    disagrees at warn or worse, or a verdict other than trusted."""
+    sensor_trust names that point: a reference (configured, the site's other sensors of the same
+    air, or the zones an air handler serves) that disagrees at warn or worse, or a verdict other
+    than trusted."""
     biased = json.load(open(os.path.join(sim_dir, "truth.json"))).get("biased_columns") or []
     if not biased:
         return []
@@ -293,7 +294,7 @@ def results_markdown(res):
                 side = c[tool]["side_alarms"]
                 lines.append(f"* {c['name']}, {tool}: " + ("; ".join(f"{describe(f)} [{f['severity']}]" for f in side) or "none"))
     lines += ["", "Biased sensors (the columns a fault's truth.json biases): does camber's `sensor_trust` name the "
-              "point, by a reference that disagrees (configured, or the site's own sensors of the same air) or a "
+              "point, by a reference that disagrees (configured, the site's own sensors of the same air, or the zones an air handler serves) or a "
               "verdict other than trusted? (The reference is not asked: its sensor_trust has no site comparison.)", "",
               "| case | column | bias | named | how |", "|---|---|---|---|---|"]
     for c in res["cases"]:

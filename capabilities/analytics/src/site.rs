@@ -66,11 +66,12 @@ pub const ZONES_REFERENCE: &str = "<zones>";
 const MIN_ZONES: usize = 3;
 
 /// How far a day's median return air may read above (plenum lights, roof and fan heat) or below
-/// (a little outdoor air leaking into the return) its zones' mean, °F, before the day counts
-/// apart. The lab's healthy air handlers (three prototypes; April, July, October) sit within -3.2 to
-/// +3.8 °F on every day.
+/// (a plenum under a cold roof, outdoor air leaking into the return) its zones' mean, °F, before
+/// the day counts apart. The lab's healthy air handlers (three prototypes; April, July, October)
+/// sit within -3.2 to +3.8 °F on every day; a top floor's plenum in winter may lose more, so the
+/// band reaches further below than above.
 const RETURN_ABOVE_F: f64 = 5.0;
-const RETURN_BELOW_F: f64 = 4.0;
+const RETURN_BELOW_F: f64 = 6.0;
 
 /// Days within the band a unit needs for its own usual difference to be learnt from them.
 const MIN_USUAL_DAYS: usize = 5;
@@ -606,13 +607,13 @@ mod tests {
         assert_eq!(c.severity, Severity::Ok, "{c:?}");
         assert!((c.bias - 3.5).abs() < 0.3, "{c:?}");
         assert!(!refs[0].label.contains("outside"), "{}", refs[0].label);
-        // the same unit with its sensor 7 F low all month: below the zones on every day, with
+        // the same unit with its sensor 9 F low all month: below the zones on every day, with
         // no day to learn its usual difference from
-        let (ahu, boxes) = served(4, 1.0, |_| -7.0);
+        let (ahu, boxes) = served(4, 1.0, |_| -9.0);
         let refs = return_air(&ahu, &boxes, Some(&parents(4)));
         let c = refs[0].comparison.as_ref().unwrap();
         assert_eq!(c.severity, Severity::Fault, "{c:?}");
-        assert!((c.bias + 6.0).abs() < 0.3, "{c:?}");
+        assert!((c.bias + 8.0).abs() < 0.3, "{c:?}");
         assert!(refs[0].label.contains("on 31 of 31 days") && !refs[0].label.contains("usual"), "{}", refs[0].label);
     }
 

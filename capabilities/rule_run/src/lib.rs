@@ -2,7 +2,8 @@
 //! worst first), `finding_detail` (one finding of the same run in full: parameters and where
 //! each came from, flagged time spans per condition, the evidence chart that applies) and
 //! `sensor_trust` (the trust score of each point the run reads, scored on the same frames by
-//! the same function the trust floor uses, and the configured reference comparisons); and
+//! the same function the trust floor uses, and the reference comparisons: configured, the
+//! site's own outdoor sensors, the zones an air handler serves); and
 //! `drift` (the equipment against its own known-good behaviour, on the same frames and floor);
 //! `mv_summary` (measured savings with their uncertainty, from the config's M&V entries); and
 //! `rcx_report` (the rule run and the drift section grouped into ranked, costed issues).
@@ -29,7 +30,7 @@ fn plugin() -> Plugin {
                      every rule at its defaults on every stored equipment class) and returns the findings worst \
                      first: finding_id (<rule>@<equip>), severity (fault / warn / info / ok), summary, caveats, \
                      scalar metrics, the share of the samples the rule judged and what they are, and conditional_on \
-                     when a configured reference disagrees with an input; counts per severity; the rules skipped \
+                     when a reference disagrees with an input (see sensor_trust); counts per severity; the rules skipped \
                      for missing inputs. A check whose input scores below the trust floor is declined (info), \
                      never passed. Narrow with rules, equips, start / end (site wall clock), params \
                      ({rule: {param: value}}, see rule_params) and min_severity. Pages of 25 findings and 25 \
@@ -61,8 +62,11 @@ fn plugin() -> Plugin {
                     "Per point the trust score (0-1), verdict (trusted / suspect / untrusted), flags (low coverage, \
                      out of range, spikes, stuck while running ...), coverage on the run's time grid and whether it \
                      is below the trust floor (the server's, the config's or a higher min_trust), least trusted \
-                     first; and every configured reference comparison (bias = median of point minus reference, its \
-                     sign, RMSE, correlation, samples, overlap, verdict), a passing one too. view 'rules' (default) \
+                     first; and every reference comparison, a passing one too: those the run config names, each \
+                     unit's outdoor air, humidity or wet bulb against the median of the site's other sensors of it \
+                     (reference '<site>'), and each air handler's return air against the airflow-weighted mean of \
+                     the zones it serves (reference '<zones>'), with bias = median of point minus reference, its \
+                     sign, RMSE, correlation, samples, overlap and verdict. view 'rules' (default) \
                      scores the inputs the run's rules read, on the frames rule_run reads, so a check is declined \
                      exactly when its input is listed below the floor; view 'report' scores every stored point of \
                      the run's equipment. Filter by equips, roles, start / end. Pages of 100 points.",

@@ -282,22 +282,28 @@ pub fn compare_return_air(
 ) -> Vec<RefResult> {
     const ROLE: &str = "return_air_temp";
     let Some(topology) = topology else { return Vec::new() };
+    let judged: Vec<(&EquipFrame, &[f64])> = frames
+        .iter()
+        .filter(|f| only.is_none_or(|o| o == f.equip) && !configured(&f.equip, ROLE))
+        .filter_map(|f| Some((f, f.frame.col(ROLE)?)))
+        .collect();
+    if judged.is_empty() {
+        return Vec::new();
+    }
+    // each zone's serving unit, worked out once for every unit (a look-up by normalized id walks
+    // the topology's pairs)
     let everyone: Vec<&EquipFrame> = frames.iter().chain(others).collect();
     let known: Vec<&str> = everyone.iter().map(|f| f.equip.as_str()).collect();
+    let mut served: Vec<(&EquipFrame, String)> = everyone
+        .iter()
+        .filter(|z| z.frame.col("space_temp").is_some_and(|c| c.iter().any(|v| !v.is_nan())))
+        .filter_map(|z| Some((*z, topology.parent_of(&z.equip, &known)?)))
+        .collect();
+    served.sort_by(|a, b| a.0.equip.cmp(&b.0.equip));
+    served.dedup_by(|a, b| a.0.equip == b.0.equip);
     let mut out = Vec::new();
-    for f in frames.iter().filter(|f| only.is_none_or(|o| o == f.equip)) {
-        let Some(rat) = f.frame.col(ROLE) else { continue };
-        if configured(&f.equip, ROLE) {
-            continue;
-        }
-        let mut zones: Vec<&EquipFrame> = everyone
-            .iter()
-            .copied()
-            .filter(|z| z.frame.col("space_temp").is_some_and(|c| c.iter().any(|v| !v.is_nan())))
-            .filter(|z| topology.parent_of(&z.equip, &known).as_deref() == Some(f.equip.as_str()))
-            .collect();
-        zones.sort_by(|a, b| a.equip.cmp(&b.equip));
-        zones.dedup_by(|a, b| a.equip == b.equip);
+    for (f, rat) in judged {
+        let zones: Vec<&EquipFrame> = served.iter().filter(|(_, p)| *p == f.equip).map(|(z, _)| *z).collect();
         if zones.len() < MIN_ZONES {
             continue;
         }

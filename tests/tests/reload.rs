@@ -287,6 +287,30 @@ fn the_policy_admits_pinned_and_signed_components_only_and_holds_each_to_its_gra
 }
 
 #[test]
+fn a_component_that_starts_with_more_memory_than_its_grant_says_so_and_the_rest_answer() {
+    // the run component declares 128 MiB of initial memory (capabilities/rule_run/build.rs);
+    // held to 64 MiB it cannot start, which no narrower query helps: the refusal says whose
+    // setting it is, and leaves the other components answering
+    let (d, caps) = caps_with_facilities();
+    let store = demo_store();
+    let c = ctx(store.path());
+    copy_shipped(&caps, "_cap_rule_run.wasm");
+    let pinned = [caps.join("_cap_facilities.wasm"), caps.join("_cap_rule_run.wasm")];
+    std::fs::write(d.path().join("camber.lock"), trust::lock_text(&pinned).unwrap()).unwrap();
+    let policy = write(
+        d.path(),
+        "camber.policy.toml",
+        "[trust]\nlock = \"camber.lock\"\n\n[component.\"_cap_rule_run.wasm\"]\nmemory_mib = 64\nimports = [\"store\", \"run-config\", \"catalog\", \"progress\", \"content\"]\n",
+    );
+    let reg = live(&caps, Some(policy)).unwrap();
+    let e = reg.current().call("rule_run", &json!({"facility_id": "hq"}), &c).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Unavailable, "{e}");
+    assert!(e.message.contains("starts with 128 MiB of memory, more than the 64 MiB its grant allows"), "{e}");
+    assert_eq!(e.data.as_ref().map(|d| d["retryable"].clone()), Some(json!(false)), "{e:?}");
+    assert!(reg.current().call("facilities", &json!({}), &c).is_ok());
+}
+
+#[test]
 fn a_component_not_yet_compiled_answers_at_once_from_the_quick_tier_and_the_same_once_optimized() {
     let (d, caps) = caps_with_facilities();
     let store = demo_store();

@@ -328,6 +328,15 @@ fn guest_end(
             ),
             json!({"max_memory_bytes": grant.budget.max_memory_bytes}),
         ),
+        GuestOutcome::MemoryAtStart(initial) => CapError::with_data(
+            ErrorCode::Unavailable,
+            format!(
+                "'{name}' starts with {} MiB of memory, more than the {} MiB its grant allows; the operator must raise its memory_mib",
+                initial.div_ceil(1 << 20),
+                grant.budget.max_memory_bytes >> 20
+            ),
+            json!({"initial_memory_bytes": initial, "max_memory_bytes": grant.budget.max_memory_bytes, "retryable": false}),
+        ),
         GuestOutcome::Trapped { trap, stderr } => {
             let panic = panic_message(&stderr);
             let why = if panic.is_empty() { trap } else { panic };

@@ -138,12 +138,18 @@ impl std::error::Error for NoSlot {}
 pub struct Limiter {
     max_memory: usize,
     pub hit: bool,
+    /// The initial memory the component declares, when that alone was refused: its grant is
+    /// smaller than what it starts with, which no narrower query can help.
+    pub refused_at_start: Option<usize>,
 }
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(&mut self, current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
         if desired > self.max_memory {
             self.hit = true;
+            if current == 0 {
+                self.refused_at_start = Some(desired);
+            }
             return Ok(false);
         }
         Ok(true)
@@ -246,6 +252,8 @@ pub enum GuestOutcome {
     Stopped(Stop),
     OutOfFuel,
     OutOfMemory,
+    /// The component's initial memory (bytes) is more than its memory limit: it cannot start.
+    MemoryAtStart(usize),
     /// A trap (a panic, `unreachable`, a bad lowering): the trap text and what the guest wrote
     /// to stderr.
     Trapped {
@@ -508,7 +516,11 @@ impl Runtime {
         let state = CallState {
             wasi,
             table: ResourceTable::new(),
-            limiter: Limiter { max_memory: budget.max_memory_bytes.min(self.config.max_memory_bytes), hit: false },
+            limiter: Limiter {
+                max_memory: budget.max_memory_bytes.min(self.config.max_memory_bytes),
+                hit: false,
+                refused_at_start: None,
+            },
             access,
             deadline,
             cancel,
@@ -630,6 +642,7 @@ impl Runtime {
             Some(Stop::Cancelled) => "was cancelled".to_string(),
             Some(Stop::Deadline) => "ran past its deadline".to_string(),
             None if matches!(e.downcast_ref::<Trap>(), Some(Trap::OutOfFuel)) => "ran out of fuel".to_string(),
+            None if state.limiter.refused_at_start.is_some() => "starts with more memory than its limit".to_string(),
             None if state.limiter.hit => "needed more than its memory limit".to_string(),
             None if e.downcast_ref::<NoSlot>().is_some() => "found no free instance slot; try again".to_string(),
             None => trap_text(&e, &stderr),
@@ -685,10 +698,12 @@ impl Runtime {
         // what the answer needs is taken out, and the store dropped off the caller's path
         let state = store.data_mut();
         let attached = std::mem::take(&mut state.attached);
-        let (stopped, limit_hit) = (state.stopped.take(), state.limiter.hit);
+        let (stopped, limit_hit, at_start) = (state.stopped.take(), state.limiter.hit, state.limiter.refused_at_start);
         let access = std::mem::replace(&mut state.access, Box::new(NoAccess));
         self.retire(store);
         let outcome = match r {
+            // the component's own initial memory was refused: it never ran
+            Err(_) if let Some(initial) = at_start => GuestOutcome::MemoryAtStart(initial),
             // a guest whose language catches running out of memory (JavaScript's engine does)
             // answers with an error of its own; the cap refused a growth, so that is the answer
             Ok(Err(_)) if limit_hit => GuestOutcome::OutOfMemory,

@@ -442,20 +442,33 @@ fn temp_band(role: &str) -> Option<(f64, f64)> {
 /// (`fraction_not_percent`). A unit that trends everything in °C or 0-1 is consistent and not
 /// flagged here.
 fn wrong_units(frame: &Frame, running: Option<&[Option<bool>]>) -> Vec<(String, &'static str)> {
-    let runs = |i: usize| running.is_none_or(|r| r.get(i).copied().flatten() == Some(true));
-    let running_values =
-        |c: &[f64]| -> Vec<f64> { (0..c.len()).filter(|&i| runs(i) && !c[i].is_nan()).map(|i| c[i]).collect() };
+    // where the equipment runs, worked out once for every column (every row without a signal)
+    let n = frame.len();
+    let runs: Vec<bool> = match running {
+        Some(r) => (0..n).map(|i| r.get(i).copied().flatten() == Some(true)).collect(),
+        None => vec![true; n],
+    };
+    // a column's running samples, copied without a branch on the data into one buffer that
+    // every temperature reuses (a filtered copy per column cost the sandbox a call per sample)
+    fn running_values<'b>(c: &[f64], runs: &[bool], buf: &'b mut [f64]) -> &'b mut [f64] {
+        let mut k = 0;
+        for (&x, &r) in c.iter().zip(runs) {
+            buf[k] = x;
+            k += usize::from(r & !x.is_nan());
+        }
+        &mut buf[..k]
+    }
+    let mut buf = vec![0.0f64; n];
     let mut out = Vec::new();
     // temperatures: medians while running
-    let temps: Vec<(&String, (f64, f64), f64)> = frame
-        .cols
-        .iter()
-        .filter_map(|(role, c)| {
-            let band = temp_band(role)?;
-            let mut v = running_values(c);
-            (v.len() >= MIN_RUNNING_ROWS).then(|| (role, band, median(&mut v)))
-        })
-        .collect();
+    let mut temps: Vec<(&String, (f64, f64), f64)> = Vec::new();
+    for (role, c) in &frame.cols {
+        let Some(band) = temp_band(role) else { continue };
+        let v = running_values(c, &runs, &mut buf);
+        if v.len() >= MIN_RUNNING_ROWS {
+            temps.push((role, band, median(v)));
+        }
+    }
     let inside = |m: f64, (lo, hi): (f64, f64)| m >= lo && m <= hi;
     for (role, band, m) in &temps {
         let as_f = m * 1.8 + 32.0;
@@ -472,12 +485,14 @@ fn wrong_units(frame: &Frame, running: Option<&[Option<bool>]>) -> Vec<(String, 
         .filter(|(role, _)| percent(role))
         .filter_map(|(role, c)| {
             // the running values' count and span, in one pass with no list made
-            let (n, lo, hi) = (0..c.len())
-                .filter(|&i| runs(i) && !c[i].is_nan())
-                .fold((0usize, f64::INFINITY, f64::NEG_INFINITY), |(n, lo, hi), i| {
-                    (n + 1, crate::engine::min_of(lo, c[i]), crate::engine::max_of(hi, c[i]))
-                });
-            (n >= MIN_RUNNING_ROWS).then_some((role, lo, hi))
+            let (mut count, mut lo, mut hi) = (0usize, f64::INFINITY, f64::NEG_INFINITY);
+            for (&x, &r) in c.iter().zip(&runs) {
+                let keep = r & !x.is_nan();
+                count += usize::from(keep);
+                lo = if keep { crate::engine::min_of(lo, x) } else { lo };
+                hi = if keep { crate::engine::max_of(hi, x) } else { hi };
+            }
+            (count >= MIN_RUNNING_ROWS).then_some((role, lo, hi))
         })
         .collect();
     for (role, lo, hi) in &spans {

@@ -207,7 +207,9 @@ fn median_step(ts: &[i64], m: usize, pos: impl Fn(usize) -> usize) -> i64 {
 
 /// One signal's reversals, over its `m` samples at rows `pos(0..m)`, typically `dt` ns apart.
 /// A function of its own: inlined into the rule's pass over its signals, its loop kept every
-/// running value on the stack in the sandbox.
+/// running value on the stack in the sandbox. Each sample's time, running flag and scaled value
+/// are read once and carried to the next step, and the hysteresis state is two scalars: in the
+/// sandbox every load and branch of a year-long walk counts.
 #[inline(never)]
 fn rate_over(
     role: &'static str,
@@ -224,56 +226,54 @@ fn rate_over(
     // a 0-1 fraction is read as percent
     let scale = if (0..m).all(|k| col[pos(k)].abs() <= 1.5) { 100.0 } else { 1.0 };
     let (mut reversals, mut following, mut ns, mut reset_ns, mut judged) = (0usize, 0usize, 0i64, 0i64, 0usize);
-    let in_reset = |i: usize| reset.is_some_and(|m| m[i]);
     let mut flagged = Vec::new();
-    // hysteresis: the direction of travel and the extreme reached in it
-    let mut state: Option<(i8, f64)> = None;
+    // hysteresis: the direction of travel (-1, 0 still, 1; `NO_STATE` after a break) and the
+    // extreme reached in it
+    const NO_STATE: i8 = i8::MIN;
+    let (mut dir, mut ext) = (NO_STATE, 0.0f64);
+    let first = pos(0);
+    let (mut t_prev, mut run_prev, mut prev) = (frame.ts[first], running[first], col[first] * scale);
     for k in 1..m {
-        let (a, b) = (pos(k - 1), pos(k));
-        let step = frame.ts[b] - frame.ts[a];
-        if step > max_step || !running[a] || !running[b] {
-            state = None;
+        let b = pos(k);
+        let (t, run, v) = (frame.ts[b], running[b], col[b] * scale);
+        let step = t - t_prev;
+        let (was_running, p) = (run_prev, prev);
+        (t_prev, run_prev, prev) = (t, run, v);
+        if step > max_step || !was_running || !run {
+            dir = NO_STATE;
             continue;
         }
-        if in_reset(b) {
+        let resetting = reset.is_some_and(|r| r[b]);
+        if resetting {
             reset_ns += step;
         } else {
             ns += step;
             judged += 1;
         }
-        let v = col[b] * scale;
-        let prev = col[a] * scale;
-        state = match state {
-            None => {
-                if (v - prev).abs() > deadband {
-                    Some((if v > prev { 1 } else { -1 }, v))
-                } else {
-                    Some((0, prev))
-                }
+        if dir == NO_STATE {
+            if (v - p).abs() > deadband {
+                (dir, ext) = (if v > p { 1 } else { -1 }, v);
+            } else {
+                (dir, ext) = (0, p);
             }
-            Some((dir, ext)) => {
-                let moved = v - ext;
-                if dir == 0 {
-                    if moved.abs() > deadband {
-                        Some((moved.signum() as i8, v))
-                    } else {
-                        Some((0, ext))
-                    }
-                } else if (dir > 0 && v > ext) || (dir < 0 && v < ext) {
-                    Some((dir, v))
-                } else if moved.abs() > deadband {
-                    if in_reset(b) {
-                        following += 1;
-                    } else {
-                        reversals += 1;
-                        flagged.push(b as u32);
-                    }
-                    Some((-dir, v))
-                } else {
-                    Some((dir, ext))
-                }
+            continue;
+        }
+        let moved = v - ext;
+        if dir == 0 {
+            if moved.abs() > deadband {
+                (dir, ext) = (moved.signum() as i8, v);
             }
-        };
+        } else if (dir > 0 && v > ext) || (dir < 0 && v < ext) {
+            ext = v;
+        } else if moved.abs() > deadband {
+            if resetting {
+                following += 1;
+            } else {
+                reversals += 1;
+                flagged.push(b as u32);
+            }
+            (dir, ext) = (-dir, v);
+        }
     }
     Some(SignalRate {
         role,

@@ -119,7 +119,7 @@ const PRESSURE_SETPOINTS: [&str; 2] = ["duct_static_sp", crate::engine::PARENT_S
 /// direction of its last change; a flat stretch keeps the direction). `None` when it never
 /// reverses.
 fn after_setpoint_reversals(ts: &[i64], sp: &[f64], window: i64) -> Option<Vec<bool>> {
-    let known: Vec<usize> = (0..sp.len()).filter(|&i| sp[i].is_finite()).collect();
+    let known: Vec<usize> = crate::engine::rows_where(sp.len(), |i| sp[i].is_finite());
     let (lo, hi) = known.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &i| {
         (crate::engine::min_of(a, sp[i]), crate::engine::max_of(b, sp[i]))
     });
@@ -187,14 +187,17 @@ fn rate_of(role: &'static str, frame: &Frame, col: &[f64], running: &[bool], pas
         }
         // a logged grid's step is read without a list of steps
         let dt = crate::engine::even_step(&frame.ts).unwrap_or_else(|| median_step(&frame.ts, col.len(), |k| k));
-        rate_over(role, frame, col, running, pass, (col.len(), dt), |k| k)
+        let scale = fraction_scale(col.iter().copied());
+        let rows = frame.ts.iter().zip(running).zip(col).enumerate().map(|(b, ((&t, &r), &v))| (b, t, r, v));
+        rate_over(role, pass, (dt, scale), rows)
     } else {
-        let idx: Vec<usize> = (0..frame.len()).filter(|&i| !col[i].is_nan()).collect();
+        let idx: Vec<usize> = crate::engine::rows_where(frame.len(), |i| !col[i].is_nan());
         if idx.len() < 3 {
             return None;
         }
         let dt = median_step(&frame.ts, idx.len(), |k| idx[k]);
-        rate_over(role, frame, col, running, pass, (idx.len(), dt), |k| idx[k])
+        let scale = fraction_scale(idx.iter().map(|&b| col[b]));
+        rate_over(role, pass, (dt, scale), idx.iter().map(|&b| (b, frame.ts[b], running[b], col[b])))
     }
 }
 
@@ -205,37 +208,41 @@ fn median_step(ts: &[i64], m: usize, pos: impl Fn(usize) -> usize) -> i64 {
     *steps.select_nth_unstable(mid).1
 }
 
-/// One signal's reversals, over its `m` samples at rows `pos(0..m)`, typically `dt` ns apart.
-/// A function of its own: inlined into the rule's pass over its signals, its loop kept every
-/// running value on the stack in the sandbox. Each sample's time, running flag and scaled value
-/// are read once and carried to the next step, and the hysteresis state is two scalars: in the
-/// sandbox every load and branch of a year-long walk counts.
+/// A 0-1 fraction is read as percent: 100 for samples all within ±1.5, else 1 (the hunting
+/// walk's own test, looser than [`crate::economizer::percent_scale`]).
+fn fraction_scale(mut samples: impl Iterator<Item = f64>) -> f64 {
+    if samples.all(|v| v.abs() <= 1.5) {
+        100.0
+    } else {
+        1.0
+    }
+}
+
+/// One signal's reversals over its samples in order, each its row, time, whether the fan runs
+/// and its value, typically `dt` ns apart. A function of its own: inlined into the rule's pass
+/// over its signals, its loop kept every running value on the stack in the sandbox. Each
+/// sample is read once and carried to the next step, and the hysteresis state is two scalars:
+/// in the sandbox every load and branch of a year-long walk counts.
 #[inline(never)]
 fn rate_over(
     role: &'static str,
-    frame: &Frame,
-    col: &[f64],
-    running: &[bool],
     pass: Pass,
-    (m, dt): (usize, i64),
-    pos: impl Fn(usize) -> usize,
+    (dt, scale): (i64, f64),
+    mut rows: impl Iterator<Item = (usize, i64, bool, f64)>,
 ) -> Option<SignalRate> {
     let Pass { deadband, gap_factor, reset } = pass;
     let dt = dt.max(1);
     let max_step = (dt as f64 * gap_factor) as i64;
-    // a 0-1 fraction is read as percent
-    let scale = if (0..m).all(|k| col[pos(k)].abs() <= 1.5) { 100.0 } else { 1.0 };
     let (mut reversals, mut following, mut ns, mut reset_ns, mut judged) = (0usize, 0usize, 0i64, 0i64, 0usize);
     let mut flagged = Vec::new();
     // hysteresis: the direction of travel (-1, 0 still, 1; `NO_STATE` after a break) and the
     // extreme reached in it
     const NO_STATE: i8 = i8::MIN;
     let (mut dir, mut ext) = (NO_STATE, 0.0f64);
-    let first = pos(0);
-    let (mut t_prev, mut run_prev, mut prev) = (frame.ts[first], running[first], col[first] * scale);
-    for k in 1..m {
-        let b = pos(k);
-        let (t, run, v) = (frame.ts[b], running[b], col[b] * scale);
+    let (_, mut t_prev, mut run_prev, first) = rows.next()?;
+    let mut prev = first * scale;
+    for (b, t, run, v) in rows {
+        let v = v * scale;
         let step = t - t_prev;
         let (was_running, p) = (run_prev, prev);
         (t_prev, run_prev, prev) = (t, run, v);

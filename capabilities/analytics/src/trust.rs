@@ -367,9 +367,10 @@ fn frozen_samples(v: &[f64], running: Option<&[Option<bool>]>, hours_per: f64, s
     };
     match running {
         None => present(v).for_each(|x| take(x, &mut out)),
+        // a row past the running signal's end does not run (the zip stops there)
         Some(r) => {
-            for (i, &x) in v.iter().enumerate() {
-                if !x.is_nan() && r.get(i).copied().flatten() == Some(true) {
+            for (&x, &ri) in v.iter().zip(r) {
+                if !x.is_nan() && ri == Some(true) {
                     take(x, &mut out);
                 }
             }

@@ -642,7 +642,9 @@ impl Runtime {
             Some(Stop::Cancelled) => "was cancelled".to_string(),
             Some(Stop::Deadline) => "ran past its deadline".to_string(),
             None if matches!(e.downcast_ref::<Trap>(), Some(Trap::OutOfFuel)) => "ran out of fuel".to_string(),
-            None if state.limiter.refused_at_start.is_some() => "starts with more memory than its limit".to_string(),
+            None if state.limiter.refused_at_start.is_some() && e.downcast_ref::<NoSlot>().is_some() => {
+                "starts with more memory than its limit".to_string()
+            }
             None if state.limiter.hit => "needed more than its memory limit".to_string(),
             None if e.downcast_ref::<NoSlot>().is_some() => "found no free instance slot; try again".to_string(),
             None => trap_text(&e, &stderr),
@@ -702,8 +704,14 @@ impl Runtime {
         let access = std::mem::replace(&mut state.access, Box::new(NoAccess));
         self.retire(store);
         let outcome = match r {
-            // the component's own initial memory was refused: it never ran
-            Err(_) if let Some(initial) = at_start => GuestOutcome::MemoryAtStart(initial),
+            // the component's own initial memory was refused when it was instantiated: it never
+            // ran (a memory that starts empty and grows past the cap is `OutOfMemory` below)
+            Err(e)
+                if let Some(initial) = at_start
+                    && e.downcast_ref::<NoSlot>().is_some() =>
+            {
+                GuestOutcome::MemoryAtStart(initial)
+            }
             // a guest whose language catches running out of memory (JavaScript's engine does)
             // answers with an error of its own; the cap refused a growth, so that is the answer
             Ok(Err(_)) if limit_hit => GuestOutcome::OutOfMemory,

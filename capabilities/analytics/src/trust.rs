@@ -459,12 +459,16 @@ fn wrong_units(frame: &Frame, running: Option<&[Option<bool>]>) -> Vec<(String, 
         }
         &mut buf[..k]
     }
-    let mut buf = vec![0.0f64; n];
+    // sized by the first temperature: a frame without one zeroes no buffer
+    let mut buf: Vec<f64> = Vec::new();
     let mut out = Vec::new();
     // temperatures: medians while running
     let mut temps: Vec<(&String, (f64, f64), f64)> = Vec::new();
     for (role, c) in &frame.cols {
         let Some(band) = temp_band(role) else { continue };
+        if buf.len() < c.len() {
+            buf.resize(c.len(), 0.0);
+        }
         let v = running_values(c, &runs, &mut buf);
         if v.len() >= MIN_RUNNING_ROWS {
             temps.push((role, band, median(v)));

@@ -12,7 +12,7 @@ use camber_common::{CapError, ErrorCode};
 
 use camber_runtime::bindings::camber::capability::store as wit_store;
 use camber_runtime::bindings::camber::capability::types as wit;
-use camber_runtime::HostAccess;
+use camber_runtime::{GridFrame, HostAccess, SharedFrame};
 use camber_store::{StoreDir, StoreError};
 
 use crate::licence::{Verdict, Wall};
@@ -245,15 +245,15 @@ impl HostAccess for Access {
         start_ns: Option<i64>,
         end_ns: Option<i64>,
         step_ns: i64,
-    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+    ) -> Result<Vec<GridFrame>, wit::StoreError> {
         let store = self.check(&facility_id)?;
         match retry_once(|| store.read_grid_shared(&facility_id, &equips, start_ns, end_ns, step_ns)) {
             Ok(frames) => Ok(frames
                 .iter()
-                .map(|g| wit_store::EquipFrame {
+                .map(|g| GridFrame {
                     equip: g.equip.clone(),
                     equip_class: g.equip_class.clone(),
-                    frame: wit_frame_of(&g.frame),
+                    frame: shared_frame_of(&g.frame),
                 })
                 .collect()),
             Err(e) => Err(self.fail(e)),
@@ -329,14 +329,14 @@ fn wit_frame(f: camber_store::Frame) -> wit_store::Frame {
     wit_store::Frame { start, step, ts, len, roles: f.roles, values: f.values }
 }
 
-/// [`wit_frame`] of a frame the store keeps (a cached grid): its columns are copied.
-fn wit_frame_of(f: &camber_store::Frame) -> wit_store::Frame {
+/// [`wit_frame`] of a grid the store keeps: its timestamps and columns are shared, not copied.
+fn shared_frame_of(f: &camber_store::SharedFrame) -> SharedFrame {
     let len = f.ts.len() as u32;
     let (start, step, ts) = match spacing(&f.ts) {
-        Some((start, step)) => (start, step, Vec::new()),
+        Some((start, step)) => (start, step, Arc::from([])),
         None => (0, 0, f.ts.clone()),
     };
-    wit_store::Frame { start, step, ts, len, roles: f.roles.clone(), values: f.values.clone() }
+    SharedFrame { start, step, ts, len, roles: f.roles.clone(), values: f.values.clone() }
 }
 
 /// `(start, step)` of evenly spaced timestamps (`step` 0 for one), which then need not cross

@@ -105,7 +105,7 @@ fn draw(store: &StoreDir, spec: &Spec<'_>, inputs: Inputs) -> Option<Chart> {
         .iter()
         .filter_map(|r| {
             let k = g.frame.roles.iter().position(|x| x == r)?;
-            Some(Series { role: r.clone(), ts: g.frame.ts.clone(), values: g.frame.values[k].clone() })
+            Some(Series { role: r.clone(), ts: g.frame.ts.to_vec(), values: g.frame.values[k].to_vec() })
         })
         .collect();
     if series.is_empty() {

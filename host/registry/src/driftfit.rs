@@ -82,12 +82,13 @@ pub fn fit(
     let shared = config.shared_oat.as_ref().and_then(|(e, role): &(String, String)| {
         let g = grid.iter().find(|g| g.equip == *e)?;
         let k = g.frame.roles.iter().position(|r| r == role)?;
-        Some((role.clone(), g.frame.ts.clone(), g.frame.values[k].clone()))
+        Some((role.clone(), g.frame.ts.to_vec(), g.frame.values[k].to_vec()))
     });
     let frames: Vec<EquipFrame> = grid
         .into_iter()
         .map(|g| {
-            let mut frame = Frame { ts: g.frame.ts, cols: g.frame.roles.into_iter().zip(g.frame.values).collect() };
+            let cols = g.frame.roles.into_iter().zip(g.frame.values.iter().map(|c| c.to_vec())).collect();
+            let mut frame = Frame { ts: g.frame.ts.to_vec(), cols };
             if let Some((role, ts, v)) = &shared {
                 frame = with_shared(frame, role, ts, v);
             }

@@ -6,6 +6,9 @@
 //! policy nothing of wasmtime.
 
 use std::any::Any;
+use std::sync::Arc;
+
+use wasmtime::component::{ComponentType, Lower};
 
 use crate::bindings::camber::capability::catalog as wit_catalog;
 use crate::bindings::camber::capability::content as wit_content;
@@ -51,7 +54,7 @@ pub trait HostAccess: Send {
         start_ns: Option<i64>,
         end_ns: Option<i64>,
     ) -> Result<wit_store::Frame, wit::StoreError>;
-    /// Equipment frames on a time grid.
+    /// Equipment frames on a time grid, their columns shared with the grid the host keeps.
     fn read_grid(
         &mut self,
         facility_id: String,
@@ -59,7 +62,7 @@ pub trait HostAccess: Send {
         start_ns: Option<i64>,
         end_ns: Option<i64>,
         step_ns: i64,
-    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError>;
+    ) -> Result<Vec<GridFrame>, wit::StoreError>;
     /// The run config a facility's run uses, as JSON text.
     fn run_config(&mut self, facility_id: String) -> Result<String, wit::StoreError>;
     /// The dataset catalog as JSON text.
@@ -125,7 +128,7 @@ impl HostAccess for NoAccess {
         _: Option<i64>,
         _: Option<i64>,
         _: i64,
-    ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
+    ) -> Result<Vec<GridFrame>, wit::StoreError> {
         Err(refused())
     }
     fn run_config(&mut self, _: String) -> Result<String, wit::StoreError> {
@@ -187,6 +190,8 @@ impl wit_store::Host for CallState {
     ) -> Result<wit_store::Frame, wit::StoreError> {
         step("host fn: read-frame", || self.access.read_frame(facility_id, equip, roles, start_ns, end_ns))
     }
+    /// What `bindgen!`'s trait asks for: the grid copied out of the host's. The linker binds
+    /// `read-grid` to [`read_grid_shared`] instead, which hands the guest the host's own columns.
     fn read_grid(
         &mut self,
         facility_id: String,
@@ -195,7 +200,64 @@ impl wit_store::Host for CallState {
         end_ns: Option<i64>,
         step_ns: i64,
     ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
-        step("host fn: read-grid", || self.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns))
+        let frames = read_grid_shared(self, facility_id, equips, start_ns, end_ns, step_ns)?;
+        Ok(frames.into_iter().map(GridFrame::into_wit).collect())
+    }
+}
+
+/// `read-grid` as the linker binds it: the call's access answers with columns shared with the
+/// grid the host keeps between calls, which are written into the guest's memory as they are
+/// (one copy, where the generated bindings would copy each column out first).
+pub(crate) fn read_grid_shared(
+    state: &mut CallState,
+    facility_id: String,
+    equips: Vec<String>,
+    start_ns: Option<i64>,
+    end_ns: Option<i64>,
+    step_ns: i64,
+) -> Result<Vec<GridFrame>, wit::StoreError> {
+    step("host fn: read-grid", || state.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns))
+}
+
+/// The WIT `equip-frame` record with shared columns: what `read-grid` returns.
+#[derive(ComponentType, Lower)]
+#[component(record)]
+pub struct GridFrame {
+    pub equip: String,
+    #[component(name = "equip-class")]
+    pub equip_class: String,
+    pub frame: SharedFrame,
+}
+
+/// The WIT `frame` record whose timestamps and columns are shared with the host's grid.
+#[derive(ComponentType, Lower)]
+#[component(record)]
+pub struct SharedFrame {
+    /// The first row's time and the spacing when the rows are evenly spaced (`ts` then empty).
+    pub start: i64,
+    pub step: i64,
+    pub ts: Arc<[i64]>,
+    pub len: u32,
+    pub roles: Vec<String>,
+    pub values: Vec<Arc<[f64]>>,
+}
+
+impl GridFrame {
+    /// The generated bindings' record, each column copied.
+    fn into_wit(self) -> wit_store::EquipFrame {
+        let f = self.frame;
+        wit_store::EquipFrame {
+            equip: self.equip,
+            equip_class: self.equip_class,
+            frame: wit_store::Frame {
+                start: f.start,
+                step: f.step,
+                ts: f.ts.to_vec(),
+                len: f.len,
+                roles: f.roles,
+                values: f.values.iter().map(|c| c.to_vec()).collect(),
+            },
+        }
     }
 }
 

@@ -26,7 +26,7 @@ pub mod hostfns;
 pub mod profile;
 mod witness;
 
-pub use hostfns::{HostAccess, NoAccess};
+pub use hostfns::{GridFrame, HostAccess, NoAccess, SharedFrame};
 pub use witness::Varied;
 
 /// Host bindings of the WIT world every component implements.
@@ -322,6 +322,22 @@ impl Runtime {
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker).map_err(|e| format!("cannot link WASI: {e}"))?;
         WitCapability::add_to_linker::<CallState, HasSelf<CallState>>(&mut linker, |s| s)
             .map_err(|e| format!("cannot link the store interface: {e}"))?;
+        // `read-grid` again, in place of the generated one: the grid's columns go into the
+        // guest's memory straight from the host's kept grid
+        linker.allow_shadowing(true);
+        linker
+            .instance(&format!("camber:capability/store@{WIT_VERSION}"))
+            .and_then(|mut store| {
+                store.func_wrap(
+                    "read-grid",
+                    |mut cx: wasmtime::StoreContextMut<'_, CallState>,
+                     (fid, equips, start, end, step): (String, Vec<String>, Option<i64>, Option<i64>, i64)| {
+                        Ok((hostfns::read_grid_shared(cx.data_mut(), fid, equips, start, end, step),))
+                    },
+                )
+            })
+            .map_err(|e| format!("cannot link the store interface's read-grid: {e}"))?;
+        linker.allow_shadowing(false);
         Ok(Runtime {
             engine,
             config,

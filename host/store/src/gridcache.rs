@@ -89,13 +89,17 @@ impl GridCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Frame;
+    use crate::SharedFrame;
 
     fn grid(rows: usize) -> Arc<Vec<GridFrame>> {
         Arc::new(vec![GridFrame {
             equip: "AHU-1".into(),
             equip_class: "AHU".into(),
-            frame: Frame { ts: (0..rows as i64).collect(), roles: vec!["oat".into()], values: vec![vec![1.0; rows]] },
+            frame: SharedFrame {
+                ts: (0..rows as i64).collect(),
+                roles: vec!["oat".into()],
+                values: vec![vec![1.0; rows].into()],
+            },
         }])
     }
 

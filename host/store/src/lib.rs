@@ -1311,7 +1311,7 @@ impl StoreDir {
                     })
                     .collect();
                 let ts = order.iter().map(|&i| a.ts[i]).collect();
-                GridFrame { equip: a.equip, equip_class: a.class, frame: Frame { ts, roles: a.roles, values } }
+                GridFrame { equip: a.equip, equip_class: a.class, frame: SharedFrame { ts, roles: a.roles, values } }
             })
             .collect())
     }
@@ -1605,7 +1605,17 @@ fn ts_unit_scale(dt: Option<DataType>) -> i64 {
 pub struct GridFrame {
     pub equip: String,
     pub equip_class: String,
-    pub frame: Frame,
+    pub frame: SharedFrame,
+}
+
+/// A grid's columns, each shared: a grid kept between calls hands its timestamps and values
+/// out (to a guest's memory, to a chart) without a copy of its own first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SharedFrame {
+    pub ts: Arc<[i64]>,
+    pub roles: Vec<String>,
+    /// One column per role, each as long as `ts`.
+    pub values: Vec<Arc<[f64]>>,
 }
 
 /// Whether a part file's month (or year, in the old layout) can hold samples in `[start, end]`.

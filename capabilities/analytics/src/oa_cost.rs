@@ -80,14 +80,14 @@ pub fn metrics(frame: &Frame, judged: &[Judged], margin: f64) -> BTreeMap<String
         if oaf <= min + margin {
             continue;
         }
-        let e = ((oaf - min) / 100.0).max(0.0);
+        let e = crate::engine::max_of((oaf - min) / 100.0, 0.0);
         let cold = oat[i] < rat[i];
         let heats = heating(i);
         if cold && heats == Some(true) {
             let mut rise = e * (rat[i] - oat[i]);
             if let (Some(s), Some(m)) = (sat, mat) {
                 if !s[i].is_nan() && !m[i].is_nan() {
-                    rise = rise.min((s[i] - m[i]).max(0.0));
+                    rise = crate::engine::min_of(rise, crate::engine::max_of(s[i] - m[i], 0.0));
                 }
             }
             priced.push((i, 0.0, SENSIBLE_BTUH_PER_CFM_F * rise));

@@ -572,10 +572,14 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         } else if !given.is_nan() {
             oa_min = given;
         } else {
-            let mut at_min: Vec<f64> = (0..n)
-                .filter(|&i| running[i] && working(cc[i]) && !working(hc[i]) && d[i] < econ_open)
-                .map(|i| d[i])
-                .collect();
+            // pushed in a plain loop: a filtered, mapped list collected is a call per kept
+            // sample in the sandbox
+            let mut at_min: Vec<f64> = Vec::new();
+            for i in 0..n {
+                if running[i] && working(cc[i]) && !working(hc[i]) && d[i] < econ_open {
+                    at_min.push(d[i]);
+                }
+            }
             if at_min.len() >= OA_MIN_LEARN_N {
                 oa_min = median(&mut at_min);
             } else {

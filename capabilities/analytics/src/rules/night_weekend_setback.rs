@@ -96,11 +96,11 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
     let known = |i: usize| fan[i].is_some();
     let occ_col = frame.col("occupancy");
     let in_schedule = crate::engine::scheduled(spec, params);
-    let occupied = |i: usize| -> bool {
-        match occ_col {
-            Some(o) if !o[i].is_nan() => on(o[i]),
-            _ => in_schedule(frame.ts[i]),
-        }
+    // each sample's occupancy worked out once, in one loop: both passes below read it (a test
+    // called from two loops is a call per sample in the sandbox)
+    let occupied: Vec<bool> = match occ_col {
+        Some(o) => o.iter().zip(&frame.ts).map(|(&x, &t)| if x.is_nan() { in_schedule(t) } else { on(x) }).collect(),
+        None => frame.ts.iter().map(|&t| in_schedule(t)).collect(),
     };
     let w = frame.weights_hours();
     let (mut occ_h, mut occ_run_h, mut un_h, mut un_run_h) = (0.0, 0.0, 0.0, 0.0);
@@ -110,7 +110,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         if !known(i) {
             continue;
         }
-        if occupied(i) {
+        if occupied[i] {
             occ_h += wi;
             if running(i) {
                 occ_run_h += wi;
@@ -141,7 +141,7 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             let heat_p = params.number(spec, "unoccupied_heat_sp_f");
             let cool_p = params.number(spec, "unoccupied_cool_sp_f");
             let occ_zone: Vec<f64> =
-                (0..frame.len()).filter(|&i| occupied(i) && !z[i].is_nan()).map(|i| z[i]).collect();
+                z.iter().zip(&occupied).filter(|(x, &occ)| occ && !x.is_nan()).map(|(&x, _)| x).collect();
             let occ_mean =
                 if occ_zone.is_empty() { f64::NAN } else { occ_zone.iter().sum::<f64>() / occ_zone.len() as f64 };
             let depth = params.number(spec, "min_setback_depth_f");

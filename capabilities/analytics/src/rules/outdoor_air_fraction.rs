@@ -176,7 +176,9 @@ fn balance_samples(
             continue;
         }
         stable += 1;
-        if m < o.min(r) - IMPOSSIBLE_MARGIN_F || m > o.max(r) + IMPOSSIBLE_MARGIN_F {
+        if m < crate::engine::min_of(o, r) - IMPOSSIBLE_MARGIN_F
+            || m > crate::engine::max_of(o, r) + IMPOSSIBLE_MARGIN_F
+        {
             impossible.push(i as u32);
         }
         let oaf = 100.0 * (r - m) / (r - o);

@@ -146,11 +146,16 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
             SP_MOVE_MIN_F,
             "°F",
         );
-        let dev: Vec<f64> = (0..frame.len())
-            .filter(|&i| running(i) && cooling(i) && plausible(sat[i]) && plausible(sp_col[i]))
-            .map(|i| sat[i] - sp_col[i])
-            .collect();
-        let mean_dev = (!dev.is_empty()).then(|| dev.iter().sum::<f64>() / dev.len() as f64);
+        // the mean deviation summed in one loop, in sample order (a filtered list collected
+        // first cost the sandbox a call per kept sample)
+        let (mut dev_sum, mut dev_n) = (0.0f64, 0usize);
+        for i in 0..frame.len() {
+            if running(i) && cooling(i) && plausible(sat[i]) && plausible(sp_col[i]) {
+                dev_sum += sat[i] - sp_col[i];
+                dev_n += 1;
+            }
+        }
+        let mean_dev = (dev_n > 0).then(|| dev_sum / dev_n as f64);
         metrics.insert("sp_range_f".into(), round2(b.range));
         metrics.insert("sp_moving_days".into(), b.moving_days as f64);
         metrics.insert("sp_days".into(), b.days as f64);

@@ -133,9 +133,37 @@ pub fn percentile(sorted: &[f64], q: f64) -> f64 {
 
 /// The values at `idx` of `col` that are read, sorted ascending.
 pub fn sorted_at(col: &[f64], idx: impl Iterator<Item = usize>) -> Vec<f64> {
-    let mut v: Vec<f64> = idx.map(|i| col[i]).filter(|v| !v.is_nan()).collect();
+    let mut v = read_at(col, idx);
     v.sort_by(f64::total_cmp);
     v
+}
+
+/// The values at `idx` of `col` that are read, in `idx`'s order.
+pub fn read_at(col: &[f64], idx: impl Iterator<Item = usize>) -> Vec<f64> {
+    idx.map(|i| col[i]).filter(|v| !v.is_nan()).collect()
+}
+
+/// [`percentile`] of the read values of `col` at `idx`, found by selection: the same value as
+/// sorting them first, in linear time (a year's sort was the largest single cost of
+/// `free_cooling_missed`, and a sort's branches cost a wasm guest about three times the engine's).
+pub fn percentile_at(col: &[f64], idx: impl Iterator<Item = usize>, q: f64) -> f64 {
+    percentile_unsorted(&mut read_at(col, idx), q)
+}
+
+/// [`percentile`] of values in any order (reordered in place): the value below the position
+/// by selection, the one above it as the smallest of those after it.
+pub fn percentile_unsorted(v: &mut [f64], q: f64) -> f64 {
+    match v.len() {
+        0 => f64::NAN,
+        1 => v[0],
+        n => {
+            let pos = (q / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
+            let lo = pos.floor() as usize;
+            let (_, &mut below, after) = v.select_nth_unstable_by(lo, f64::total_cmp);
+            let above = after.iter().copied().min_by(f64::total_cmp).unwrap_or(below);
+            below + (above - below) * (pos - lo as f64)
+        }
+    }
 }
 
 /// An outdoor airflow's standard deviation at most this share of its mean is steady: a fixed
@@ -167,6 +195,29 @@ mod tests {
         assert_eq!(percentile(&[0.0, 10.0], 25.0), 2.5);
         assert!(percentile(&[], 50.0).is_nan());
         assert_eq!(sorted_at(&[3.0, f64::NAN, 1.0], 0..3), vec![1.0, 3.0]);
+        assert_eq!(read_at(&[3.0, f64::NAN, 1.0], 0..3), vec![3.0, 1.0]);
+    }
+
+    #[test]
+    fn a_percentile_by_selection_is_the_sorted_ones_to_the_bit() {
+        let mut rng = camber_synth::rng::Rng::stream(7, "percentile", "values");
+        for n in 1..60 {
+            // coarse values repeat, and signed zeros and infinities are among them
+            let col: Vec<f64> = (0..n)
+                .map(|_| match rng.below(12) {
+                    0 => f64::NAN,
+                    1 => -0.0,
+                    2 => 0.0,
+                    3 => f64::INFINITY,
+                    _ => (rng.range(-5.0, 5.0) * 2.0).round() / 2.0,
+                })
+                .collect();
+            for q in [0.0, 2.5, 5.0, 10.0, 25.0, 50.0, 90.0, 95.0, 98.0, 100.0] {
+                let sorted = percentile(&sorted_at(&col, 0..n), q);
+                let selected = percentile_at(&col, 0..n, q);
+                assert_eq!(sorted.to_bits(), selected.to_bits(), "n {n}, q {q}: {col:?}");
+            }
+        }
     }
 
     #[test]

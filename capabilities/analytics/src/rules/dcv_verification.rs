@@ -15,7 +15,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::economizer::{economizer_may_run, percent_scale, percentile, sorted_at, EconEvidence};
+use crate::economizer::{economizer_may_run, percent_scale, percentile, percentile_at, sorted_at, EconEvidence};
 use crate::engine::{
     median, on, round2, weekday, Condition, Finding, Frame, Inputs, Needs, Outcome, ParamSpec, Params, Rule, RuleSpec,
     Severity, NS_PER_HOUR,
@@ -420,7 +420,7 @@ fn judge(
     // economizing and shut air say nothing about DCV
     let n_econ = econ.as_ref().map(|e| rows.iter().filter(|&&i| e[i]).count());
     let open_rows: Vec<usize> = rows.iter().copied().filter(|&i| econ.as_ref().is_none_or(|e| !e[i])).collect();
-    let p95_open = percentile(&sorted_at(oa, open_rows.iter().copied()), 95.0);
+    let p95_open = percentile_at(oa, open_rows.iter().copied(), 95.0);
     let shut = |v: f64| if p95_open > 0.0 { v <= CLOSED_FRAC * p95_open } else { v <= 0.0 };
     let judged: Vec<usize> = open_rows.iter().copied().filter(|&i| !shut(oa[i])).collect();
     let closed_pct = (!open_rows.is_empty()).then(|| {
@@ -430,7 +430,7 @@ fn judge(
     let a = assess(frame, s, oa, co2, &judged, floor);
 
     // occupied, CO2 high, and nothing ventilating: the fan off or the outdoor air shut
-    let p95_occ = percentile(&sorted_at(oa, (0..n).filter(|&i| occupied[i])), 95.0);
+    let p95_occ = percentile_at(oa, (0..n).filter(|&i| occupied[i]), 95.0);
     let unventilated = |i: usize| {
         let shut_air = if p95_occ > 0.0 { oa[i] <= CLOSED_FRAC * p95_occ } else { oa[i] <= 0.0 };
         (shut_air || fan_on.as_ref().is_some_and(|f| !f[i])) && co2[i] >= s.unventilated_ppm

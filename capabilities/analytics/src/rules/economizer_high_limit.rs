@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::economizer::{balance_oaf, percent_scale, percentile, running, sorted_at, FanGate};
+use crate::economizer::{balance_oaf, percent_scale, percentile_at, running, FanGate};
 use crate::engine::{
     median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec,
     Severity,
@@ -114,7 +114,7 @@ impl Basis {
 /// above a tenth of its 95th percentile; `None` unless at least `MIN_MEASURED` samples qualify.
 fn measured_oaf(frame: &Frame) -> Option<Vec<f64>> {
     let (oa, sa) = (frame.col("oa_airflow")?, frame.col("airflow")?);
-    let p95 = percentile(&sorted_at(sa, 0..sa.len()), 95.0);
+    let p95 = percentile_at(sa, 0..sa.len(), 95.0);
     if p95.is_nan() || p95 <= 0.0 {
         return None;
     }

@@ -11,7 +11,7 @@
 use std::collections::BTreeMap;
 
 use crate::economizer::{
-    balance_oaf, on_full_outdoor_air, percent_scale, percentile, running, sorted_at, FanGate, BALANCE_MIN_DELTA_F,
+    balance_oaf, on_full_outdoor_air, percent_scale, percentile_at, read_at, running, FanGate, BALANCE_MIN_DELTA_F,
 };
 use crate::engine::{
     median, round2, severity_of, Condition, Finding, Frame, Inputs, Outcome, ParamSpec, Params, Rule, RuleSpec,
@@ -104,7 +104,7 @@ fn demonstrated_changeover(
 ) -> Option<f64> {
     let damper = frame.col("oa_damper");
     let scale = damper.map_or(1.0, percent_scale);
-    let min_pos = damper.map(|d| percentile(&sorted_at(d, (0..frame.len()).filter(|&i| run[i])), 5.0) * scale);
+    let min_pos = damper.map(|d| percentile_at(d, (0..frame.len()).filter(|&i| run[i]), 5.0) * scale);
     let economizing = |i: usize| {
         damper.zip(min_pos).is_some_and(|(d, m)| d[i] * scale > m + ECONOMIZING_ABOVE_MIN_PCT)
             || full_oa.is_some_and(|f| f[i])
@@ -114,7 +114,7 @@ fn demonstrated_changeover(
     if econ.len() < MIN_ECONOMIZING {
         return None;
     }
-    let c = percentile(&sorted_at(oat, econ.into_iter()), 98.0);
+    let c = percentile_at(oat, econ.into_iter(), 98.0);
     (idle.iter().filter(|&&i| oat[i] > c && oat[i] < high_limit).count() >= MIN_ECONOMIZING).then_some(c)
 }
 
@@ -307,7 +307,7 @@ fn missed_cause(
         return Cause::Undetermined;
     };
     let scale = percent_scale(cmd);
-    let at_missed = sorted_at(cmd, missed.iter().map(|&i| i as usize));
+    let at_missed = read_at(cmd, missed.iter().map(|&i| i as usize));
     if !at_missed.is_empty() {
         metrics.insert(
             "missed_damper_cmd_median_pct".into(),

@@ -845,12 +845,14 @@ fn sandbox_year(reg: &Registry) {
     println!("  one call again, its steps: {}", listed.join("; "));
     // where that time goes: the host's read and grid alone, and the answer's size
     let mut v = Vec::new();
+    let mut grid_bytes = 0;
     for _ in 0..3 {
         let dir = camber_store::StoreDir::open(store.path()).unwrap();
         let t = Instant::now();
         let g = dir.read_grid("year", &[], None, None, 60_000_000_000).unwrap();
         v.push(t.elapsed());
         assert_eq!(g.len(), 1);
+        grid_bytes = g.iter().map(|f| f.frame.values.iter().map(|c| c.len() * 8).sum::<usize>()).sum();
     }
     let (read, _, _) = stats(v);
     let answer = reg.call("rule_run", &json!({"facility_id": "year"}), &ctx).map(|r| r.data.to_string().len());
@@ -864,10 +866,72 @@ fn sandbox_year(reg: &Registry) {
         }
     }
     println!(
-        "  of which the host's store read and 1-minute grid alone: median of 3 {}; the answer's data {} KiB",
+        "  of which the host's store read and 1-minute grid alone: median of 3 {}; the grid's values {} MiB; the answer's data {} KiB",
         ms(read),
+        grid_bytes >> 20,
         answer.map_or(0, |b| b / 1024)
     );
+}
+
+/// `camber-bench sandbox-year-rules`: where the sandbox's year pays more than the engine's, rule
+/// by rule. Each rule alone on the AHU-year at 1 minute, natively and through the sandbox, in
+/// turns (`CAMBER_BENCH_PAIRS`, 5 by default), less a rule that judges nothing on an air handler
+/// (what every run pays: the read, the trust scores, the answer); listed by how far each rule's
+/// own time through the sandbox is past 1.5 times its engine time.
+fn sandbox_year_rules(reg: &Registry) {
+    use camber_analytics::config::RunConfig;
+    use camber_analytics::run::{run, RunRequest};
+    let store = tempfile::tempdir().unwrap();
+    let e = ahu_year_frame();
+    camber_store::fixture::write_facility(store.path(), "year", &ahu_year_rows(&e), json!({"state": "active"}))
+        .unwrap();
+    let cfg_dir = tempfile::tempdir().unwrap();
+    let configs = year_configs(cfg_dir.path());
+    let mut ctx = CallContext::new(store.path(), ["year".to_string()]);
+    ctx.config_digest = configs.digest.clone();
+    ctx.run_configs = configs.clone();
+    let cfg = RunConfig::from_value(&RunConfig::store_backed("bench", &["AHU".into()], None)).unwrap();
+    let cfg = RunConfig { resample_ns: 60_000_000_000, ..cfg };
+    let pairs: usize = std::env::var("CAMBER_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+    let turns = |rule: &str| -> Option<(Duration, Duration)> {
+        let req = RunRequest { rules: Some(vec![rule.to_string()]), min_trust: 0.5, ..Default::default() };
+        let args = json!({"facility_id": "year", "rules": [rule]});
+        let (mut native, mut sandboxed) = (Vec::new(), Vec::new());
+        for _ in 0..pairs {
+            let t = Instant::now();
+            run(&cfg, &req, std::slice::from_ref(&e), &[]).ok()?;
+            native.push(t.elapsed());
+            let t = Instant::now();
+            reg.call("rule_run", &args, &ctx).ok()?;
+            sandboxed.push(t.elapsed());
+        }
+        Some((stats(native).0, stats(sandboxed).0))
+    };
+    let baseline = "boiler_short_cycle";
+    let _ = turns(baseline); // the grid kept, the component compiled
+    let Some((n0, s0)) = turns(baseline) else {
+        println!("sandbox-year-rules: the baseline rule was refused");
+        return;
+    };
+    println!("every run (the baseline, {baseline}): the engine {}, through the sandbox {}", ms(n0), ms(s0));
+    let mut rows: Vec<(f64, f64, &str)> = Vec::new();
+    for rule in camber_analytics::rules::all() {
+        let spec = (rule.spec)();
+        if spec.id == baseline {
+            continue;
+        }
+        if let Some((n, s)) = turns(spec.id) {
+            let own = |d: Duration, base: Duration| (d.as_secs_f64() - base.as_secs_f64()) * 1e3;
+            rows.push((own(n, n0), own(s, s0), spec.id));
+        }
+    }
+    rows.sort_by(|a, b| (b.1 - 1.5 * b.0).total_cmp(&(a.1 - 1.5 * a.0)));
+    println!("{:<34} {:>10} {:>10} {:>7} {:>11}", "rule (its own time)", "engine", "sandbox", "ratio", "past 1.5 x");
+    for (n, s, id) in rows.iter().filter(|r| r.0.abs() > 0.2 || r.1.abs() > 0.2) {
+        println!("{id:<34} {n:>8.2} ms {s:>8.2} ms {:>6.2}x {:>8.2} ms", s / n, s - 1.5 * n);
+    }
+    let (tn, ts): (f64, f64) = rows.iter().fold((0.0, 0.0), |(a, b), r| (a + r.0, b + r.1));
+    println!("the rules' own time summed: the engine {tn:.1} ms, through the sandbox {ts:.1} ms ({:.2} x)", ts / tn);
 }
 
 /// The reference toolkit's synthetic datasets: generated on this machine, so the side by side
@@ -1475,6 +1539,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("sandbox-year-count") {
         count::sandbox_year_count();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("sandbox-year-rules") {
+        sandbox_year_rules(&registry_from(&[components_dir()]).unwrap());
         return;
     }
     if args.get(1).map(String::as_str) == Some("sandbox-year") {

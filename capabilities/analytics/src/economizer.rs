@@ -119,14 +119,20 @@ pub fn economizer_may_run(frame: &Frame, high_limit_f: f64) -> (Option<Vec<bool>
 /// The `q`-th percentile (0-100) of ascending-sorted values, interpolating linearly between
 /// neighbours; NaN when there are none.
 pub fn percentile(sorted: &[f64], q: f64) -> f64 {
-    match sorted.len() {
+    interpolated(sorted.len(), q, |lo| (sorted[lo], sorted[(lo + 1).min(sorted.len() - 1)]))
+}
+
+/// The `q`-th percentile of `n` values from `at(lo)`: the values at ordered positions `lo` and
+/// the one after it (`lo` again at the end), interpolated linearly between them.
+fn interpolated(n: usize, q: f64, at: impl FnOnce(usize) -> (f64, f64)) -> f64 {
+    match n {
         0 => f64::NAN,
-        1 => sorted[0],
+        1 => at(0).0,
         n => {
             let pos = (q / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
             let lo = pos.floor() as usize;
-            let hi = (lo + 1).min(n - 1);
-            sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo as f64)
+            let (below, above) = at(lo);
+            below + (above - below) * (pos - lo as f64)
         }
     }
 }
@@ -153,17 +159,10 @@ pub fn percentile_at(col: &[f64], idx: impl Iterator<Item = usize>, q: f64) -> f
 /// [`percentile`] of values in any order (reordered in place): the value below the position
 /// by selection, the one above it as the smallest of those after it.
 pub fn percentile_unsorted(v: &mut [f64], q: f64) -> f64 {
-    match v.len() {
-        0 => f64::NAN,
-        1 => v[0],
-        n => {
-            let pos = (q / 100.0).clamp(0.0, 1.0) * (n - 1) as f64;
-            let lo = pos.floor() as usize;
-            let (_, &mut below, after) = v.select_nth_unstable_by(lo, f64::total_cmp);
-            let above = after.iter().copied().min_by(f64::total_cmp).unwrap_or(below);
-            below + (above - below) * (pos - lo as f64)
-        }
-    }
+    interpolated(v.len(), q, |lo| {
+        let (_, &mut below, after) = v.select_nth_unstable_by(lo, f64::total_cmp);
+        (below, after.iter().copied().min_by(f64::total_cmp).unwrap_or(below))
+    })
 }
 
 /// An outdoor airflow's standard deviation at most this share of its mean is steady: a fixed

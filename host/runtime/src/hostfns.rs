@@ -200,21 +200,21 @@ impl wit_store::Host for CallState {
         end_ns: Option<i64>,
         step_ns: i64,
     ) -> Result<Vec<wit_store::EquipFrame>, wit::StoreError> {
-        let frames = read_grid_shared(self, facility_id, equips, start_ns, end_ns, step_ns)?;
+        let frames = read_grid_shared(self, (facility_id, equips, start_ns, end_ns, step_ns))?;
         Ok(frames.into_iter().map(GridFrame::into_wit).collect())
     }
 }
+
+/// `read-grid`'s arguments as the linker passes them: the facility, the equipment (empty: all),
+/// the window's start and end, and the grid's step, in ns.
+pub(crate) type ReadGridArgs = (String, Vec<String>, Option<i64>, Option<i64>, i64);
 
 /// `read-grid` as the linker binds it: the call's access answers with columns shared with the
 /// grid the host keeps between calls, which are written into the guest's memory as they are
 /// (one copy, where the generated bindings would copy each column out first).
 pub(crate) fn read_grid_shared(
     state: &mut CallState,
-    facility_id: String,
-    equips: Vec<String>,
-    start_ns: Option<i64>,
-    end_ns: Option<i64>,
-    step_ns: i64,
+    (facility_id, equips, start_ns, end_ns, step_ns): ReadGridArgs,
 ) -> Result<Vec<GridFrame>, wit::StoreError> {
     step("host fn: read-grid", || state.access.read_grid(facility_id, equips, start_ns, end_ns, step_ns))
 }

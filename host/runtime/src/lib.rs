@@ -330,9 +330,8 @@ impl Runtime {
             .and_then(|mut store| {
                 store.func_wrap(
                     "read-grid",
-                    |mut cx: wasmtime::StoreContextMut<'_, CallState>,
-                     (fid, equips, start, end, step): (String, Vec<String>, Option<i64>, Option<i64>, i64)| {
-                        Ok((hostfns::read_grid_shared(cx.data_mut(), fid, equips, start, end, step),))
+                    |mut cx: wasmtime::StoreContextMut<'_, CallState>, args: hostfns::ReadGridArgs| {
+                        Ok((hostfns::read_grid_shared(cx.data_mut(), args),))
                     },
                 )
             })

@@ -490,10 +490,8 @@ fn rules_year_child() {
 /// Every rule on the AHU-year at 1 minute by the engine alone, natively: its time and how many
 /// findings it made.
 fn engine_year(e: &camber_analytics::run::EquipFrame) -> (Duration, usize) {
-    use camber_analytics::config::RunConfig;
     use camber_analytics::run::{run, RunRequest};
-    let cfg = RunConfig::from_value(&RunConfig::store_backed("bench", &["AHU".into()], None)).unwrap();
-    let cfg = RunConfig { resample_ns: 60_000_000_000, ..cfg };
+    let cfg = year_engine_config();
     let t = Instant::now();
     let r = run(&cfg, &RunRequest { min_trust: 0.5, ..Default::default() }, std::slice::from_ref(e), &[]).unwrap();
     (t.elapsed(), r.findings.len())
@@ -736,6 +734,33 @@ fn ahu_year_rows(e: &camber_analytics::run::EquipFrame) -> Vec<camber_store::fix
     rows
 }
 
+/// Facility `year` in a store of its own, the frame it was written from, and its run config.
+struct YearStore {
+    store: tempfile::TempDir,
+    year: camber_analytics::run::EquipFrame,
+    configs: Arc<camber_registry::runconfig::RunConfigs>,
+    /// Where the config is written, kept for as long as the store.
+    _config_dir: tempfile::TempDir,
+}
+
+/// The AHU-year at 1 minute written as facility `year`, with its run config.
+fn year_store() -> YearStore {
+    let store = tempfile::tempdir().unwrap();
+    let year = ahu_year_frame();
+    camber_store::fixture::write_facility(store.path(), "year", &ahu_year_rows(&year), json!({"state": "active"}))
+        .unwrap();
+    let config_dir = tempfile::tempdir().unwrap();
+    let configs = year_configs(config_dir.path());
+    YearStore { store, year, configs, _config_dir: config_dir }
+}
+
+/// The engine's config for the year: the store-backed default, judged at 1 minute.
+fn year_engine_config() -> camber_analytics::config::RunConfig {
+    use camber_analytics::config::RunConfig;
+    let cfg = RunConfig::from_value(&RunConfig::store_backed("bench", &["AHU".into()], None)).unwrap();
+    RunConfig { resample_ns: 60_000_000_000, ..cfg }
+}
+
 /// The run config of facility `year` (its air handler judged at 1 minute), written in `dir`
 /// and loaded.
 fn year_configs(dir: &std::path::Path) -> Arc<camber_registry::runconfig::RunConfigs> {
@@ -750,12 +775,7 @@ fn year_configs(dir: &std::path::Path) -> Arc<camber_registry::runconfig::RunCon
 /// minute through the sandbox (the store read and grid, wasm, every rule), with where the time
 /// goes. Alone, it is what a profiler is pointed at.
 fn sandbox_year(reg: &Registry) {
-    let store = tempfile::tempdir().unwrap();
-    let e = ahu_year_frame();
-    camber_store::fixture::write_facility(store.path(), "year", &ahu_year_rows(&e), json!({"state": "active"}))
-        .unwrap();
-    let cfg_dir = tempfile::tempdir().unwrap();
-    let configs = year_configs(cfg_dir.path());
+    let YearStore { store, year: e, configs, .. } = year_store();
     // a fresh context opens the store afresh: nothing of the facility is kept from before
     let fresh = || {
         let mut ctx = CallContext::new(store.path(), ["year".to_string()]);
@@ -879,19 +899,12 @@ fn sandbox_year(reg: &Registry) {
 /// (what every run pays: the read, the trust scores, the answer); listed by how far each rule's
 /// own time through the sandbox is past 1.5 times its engine time.
 fn sandbox_year_rules(reg: &Registry) {
-    use camber_analytics::config::RunConfig;
     use camber_analytics::run::{run, RunRequest};
-    let store = tempfile::tempdir().unwrap();
-    let e = ahu_year_frame();
-    camber_store::fixture::write_facility(store.path(), "year", &ahu_year_rows(&e), json!({"state": "active"}))
-        .unwrap();
-    let cfg_dir = tempfile::tempdir().unwrap();
-    let configs = year_configs(cfg_dir.path());
+    let YearStore { store, year: e, configs, .. } = year_store();
     let mut ctx = CallContext::new(store.path(), ["year".to_string()]);
     ctx.config_digest = configs.digest.clone();
     ctx.run_configs = configs.clone();
-    let cfg = RunConfig::from_value(&RunConfig::store_backed("bench", &["AHU".into()], None)).unwrap();
-    let cfg = RunConfig { resample_ns: 60_000_000_000, ..cfg };
+    let cfg = year_engine_config();
     let pairs: usize = std::env::var("CAMBER_BENCH_PAIRS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
     let turns = |rule: &str| -> Option<(Duration, Duration)> {
         let req = RunRequest { rules: Some(vec![rule.to_string()]), min_trust: 0.5, ..Default::default() };

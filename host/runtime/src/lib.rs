@@ -861,4 +861,13 @@ mod tests {
             assert!(!loads_wit(v), "{v}");
         }
     }
+
+    #[test]
+    fn the_version_is_the_wit_package_s_so_read_grid_is_rebound_where_components_import_it() {
+        // `Runtime::new` rebinds `read-grid` in the instance named with WIT_VERSION: another
+        // version there would leave the generated, copying binding in place
+        let wit = include_str!("../../../wit/capability.wit");
+        let package = wit.lines().find_map(|l| l.trim().strip_prefix("package camber:capability@"));
+        assert_eq!(package, Some(format!("{WIT_VERSION};").as_str()));
+    }
 }

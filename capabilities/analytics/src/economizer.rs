@@ -151,7 +151,7 @@ pub fn read_at(col: &[f64], idx: impl Iterator<Item = usize>) -> Vec<f64> {
 
 /// [`percentile`] of the read values of `col` at `idx`, found by selection: the same value as
 /// sorting them first, in linear time (a year's sort was the largest single cost of
-/// `free_cooling_missed`, and a sort's branches cost a wasm guest about three times the engine's).
+/// `free_cooling_missed`).
 pub fn percentile_at(col: &[f64], idx: impl Iterator<Item = usize>, q: f64) -> f64 {
     percentile_unsorted(&mut read_at(col, idx), q)
 }

@@ -245,7 +245,7 @@ fn equip_overrides(spec: &RuleSpec, v: &Value, place: &str) -> Result<Vec<EquipO
 
 /// The declaration of a rule id, or an error naming the close and the known ids.
 pub fn rule_spec(id: &str) -> Result<RuleSpec, String> {
-    let specs: Vec<RuleSpec> = rules::all().iter().map(|r| (r.spec)()).collect();
+    let specs = rules::specs();
     if let Some(s) = specs.iter().find(|s| s.id == id) {
         return Ok(s.clone());
     }

@@ -128,7 +128,6 @@ pub struct RunRequest {
 /// the rule's spec are the request's fault ([`EngineError::BadParams`]) or, for the config's,
 /// which were checked when it was loaded, a defect ([`EngineError::Defect`]).
 pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule, RuleSpec, Params)>, EngineError> {
-    let all = rules::all();
     let mut out = Vec::new();
     if let Some(wanted) = &req.rules {
         let unknown: Vec<String> =
@@ -142,8 +141,8 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
         if req.rules.as_ref().is_some_and(|w| !w.contains(&sel.id)) {
             continue;
         }
-        let Some(r) = all.iter().find(|r| (r.spec)().id == sel.id) else { continue };
-        let spec = (r.spec)();
+        let Some((r, spec)) = rules::find(&sel.id) else { continue };
+        let spec = spec.clone();
         sel.params
             .check(&spec)
             .map_err(|e| EngineError::Defect(format!("the run config's parameters do not check: {e}")))?;
@@ -154,7 +153,7 @@ pub fn selected_rules(config: &RunConfig, req: &RunRequest) -> Result<Vec<(Rule,
             }
             None => sel.params.clone(),
         };
-        out.push((*r, spec, params));
+        out.push((r, spec, params));
     }
     Ok(out)
 }
@@ -293,7 +292,7 @@ const REVISED_BY_THE_RUN: &[&str] = &["hp_capacity_shortfall"];
 /// fleet rule) whose findings no step after the rules revises, so [`run_equipment`] gives them
 /// exactly as a whole run does.
 pub fn stands_alone(id: &str) -> bool {
-    !REVISED_BY_THE_RUN.contains(&id) && rules::all().iter().any(|r| (r.spec)().id == id && !r.is_fleet())
+    !REVISED_BY_THE_RUN.contains(&id) && rules::find(id).is_some_and(|(r, _)| !r.is_fleet())
 }
 
 /// The findings the selected equipment rules give on `equip` alone, each exactly as [`run`]

@@ -85,11 +85,7 @@ pub(crate) fn chart_image(chart: &mut Value, ts: &[i64], flagged: &[u32], step_n
 /// driver for the rules that judge such a relation, else the inputs the rule read over time.
 /// Every role it names is one the frame holds; a derived axis says what it is derived from.
 pub(crate) fn chart(f: &RunFinding, frame: &Frame) -> Value {
-    let spec = (camber_analytics::rules::all()
-        .into_iter()
-        .find(|r| (r.spec)().id == f.finding.rule)
-        .expect("a run's rule exists")
-        .spec)();
+    let (_, spec) = camber_analytics::rules::find(f.finding.rule).expect("a run's rule exists");
     let mut roles: Vec<&str> = Vec::new();
     for r in spec.inputs.roles().iter() {
         if frame.col(r).is_some() && !roles.contains(r) {

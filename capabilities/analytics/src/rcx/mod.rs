@@ -350,15 +350,17 @@ fn flagged_share(f: &Finding) -> Option<f64> {
 }
 
 fn rule_reads(rule: &str) -> Vec<&'static str> {
-    crate::config::rule_spec(rule).map(|s| s.inputs.roles()).unwrap_or_default()
+    crate::rules::find(rule).map(|(_, s)| s.inputs.roles()).unwrap_or_default()
 }
 
 /// The root rule's gating inputs (its required inputs and the members of its one-of groups),
 /// whose trust the confidence reads.
 fn verdict_roles(rule: &str) -> Vec<&'static str> {
-    match crate::config::rule_spec(rule) {
-        Ok(s) => s.inputs.required.iter().chain(s.inputs.one_of.iter().flat_map(|g| g.iter())).copied().collect(),
-        Err(_) => Vec::new(),
+    match crate::rules::find(rule) {
+        Some((_, s)) => {
+            s.inputs.required.iter().chain(s.inputs.one_of.iter().flat_map(|g| g.iter())).copied().collect()
+        }
+        None => Vec::new(),
     }
 }
 

@@ -70,6 +70,20 @@ pub mod zone_requests;
 pub mod zones_heat_cool_census;
 
 pub use crate::engine::Rule;
+use crate::engine::RuleSpec;
+
+/// Every rule's declaration, in [`all`]'s order, made once: looking a rule up by id no longer
+/// makes every rule's declaration (a config of every rule made them 59 times over).
+pub fn specs() -> &'static [RuleSpec] {
+    static SPECS: std::sync::OnceLock<Vec<RuleSpec>> = std::sync::OnceLock::new();
+    SPECS.get_or_init(|| all().iter().map(|r| (r.spec)()).collect())
+}
+
+/// The rule with id `id` and its declaration.
+pub fn find(id: &str) -> Option<(Rule, &'static RuleSpec)> {
+    let at = specs().iter().position(|s| s.id == id)?;
+    Some((all()[at], &specs()[at]))
+}
 
 /// Every rule, sorted by id.
 pub fn all() -> Vec<Rule> {
@@ -141,6 +155,22 @@ pub fn all() -> Vec<Rule> {
 mod tests {
     use super::*;
     use crate::engine::{Frame, ParamValue, Params, RuleSpec};
+
+    #[test]
+    fn a_rule_is_found_by_its_id_with_its_own_declaration() {
+        let rules = all();
+        assert_eq!(specs().len(), rules.len());
+        for (r, s) in rules.iter().zip(specs()) {
+            assert_eq!((r.spec)().id, s.id, "the table is in all()'s order");
+            let (found, spec) = find(s.id).expect("every rule is found");
+            assert_eq!((found.spec)().id, s.id);
+            assert_eq!(spec.id, s.id);
+            assert_eq!(found.is_fleet(), r.is_fleet(), "{}", s.id);
+            assert_eq!(spec.params.len(), (r.spec)().params.len(), "{}", s.id);
+        }
+        assert!(find("no_such_rule").is_none());
+        assert!(find("").is_none());
+    }
 
     #[test]
     fn every_rule_declares_itself_consistently() {

@@ -199,35 +199,44 @@ pub fn spec() -> RuleSpec {
 }
 
 /// Rolling means over the trailing `window` ns (the current sample included) of the running
-/// samples' values; NaN where the window holds no running value.
-fn rolling_mean(ts: &[i64], x: &[f64], running: &[bool], window: f64) -> Vec<f64> {
-    // what a window may hold, NaN where the fan is off: one load per test in the loops below
-    let v: Vec<f64> = x.iter().zip(running).map(|(&x, &r)| if r { x } else { f64::NAN }).collect();
+/// samples' values; NaN where the window holds no running value. `even` is the frame's step
+/// when its timestamps are evenly spaced ([`crate::engine::even_step`], worked out once for
+/// every column the rule averages).
+fn rolling_mean(ts: &[i64], even: Option<i64>, x: &[f64], running: &[bool], window: f64) -> Vec<f64> {
     // timestamps on a grid are whole nanoseconds, and so is any window a parameter gives
     let window = window as i64;
-    match crate::engine::even_step(ts) {
-        Some(step) if window > 0 => rolling_mean_even(&v, (window as u64).div_ceil(step as u64) as usize),
-        _ => rolling_mean_uneven(ts, &v, window),
+    match even {
+        Some(step) if window > 0 => rolling_mean_even(x, running, (window as u64).div_ceil(step as u64) as usize),
+        _ => {
+            // what a window may hold, NaN where the fan is off
+            let v: Vec<f64> = x.iter().zip(running).map(|(&x, &r)| if r { x } else { f64::NAN }).collect();
+            rolling_mean_uneven(ts, &v, window)
+        }
     }
 }
 
 /// [`rolling_mean`] on an even grid, where a window always spans `rows` rows: the row leaving
-/// it is a fixed distance back, so no inner loop looks for it. The sums run in the same order
+/// it is a fixed distance back, so no inner loop looks for it. A stopped sample reads as NaN
+/// where it is read, so no masked copy of the column is made. The sums run in the same order
 /// as [`rolling_mean_uneven`]'s, so the means are the same to the bit. A function of its own,
 /// not inlined: in a wasm guest, inside a large caller, its running sum and the memory's base
 /// would live on the stack, a load and a store per sample.
 #[inline(never)]
-fn rolling_mean_even(v: &[f64], rows: usize) -> Vec<f64> {
-    let mut out = crate::engine::nans(v.len());
+fn rolling_mean_even(x: &[f64], running: &[bool], rows: usize) -> Vec<f64> {
+    let len = x.len().min(running.len());
+    let (x, running) = (&x[..len], &running[..len]);
+    let held = |x: f64, r: bool| if r { x } else { f64::NAN };
+    let mut out = crate::engine::nans(len);
     let (mut sum, mut n) = (0.0f64, 0usize);
     // the first `rows` rows: nothing has left the window yet
-    let head = rows.min(v.len());
-    for (i, &x) in v[..head].iter().enumerate() {
-        slide(x, f64::NAN, &mut sum, &mut n, &mut out[i]);
+    let head = rows.min(len);
+    for ((&x, &r), o) in x[..head].iter().zip(&running[..head]).zip(&mut out[..head]) {
+        slide(held(x, r), f64::NAN, &mut sum, &mut n, o);
     }
     // then one row leaves for each that enters
-    for ((&x, &gone), o) in v[head..].iter().zip(v).zip(&mut out[head..]) {
-        slide(x, gone, &mut sum, &mut n, o);
+    let entering = x[head..].iter().zip(&running[head..]);
+    for (((&x, &r), (&g, &gr)), o) in entering.zip(x.iter().zip(running)).zip(&mut out[head..]) {
+        slide(held(x, r), held(g, gr), &mut sum, &mut n, o);
     }
     out
 }
@@ -458,13 +467,25 @@ fn operating_states(
 }
 
 /// FC4's count: at each sample, the operating-state changes between running neighbours over the
-/// trailing hour.
+/// trailing hour. On an even grid (`even`, the frame's step) the hour is a fixed number of rows
+/// back, so each count is a difference of two running totals; else the hour's left edge is
+/// found by walking forward. Both count the same whole changes.
 #[inline(never)]
-fn changes_in_last_hour(ts: &[i64], os: &[u8], running: &[bool]) -> Vec<f64> {
+fn changes_in_last_hour(ts: &[i64], even: Option<i64>, os: &[u8], running: &[bool]) -> Vec<f64> {
     let n = os.len();
+    let change = |i: usize| i > 0 && os[i] != os[i - 1] && running[i] && running[i - 1];
+    if let Some(step) = even.filter(|s| *s > 0) {
+        // a row is in the hour before row i when it is fewer than `rows` rows back
+        let rows = (60 * 60_000_000_000u64).div_ceil(step as u64) as usize;
+        // `before[k]`: the changes at rows before k
+        let mut before = vec![0u32; n + 1];
+        for i in 0..n {
+            before[i + 1] = before[i] + u32::from(change(i));
+        }
+        return (0..n).map(|i| (before[i + 1] - before[(i + 1).saturating_sub(rows)]) as f64).collect();
+    }
     let mut out = vec![0.0f64; n];
     let (mut left, mut count) = (0usize, 0.0f64);
-    let change = |i: usize| i > 0 && os[i] != os[i - 1] && running[i] && running[i - 1];
     for i in 0..n {
         if change(i) {
             count += 1.0;
@@ -615,11 +636,12 @@ pub fn evaluate(spec: &RuleSpec, frame: &Frame, params: &Params) -> Outcome {
         }
     }
     // operating-state changes between running neighbours over the trailing hour (FC4)
-    let changes_last_hour = changes_in_last_hour(ts, &os, &running);
+    let even = crate::engine::even_step(ts);
+    let changes_last_hour = changes_in_last_hour(ts, even, &os, &running);
 
     // measured points as G36 averages them; commands and setpoints as trended
     let window = params.number(spec, "avg_window_min") * NS_PER_MIN;
-    let avg = |c: Option<&[f64]>| c.map(|c| rolling_mean(ts, c, &running, window));
+    let avg = |c: Option<&[f64]>| c.map(|c| rolling_mean(ts, even, c, &running, window));
     let sat = avg(Some(sat_raw)).unwrap_or_default();
     let (mat_raw, rat_raw, oat_raw) = (frame.col("mixed_air_temp"), frame.col("return_air_temp"), frame.col("oat"));
     let (mat, rat, oat, dsp) = (avg(mat_raw), avg(rat_raw), avg(oat_raw), avg(frame.col("duct_static")));
@@ -1229,8 +1251,17 @@ mod tests {
             let ts: Vec<i64> = (0..v.len() as i64).map(|i| 1_700_000_000_000_000_000 + i * step).collect();
             for window in [step, 3 * step, 5 * step + step / 2, 60 * 60_000_000_000] {
                 let rows = (window as u64).div_ceil(step as u64) as usize;
-                let (a, b) = (rolling_mean_even(&v, rows), rolling_mean_uneven(&ts, &v, window));
+                let all = vec![true; v.len()];
+                let (a, b) = (rolling_mean_even(&v, &all, rows), rolling_mean_uneven(&ts, &v, window));
                 assert!(a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()), "step {step} window {window}");
+                // stopped samples are left out where they are read, as the masked copy left them out
+                let running: Vec<bool> = (0..v.len()).map(|i| i % 11 > 2 && i % 97 < 80).collect();
+                let masked: Vec<f64> = v.iter().zip(&running).map(|(&x, &r)| if r { x } else { f64::NAN }).collect();
+                let (a, b) = (rolling_mean_even(&v, &running, rows), rolling_mean_uneven(&ts, &masked, window));
+                assert!(
+                    a.iter().zip(&b).all(|(x, y)| x.to_bits() == y.to_bits()),
+                    "step {step} window {window}, stops"
+                );
             }
         }
         assert_eq!(crate::engine::even_step(&[0, 5, 10, 15]), Some(5));
@@ -1239,13 +1270,31 @@ mod tests {
     }
 
     #[test]
+    fn the_even_grid_change_count_is_the_walking_one() {
+        // states that change often, in bursts, with stops between; steps that divide the hour,
+        // one that does not (7 min) and one longer than it
+        let os: Vec<u8> =
+            (0..2000).map(|i| if (i / 40) % 3 == 0 { (i % 5) as u8 } else { ((i / 7) % 2) as u8 + 1 }).collect();
+        let running: Vec<bool> = (0..os.len()).map(|i| i % 131 > 4).collect();
+        for step in [60_000_000_000i64, 300_000_000_000, 420_000_000_000, 900_000_000_000, 7_200_000_000_000] {
+            let ts: Vec<i64> = (0..os.len() as i64).map(|i| 1_700_000_000_000_000_000 + i * step).collect();
+            let even = changes_in_last_hour(&ts, Some(step), &os, &running);
+            let walked = changes_in_last_hour(&ts, None, &os, &running);
+            assert_eq!(even, walked, "step {step}");
+            assert!(walked.iter().any(|c| *c > 1.0) || step > 3_600_000_000_000, "the case counts changes");
+        }
+    }
+
+    #[test]
     fn rolling_means_and_persistence() {
         let ts: Vec<i64> = (0..6i64).map(|k| k * 60_000_000_000).collect();
         let x = [1.0, 3.0, f64::NAN, 5.0, 7.0, 9.0];
         let running = [true, true, true, true, false, true];
-        let m = rolling_mean(&ts, &x, &running, 3.0 * 60_000_000_000.0);
-        assert_eq!(m[..4], [1.0, 2.0, 2.0, 4.0]);
-        assert_eq!(m[5], 7.0, "the stopped sample is left out: mean of 5 and 9");
+        for even in [crate::engine::even_step(&ts), None] {
+            let m = rolling_mean(&ts, even, &x, &running, 3.0 * 60_000_000_000.0);
+            assert_eq!(m[..4], [1.0, 2.0, 2.0, 4.0]);
+            assert_eq!(m[5], 7.0, "the stopped sample is left out: mean of 5 and 9");
+        }
         let p = persistent(&ts, &[0, 2, 3, 5], 60_000_000_000, 2.0 * 60_000_000_000.0);
         assert_eq!(p, [2, 3], "only the two-sample episode lasts two minutes");
         // a gap wider than 1.5 steps between consecutive samples ends an episode

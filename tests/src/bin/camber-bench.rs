@@ -897,7 +897,9 @@ fn sandbox_year(reg: &Registry) {
 /// by rule. Each rule alone on the AHU-year at 1 minute, natively and through the sandbox, in
 /// turns (`CAMBER_BENCH_PAIRS`, 5 by default), less a rule that judges nothing on an air handler
 /// (what every run pays: the read, the trust scores, the answer); listed by how far each rule's
-/// own time through the sandbox is past 1.5 times its engine time.
+/// own time through the sandbox is past 1.5 times its engine time. `CAMBER_BENCH_BASELINE_ONLY`
+/// times the rule that judges nothing and stops: what a profiler is pointed at to see the fixed
+/// cost of a run.
 fn sandbox_year_rules(reg: &Registry) {
     use camber_analytics::run::{run, RunRequest};
     let YearStore { store, year: e, configs, .. } = year_store();
@@ -927,6 +929,9 @@ fn sandbox_year_rules(reg: &Registry) {
         return;
     };
     println!("every run (the baseline, {baseline}): the engine {}, through the sandbox {}", ms(n0), ms(s0));
+    if std::env::var_os("CAMBER_BENCH_BASELINE_ONLY").is_some() {
+        return;
+    }
     let mut rows: Vec<(f64, f64, &str)> = Vec::new();
     for rule in camber_analytics::rules::all() {
         let spec = (rule.spec)();

@@ -149,7 +149,10 @@ pub fn phases() {
     println!("| call | total | admission (schema, allowlist, licence, fences) and the call token (after the guest) | arguments out, fences after | memo (look-up, keep) | sandbox (store, instance) | guest | of which host functions | finish (parse, caps, schema, facts, citations, text, paths, bytes) | outside the steps |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let mut details = Vec::new();
-    for (name, args, n) in calls {
+    // `CAMBER_BENCH_ONLY=rule_params,points`: those calls only, for a profiler
+    let only = std::env::var("CAMBER_BENCH_ONLY").ok();
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| o.split(',').any(|w| w.trim() == name));
+    for (name, args, n) in calls.into_iter().filter(|c| wanted(c.0)) {
         let p = profile_calls(n, || match reg.call(name, &args, &ctx) {
             Ok(_) => true,
             Err(e) => {

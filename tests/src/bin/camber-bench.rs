@@ -893,6 +893,71 @@ fn sandbox_year(reg: &Registry) {
     );
 }
 
+/// `camber-bench sandbox-year-processes`: the ratio over several processes. Within one
+/// process the turns agree closely, but on this machine the engine alone moves by up to 8 %
+/// from one process to the next, so one process's ratio says little about a 3 % change. Runs
+/// `sandbox-year` in `CAMBER_BENCH_PROCESSES` fresh processes (7 by default; each with
+/// `CAMBER_BENCH_PAIRS` turns, 12 by default, and the memo of results off) and gives each
+/// one's medians and the median of their ratios.
+fn sandbox_year_processes() {
+    let n: usize = std::env::var("CAMBER_BENCH_PROCESSES").ok().and_then(|v| v.parse().ok()).unwrap_or(7);
+    let pairs = std::env::var("CAMBER_BENCH_PAIRS").unwrap_or_else(|_| "12".into());
+    let Ok(exe) = std::env::current_exe() else {
+        println!("sandbox-year-processes: cannot find this executable");
+        return;
+    };
+    // the number after `label` in `line` (the medians `sandbox-year` prints)
+    let after = |line: &str, label: &str| -> Option<f64> {
+        let rest = &line[line.find(label)? + label.len()..];
+        rest.split(|c: char| !(c.is_ascii_digit() || c == '.')).next()?.parse().ok()
+    };
+    println!("sandbox-year in {n} processes, {pairs} turns each:\n\n| process | engine alone | through the sandbox | ratio per turn |\n|---|---|---|---|");
+    let mut rows: Vec<(f64, f64, f64)> = Vec::new();
+    for k in 1..=n {
+        let out = std::process::Command::new(&exe)
+            .arg("sandbox-year")
+            .env("CAMBER_BENCH_PAIRS", &pairs)
+            .env("CAMBER_MEMO_MB", "0")
+            .output();
+        let text = out.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+        let Some(line) = text.lines().find(|l| l.contains("in turns")) else {
+            println!("| {k} | no turns: {} | | |", text.lines().last().unwrap_or("no output"));
+            continue;
+        };
+        let got = (
+            after(line, "the engine alone median "),
+            after(line, "through the sandbox median "),
+            after(line, "ratio per turn median "),
+        );
+        if let (Some(a), Some(b), Some(r)) = got {
+            println!("| {k} | {a:.2} ms | {b:.2} ms | {r:.2} x |");
+            rows.push((a, b, r));
+        }
+    }
+    if rows.is_empty() {
+        return;
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        let m = v.len() / 2;
+        if v.len() % 2 == 1 {
+            v[m]
+        } else {
+            (v[m - 1] + v[m]) / 2.0
+        }
+    };
+    let ratios: Vec<f64> = rows.iter().map(|r| r.2).collect();
+    let under = ratios.iter().filter(|r| **r < 1.5).count();
+    let (lo, hi) = ratios.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| (l.min(*r), h.max(*r)));
+    println!(
+        "\nmedians of the processes: the engine alone {:.2} ms, through the sandbox {:.2} ms, ratio {:.3} x (range {lo:.2}-{hi:.2}); under 1.5 x in {under} of {}",
+        median(rows.iter().map(|r| r.0).collect()),
+        median(rows.iter().map(|r| r.1).collect()),
+        median(ratios),
+        rows.len()
+    );
+}
+
 /// `camber-bench sandbox-year-rules`: where the sandbox's year pays more than the engine's, rule
 /// by rule. Each rule alone on the AHU-year at 1 minute, natively and through the sandbox, in
 /// turns (`CAMBER_BENCH_PAIRS`, 5 by default), less a rule that judges nothing on an air handler
@@ -1557,6 +1622,10 @@ fn main() {
     }
     if args.get(1).map(String::as_str) == Some("sandbox-year-count") {
         count::sandbox_year_count();
+        return;
+    }
+    if args.get(1).map(String::as_str) == Some("sandbox-year-processes") {
+        sandbox_year_processes();
         return;
     }
     if args.get(1).map(String::as_str) == Some("sandbox-year-rules") {

@@ -4,4 +4,7 @@
 wasmtime::component::bindgen!({
     path: "../../wit",
     world: "capability",
+    // the sandbox's stores are asynchronous (a guest yields to the host every so much fuel):
+    // its exports are awaited; the store interface it imports answers at once
+    exports: { default: async },
 });

@@ -23,18 +23,37 @@ pub fn record<T>(f: impl FnOnce() -> T) -> (T, Vec<(&'static str, Duration)>) {
 
 /// Run `f`, timed as `name` when this thread is recording.
 pub fn step<T>(name: &'static str, f: impl FnOnce() -> T) -> T {
-    if !STEPS.with(|s| s.borrow().is_some()) {
+    if !recording() {
         return f();
     }
     let t = Instant::now();
     let out = f();
-    let took = t.elapsed();
+    keep(name, t.elapsed());
+    out
+}
+
+/// [`step`] for a future: `f` awaited, timed as `name` when this thread is recording (a guest
+/// call's future runs on the thread that awaits it).
+pub async fn step_async<T>(name: &'static str, f: impl std::future::Future<Output = T>) -> T {
+    if !recording() {
+        return f.await;
+    }
+    let t = Instant::now();
+    let out = f.await;
+    keep(name, t.elapsed());
+    out
+}
+
+fn recording() -> bool {
+    STEPS.with(|s| s.borrow().is_some())
+}
+
+fn keep(name: &'static str, took: Duration) {
     STEPS.with(|s| {
         if let Some(v) = s.borrow_mut().as_mut() {
             v.push((name, took));
         }
     });
-    out
 }
 
 #[cfg(test)]

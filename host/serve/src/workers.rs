@@ -16,8 +16,8 @@ use super::Service;
 pub struct CallFailed;
 
 /// Sets a call's cancel flag when dropped: when the client disconnects, axum drops the
-/// handler's future (or a streamed response's body) and the guest stops at its next epoch
-/// tick.
+/// handler's future (or a streamed response's body) and the guest stops at its next yield to
+/// the host (well under a millisecond of its work).
 pub struct CancelOnDrop(Arc<AtomicBool>, bool);
 
 impl CancelOnDrop {

@@ -336,9 +336,11 @@ fn a_component_not_yet_compiled_answers_at_once_from_the_quick_tier_and_the_same
     let before = revision(&reg, "sensor_trust").unwrap();
     let call = |reg: &LiveRegistry| reg.current().call("sensor_trust", &json!({"facility_id": "hq"}), &c).unwrap();
     let quick = call(&reg);
-    // the optimized code swaps itself in, with the same contract
+    // the optimized code swaps itself in, with the same contract, and says so (its log lines
+    // are written once the swap is made, so the test waits for both)
     let t0 = std::time::Instant::now();
-    while unit(&reg) != Some(false) {
+    let said = |l: &str| lines.lock().unwrap().iter().any(|x| x.contains(l));
+    while unit(&reg) != Some(false) || !said("_cap_rule_run.wasm: now runs its optimized code") {
         assert!(t0.elapsed() < Duration::from_secs(300), "never optimized: {:?}", lines.lock().unwrap());
         std::thread::sleep(Duration::from_millis(100));
     }
@@ -348,6 +350,5 @@ fn a_component_not_yet_compiled_answers_at_once_from_the_quick_tier_and_the_same
     assert_eq!(revision(&reg, "sensor_trust").unwrap(), before, "same contract, same revision");
     let log = lines.lock().unwrap().join("\n");
     assert!(log.contains("_cap_rule_run.wasm: optimized code compiled in"), "{log}");
-    assert!(log.contains("_cap_rule_run.wasm: now runs its optimized code"), "{log}");
     assert!(!reg.reload().changed(), "nothing left to change");
 }

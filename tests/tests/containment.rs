@@ -36,6 +36,28 @@ fn an_infinite_loop_is_stopped_at_the_deadline_and_the_next_call_works() {
 }
 
 #[test]
+fn a_guest_waiting_on_the_clock_is_stopped_at_its_deadline_and_a_short_wait_answers() {
+    // a guest that sleeps burns no fuel, so it never yields: the host polls it while it waits
+    let reg = full_registry();
+    let store = demo_store();
+    let mut c = ctx(store.path());
+    c.limits.max_seconds = 0.3;
+    let t0 = Instant::now();
+    let err = reg.call("sleep", &json!({"ms": 20_000, "nap": true}), &c).unwrap_err();
+    let took = t0.elapsed();
+    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+    assert!(err.message.contains("ran longer than 0.3 s"), "{}", err.message);
+    assert!(took >= Duration::from_millis(300), "stopped early: {took:?}");
+    assert!(took < Duration::from_millis(1300), "stopped {took:?} after the call began");
+    // a wait inside the deadline wakes the guest and it answers
+    c.limits.max_seconds = 30.0;
+    let t0 = Instant::now();
+    let ok = reg.call("sleep", &json!({"ms": 50, "nap": true}), &c).unwrap();
+    assert!(ok.text.starts_with("napped"), "{}", ok.text);
+    assert!(t0.elapsed() >= Duration::from_millis(50), "the nap was not waited for");
+}
+
+#[test]
 fn a_cancelled_call_stops_at_once() {
     let reg = full_registry();
     let store = demo_store();

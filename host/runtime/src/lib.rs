@@ -526,7 +526,7 @@ impl Runtime {
     /// Run `f` in a fresh store with the call's limits, to its end or until the call's deadline
     /// passes or its caller cancels it (checked each time the guest yields, see [`Stoppable`]).
     /// `f` instantiates (an error it marks [`NoSlot`] is the pool's) and calls. Blocks the
-    /// thread: never call from a tokio worker thread.
+    /// thread for the whole call: keep it off tokio's worker threads.
     fn in_fresh_store<R>(
         &self,
         budget: Budget,
@@ -543,14 +543,10 @@ impl Runtime {
         self.active.fetch_add(1, Ordering::AcqRel);
         let (deadline, cancel) = (store.data().deadline, store.data().cancel.clone());
         let mut stopped = None;
-        // the guest's WASI calls are asynchronous and some need a tokio runtime: wasmtime-wasi's
-        // own blocking entry gives them one (the caller's, or its shared one)
-        let result = wasmtime_wasi::runtime::in_tokio(Stoppable {
-            call: Box::pin(f(&mut store)),
-            deadline,
-            cancel,
-            stopped: &mut stopped,
-        });
+        let call = Stoppable { call: Box::pin(f(&mut store)), deadline, cancel, stopped: &mut stopped };
+        // the guest's WASI calls are asynchronous, and those that wait (a clock's pollable) need
+        // a tokio runtime to wait on: the caller's, or wasmtime-wasi's own
+        let result = wasmtime_wasi::runtime::with_ambient_tokio_runtime(|| block_on(call, deadline));
         if stopped.is_some() {
             store.data_mut().stopped = stopped;
         }
@@ -783,6 +779,39 @@ impl<R> Future for Stoppable<'_, R> {
         Poll::Pending
     }
 }
+
+/// Run `future` to its end on this thread, which sleeps while it waits. A guest's call yields
+/// often (every [`YIELD_FUEL`] units of fuel, waking itself at once), so it is polled on the
+/// caller's own thread rather than handed to an executor; unlike tokio's `block_on` this may
+/// run anywhere, and it blocks the thread for the guest's whole call, as a synchronous call did.
+/// While the guest waits on a clock of its own (it burns no fuel then) the future is polled
+/// again at least every [`WAITING_POLL`] and at `deadline`, so a [`Stoppable`] call that waits
+/// is still stopped at its deadline or on a cancel.
+fn block_on<F: Future>(future: F, deadline: Instant) -> F::Output {
+    /// Wakes the thread that polls.
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let mut future = std::pin::pin!(future);
+    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        std::thread::park_timeout(left.min(WAITING_POLL));
+    }
+}
+
+/// How long a guest waiting on a clock goes unpolled at most (see [`block_on`]).
+const WAITING_POLL: Duration = Duration::from_millis(10);
 
 impl Drop for Runtime {
     fn drop(&mut self) {

@@ -163,8 +163,13 @@ impl camber_sdk::bindings::Guest for Hostile {
                 )
             }
             "sleep" => {
-                // busy for `ms`, reporting its progress every 100 ms
+                // busy for `ms`, reporting its progress every 100 ms; or, with `nap`, waiting on
+                // the clock (a WASI pollable) without burning fuel
                 let ms = args.get("ms").and_then(Value::as_u64).unwrap_or(0);
+                if args.get("nap") == Some(&Value::Bool(true)) {
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                    return ok(json!({"slept_ms": ms}), "napped", json!([]));
+                }
                 let t0 = std::time::Instant::now();
                 let until = t0 + std::time::Duration::from_millis(ms);
                 let (mut x, mut reported): (u64, u128) = (0, 0);

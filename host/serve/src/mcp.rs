@@ -337,8 +337,8 @@ pub struct CompleteJob {
     pub context: Value,
 }
 
-/// A `resources/list` or `resources/read`, run off the transport's thread (it calls
-/// capabilities).
+/// A `resources/list`, `resources/read` or `resources/subscribe`, run off the transport's
+/// thread (each calls capabilities).
 #[derive(Clone, Debug)]
 pub struct ResourceJob {
     pub id: Value,
@@ -347,11 +347,12 @@ pub struct ResourceJob {
     pub session: Session,
 }
 
-/// Answer a resource job: a page of the resources this caller may see, or one read through
-/// the capability it stands for.
+/// Answer a resource job: a page of the resources this caller may see, one read through the
+/// capability it stands for, or a subscription to one.
 pub fn run_resource(svc: &Service, job: &ResourceJob) -> Value {
     let fail = |code: i64, m: &str| jsonrpc::error(job.id.clone(), code, m);
     let mut r = match job.method.as_str() {
+        "resources/subscribe" => return subscribe(svc, job),
         "resources/list" => {
             let offset = match job.params.get("cursor") {
                 None | Some(Value::Null) => Some(0),
@@ -384,6 +385,28 @@ pub fn run_resource(svc: &Service, job: &ResourceJob) -> Value {
     };
     stamp(job.session.revision, &mut r, false);
     jsonrpc::result(job.id.clone(), r)
+}
+
+/// A `resources/subscribe` of the session (its transport checked that it can subscribe and
+/// named a URI): the URI is watched when it names a facility the caller may see or a
+/// component's resource; anything else is not found, and its changes are never told.
+fn subscribe(svc: &Service, job: &ResourceJob) -> Value {
+    let fail = |m: &str| jsonrpc::error(job.id.clone(), crate::resources::RESOURCE_NOT_FOUND, m);
+    let (Some(subs), Some(uri)) = (&job.session.subscriptions, job.params.get("uri").and_then(Value::as_str)) else {
+        return fail("Resource not found: nothing to subscribe to");
+    };
+    let fid = match crate::resources::parse(uri) {
+        Ok(t) => t.facility().map(str::to_string),
+        // a component's resource: watched by its URI alone (no facility of the store's)
+        Err(_) if crate::resources::component_serves(svc, uri) => None,
+        Err(why) => return fail(&format!("Resource not found: {why}")),
+    };
+    if fid.as_deref().is_some_and(|f| !crate::resources::visible(svc, &job.session, f)) {
+        return fail("Resource not found: no facility of that id is visible to this caller");
+    }
+    let seen = fid.as_deref().and_then(|f| svc.facility_version(f));
+    subs.lock().unwrap_or_else(|p| p.into_inner()).insert(uri.to_string(), (fid, seen));
+    jsonrpc::result(job.id.clone(), json!({}))
 }
 
 /// The most completion values one answer lists (MCP's limit).
@@ -508,7 +531,7 @@ pub enum Action {
     Prompt(PromptJob),
     /// A `completion/complete` (it may call a capability, so off the transport's thread).
     Complete(CompleteJob),
-    /// A `resources/list` or `resources/read` (they call capabilities).
+    /// A `resources/list`, `resources/read` or `resources/subscribe` (they call capabilities).
     Resource(ResourceJob),
     /// Stop the in-flight request with this id.
     Cancel(Value),
@@ -778,24 +801,13 @@ fn methods(svc: &Service, id: Value, method: &str, params: &Value, session: &mut
                 subs.lock().unwrap_or_else(|p| p.into_inner()).remove(uri);
                 return reply(json!({}));
             }
-            let fid = match crate::resources::parse(uri) {
-                Ok(t) => t.facility().map(str::to_string),
-                // a component's resource: watched by its URI alone (no facility of the store's)
-                Err(_) if crate::resources::component_serves(svc, uri) => None,
-                Err(why) => {
-                    return fail(crate::resources::RESOURCE_NOT_FOUND, &format!("Resource not found: {why}"));
-                }
-            };
-            // a facility this caller may not see is not found, and its changes are never told
-            if fid.as_deref().is_some_and(|f| !crate::resources::visible(svc, session, f)) {
-                return fail(
-                    crate::resources::RESOURCE_NOT_FOUND,
-                    "Resource not found: no facility of that id is visible to this caller",
-                );
-            }
-            let seen = fid.as_deref().and_then(|f| svc.facility_version(f));
-            subs.lock().unwrap_or_else(|p| p.into_inner()).insert(uri.to_string(), (fid, seen));
-            reply(json!({}))
+            // whether the caller may see what it names is asked of capabilities: a job
+            Action::Resource(ResourceJob {
+                id,
+                method: method.to_string(),
+                params: params.clone(),
+                session: session.clone(),
+            })
         }
         "resources/list" | "resources/read" => Action::Resource(ResourceJob {
             id,

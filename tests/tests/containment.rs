@@ -16,21 +16,26 @@ fn ctx(store: &std::path::Path) -> CallContext {
     CallContext::new(store, ["hq".to_string(), "annex".to_string()])
 }
 
+/// Call `name` with a 0.3 s deadline: it must be stopped there, `timeout`, neither early nor
+/// abandoned (the call returns once the guest is interrupted; the benchmark measures how close
+/// to the deadline: well under a millisecond).
+fn stopped_at_the_deadline(reg: &camber_registry::Registry, c: &mut CallContext, name: &str, args: serde_json::Value) {
+    c.limits.max_seconds = 0.3;
+    let t0 = Instant::now();
+    let err = reg.call(name, &args, c).unwrap_err();
+    let took = t0.elapsed();
+    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
+    assert!(err.message.contains("ran longer than 0.3 s"), "{}", err.message);
+    assert!(took >= Duration::from_millis(300), "stopped early: {took:?}");
+    assert!(took < Duration::from_millis(1300), "stopped {took:?} after the call began");
+}
+
 #[test]
 fn an_infinite_loop_is_stopped_at_the_deadline_and_the_next_call_works() {
     let reg = full_registry();
     let store = demo_store();
     let mut c = ctx(store.path());
-    c.limits.max_seconds = 0.3;
-    let t0 = Instant::now();
-    let err = reg.call("spin", &json!({}), &c).unwrap_err();
-    let took = t0.elapsed();
-    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
-    assert!(err.message.contains("ran longer than 0.3 s"), "{}", err.message);
-    assert!(took >= Duration::from_millis(300), "stopped early: {took:?}");
-    // stopped, not abandoned: the call returns once the guest is interrupted (the benchmark
-    // measures how close to the deadline: a few milliseconds)
-    assert!(took < Duration::from_millis(1300), "stopped {took:?} after the call began");
+    stopped_at_the_deadline(reg, &mut c, "spin", json!({}));
     let ok = reg.call("echo", &json!({"text": "after"}), &c).unwrap();
     assert!(ok.text.starts_with("after"));
 }
@@ -41,14 +46,7 @@ fn a_guest_waiting_on_the_clock_is_stopped_at_its_deadline_and_a_short_wait_answ
     let reg = full_registry();
     let store = demo_store();
     let mut c = ctx(store.path());
-    c.limits.max_seconds = 0.3;
-    let t0 = Instant::now();
-    let err = reg.call("sleep", &json!({"ms": 20_000, "nap": true}), &c).unwrap_err();
-    let took = t0.elapsed();
-    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
-    assert!(err.message.contains("ran longer than 0.3 s"), "{}", err.message);
-    assert!(took >= Duration::from_millis(300), "stopped early: {took:?}");
-    assert!(took < Duration::from_millis(1300), "stopped {took:?} after the call began");
+    stopped_at_the_deadline(reg, &mut c, "sleep", json!({"ms": 20_000, "nap": true}));
     // a wait inside the deadline wakes the guest and it answers
     c.limits.max_seconds = 30.0;
     let t0 = Instant::now();
@@ -369,11 +367,7 @@ fn contained(reg: &camber_registry::Registry, lang: &str, raised: &str) {
     assert_eq!(ok.data["count"], 13);
     assert!(ok.text.contains(&format!("[F1@{}-", cap("points"))), "{}", ok.text);
 
-    c.limits.max_seconds = 0.3;
-    let t0 = Instant::now();
-    let err = reg.call(&cap("spin"), &json!({}), &c).unwrap_err();
-    assert_eq!(err.code, ErrorCode::Timeout, "{err}");
-    assert!(t0.elapsed() < Duration::from_millis(1300), "stopped {:?} after the call began", t0.elapsed());
+    stopped_at_the_deadline(reg, &mut c, &cap("spin"), json!({}));
     c.limits.max_seconds = 30.0;
 
     let err = reg.call(&cap("membomb"), &json!({}), &c).unwrap_err();

@@ -72,17 +72,27 @@ pub mod zones_heat_cool_census;
 pub use crate::engine::Rule;
 use crate::engine::RuleSpec;
 
-/// Every rule's declaration, in [`all`]'s order, made once: looking a rule up by id no longer
-/// makes every rule's declaration (a config of every rule made them 59 times over).
+/// Every rule and its declaration, in [`all`]'s order, made once: looking a rule up by id no
+/// longer makes every rule's declaration (a config of every rule made them 59 times over).
+fn table() -> &'static (Vec<Rule>, Vec<RuleSpec>) {
+    static TABLE: std::sync::OnceLock<(Vec<Rule>, Vec<RuleSpec>)> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let rules = all();
+        let specs = rules.iter().map(|r| (r.spec)()).collect();
+        (rules, specs)
+    })
+}
+
+/// Every rule's declaration, in [`all`]'s order (made once).
 pub fn specs() -> &'static [RuleSpec] {
-    static SPECS: std::sync::OnceLock<Vec<RuleSpec>> = std::sync::OnceLock::new();
-    SPECS.get_or_init(|| all().iter().map(|r| (r.spec)()).collect())
+    &table().1
 }
 
 /// The rule with id `id` and its declaration.
 pub fn find(id: &str) -> Option<(Rule, &'static RuleSpec)> {
-    let at = specs().iter().position(|s| s.id == id)?;
-    Some((all()[at], &specs()[at]))
+    let (rules, specs) = table();
+    let at = specs.iter().position(|s| s.id == id)?;
+    Some((rules[at], &specs[at]))
 }
 
 /// Every rule, sorted by id.

@@ -38,7 +38,7 @@ pub const ROLES: &[Role] = &[
     Role { name: "supply_air_temp_sp", unit: "degF", min: Some(40.0), max: Some(120.0), kind: Kind::Analog },
     Role { name: "duct_static_sp", unit: "inH2O", min: None, max: None, kind: Kind::Analog },
     Role { name: "airflow_sp", unit: "cfm", min: None, max: None, kind: Kind::Analog },
-    Role { name: "airflow_min_sp", unit: "", min: Some(-1.0), max: Some(1000000.0), kind: Kind::Analog },
+    Role { name: "airflow_min_sp", unit: "cfm", min: Some(-1.0), max: Some(1000000.0), kind: Kind::Analog },
     Role { name: "sat_reset_requests", unit: "requests", min: None, max: None, kind: Kind::Analog },
     Role { name: "static_pressure_requests", unit: "requests", min: None, max: None, kind: Kind::Analog },
     Role { name: "heat_valve", unit: "%", min: Some(-2.0), max: Some(102.0), kind: Kind::Percent },

@@ -65,6 +65,8 @@ fn a_point_copied_from_the_parent_is_drawn_as_the_parents_role() {
     assert_eq!(panel_of("parent_fan_speed_pct"), panel_of("damper"));
     assert_eq!(panel_of("parent_fan_speed_pct"), Panel::Percent);
     assert_eq!(panel_of("parent_duct_static_sp"), panel_of("duct_static_sp"));
+    // a box's minimum airflow on its airflow's axis, not on an unlabelled one of its own
+    assert_eq!(panel_of("airflow_min_sp"), panel_of("airflow"));
     let c = Chart {
         series: vec![series("damper", 48, |h| 86.0 + (h % 3) as f64), series("parent_fan_speed_pct", 48, |_| 100.0)],
         ..chart(vec![])

@@ -95,6 +95,9 @@ mod tests {
         assert!((conversion("duct_static", "Pa").unwrap().apply(248.84) - 1.0).abs() < 1e-9);
         assert!((conversion("airflow", "L/s").unwrap().apply(1.0) - 2.11888).abs() < 1e-9);
         assert_eq!(conversion("oa_damper", "fraction").unwrap().apply(0.2), 20.0);
+        // a box's minimum airflow is held against its airflow, so it is kept in the same unit
+        assert_eq!(conversion("airflow_min_sp", "cfm").unwrap(), Convert::IDENTITY);
+        assert!((conversion("airflow_min_sp", "L/s").unwrap().apply(1.0) - 2.11888).abs() < 1e-9);
         assert_eq!(conversion("oat", "").unwrap(), Convert::IDENTITY);
         assert!(conversion("oat", "furlongs").unwrap_err().contains("degF"));
         assert!(conversion("my_custom_role", "degC").is_err());

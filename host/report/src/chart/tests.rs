@@ -183,4 +183,39 @@ fn the_png_is_the_charts_size_deterministic_and_drawn() {
     c.title.push_str(" and more words");
     assert_ne!(png(&svg(&c, 1000.0, 400.0)).unwrap(), a);
     assert!(png("<svg").is_err());
+    // an image of one row is one strip, not an empty one that cannot be drawn
+    let thin = png(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="1"><rect width="4" height="1" fill="red"/></svg>"#,
+    );
+    assert_eq!(u32::from_be_bytes(thin.unwrap()[20..24].try_into().unwrap()), 1);
+}
+
+#[test]
+fn a_png_drawn_in_strips_is_the_drawing_of_one_pass() {
+    let s = svg(&chart(vec![(5 * H, 8 * H), (20 * H, 30 * H)]), 1000.0, 400.0);
+    let bytes = png(&s).unwrap();
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(&bytes));
+    decoder.set_transformations(png::Transformations::IDENTITY);
+    let mut reader = decoder.read_info().unwrap();
+    let mut indices = vec![0; reader.output_buffer_size().unwrap()];
+    reader.next_frame(&mut indices).unwrap();
+    let palette = reader.info().palette.clone().unwrap().to_vec();
+    // the same SVG drawn in one pass, as tiny-skia draws it
+    let opts = resvg::usvg::Options { fontdb: fonts(), ..Default::default() };
+    let tree = resvg::usvg::Tree::from_str(&s, &opts).unwrap();
+    let size = tree.size().to_int_size();
+    let mut whole = resvg::tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
+    resvg::render(&tree, resvg::tiny_skia::Transform::default(), &mut whole.as_mut());
+    assert_eq!(indices.len(), whole.data().len() / 4, "one index a pixel");
+    // a pixel is off when its palette colour is far from the one-pass colour: a strip drawn at
+    // the wrong offset would shift half the chart; a seam only re-shades a few edge pixels
+    let off = indices
+        .iter()
+        .zip(whole.data().chunks_exact(4))
+        .filter(|(k, p)| {
+            let q = &palette[3 * usize::from(**k)..3 * usize::from(**k) + 3];
+            (0..3).map(|c| (i32::from(q[c]) - i32::from(p[c])).pow(2)).sum::<i32>() > 3 * 24 * 24
+        })
+        .count();
+    assert!(STRIPS > 1 && off * 1000 < indices.len(), "{off} of {} pixels differ", indices.len());
 }

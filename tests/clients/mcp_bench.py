@@ -8,7 +8,8 @@ each capability with arguments that suit it on FACILITY (a finding id and a data
 taken from earlier answers). A call that reads no building data is repeated CHEAP_ROUNDS times,
 one that does DATA_ROUNDS times, each after one warm-up call. Prints one JSON document:
 {"ping_ms": median, "calls": {name: {"median_ms": m, "rounds": n, "client_ms": c,
-"bytes": b} or {"error": text}}, "args": {name: the arguments it was called with}}.
+"bytes": b}, or for a refusal {"median_ms": m, "rounds": n, "refused": its first line}, or
+{"error": text}}, "args": {name: the arguments it was called with}}.
 
 `client_ms` is the client's own share of a call, timed apart on its last answer: parsing the
 JSON-RPC message into the SDK's result type and checking its structured content against the
@@ -95,15 +96,29 @@ async def bench(session, facility, cheap_rounds, data_rounds):
         "rule_params": {},
         "facilities": {},
         "points": {"facility_id": facility},
+        "coverage": {"facility_id": facility},
         "sensor_trust": {"facility_id": facility},
         "rule_run": {"facility_id": facility},
         "finding_detail": {"facility_id": facility, "finding_id": findings[0].get("finding_id", "")},
         "drift": {"facility_id": facility, **({"baseline": baseline} if baseline else {})},
+        # refused by both on a store with no M&V project: the refusal is what a client meets
+        "mv_summary": {"facility_id": facility},
         "rcx_report": {"facility_id": facility},
     }
     out["args"] = args
     for name, a in args.items():
         rounds = cheap_rounds if name in CHEAP else data_rounds
+        try:
+            first = await session.call_tool(name, a)
+        except Exception as e:  # a protocol error: reported, not fatal
+            out["calls"][name] = {"error": str(e).splitlines()[0][:200]}
+            continue
+        if first.is_error:
+            # a refusal is an answer too: timed, and marked as one
+            m = await timed(lambda: session.call_tool(name, a), rounds)
+            said = first.content[0].text if first.content else "error"
+            out["calls"][name] = {"median_ms": m, "rounds": rounds, "refused": said.splitlines()[0][:200]}
+            continue
         try:
             m = await timed(lambda: call(name, a), rounds)
             row = {"median_ms": m, "rounds": rounds}

@@ -82,6 +82,7 @@ fn bare(server: &[&str], args: &serde_json::Map<String, Value>) -> BTreeMap<Stri
 
 fn cell(v: &Value) -> String {
     match (v["median_ms"].as_f64(), v["error"].as_str()) {
+        (Some(ms), _) if v["refused"].is_string() => format!("{} (refused)", ms_text(ms)),
         (Some(ms), _) => ms_text(ms),
         (None, Some(e)) => format!("refused: {}", e.chars().take(60).collect::<String>()),
         _ => "-".into(),

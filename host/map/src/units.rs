@@ -120,6 +120,8 @@ mod tests {
         assert!(fits("L/s", r("airflow")) && fits("L/s", r("chw_flow")));
         // a box's minimum airflow is an air flow, as its airflow is
         assert!(fits("L/s", r("airflow_min_sp")) && !fits("gpm", r("airflow_min_sp")));
+        assert!(fits("kPa", r("chw_diff_press")) && !fits("inH2O", r("hw_diff_press_sp")));
+        assert!(fits("Btu/h", r("gas_input_rate")) && !fits("degF", r("gas_input_rate")));
         assert!(!fits("Pa", r("pump_head")) && fits("Pa", r("duct_static")));
         assert!(fits("%", r("cool_valve")) && !fits("%", r("supply_air_temp")));
         assert!(!fits("kg/s", r("airflow")));

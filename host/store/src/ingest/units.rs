@@ -98,6 +98,10 @@ mod tests {
         // a box's minimum airflow is held against its airflow, so it is kept in the same unit
         assert_eq!(conversion("airflow_min_sp", "cfm").unwrap(), Convert::IDENTITY);
         assert!((conversion("airflow_min_sp", "L/s").unwrap().apply(1.0) - 2.11888).abs() < 1e-9);
+        // water loops' differential pressures in psi, a boiler's gas input as power
+        assert!((conversion("chw_diff_press", "kPa").unwrap().apply(100.0) - 14.5038).abs() < 1e-9);
+        assert_eq!(conversion("hw_diff_press_sp", "psi").unwrap(), Convert::IDENTITY);
+        assert!((conversion("gas_input_rate", "Btu/h").unwrap().apply(1e6) - 293.071).abs() < 1e-9);
         assert_eq!(conversion("oat", "").unwrap(), Convert::IDENTITY);
         assert!(conversion("oat", "furlongs").unwrap_err().contains("degF"));
         assert!(conversion("my_custom_role", "degC").is_err());

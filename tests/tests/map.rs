@@ -545,3 +545,75 @@ fn camber_map_reads_the_names_at_least_as_well_as_the_reference() {
     assert_eq!(ours_wrong_high, 0);
     assert_eq!(ours, names.len());
 }
+
+#[test]
+fn units_written_in_the_names_are_converted_at_ingest() {
+    // a box's minimum airflow in L/s, a chilled-water loop's differential pressure and its
+    // setpoint in kPa, a boiler's gas input in Btu/h: roles whose unit once could not be
+    // declared, so the proposed mapping was refused by the ingest
+    let mut n = Noise(StdRng::seed_from_u64(11));
+    let steps = 7 * 96;
+    let stamps: Vec<String> =
+        (0..steps).map(|i| format!("2026-07-{:02} {:02}:{:02}", 3 + i / 96, (i % 96) / 4, (i % 4) * 15)).collect();
+    let occupied = |i: usize| (28..76).contains(&(i % 96));
+    let series = |f: &mut dyn FnMut(usize) -> f64| (0..steps).map(f).collect::<Vec<f64>>();
+    let cols: Vec<Col> = vec![
+        (
+            "VAV-1-01 Airflow (L/s)",
+            Some(("VAV-1-01", "airflow")),
+            series(&mut |i| if occupied(i) { 190.0 + 40.0 * n.next() } else { 0.0 }),
+        ),
+        (
+            "VAV-1-01 Min Flow SP (L/s)",
+            Some(("VAV-1-01", "airflow_min_sp")),
+            series(&mut |i| if occupied(i) { 100.0 } else { 50.0 }),
+        ),
+        (
+            "CHWP-1 CHW Diff Press (kPa)",
+            Some(("CHWP-1", "chw_diff_press")),
+            series(&mut |i| if occupied(i) { 75.0 + 5.0 * n.next() } else { 40.0 }),
+        ),
+        (
+            "CHWP-1 CHW Diff Press SP (kPa)",
+            Some(("CHWP-1", "chw_diff_press_sp")),
+            series(&mut |i| if occupied(i) { 75.0 } else { 40.0 }),
+        ),
+        (
+            "BLR-1 Gas Input (Btu/h)",
+            Some(("BLR-1", "gas_input_rate")),
+            series(&mut |i| if i % 96 < 32 { 6.0e5 + 2.0e5 * n.next() } else { 0.0 }),
+        ),
+    ];
+    let dir = tempfile::tempdir().unwrap();
+    let export = write_export(dir.path(), &stamps, &cols);
+    let mapping = dir.path().join("mapping.json");
+    let out = camber().arg("map").arg(&export).arg("--out").arg(&mapping).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m: Value = serde_json::from_str(&std::fs::read_to_string(&mapping).unwrap()).unwrap();
+    for (name, truth, _) in &cols {
+        let (equip, role) = truth.unwrap();
+        let c = &m["columns"][*name];
+        assert_eq!((c["equip"].as_str(), c["role"].as_str()), (Some(equip), Some(role)), "{name}: {c}");
+        assert!(c["unit"].is_string(), "{name} declares the unit its name gives: {c}");
+    }
+    let store = dir.path().join("store");
+    let out = camber()
+        .arg("ingest")
+        .arg(&export)
+        .arg("--store")
+        .arg(&store)
+        .args(["--facility", "plant", "--timezone", "UTC", "--quiet", "--mapping"])
+        .arg(&mapping)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the ingest converts every declared unit: {}", String::from_utf8_lossy(&out.stderr));
+    let out = camber()
+        .args(["call", "points", r#"{"facility_id":"plant"}"#, "--store"])
+        .arg(&store)
+        .args(["--allow", "plant"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["data"]["count"], cols.len(), "{}", v["data"]);
+}

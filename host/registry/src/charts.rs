@@ -155,9 +155,12 @@ pub(crate) fn evidence_images(
     memo: Option<&Memo>,
 ) -> Vec<Image> {
     let specs = specs(data, detail_fact);
+    // a chart drawn alone is drawn in strips on threads of its own; several at once are drawn
+    // a pass each, since they already share the threads (fixed by the count, not the machine)
+    let strips = if specs.len() == 1 { camber_report::chart::STRIPS } else { 1 };
     let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(specs.len());
     if workers <= 1 {
-        return specs.iter().filter_map(|spec| image(store, spec, data, memo)).collect();
+        return specs.iter().filter_map(|spec| image(store, spec, data, memo, strips)).collect();
     }
     let mut drawn: Vec<Option<Image>> = (0..specs.len()).map(|_| None).collect();
     std::thread::scope(|scope| {
@@ -166,7 +169,7 @@ pub(crate) fn evidence_images(
             .map(|w| {
                 scope.spawn(move || {
                     let mine = specs.iter().enumerate().skip(w).step_by(workers);
-                    mine.map(|(i, spec)| (i, image(store, spec, data, memo))).collect::<Vec<_>>()
+                    mine.map(|(i, spec)| (i, image(store, spec, data, memo, strips))).collect::<Vec<_>>()
                 })
             })
             .collect();
@@ -180,18 +183,19 @@ pub(crate) fn evidence_images(
     drawn.into_iter().flatten().collect()
 }
 
-fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value, memo: Option<&Memo>) -> Option<Image> {
+fn image(store: &StoreDir, spec: &Spec<'_>, data: &Value, memo: Option<&Memo>, strips: u32) -> Option<Image> {
     let inputs = inputs_of(spec, data)?;
     let facility = [spec.fid.to_string()];
     let keep = memo.filter(|m| m.enabled()).map(|m| {
         let root = store.root().to_string_lossy();
-        let key = serde_json::json!([root, spec.fid, spec.equip, spec.title, inputs]).to_string();
+        // the strips are in the key: the same chart drawn in other strips differs in a few pixels
+        let key = serde_json::json!([root, spec.fid, spec.equip, spec.title, inputs, strips]).to_string();
         (m, sha256_hex(key.as_bytes()), store.derived_generation(&facility))
     });
     if let Some(hit) = keep.as_ref().and_then(|(m, key, derived)| m.drawn(key, derived)) {
         return Some(cited(&hit, spec));
     }
-    let drawn = camber_runtime::profile::step("evidence image: drawn", || drawing(store, spec, inputs))?;
+    let drawn = camber_runtime::profile::step("evidence image: drawn", || drawing(store, spec, inputs, strips))?;
     if let Some((m, key, before)) = keep {
         // kept only when nothing was rewritten while it was drawn
         if store.derived_generation(&facility) == before {
@@ -212,9 +216,10 @@ fn cited(drawn: &Drawn, spec: &Spec<'_>) -> Image {
 }
 
 /// The chart drawn: its PNG and the alt text that says what it shows.
-fn drawing(store: &StoreDir, spec: &Spec<'_>, inputs: Inputs) -> Option<Drawn> {
+fn drawing(store: &StoreDir, spec: &Spec<'_>, inputs: Inputs, strips: u32) -> Option<Drawn> {
     let chart = draw(store, spec, inputs)?;
-    let png = camber_report::chart::png(&camber_report::chart::svg(&chart, IMAGE_WIDTH, IMAGE_HEIGHT)).ok()?;
+    let svg = camber_report::chart::svg(&chart, IMAGE_WIDTH, IMAGE_HEIGHT);
+    let png = camber_report::chart::png_in(&svg, strips).ok()?;
     let roles: Vec<&str> = chart.series.iter().map(|s| s.role.as_str()).collect();
     let (t0, t1) = chart
         .series

@@ -632,23 +632,32 @@ fn fonts() -> Arc<resvg::usvg::fontdb::Database> {
     .clone()
 }
 
-/// The horizontal strips a PNG is drawn in, each on a thread of its own (about 30 % off the
-/// drawing of a 1,000 x 400 chart on two cores). Fixed rather than the machine's core count: a
-/// strip's edge shades a few anti-aliased pixels differently from one pass over the whole
-/// image, and the same chart must give the same bytes on every machine.
-const STRIPS: u32 = 2;
+/// The horizontal strips a chart drawn alone is drawn in, each on a thread of its own (a quarter
+/// off the drawing of a 1,000 x 400 chart on two cores). Fixed rather than the machine's core
+/// count: a strip's edge shades a few anti-aliased pixels differently from one pass over the
+/// whole image, and the same chart must give the same bytes on every machine.
+pub const STRIPS: u32 = 2;
 
-/// An SVG (a chart of this module) rendered to PNG bytes at its own size: the same SVG gives
-/// the same bytes.
+/// An SVG (a chart of this module) rendered to PNG bytes at its own size, drawn alone: in
+/// [`STRIPS`] strips. The same SVG gives the same bytes.
 pub fn png(svg: &str) -> Result<Vec<u8>, String> {
+    png_in(svg, STRIPS)
+}
+
+/// [`png`] in `strips` horizontal strips (at least one), each on its own thread: one where
+/// several charts are drawn at once and the threads are already busy (splitting them further
+/// made `rcx_report`'s five charts slower). A chart drawn in the same number of strips gives
+/// the same bytes.
+pub fn png_in(svg: &str, strips: u32) -> Result<Vec<u8>, String> {
+    let strips = strips.max(1);
     let opts = resvg::usvg::Options { fontdb: fonts(), ..Default::default() };
     let tree = resvg::usvg::Tree::from_str(svg, &opts).map_err(|e| format!("the chart is not valid SVG ({e})"))?;
     let size = tree.size().to_int_size();
     let (width, height) = (size.width(), size.height());
     // each strip is drawn and its colours counted on its own thread; the palette is made from
     // the summed counts, and each strip's pixels are indexed on its thread again
-    let bounds: Vec<(u32, u32)> = (0..STRIPS)
-        .map(|k| (height * k / STRIPS, height * (k + 1) / STRIPS))
+    let bounds: Vec<(u32, u32)> = (0..strips)
+        .map(|k| (height * k / strips, height * (k + 1) / strips))
         .filter(|(top, bottom)| bottom > top)
         .collect();
     let strips = on_threads(&bounds, |&(top, bottom)| {

@@ -183,6 +183,8 @@ fn the_png_is_the_charts_size_deterministic_and_drawn() {
     c.title.push_str(" and more words");
     assert_ne!(png(&svg(&c, 1000.0, 400.0)).unwrap(), a);
     assert!(png("<svg").is_err());
+    // one pass is one strip, however few are asked for
+    assert_eq!(png_in(&s, 0).unwrap(), png_in(&s, 1).unwrap());
     // an image of one row is one strip, not an empty one that cannot be drawn
     let thin = png(
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="4" height="1"><rect width="4" height="1" fill="red"/></svg>"#,

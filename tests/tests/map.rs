@@ -219,6 +219,38 @@ fn write_export(dir: &Path, stamps: &[String], cols: &[Col]) -> std::path::PathB
     p
 }
 
+/// `camber map` of an export: the mapping file's path and its JSON.
+fn map_export(dir: &Path, export: &Path) -> (std::path::PathBuf, Value) {
+    let mapping = dir.join("mapping.json");
+    let out = camber().arg("map").arg(export).arg("--out").arg(&mapping).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m = serde_json::from_str(&std::fs::read_to_string(&mapping).unwrap()).unwrap();
+    (mapping, m)
+}
+
+/// The export ingested with the mapping as facility `bldg` into `store`, and `points`' data for it.
+fn ingest_and_list(export: &Path, mapping: &Path, store: &Path, timezone: &str) -> Value {
+    let out = camber()
+        .arg("ingest")
+        .arg(export)
+        .arg("--store")
+        .arg(store)
+        .args(["--facility", "bldg", "--timezone", timezone, "--quiet", "--mapping"])
+        .arg(mapping)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = camber()
+        .args(["call", "points", r#"{"facility_id":"bldg","limit":500}"#, "--store"])
+        .arg(store)
+        .args(["--allow", "bldg"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    v["data"].clone()
+}
+
 #[test]
 fn an_export_in_three_conventions_maps_ingests_and_reads_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -270,26 +302,8 @@ fn an_export_in_three_conventions_maps_ingests_and_reads_back() {
     }
 
     // ingested as proposed, the points read back as mapped
-    let store = dir.path().join("store");
-    let out = camber()
-        .arg("ingest")
-        .arg(&export)
-        .arg("--store")
-        .arg(&store)
-        .args(["--facility", "bldg", "--timezone", "America/Denver", "--quiet", "--mapping"])
-        .arg(&mapping)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = camber()
-        .args(["call", "points", r#"{"facility_id":"bldg","limit":500}"#, "--store"])
-        .arg(&store)
-        .args(["--allow", "bldg"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let stored: BTreeMap<(String, String), String> = v["data"]["points"]
+    let data = ingest_and_list(&export, &mapping, &dir.path().join("store"), "America/Denver");
+    let stored: BTreeMap<(String, String), String> = data["points"]
         .as_array()
         .unwrap()
         .iter()
@@ -555,65 +569,33 @@ fn units_written_in_the_names_are_converted_at_ingest() {
     let steps = 7 * 96;
     let stamps: Vec<String> =
         (0..steps).map(|i| format!("2026-07-{:02} {:02}:{:02}", 3 + i / 96, (i % 96) / 4, (i % 4) * 15)).collect();
-    let occupied = |i: usize| (28..76).contains(&(i % 96));
-    let series = |f: &mut dyn FnMut(usize) -> f64| (0..steps).map(f).collect::<Vec<f64>>();
-    let cols: Vec<Col> = vec![
-        (
-            "VAV-1-01 Airflow (L/s)",
-            Some(("VAV-1-01", "airflow")),
-            series(&mut |i| if occupied(i) { 190.0 + 40.0 * n.next() } else { 0.0 }),
-        ),
-        (
-            "VAV-1-01 Min Flow SP (L/s)",
-            Some(("VAV-1-01", "airflow_min_sp")),
-            series(&mut |i| if occupied(i) { 100.0 } else { 50.0 }),
-        ),
-        (
-            "CHWP-1 CHW Diff Press (kPa)",
-            Some(("CHWP-1", "chw_diff_press")),
-            series(&mut |i| if occupied(i) { 75.0 + 5.0 * n.next() } else { 40.0 }),
-        ),
-        (
-            "CHWP-1 CHW Diff Press SP (kPa)",
-            Some(("CHWP-1", "chw_diff_press_sp")),
-            series(&mut |i| if occupied(i) { 75.0 } else { 40.0 }),
-        ),
-        (
-            "BLR-1 Gas Input (Btu/h)",
-            Some(("BLR-1", "gas_input_rate")),
-            series(&mut |i| if i % 96 < 32 { 6.0e5 + 2.0e5 * n.next() } else { 0.0 }),
-        ),
+    let occupied: fn(usize) -> bool = |i| (28..76).contains(&(i % 96));
+    let firing: fn(usize) -> bool = |i| i % 96 < 32;
+    // name, equipment, role, when on, the level on, its spread, the level off
+    let table = [
+        ("VAV-1-01 Airflow (L/s)", "VAV-1-01", "airflow", occupied, 190.0, 40.0, 0.0),
+        ("VAV-1-01 Min Flow SP (L/s)", "VAV-1-01", "airflow_min_sp", occupied, 100.0, 0.0, 50.0),
+        ("CHWP-1 CHW Diff Press (kPa)", "CHWP-1", "chw_diff_press", occupied, 75.0, 5.0, 40.0),
+        ("CHWP-1 CHW Diff Press SP (kPa)", "CHWP-1", "chw_diff_press_sp", occupied, 75.0, 0.0, 40.0),
+        ("BLR-1 Gas Input (Btu/h)", "BLR-1", "gas_input_rate", firing, 6.0e5, 2.0e5, 0.0),
     ];
+    let cols: Vec<Col> = table
+        .iter()
+        .map(|&(name, equip, role, on, level, spread, off)| {
+            let values = (0..steps).map(|i| if on(i) { level + spread * n.next() } else { off }).collect();
+            (name, Some((equip, role)), values)
+        })
+        .collect();
     let dir = tempfile::tempdir().unwrap();
     let export = write_export(dir.path(), &stamps, &cols);
-    let mapping = dir.path().join("mapping.json");
-    let out = camber().arg("map").arg(&export).arg("--out").arg(&mapping).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let m: Value = serde_json::from_str(&std::fs::read_to_string(&mapping).unwrap()).unwrap();
+    let (mapping, m) = map_export(dir.path(), &export);
     for (name, truth, _) in &cols {
         let (equip, role) = truth.unwrap();
         let c = &m["columns"][*name];
         assert_eq!((c["equip"].as_str(), c["role"].as_str()), (Some(equip), Some(role)), "{name}: {c}");
         assert!(c["unit"].is_string(), "{name} declares the unit its name gives: {c}");
     }
-    let store = dir.path().join("store");
-    let out = camber()
-        .arg("ingest")
-        .arg(&export)
-        .arg("--store")
-        .arg(&store)
-        .args(["--facility", "plant", "--timezone", "UTC", "--quiet", "--mapping"])
-        .arg(&mapping)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "the ingest converts every declared unit: {}", String::from_utf8_lossy(&out.stderr));
-    let out = camber()
-        .args(["call", "points", r#"{"facility_id":"plant"}"#, "--store"])
-        .arg(&store)
-        .args(["--allow", "plant"])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["data"]["count"], cols.len(), "{}", v["data"]);
+    // the ingest converts every declared unit
+    let points = ingest_and_list(&export, &mapping, &dir.path().join("store"), "UTC");
+    assert_eq!(points["count"], cols.len(), "{points}");
 }

@@ -303,13 +303,13 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
     let min_gap_ns = (min_gap_h * NS_PER_HOUR) as i64;
 
     let mut rows = Vec::with_capacity(points.len());
-    let mut gap_rows: Vec<(f64, String, String, i64, i64)> = Vec::new();
+    let mut gap_rows: Vec<(f64, &str, &str, i64, i64)> = Vec::new();
     let mut n_gaps_total: u64 = 0;
     for p in &points {
         let c = point_coverage(&p.runs, w0, w1, min_gap_ns);
         n_gaps_total += c.n_gaps;
         for g in &c.gaps {
-            gap_rows.push((g.hours, p.equip.clone(), p.role.clone(), g.from, g.to));
+            gap_rows.push((g.hours, p.equip.as_str(), p.role.as_str(), g.from, g.to));
         }
         rows.push((p, c));
     }
@@ -361,35 +361,33 @@ fn coverage(args: &Value, _ctx: &Context) -> Result<Output, CapError> {
         }
     }
 
-    // rows and pages
-    let eq_rows: Vec<Value> = equipment
-        .iter()
+    // rows and pages: each list is cut to its page before its rows are written out
+    let listed_gaps = gap_rows.len() as u64;
+    let (eq_page, n1) = page(equipment.iter().collect(), "equipment", offset, limit, "worst first");
+    let eq_page: Vec<Value> = eq_page
+        .into_iter()
         .map(|e| json!({"equip": e.0, "equip_class": e.1, "n_points": e.2, "coverage": round(e.3, 4), "worst_role": e.4, "worst_coverage": round(e.5, 4)}))
         .collect();
-    let point_rows: Vec<Value> = if by_equip {
-        Vec::new()
-    } else {
-        rows.iter()
-            .map(|(p, c)| {
-                json!({
-                    "equip": p.equip, "equip_class": p.equip_class, "role": p.role,
-                    "n_samples": c.n_samples,
-                    "first": c.first.map(iso_from_ns), "last": c.last.map(iso_from_ns),
-                    "interval_minutes": c.step.map(|s| round(s as f64 / NS_PER_MIN as f64, 3)),
-                    "coverage": round(c.coverage, 4),
-                    "n_gaps": c.n_gaps, "longest_gap_hours": round(c.longest_gap_hours, 2),
-                })
+    let listed: Vec<&(&PointTimes, PointCoverage)> = if by_equip { Vec::new() } else { rows.iter().collect() };
+    let (pt_page, n2) = page(listed, "points", offset, limit, "worst first");
+    let pt_page: Vec<Value> = pt_page
+        .into_iter()
+        .map(|(p, c)| {
+            json!({
+                "equip": p.equip, "equip_class": p.equip_class, "role": p.role,
+                "n_samples": c.n_samples,
+                "first": c.first.map(iso_from_ns), "last": c.last.map(iso_from_ns),
+                "interval_minutes": c.step.map(|s| round(s as f64 / NS_PER_MIN as f64, 3)),
+                "coverage": round(c.coverage, 4),
+                "n_gaps": c.n_gaps, "longest_gap_hours": round(c.longest_gap_hours, 2),
             })
-            .collect()
-    };
-    let gaps: Vec<Value> = gap_rows
-        .iter()
+        })
+        .collect();
+    let (gap_page, n3) = page(gap_rows.iter().collect(), "gaps", offset, limit, "longest first");
+    let gap_page: Vec<Value> = gap_page
+        .into_iter()
         .map(|g| json!({"equip": g.1, "role": g.2, "start": iso_from_ns(g.3), "end": iso_from_ns(g.4), "hours": round(g.0, 2)}))
         .collect();
-    let listed_gaps = gaps.len() as u64;
-    let (eq_page, n1) = page(eq_rows, "equipment", offset, limit, "worst first");
-    let (pt_page, n2) = page(point_rows, "points", offset, limit, "worst first");
-    let (gap_page, n3) = page(gaps, "gaps", offset, limit, "longest first");
     if listed_gaps < n_gaps_total {
         banners.push(format!(
             "'gaps' lists {listed_gaps} of the {n_gaps_total} gaps (at most {GAPS_PER_POINT} per point): raise min_gap_hours or narrow the window"

@@ -295,22 +295,22 @@ pub fn drift(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let declined = findings.iter().filter(|f| !f.declined.is_empty()).count();
     let total = findings.len();
     let (finding_page, n1) = page(findings.iter().collect::<Vec<_>>(), "findings", offset, limit, "worst first");
-    let diag_rows: Vec<Value> = diagnoses
-        .iter()
+    let n_diag = diagnoses.len();
+    let (diag_page, n2) = page(diagnoses.iter().collect(), "diagnoses", offset, limit, "worst first");
+    let diag_page: Vec<Value> = diag_page
+        .into_iter()
         .map(|d| {
             json!({"family": d.family, "equip": d.equip, "severity": severity_str(d.severity), "locus": d.locus,
                    "loci": d.loci, "summary": d.summary, "causes": d.causes, "caveats": d.caveats,
                    "signals": d.signals.iter().map(|(k, (s, t))| (k.clone(), json!({"severity": severity_str(*s), "summary": t}))).collect::<serde_json::Map<_, _>>()})
         })
         .collect();
-    let n_diag = diag_rows.len();
-    let (diag_page, n2) = page(diag_rows, "diagnoses", offset, limit, "worst first");
-    let unev_rows: Vec<Value> = unevaluated
-        .iter()
+    let n_unev = unevaluated.len();
+    let (unev_page, n3) = page(unevaluated.iter().collect(), "unevaluated", offset, limit, "sorted");
+    let unev_page: Vec<Value> = unev_page
+        .into_iter()
         .map(|u| json!({"family": u.family, "equip": u.equip, "reason": u.reason, "roles_required": u.roles_required}))
         .collect();
-    let n_unev = unev_rows.len();
-    let (unev_page, n3) = page(unev_rows, "unevaluated", offset, limit, "sorted");
 
     let words = source.replace('_', " ");
     let mut facts = vec![json!({

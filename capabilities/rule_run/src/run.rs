@@ -199,10 +199,10 @@ pub fn rule_run(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let shown: Vec<&RunFinding> = result.findings.iter().filter(|f| f.finding.severity >= min).collect();
     let n_findings = shown.len();
     let (page_rows, n1) = page(shown, "findings", offset, limit, "worst first");
-    let skipped_rows: Vec<Value> =
-        result.skipped.iter().map(|s| json!({"rule": s.rule, "equip": s.equip, "missing": s.missing})).collect();
-    let n_skipped = skipped_rows.len();
-    let (skipped_page, n2) = page(skipped_rows, "skipped", offset, limit, "");
+    let n_skipped = result.skipped.len();
+    let (skipped_page, n2) = page(result.skipped.iter().collect(), "skipped", offset, limit, "");
+    let skipped_page: Vec<Value> =
+        skipped_page.into_iter().map(|s| json!({"rule": s.rule, "equip": s.equip, "missing": s.missing})).collect();
     let declined = result.declined();
 
     let fid = &p.fid;

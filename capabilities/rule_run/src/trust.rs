@@ -133,15 +133,16 @@ pub fn sensor_trust(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     }
     let limit = camber_sdk::count_arg(args, "limit", 100);
     let offset = camber_sdk::count_arg(args, "offset", 0);
-    let point_rows: Vec<Value> = rows
-        .iter()
+    // cut to the page before the rows are written out
+    let (on_page, n1) = page(rows.iter().collect::<Vec<_>>(), "points", offset, limit, "least trusted first");
+    let page_rows: Vec<Value> = on_page
+        .into_iter()
         .map(|(equip, role, t, flags)| {
             json!({"equip": equip, "role": role, "trust": t.score, "verdict": t.verdict, "flags": flags, "coverage": t.coverage, "coverage_of": t.coverage_of,
                    "samples": t.samples, "below_floor": t.score < p.min_trust, "out_of_range_share": t.out_of_range_share,
                    "spike_share": t.spike_share, "stuck_share": t.stuck_share, "gated": t.gated})
         })
         .collect();
-    let (page_rows, n1) = page(point_rows, "points", offset, limit, "least trusted first");
     let mut banners = p.banners.clone();
     for r in references.iter().filter(|r| r.comparison.is_none()) {
         banners.push(format!("the reference {} for {} {} could not be compared (no paired sample): findings on that point were not checked against it", name(&r.reference), name(&r.equip), name(&r.role)));

@@ -6,7 +6,7 @@ use camber_analytics::Frame;
 
 const NS_PER_HOUR_F: f64 = NS_PER_HOUR as f64;
 use camber_common::time::iso_from_ns;
-use camber_sdk::{name, page, CapError, Context, Output};
+use camber_sdk::{name, page, CapError, Context, Output, PageNotice};
 use serde_json::{json, Value};
 
 use crate::prepare::{prepare, run_block};
@@ -40,15 +40,26 @@ pub fn spans(ts: &[i64], flagged: &[u32], step_ns: i64) -> Vec<Span> {
     out
 }
 
-fn span_rows(frame: &Frame, flagged: &[u32], step_ns: i64) -> Vec<Value> {
-    spans(&frame.ts, flagged, step_ns)
+/// The page of the flagged spans listed as `list`, in time order, as rows (a year at a minute
+/// can hold thousands of spans: only the page's are written out).
+fn span_page(
+    frame: &Frame,
+    flagged: &[u32],
+    step_ns: i64,
+    list: &str,
+    offset: usize,
+    limit: usize,
+) -> (Vec<Value>, Option<PageNotice>) {
+    let (shown, notice) = page(spans(&frame.ts, flagged, step_ns), list, offset, limit, "in time order");
+    let rows = shown
         .into_iter()
         .map(|s| {
             // a span of one sample stands for one grid interval
             let hours = ((s.end - s.start) as f64 / NS_PER_HOUR_F) + step_ns as f64 / NS_PER_HOUR_F;
             json!({"start": iso_from_ns(s.start), "end": iso_from_ns(s.end), "hours": round2(hours), "samples": s.samples})
         })
-        .collect()
+        .collect();
+    (rows, notice)
 }
 
 /// The most flagged spans a chart shades: a chart is about a thousand pixels wide, so more
@@ -173,8 +184,7 @@ fn drift_detail(args: &Value, ctx: &Context, want: &str) -> Result<Output, CapEr
         grid.into_iter().find(|g| g.equip == f.equip).map(|g| crate::prepare::to_frame(g.frame)).unwrap_or_default();
     let limit = camber_sdk::count_arg(args, "limit", 50);
     let offset = camber_sdk::count_arg(args, "offset", 0);
-    let (violations, n1) =
-        page(span_rows(&frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
+    let (violations, n1) = span_page(&frame, &f.finding.flagged, step, "violations", offset, limit);
     let w = frame.weights_hours();
     let flagged_h = round2(f.finding.flagged.iter().filter_map(|&i| w.get(i as usize)).sum::<f64>());
     let spec = camber_analytics::drift::spec(&f.detector);
@@ -286,8 +296,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
     let hours = |idx: &[u32]| round2(idx.iter().map(|&i| w[i as usize]).sum::<f64>());
     let limit = camber_sdk::count_arg(args, "limit", 50);
     let offset = camber_sdk::count_arg(args, "offset", 0);
-    let (violations, n1) =
-        page(span_rows(frame, &f.finding.flagged, step), "violations", offset, limit, "in time order");
+    let (violations, n1) = span_page(frame, &f.finding.flagged, step, "violations", offset, limit);
     let judged_hours = if f.finding.judged == 0 {
         0.0
     } else {
@@ -340,7 +349,7 @@ pub fn finding_detail(args: &Value, ctx: &Context) -> Result<Output, CapError> {
         .iter()
         .enumerate()
         .map(|(k, c)| {
-            let (rows, n) = page(span_rows(frame, &c.flagged, step), &format!("conditions.{}.violations", c.name), offset, limit, "in time order");
+            let (rows, n) = span_page(frame, &c.flagged, step, &format!("conditions.{}.violations", c.name), offset, limit);
             pages.push(n);
             let sh = (c.judged > 0).then(|| (10_000.0 * c.flagged.len() as f64 / c.judged as f64).round() / 100.0);
             let id = format!("F{}@finding_detail", k + 3);
